@@ -1,0 +1,1 @@
+//! Pure analyses over `&Trace`: the dmtracedump profile, timeline queries, call trees.

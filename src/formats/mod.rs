@@ -1,0 +1,83 @@
+//! File formats. [`detect`] sniffs the content; each reader fills a [`crate::trace::Builder`].
+//! Readers see `&[u8]` whether it came from a memory map or a buffer, and never touch UI types.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::trace::{Location, Trace};
+
+/// A file that could not be read as the format it was taken for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{format}: {message} (at {location})")]
+pub struct FormatError {
+    /// The format tried, e.g. "android-trace".
+    pub format: String,
+    pub location: Location,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl FormatError {
+    pub fn new(format: &str, location: Location, message: impl Into<String>) -> Self {
+        Self {
+            format: format.to_string(),
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+/// Progress and cancellation shared between a reader (on a worker) and the UI.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub bytes_total: AtomicU64,
+    pub bytes_done: AtomicU64,
+    pub records_done: AtomicU64,
+    pub cancelled: AtomicBool,
+}
+
+impl Progress {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+    pub fn add_bytes(&self, n: u64) {
+        self.bytes_done.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn add_records(&self, n: u64) {
+        self.records_done.fetch_add(n, Ordering::Relaxed);
+    }
+    /// Fraction done in bytes, 0..=1.
+    pub fn fraction(&self) -> f32 {
+        let total = self.bytes_total.load(Ordering::Relaxed);
+        if total == 0 {
+            0.0
+        } else {
+            (self.bytes_done.load(Ordering::Relaxed) as f64 / total as f64).min(1.0) as f32
+        }
+    }
+}
+
+/// What a reader gets besides the bytes.
+pub struct ReadContext<'a> {
+    /// The file's path, when there is one (used only as a hint, e.g. a pid in a file name).
+    pub path: Option<&'a Path>,
+    pub progress: &'a Progress,
+}
+
+/// Error for a cancelled load.
+pub fn cancelled(format: &str) -> FormatError {
+    FormatError::new(format, Location::File, "loading was cancelled")
+}
+
+/// Detects the format of `bytes` and reads it.
+pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+    let _ = (bytes, ctx);
+    Err(FormatError::new(
+        "unknown",
+        Location::File,
+        "no format readers are built in yet",
+    ))
+}

@@ -1,0 +1,35 @@
+//! # tracelens
+//!
+//! A fast viewer for method traces and profiling logs, and a command-line replacement for
+//! Android's retired `dmtracedump`.
+//!
+//! Data flows one way: bytes ([`load`]) → a format reader ([`formats`]) → a [`trace::Builder`] →
+//! a [`trace::Trace`] → pure analyses ([`analysis`]) → text reports ([`report`]) or the GUI
+//! ([`app`]).
+//!
+//! ```
+//! use tracelens::trace::{Action, Builder, ClockMode, MethodId};
+//!
+//! let mut b = Builder::new("example");
+//! b.clock = Some(ClockMode::Wall);
+//! let main = b.add_method(0, "com.example.Main", "main", "()V", None, None);
+//! let work = b.add_method(4, "com.example.Main", "work", "()V", None, None);
+//! let t = b.add_thread(1, "main");
+//! let ev = b.events_mut(t);
+//! ev.push(Action::Enter, main, 0, None);
+//! ev.push(Action::Enter, work, 10, None);
+//! ev.push(Action::Exit, work, 30, None);
+//! ev.push(Action::Exit, main, 40, None);
+//! let trace = b.finish();
+//! assert_eq!(trace.call_count(), 2);
+//! assert_eq!(trace.threads[0].lanes[1].method(0), work);
+//! assert_eq!(trace.threads[0].lanes[1].dur(0), 20);
+//! ```
+
+pub mod analysis;
+pub mod app;
+pub mod cli;
+pub mod formats;
+pub mod load;
+pub mod report;
+pub mod trace;

@@ -1,0 +1,1 @@
+//! Bytes sources (memory map with a read fallback) and background loading.

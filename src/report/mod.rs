@@ -1,0 +1,1 @@
+//! Text, HTML, DOT and JSON writers over a trace and its analyses.

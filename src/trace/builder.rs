@@ -1,0 +1,573 @@
+//! [`Builder`]: what format readers fill. Readers add methods and threads, push each thread's
+//! enter/exit events in that thread's order, and add counters, instants, duration series and
+//! diagnostics. [`Builder::finish`] turns the events into lanes, one thread per rayon task.
+//!
+//! Nesting rules (DESIGN.md "Timeline nesting", as perflib):
+//! - an exit with an empty stack becomes a call of that method which starts at the thread's first
+//!   time and adopts every earlier call as its child (flag `synthesized_entry`);
+//! - an exit of a method below the stack top closes the frames above it at that time (diagnostic
+//!   `mismatched-exit`); an exit of a method not on the stack is dropped (diagnostic);
+//! - calls still open at the end close at the thread's last time (flag `unclosed`).
+
+use rayon::prelude::*;
+
+use super::lane::{Call, CallFlags, LaneBuilder};
+use super::{
+    ClockMode, Counter, Diagnostic, DurationSeries, Instant, Lane, Location, Method, MethodId,
+    Severity, SourceInfo, StrId, StringTable, Thread, ThreadId, Trace,
+};
+
+/// What a record does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Enter = 0,
+    Exit = 1,
+    /// Exit by exception; treated as an exit.
+    Unroll = 2,
+}
+
+impl Action {
+    /// Decodes the low two bits of an Android method action; 3 is invalid.
+    pub fn from_bits(bits: u32) -> Option<Action> {
+        match bits & 3 {
+            0 => Some(Action::Enter),
+            1 => Some(Action::Exit),
+            2 => Some(Action::Unroll),
+            _ => None,
+        }
+    }
+}
+
+/// A column of event times.
+#[derive(Clone, Debug)]
+pub enum Times {
+    /// Raw 32-bit times that may wrap around; unwrapped per thread by the builder.
+    U32Wrapping(Vec<u32>),
+    /// Exact times.
+    U64(Vec<u64>),
+}
+
+impl Default for Times {
+    fn default() -> Self {
+        Times::U64(Vec::new())
+    }
+}
+
+impl Times {
+    pub fn len(&self) -> usize {
+        match self {
+            Times::U32Wrapping(v) => v.len(),
+            Times::U64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn reader(&self) -> TimeReader<'_> {
+        TimeReader {
+            times: self,
+            high: 0,
+            prev: None,
+            backwards: 0,
+        }
+    }
+}
+
+/// Reads a [`Times`] column in order: unwraps 32-bit wraparound and clamps times that run
+/// backwards (which would otherwise make negative durations) to the previous time.
+struct TimeReader<'a> {
+    times: &'a Times,
+    high: u64,
+    prev: Option<u64>,
+    backwards: u64,
+}
+
+impl TimeReader<'_> {
+    #[inline]
+    fn at(&mut self, i: usize) -> u64 {
+        let t = match self.times {
+            Times::U32Wrapping(v) => {
+                let raw = v[i] as u64;
+                if let Some(prev) = self.prev {
+                    let prev_low = prev & 0xFFFF_FFFF;
+                    if raw < prev_low && prev_low - raw > (1 << 31) {
+                        self.high += 1 << 32;
+                    }
+                }
+                self.high + raw
+            }
+            Times::U64(v) => v[i],
+        };
+        let t = match self.prev {
+            Some(p) if t < p => {
+                self.backwards += 1;
+                p
+            }
+            _ => t,
+        };
+        self.prev = Some(t);
+        t
+    }
+}
+
+/// One thread's events, in that thread's order.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadEvents {
+    /// `method << 2 | action` per event.
+    pub ops: Vec<u32>,
+    /// Axis time per event (wall clock, or a rebuilt global clock).
+    pub axis: Times,
+    /// Thread-CPU time per event, when the trace has that clock.
+    pub cpu: Option<Times>,
+}
+
+impl ThreadEvents {
+    /// Appends one event with exact times (`cpu` must be given iff the trace has a CPU clock).
+    pub fn push(&mut self, action: Action, method: MethodId, axis: u64, cpu: Option<u64>) {
+        self.ops.push(method.0 << 2 | action as u32);
+        if let Times::U64(v) = &mut self.axis {
+            v.push(axis);
+        }
+        if let Some(c) = cpu {
+            match &mut self.cpu {
+                Some(Times::U64(v)) => v.push(c),
+                None => self.cpu = Some(Times::U64(vec![c])),
+                Some(Times::U32Wrapping(_)) => {}
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+/// Collects what a format reader finds; [`Builder::finish`] makes the [`Trace`].
+#[derive(Debug, Default)]
+pub struct Builder {
+    pub source: SourceInfo,
+    pub clock: Option<ClockMode>,
+    pub axis_synthesized: bool,
+    pub ticks_per_sec: u64,
+    pub strings: StringTable,
+    pub methods: Vec<Method>,
+    threads: Vec<(u64, String, ThreadEvents)>,
+    pub counters: Vec<Counter>,
+    pub instants: Vec<Instant>,
+    pub durations: Vec<DurationSeries>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder {
+    pub fn new(format: &str) -> Self {
+        Self {
+            source: SourceInfo {
+                format: format.to_string(),
+                ..SourceInfo::default()
+            },
+            ticks_per_sec: 1_000_000,
+            ..Self::default()
+        }
+    }
+
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.strings.intern(s)
+    }
+
+    /// Adds a method and returns its id.
+    pub fn add_method(
+        &mut self,
+        raw_id: u64,
+        class: &str,
+        name: &str,
+        signature: &str,
+        source_file: Option<&str>,
+        line: Option<i32>,
+    ) -> MethodId {
+        let id = MethodId(self.methods.len() as u32);
+        let method = Method {
+            raw_id,
+            class: self.strings.intern(class),
+            name: self.strings.intern(name),
+            signature: self.strings.intern(signature),
+            source_file: source_file.map(|f| self.strings.intern(f)),
+            line,
+        };
+        self.methods.push(method);
+        id
+    }
+
+    /// Adds a thread and returns its id.
+    pub fn add_thread(&mut self, raw_id: u64, name: &str) -> ThreadId {
+        let id = ThreadId(self.threads.len() as u32);
+        self.threads
+            .push((raw_id, name.to_string(), ThreadEvents::default()));
+        id
+    }
+
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// The raw id and name of a thread added earlier.
+    pub fn thread_info(&self, id: ThreadId) -> (u64, &str) {
+        let (raw, name, _) = &self.threads[id.index()];
+        (*raw, name)
+    }
+
+    pub fn rename_thread(&mut self, id: ThreadId, name: &str) {
+        self.threads[id.index()].1 = name.to_string();
+    }
+
+    /// The event list of a thread, to push to or to replace.
+    pub fn events_mut(&mut self, id: ThreadId) -> &mut ThreadEvents {
+        &mut self.threads[id.index()].2
+    }
+
+    pub fn diag(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    /// Builds lanes for every thread (in parallel) and returns the trace.
+    pub fn finish(self) -> Trace {
+        let threads_in = self.threads;
+        let results: Vec<(Thread, Vec<Diagnostic>)> = threads_in
+            .into_par_iter()
+            .map(|(raw_id, name, events)| build_thread(raw_id, name, events))
+            .collect();
+        let mut diagnostics = self.diagnostics;
+        let mut threads = Vec::with_capacity(results.len());
+        for (t, d) in results {
+            diagnostics.extend(d);
+            threads.push(t);
+        }
+        Trace {
+            source: self.source,
+            clock: self.clock,
+            axis_synthesized: self.axis_synthesized,
+            ticks_per_sec: self.ticks_per_sec,
+            strings: self.strings,
+            methods: self.methods,
+            threads,
+            counters: self.counters,
+            instants: self.instants,
+            durations: self.durations,
+            diagnostics,
+        }
+    }
+}
+
+/// How an exit record relates to the current stack.
+enum ExitKind {
+    /// The stack is empty: the entry happened before tracing started.
+    Unmatched,
+    /// The method is `n` frames below the top (0 = the top itself).
+    Matched(usize),
+    /// The method is not on the (non-empty) stack.
+    NotOnStack,
+}
+
+#[inline]
+fn classify_exit(
+    stack_methods: impl DoubleEndedIterator<Item = u32>,
+    empty: bool,
+    m: u32,
+) -> ExitKind {
+    if empty {
+        return ExitKind::Unmatched;
+    }
+    match stack_methods.rev().position(|x| x == m) {
+        Some(n) => ExitKind::Matched(n),
+        None => ExitKind::NotOnStack,
+    }
+}
+
+struct Frame {
+    method: u32,
+    depth: usize,
+    start: u64,
+    cpu_start: u64,
+    first_child: u32,
+}
+
+/// Turns one thread's events into lanes. Two passes: the first counts unmatched exits (each one
+/// pushes every earlier call one level deeper), the second builds lanes at final depths.
+fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let n = events.ops.len();
+    let has_cpu = events.cpu.as_ref().is_some_and(|c| c.len() == n);
+    let mut thread = Thread {
+        raw_id,
+        name,
+        event_count: n as u64,
+        ..Thread::default()
+    };
+    if n == 0 || events.axis.len() != n {
+        if events.axis.len() != n {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                "internal-times",
+                Location::File,
+                format!(
+                    "thread {raw_id}: {n} events but {} times",
+                    events.axis.len()
+                ),
+            ));
+        }
+        return (thread, diags);
+    }
+
+    // Pass 1: count unmatched exits.
+    let mut stack: Vec<u32> = Vec::new();
+    let mut unmatched = 0usize;
+    for &op in &events.ops {
+        let m = op >> 2;
+        if op & 3 == 0 {
+            stack.push(m);
+            continue;
+        }
+        match classify_exit(stack.iter().copied(), stack.is_empty(), m) {
+            ExitKind::Unmatched => unmatched += 1,
+            ExitKind::Matched(below) => stack.truncate(stack.len() - below - 1),
+            ExitKind::NotOnStack => {}
+        }
+    }
+
+    // Pass 2: build lanes.
+    let mut axis = events.axis.reader();
+    let mut cpu = events.cpu.as_ref().map(Times::reader);
+    let mut lanes: Vec<LaneBuilder> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut epoch = 0usize;
+    let (mut first_a, mut first_c) = (0u64, 0u64);
+    let (mut last_a, mut last_c) = (0u64, 0u64);
+    let (mut mismatched, mut dropped) = (0u64, 0u64);
+
+    fn lane_at(lanes: &mut Vec<LaneBuilder>, depth: usize) -> &mut LaneBuilder {
+        if lanes.len() <= depth {
+            lanes.resize_with(depth + 1, LaneBuilder::default);
+        }
+        &mut lanes[depth]
+    }
+    let close = |lanes: &mut Vec<LaneBuilder>, f: &Frame, a: u64, c: u64, flags: CallFlags| {
+        let call = Call {
+            method: MethodId(f.method),
+            start: f.start,
+            dur: a - f.start,
+            cpu: has_cpu.then(|| (f.cpu_start, c - f.cpu_start)),
+            flags,
+        };
+        lane_at(lanes, f.depth).push(&call, f.first_child);
+    };
+
+    for (i, &op) in events.ops.iter().enumerate() {
+        let a = axis.at(i);
+        let c = cpu.as_mut().map_or(0, |r| r.at(i));
+        if i == 0 {
+            (first_a, first_c) = (a, c);
+        }
+        (last_a, last_c) = (a, c);
+        let m = op >> 2;
+        if op & 3 == 0 {
+            let depth = frames.len() + (unmatched - epoch);
+            let first_child = lanes.get(depth + 1).map_or(0, LaneBuilder::len) as u32;
+            frames.push(Frame {
+                method: m,
+                depth,
+                start: a,
+                cpu_start: c,
+                first_child,
+            });
+            continue;
+        }
+        match classify_exit(frames.iter().map(|f| f.method), frames.is_empty(), m) {
+            ExitKind::Unmatched => {
+                epoch += 1;
+                let f = Frame {
+                    method: m,
+                    depth: unmatched - epoch,
+                    start: first_a,
+                    cpu_start: first_c,
+                    first_child: 0,
+                };
+                let flags = CallFlags {
+                    synthesized_entry: true,
+                    unclosed: false,
+                };
+                close(&mut lanes, &f, a, c, flags);
+            }
+            ExitKind::Matched(below) => {
+                if below > 0 {
+                    mismatched += 1;
+                }
+                for _ in 0..=below {
+                    let f = frames.pop().expect("matched frame is on the stack");
+                    close(&mut lanes, &f, a, c, CallFlags::default());
+                }
+            }
+            ExitKind::NotOnStack => dropped += 1,
+        }
+    }
+    let unclosed = CallFlags {
+        synthesized_entry: false,
+        unclosed: true,
+    };
+    while let Some(f) = frames.pop() {
+        close(&mut lanes, &f, last_a, last_c, unclosed);
+    }
+
+    if mismatched > 0 {
+        diags.push(Diagnostic::warning(
+            "mismatched-exit",
+            Location::File,
+            format!(
+                "thread {raw_id}: {mismatched} exits named a method below the stack top; the frames above were closed there"
+            ),
+        ));
+    }
+    if dropped > 0 {
+        diags.push(Diagnostic::warning(
+            "exit-not-on-stack",
+            Location::File,
+            format!("thread {raw_id}: {dropped} exits of methods not on the stack were ignored"),
+        ));
+    }
+    let backwards = axis.backwards + cpu.as_ref().map_or(0, |r| r.backwards);
+    if backwards > 0 {
+        diags.push(Diagnostic::warning(
+            "time-backwards",
+            Location::File,
+            format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
+        ));
+    }
+    thread.lanes = lanes
+        .into_iter()
+        .map(LaneBuilder::finish)
+        .collect::<Vec<Lane>>();
+    thread.axis_range = Some((first_a, last_a));
+    thread.cpu_range = has_cpu.then_some((first_c, last_c));
+    (thread, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(evts: &[(Action, u32, u64)]) -> Trace {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        for i in 0..4 {
+            b.add_method(i, &format!("C{i}"), "m", "()V", None, None);
+        }
+        let t = b.add_thread(1, "main");
+        for &(a, m, time) in evts {
+            b.events_mut(t).push(a, MethodId(m), time, None);
+        }
+        b.finish()
+    }
+
+    fn calls(t: &Trace) -> Vec<(usize, u32, u64, u64, bool, bool)> {
+        let mut out = vec![];
+        for (d, lane) in t.threads[0].lanes.iter().enumerate() {
+            for i in 0..lane.len() {
+                let f = lane.flags(i);
+                out.push((
+                    d,
+                    lane.method(i).0,
+                    lane.start(i),
+                    lane.end(i),
+                    f.synthesized_entry,
+                    f.unclosed,
+                ));
+            }
+        }
+        out
+    }
+
+    use Action::*;
+
+    #[test]
+    fn nesting_simple() {
+        let t = build(&[
+            (Enter, 0, 1),
+            (Enter, 1, 2),
+            (Exit, 1, 4),
+            (Enter, 2, 5),
+            (Exit, 2, 6),
+            (Exit, 0, 9),
+        ]);
+        assert_eq!(
+            calls(&t),
+            vec![
+                (0, 0, 1, 9, false, false),
+                (1, 1, 2, 4, false, false),
+                (1, 2, 5, 6, false, false)
+            ]
+        );
+        let l0 = &t.threads[0].lanes[0];
+        assert_eq!(l0.children(0, t.threads[0].lanes[1].len()), 0..2);
+        assert_eq!(t.threads[0].axis_range, Some((1, 9)));
+    }
+
+    #[test]
+    fn unmatched_exits_adopt_earlier_calls() {
+        // A() at 1..2, exit of B at 3 (unmatched), C() 4..5, exit of D at 6 (unmatched), E open from 7.
+        let t = build(&[
+            (Enter, 0, 1),
+            (Exit, 0, 2),
+            (Exit, 1, 3),
+            (Enter, 2, 4),
+            (Exit, 2, 5),
+            (Unroll, 3, 6),
+            (Enter, 0, 7),
+            (Enter, 1, 8),
+        ]);
+        assert_eq!(
+            calls(&t),
+            vec![
+                (0, 3, 1, 6, true, false),
+                (0, 0, 7, 8, false, true),
+                (1, 1, 1, 3, true, false),
+                (1, 2, 4, 5, false, false),
+                (1, 1, 8, 8, false, true),
+                (2, 0, 1, 2, false, false),
+            ]
+        );
+        let th = &t.threads[0];
+        // D adopts B and C; B adopts A; the open A(7) has the open B(8).
+        assert_eq!(th.lanes[0].children(0, th.lanes[1].len()), 0..2);
+        assert_eq!(th.lanes[0].children(1, th.lanes[1].len()), 2..3);
+        assert_eq!(th.lanes[1].children(0, th.lanes[2].len()), 0..1);
+        assert_eq!(th.lanes[1].children(1, th.lanes[2].len()), 1..1);
+    }
+
+    #[test]
+    fn mismatched_exit_unwinds_with_diagnostic() {
+        let t = build(&[(Enter, 0, 1), (Enter, 1, 2), (Exit, 3, 3), (Exit, 0, 5)]);
+        assert_eq!(
+            calls(&t),
+            vec![(0, 0, 1, 5, false, false), (1, 1, 2, 5, false, false)]
+        );
+        let codes: Vec<_> = t.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, vec!["mismatched-exit", "exit-not-on-stack"]);
+    }
+
+    #[test]
+    fn u32_times_unwrap() {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        b.add_method(0, "A", "m", "()V", None, None);
+        let t = b.add_thread(1, "main");
+        let ev = b.events_mut(t);
+        ev.ops = vec![0, 1];
+        ev.axis = Times::U32Wrapping(vec![u32::MAX - 10, 5]);
+        let tr = b.finish();
+        assert_eq!(tr.threads[0].lanes[0].dur(0), 16);
+    }
+}

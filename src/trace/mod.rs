@@ -1,0 +1,254 @@
+//! The in-memory model of a loaded trace. It knows nothing of file formats or of egui.
+//!
+//! A [`Trace`] holds interned strings, a method table and a thread table addressed by typed ids,
+//! and per thread the calls stored by depth in [`Lane`]s. Besides calls it holds the parts the
+//! older formats need: counters (sampled values), instants (point events) and duration series
+//! (durations without timestamps).
+//!
+//! Times are integer ticks of [`Trace::ticks_per_sec`] (1 000 000 for Android traces: µs). The
+//! *axis* time of a call is the global timeline clock (wall clock where the trace has one); the
+//! optional CPU time is per-thread CPU time. Formats fill a [`Builder`]; [`Builder::finish`] turns
+//! per-thread enter/exit events into lanes in parallel.
+
+mod builder;
+mod diag;
+mod ids;
+mod lane;
+mod strings;
+
+pub use builder::{Action, Builder, ThreadEvents, Times};
+pub use diag::{Diagnostic, Location, Severity, summarize};
+pub use ids::{MethodId, StrId, ThreadId};
+pub use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder, MAX_METHODS, TimeColumn};
+pub use strings::StringTable;
+
+use serde::Serialize;
+
+/// Which clocks the calls carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClockMode {
+    /// Per-thread CPU time only. The timeline axis is rebuilt from file order.
+    ThreadCpu,
+    /// Wall clock only.
+    Wall,
+    /// Both: thread-CPU and wall.
+    Dual,
+}
+
+impl ClockMode {
+    pub fn has_cpu(self) -> bool {
+        matches!(self, ClockMode::ThreadCpu | ClockMode::Dual)
+    }
+    pub fn has_wall(self) -> bool {
+        matches!(self, ClockMode::Wall | ClockMode::Dual)
+    }
+    /// The name used in Android keys.
+    pub fn key_name(self) -> &'static str {
+        match self {
+            ClockMode::ThreadCpu => "thread-cpu",
+            ClockMode::Wall => "wall",
+            ClockMode::Dual => "dual",
+        }
+    }
+}
+
+/// One of the two clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    Cpu,
+    Wall,
+}
+
+/// A method (or scope, probe block, marker...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    /// The method's id in the file (Android: the key's id with its low two bits clear).
+    pub raw_id: u64,
+    pub class: StrId,
+    pub name: StrId,
+    pub signature: StrId,
+    pub source_file: Option<StrId>,
+    pub line: Option<i32>,
+}
+
+/// A thread: its name, its calls by depth, and its time extent.
+#[derive(Clone, Debug, Default)]
+pub struct Thread {
+    /// The thread id in the file.
+    pub raw_id: u64,
+    pub name: String,
+    /// `lanes[d]` holds the calls at depth `d`.
+    pub lanes: Vec<Lane>,
+    /// First and last event time on the axis clock (None: the thread has no events).
+    pub axis_range: Option<(u64, u64)>,
+    /// First and last event time on the CPU clock.
+    pub cpu_range: Option<(u64, u64)>,
+    /// Number of events (records) of this thread.
+    pub event_count: u64,
+}
+
+impl Thread {
+    pub fn call_count(&self) -> usize {
+        self.lanes.iter().map(Lane::len).sum()
+    }
+
+    /// Axis time from first to last event.
+    pub fn elapsed(&self) -> u64 {
+        self.axis_range.map_or(0, |(a, b)| b - a)
+    }
+
+    /// Heap bytes of the call storage.
+    pub fn heap_bytes(&self) -> usize {
+        self.lanes.iter().map(Lane::heap_bytes).sum()
+    }
+}
+
+/// A sampled value over time or over sample index (PerfLog CPU %, memory).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counter {
+    pub name: String,
+    pub unit: String,
+    /// (x, value); x is the axis time in ticks when `x_is_time`, else a sample index.
+    pub points: Vec<(f64, f64)>,
+    pub x_is_time: bool,
+}
+
+/// A point event on a thread's timeline (RTL message, Logger probe hit).
+#[derive(Clone, Debug, Serialize)]
+pub struct Instant {
+    pub thread: u32,
+    /// Axis time in ticks.
+    pub time: u64,
+    pub label: String,
+}
+
+/// Durations without timestamps (PerfLog marker iterations, CProfiler hits), in seconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DurationSeries {
+    pub name: String,
+    /// Grouping: a session, a run, a file.
+    pub group: String,
+    pub durations_s: Vec<f64>,
+    /// Started but never finished.
+    pub incomplete: u64,
+}
+
+/// What kind of file the trace came from, plus the header facts it states.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SourceInfo {
+    /// Format name, e.g. "android-trace", "android-streaming", "rtl-logfile".
+    pub format: String,
+    /// Format version, if the file states one.
+    pub version: Option<u32>,
+    /// Header key/value pairs in file order (Android key options, RTL header facts...).
+    pub options: Vec<(String, String)>,
+    /// Number of records (events, lines) read.
+    pub record_count: u64,
+    /// Size of the input in bytes.
+    pub byte_len: u64,
+}
+
+impl SourceInfo {
+    /// The value of header option `key`, if present.
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A loaded trace.
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub source: SourceInfo,
+    /// None for formats without timestamps (PerfLog, CProfiler).
+    pub clock: Option<ClockMode>,
+    /// True when the axis time was rebuilt (thread-CPU-only traces) rather than read.
+    pub axis_synthesized: bool,
+    pub ticks_per_sec: u64,
+    pub strings: StringTable,
+    pub methods: Vec<Method>,
+    pub threads: Vec<Thread>,
+    pub counters: Vec<Counter>,
+    pub instants: Vec<Instant>,
+    pub durations: Vec<DurationSeries>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Trace {
+    pub fn method(&self, id: MethodId) -> &Method {
+        &self.methods[id.index()]
+    }
+
+    pub fn thread(&self, id: ThreadId) -> &Thread {
+        &self.threads[id.index()]
+    }
+
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// `class.name` of a method.
+    pub fn method_short_name(&self, id: MethodId) -> String {
+        let m = self.method(id);
+        let class = self.str(m.class);
+        let name = self.str(m.name);
+        if name.is_empty() {
+            class.to_string()
+        } else if class.is_empty() {
+            name.to_string()
+        } else {
+            format!("{class}.{name}")
+        }
+    }
+
+    /// `class.name signature` of a method.
+    pub fn method_full_name(&self, id: MethodId) -> String {
+        let sig = self.str(self.method(id).signature);
+        let short = self.method_short_name(id);
+        if sig.is_empty() {
+            short
+        } else {
+            format!("{short} {sig}")
+        }
+    }
+
+    /// Total number of calls over all threads.
+    pub fn call_count(&self) -> usize {
+        self.threads.iter().map(Thread::call_count).sum()
+    }
+
+    /// Heap bytes used by call storage over all threads.
+    pub fn call_heap_bytes(&self) -> usize {
+        self.threads.iter().map(Thread::heap_bytes).sum()
+    }
+
+    /// The clock dmtracedump profiles with: CPU if the trace has it, else wall.
+    pub fn primary_clock(&self) -> Clock {
+        match self.clock {
+            Some(c) if c.has_cpu() => Clock::Cpu,
+            _ => Clock::Wall,
+        }
+    }
+
+    /// The clocks the trace has, primary first.
+    pub fn clocks(&self) -> Vec<Clock> {
+        match self.clock {
+            Some(ClockMode::Dual) => vec![Clock::Cpu, Clock::Wall],
+            Some(ClockMode::ThreadCpu) => vec![Clock::Cpu],
+            Some(ClockMode::Wall) => vec![Clock::Wall],
+            None => vec![],
+        }
+    }
+
+    /// Axis time range over all threads.
+    pub fn axis_range(&self) -> Option<(u64, u64)> {
+        self.threads
+            .iter()
+            .filter_map(|t| t.axis_range)
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+    }
+}

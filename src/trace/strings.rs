@@ -1,0 +1,68 @@
+//! String interning: every class, method name, signature and thread name is stored once.
+
+use rustc_hash::FxHashMap;
+
+use super::StrId;
+
+/// An append-only interner. `StrId(0)` is always the empty string.
+#[derive(Debug, Clone)]
+pub struct StringTable {
+    strings: Vec<Box<str>>,
+    index: FxHashMap<Box<str>, StrId>,
+}
+
+impl Default for StringTable {
+    fn default() -> Self {
+        let mut table = Self {
+            strings: Vec::new(),
+            index: FxHashMap::default(),
+        };
+        table.intern("");
+        table
+    }
+}
+
+impl StringTable {
+    /// Returns the id of `s`, adding it if it is new.
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.index.get(s) {
+            return id;
+        }
+        let id = StrId(self.strings.len() as u32);
+        self.strings.push(s.into());
+        self.index.insert(s.into(), id);
+        id
+    }
+
+    /// The text of `id`.
+    pub fn get(&self, id: StrId) -> &str {
+        &self.strings[id.index()]
+    }
+
+    /// Number of distinct strings (including the empty string).
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Always false: the empty string is always present.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_idempotent() {
+        let mut t = StringTable::default();
+        let a = t.intern("java.lang.String");
+        let b = t.intern("toString");
+        assert_ne!(a, b);
+        assert_eq!(t.intern("java.lang.String"), a);
+        assert_eq!(t.get(a), "java.lang.String");
+        assert_eq!(t.get(StrId(0)), "");
+        assert_eq!(t.len(), 3);
+    }
+}
