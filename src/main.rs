@@ -14,7 +14,10 @@ fn report_peak_rss() {
     if let Ok(status) = std::fs::read_to_string("/proc/self/status")
         && let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:"))
     {
-        let kib = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB");
+        let kib = line
+            .trim_start_matches("VmHWM:")
+            .trim()
+            .trim_end_matches("kB");
         eprintln!("peak-rss-kib: {}", kib.trim());
     }
 }
