@@ -1,3 +1,4 @@
 //! Text, HTML, DOT and JSON writers over a trace and its analyses.
+pub mod dump;
 pub mod html;
 pub mod profile_text;
