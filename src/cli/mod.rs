@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub mod profile;
+pub mod summary;
+
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
 #[command(name = "tracelens", version, about, long_about = None)]
@@ -14,11 +17,18 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Print dmtracedump's profile of a trace (`dmtracedump FILE`; `--html`: `dmtracedump -h`).
+    Profile(profile::ProfileArgs),
+    /// Summarize traces: format, clocks, threads, methods, diagnostics (`--json`: one JSON document).
+    Summary(summary::SummaryArgs),
+}
 
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
+        Some(Command::Profile(args)) => profile::run(&args),
+        Some(Command::Summary(args)) => summary::run(&args),
         None => {
             eprintln!("the viewer is not built yet");
             1

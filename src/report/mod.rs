@@ -2,3 +2,4 @@
 pub mod dump;
 pub mod html;
 pub mod profile_text;
+pub mod summary;
