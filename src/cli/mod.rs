@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub mod dump;
+pub mod r#gen;
+pub mod info;
 pub mod profile;
 pub mod summary;
 
@@ -22,6 +25,12 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Summarize traces: format, clocks, threads, methods, diagnostics (`--json`: one JSON document).
     Summary(summary::SummaryArgs),
+    /// List the records of an Android trace (`dmtracedump -o FILE`).
+    Dump(dump::DumpArgs),
+    /// Show what a trace is: format, version, clocks, VM, pid, times, counts, diagnostics.
+    Info(info::InfoArgs),
+    /// Write a large realistic Android trace (for benchmarks): `gen --records N -o FILE`.
+    Gen(r#gen::GenArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -29,6 +38,9 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Profile(args)) => profile::run(&args),
         Some(Command::Summary(args)) => summary::run(&args),
+        Some(Command::Dump(args)) => dump::run(&args),
+        Some(Command::Info(args)) => info::run(&args),
+        Some(Command::Gen(args)) => r#gen::run(&args),
         None => {
             eprintln!("the viewer is not built yet");
             1

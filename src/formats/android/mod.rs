@@ -29,6 +29,7 @@
 pub mod data;
 pub mod key;
 pub mod streaming;
+pub mod synth;
 pub mod writer;
 
 use crate::formats::detect::{Detected, detect};
@@ -76,6 +77,21 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
                 "not an Android trace: expected '*version' or 'SLOW' at the start",
             )
         })),
+    }
+}
+
+/// The data header of a combined or streaming trace, or of a `.data` file (None if there is
+/// none or it is unreadable).
+pub fn data_header(bytes: &[u8]) -> Option<DataHeader> {
+    match detect(bytes) {
+        Detected::AndroidKey => {
+            let key = parse_key(bytes, FORMAT_TRACE, 0).ok()?;
+            DataHeader::parse(&bytes[key.end_offset..], key.end_offset as u64).ok()
+        }
+        Detected::AndroidStreaming { .. } | Detected::AndroidData { .. } => {
+            DataHeader::parse(bytes, 0).ok()
+        }
+        _ => None,
     }
 }
 
