@@ -138,7 +138,7 @@ fn profile_split<const K: usize>(
                 let thread = &trace.threads[unit.thread];
                 let lanes = &thread.lanes;
                 let read = ClockRead::new(clocks, thread_has_cpu(thread));
-                walker.walk(lanes, unit.roots, &mut acc, read);
+                walker.run(lanes, &unit, &mut acc, read);
             }
             acc.flush_slots();
             acc
@@ -174,12 +174,18 @@ fn thread_range(thread: &Thread, clock: Clock) -> Option<(u64, u64)> {
 #[derive(Clone, Debug)]
 struct Unit {
     thread: usize,
+    /// The lane of `roots`.
+    depth: usize,
     roots: Range<usize>,
+    /// The calls above `roots`, one per lane from 0 (indices into those lanes).
+    ancestors: Vec<usize>,
+    /// False: visit the single root but not its subtree (its children are in other units).
+    descend: bool,
     calls: usize,
 }
 
-/// Number of calls in the subtrees of `roots` (top-level calls): a range of top-level calls owns
-/// one contiguous range in every lane.
+/// Number of calls in the subtrees of `roots` (calls of `lanes[0]`): a range of calls owns one
+/// contiguous range in every deeper lane.
 fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
     let (mut lo, mut hi) = (roots.start, roots.end);
     let mut total = 0;
@@ -201,27 +207,53 @@ fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
     total
 }
 
-/// Splits every thread into units of about `target` calls at most (or a single top-level call).
+/// Splits every thread into units of about `target` calls at most: ranges of whole subtrees.
+/// A single call with a bigger subtree becomes a unit of its own that does not descend, and its
+/// children are split further (so a thread with one huge top-level call still runs in parallel).
 fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
     let mut units = Vec::new();
     for (t, thread) in threads.iter().enumerate() {
-        let Some(top) = thread.lanes.first() else {
+        let lanes = &thread.lanes;
+        let Some(top) = lanes.first() else {
             continue;
         };
-        let mut pending: Vec<Range<usize>> = Vec::new();
-        pending.push(0..top.len());
-        while let Some(roots) = pending.pop() {
-            let calls = subtree_calls(&thread.lanes, roots.clone());
-            if calls > target && roots.len() > 1 {
-                let mid = roots.start + roots.len() / 2;
-                pending.push(mid..roots.end);
-                pending.push(roots.start..mid);
-            } else if calls > 0 {
+        let mut pending: Vec<(usize, Range<usize>, Vec<usize>)> = Vec::new();
+        pending.push((0, 0..top.len(), Vec::new()));
+        while let Some((depth, roots, ancestors)) = pending.pop() {
+            let calls = subtree_calls(&lanes[depth..], roots.clone());
+            if calls == 0 {
+                continue;
+            }
+            if calls <= target {
                 units.push(Unit {
                     thread: t,
+                    depth,
                     roots,
+                    ancestors,
+                    descend: true,
                     calls,
                 });
+            } else if roots.len() > 1 {
+                let mid = roots.start + roots.len() / 2;
+                pending.push((depth, mid..roots.end, ancestors.clone()));
+                pending.push((depth, roots.start..mid, ancestors));
+            } else {
+                let call = roots.start;
+                units.push(Unit {
+                    thread: t,
+                    depth,
+                    roots: call..call + 1,
+                    ancestors: ancestors.clone(),
+                    descend: false,
+                    calls: 1,
+                });
+                if let Some(next) = lanes.get(depth + 1) {
+                    let r = lanes[depth].children(call, next.len());
+                    let children = r.start.min(next.len())..r.end.min(next.len());
+                    let mut below = ancestors;
+                    below.push(call);
+                    pending.push((depth + 1, children, below));
+                }
             }
         }
     }
@@ -643,14 +675,47 @@ impl<const K: usize> Walker<K> {
         }
     }
 
-    fn walk(&mut self, lanes: &[Lane], roots: Range<usize>, acc: &mut Acc<K>, clock: ClockRead<K>) {
+    /// Walks one unit: the dmtracedump stack starts with the unit's ancestors.
+    fn run(&mut self, lanes: &[Lane], unit: &Unit, acc: &mut Acc<K>, clock: ClockRead<K>) {
+        let normal_ancestors = || {
+            unit.ancestors
+                .iter()
+                .enumerate()
+                .filter(|&(d, &i)| !lanes[d].flags(i).synthesized_entry)
+                .map(|(d, &i)| lanes[d].method(i).0)
+        };
+        for m in normal_ancestors() {
+            self.on_stack[m as usize] += 1;
+            self.stack.push(m);
+        }
+        if unit.descend {
+            self.walk(lanes, unit.depth, unit.roots.clone(), acc, clock);
+        } else {
+            for root in unit.roots.clone() {
+                self.visit(lanes, unit.depth, root, acc, clock, false);
+            }
+        }
+        for m in normal_ancestors() {
+            self.on_stack[m as usize] -= 1;
+            self.stack.pop();
+        }
+    }
+
+    fn walk(
+        &mut self,
+        lanes: &[Lane],
+        depth: usize,
+        roots: Range<usize>,
+        acc: &mut Acc<K>,
+        clock: ClockRead<K>,
+    ) {
         for root in roots {
-            self.visit(lanes, 0, root, acc, clock);
+            self.visit(lanes, depth, root, acc, clock, true);
             while let Some(f) = self.frames.last_mut() {
                 if f.next < f.end {
                     let (depth, i) = (f.depth + 1, f.next);
                     f.next += 1;
-                    self.visit(lanes, depth, i, acc, clock);
+                    self.visit(lanes, depth, i, acc, clock, true);
                 } else {
                     let f = self.frames.pop().expect("frame is present");
                     if !f.synthesized {
@@ -671,6 +736,7 @@ impl<const K: usize> Walker<K> {
         i: usize,
         acc: &mut Acc<K>,
         clock: ClockRead<K>,
+        descend: bool,
     ) {
         let lane = &lanes[depth];
         let m = lane.method(i).0;
@@ -704,7 +770,7 @@ impl<const K: usize> Walker<K> {
                 }
             }
             acc.exclusive(m, exclusive, true);
-            if !children.is_empty() {
+            if descend && !children.is_empty() {
                 self.frames.push(Frame {
                     depth,
                     next: children.start,
@@ -728,6 +794,16 @@ impl<const K: usize> Walker<K> {
         acc.edge(parent, m, parent_rec, recursive, dur);
         if children.is_empty() {
             acc.exclusive(m, dur, !recursive);
+        } else if !descend {
+            // The children are walked by other units: subtract their durations here.
+            let next = &lanes[depth + 1];
+            let mut exclusive = dur;
+            for j in children {
+                for (e, d) in exclusive.iter_mut().zip(clock.dur(next, j)) {
+                    *e = e.saturating_sub(d);
+                }
+            }
+            acc.exclusive(m, exclusive, !recursive);
         } else {
             self.on_stack[m as usize] += 1;
             self.stack.push(m);
