@@ -33,3 +33,10 @@ pub mod formats;
 pub mod load;
 pub mod report;
 pub mod trace;
+
+/// The sample trace the viewer shows when started without a file: a realistic dual-clock Android
+/// trace written by `tracelens gen --records 40000 --threads 4 --methods 400 --seed 7`.
+pub static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
+
+/// The name shown for [`SAMPLE_TRACE`].
+pub const SAMPLE_TRACE_NAME: &str = "sample-app.trace";

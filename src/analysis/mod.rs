@@ -1,2 +1,3 @@
 //! Pure analyses over `&Trace`: the dmtracedump profile, timeline queries, call trees.
 pub mod profile;
+pub mod timeline;

@@ -41,9 +41,6 @@ pub fn run(cli: Cli) -> i32 {
         Some(Command::Dump(args)) => dump::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Gen(args)) => r#gen::run(&args),
-        None => {
-            eprintln!("the viewer is not built yet");
-            1
-        }
+        None => crate::app::run_native(cli.files),
     }
 }

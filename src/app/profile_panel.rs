@@ -1,0 +1,500 @@
+//! The profile panel: Traceview's tree table. Methods ranked by inclusive time; a method expands
+//! into its Parents and Children (self row first), plus "while recursive" groups. Only visible
+//! rows are laid out (`TableBody::rows`), so 100 000 methods scroll smoothly.
+
+use std::collections::HashSet;
+
+use eframe::egui::{self, Align, Color32, Layout, RichText};
+use egui_extras::{Column, TableBuilder};
+
+use super::job::Loaded;
+use super::style::{fmt_ms, rank_color};
+use super::{Msg, ViewState};
+use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::trace::{Clock, MethodId};
+
+/// Sortable columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SortColumn {
+    Name,
+    #[default]
+    InclCpu,
+    ExclCpu,
+    InclWall,
+    ExclWall,
+    Calls,
+    CpuPerCall,
+    WallPerCall,
+}
+
+/// View state of the profile panel.
+#[derive(Debug, Default)]
+pub struct ProfileState {
+    pub sort: SortColumn,
+    pub ascending: bool,
+    pub expanded: HashSet<MethodId>,
+    pub find: String,
+    /// The last match of `find` (a position in the sorted method list).
+    pub find_pos: Option<usize>,
+    pub no_match: bool,
+    pub scroll_to: Option<MethodId>,
+    find_focus: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum EdgeKind {
+    Parents,
+    Children,
+    RecursiveParents,
+    RecursiveChildren,
+}
+
+impl EdgeKind {
+    fn title(self) -> &'static str {
+        match self {
+            EdgeKind::Parents => "Parents",
+            EdgeKind::Children => "Children",
+            EdgeKind::RecursiveParents => "Parents while recursive",
+            EdgeKind::RecursiveChildren => "Children while recursive",
+        }
+    }
+    fn list(self, p: &MethodProfile) -> &[Edge] {
+        match self {
+            EdgeKind::Parents => &p.parents,
+            EdgeKind::Children => &p.children,
+            EdgeKind::RecursiveParents => &p.recursive_parents,
+            EdgeKind::RecursiveChildren => &p.recursive_children,
+        }
+    }
+    fn is_parent(self) -> bool {
+        matches!(self, EdgeKind::Parents | EdgeKind::RecursiveParents)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Row {
+    Method(MethodId),
+    Header(EdgeKind),
+    SelfRow(MethodId),
+    Edge(MethodId, EdgeKind, usize),
+}
+
+struct Clocks<'a> {
+    cpu: Option<&'a Profile>,
+    wall: Option<&'a Profile>,
+}
+
+fn clocks(l: &Loaded) -> Clocks<'_> {
+    Clocks {
+        cpu: l.profiles.iter().find(|p| p.clock == Clock::Cpu),
+        wall: l.profiles.iter().find(|p| p.clock == Clock::Wall),
+    }
+}
+
+fn sort_key(c: &Clocks, col: SortColumn, m: MethodId) -> u64 {
+    let get = |p: Option<&Profile>, f: fn(&MethodProfile) -> u64| p.map_or(0, |p| f(p.method(m)));
+    let per_call = |p: Option<&Profile>| {
+        p.map_or(0, |p| {
+            let mp = p.method(m);
+            mp.inclusive / mp.total_calls().max(1)
+        })
+    };
+    match col {
+        SortColumn::Name => 0,
+        SortColumn::InclCpu => get(c.cpu, |p| p.inclusive),
+        SortColumn::ExclCpu => get(c.cpu, |p| p.exclusive),
+        SortColumn::InclWall => get(c.wall, |p| p.inclusive),
+        SortColumn::ExclWall => get(c.wall, |p| p.exclusive),
+        SortColumn::Calls => get(c.cpu.or(c.wall), |p| p.total_calls()),
+        SortColumn::CpuPerCall => per_call(c.cpu),
+        SortColumn::WallPerCall => per_call(c.wall),
+    }
+}
+
+/// Methods in display order.
+fn sorted_methods(l: &Loaded, st: &ProfileState) -> Vec<MethodId> {
+    let c = clocks(l);
+    let mut v = l.ranked.clone();
+    if st.sort == SortColumn::Name {
+        v.sort_by_cached_key(|&m| l.trace.method_full_name(m));
+    } else {
+        v.sort_by(|&a, &b| {
+            sort_key(&c, st.sort, b)
+                .cmp(&sort_key(&c, st.sort, a))
+                .then(l.rank_of(a).cmp(&l.rank_of(b)))
+        });
+    }
+    if st.ascending {
+        v.reverse();
+    }
+    v
+}
+
+fn flatten(l: &Loaded, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
+    let primary = l.profiles.first();
+    let mut rows = Vec::with_capacity(methods.len());
+    for &m in methods {
+        rows.push(Row::Method(m));
+        if !st.expanded.contains(&m) {
+            continue;
+        }
+        let Some(p) = primary else { continue };
+        let mp = p.method(m);
+        for kind in [
+            EdgeKind::Parents,
+            EdgeKind::Children,
+            EdgeKind::RecursiveParents,
+            EdgeKind::RecursiveChildren,
+        ] {
+            let list = kind.list(mp);
+            if list.is_empty() && kind != EdgeKind::Children {
+                continue;
+            }
+            rows.push(Row::Header(kind));
+            if kind == EdgeKind::Children {
+                rows.push(Row::SelfRow(m));
+            }
+            rows.extend((0..list.len()).map(|i| Row::Edge(m, kind, i)));
+        }
+    }
+    rows
+}
+
+/// Smart case: case-sensitive only when the query has an upper-case letter.
+pub fn matches(name: &str, query: &str) -> bool {
+    if query.chars().any(char::is_uppercase) {
+        name.contains(query)
+    } else {
+        name.to_lowercase().contains(query)
+    }
+}
+
+fn find_next(
+    l: &Loaded,
+    methods: &[MethodId],
+    st: &mut ProfileState,
+    from: usize,
+) -> Option<MethodId> {
+    if st.find.is_empty() || methods.is_empty() {
+        st.no_match = false;
+        st.find_pos = None;
+        return None;
+    }
+    let n = methods.len();
+    let hit = (0..n)
+        .map(|k| (from + k) % n)
+        .find(|&i| matches(&l.trace.method_full_name(methods[i]), &st.find));
+    st.no_match = hit.is_none();
+    st.find_pos = hit;
+    hit.map(|i| methods[i])
+}
+
+pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<Msg>) {
+    if l.profiles.is_empty() {
+        ui.label("This trace has no calls to profile.");
+        return;
+    }
+    let st = &mut view.profile;
+    let methods = sorted_methods(l, st);
+
+    // Find bar.
+    if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::F)) {
+        st.find_focus = true;
+    }
+    ui.horizontal(|ui| {
+        ui.label("Find:");
+        let edit = egui::TextEdit::singleline(&mut st.find)
+            .hint_text("method name (Ctrl+F)")
+            .desired_width(260.0);
+        let resp = ui.add(edit);
+        if st.find_focus {
+            resp.request_focus();
+            st.find_focus = false;
+        }
+        let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let esc = ui.input(|i| i.key_pressed(egui::Key::Escape));
+        if esc && !st.find.is_empty() {
+            st.find.clear();
+            st.no_match = false;
+            st.find_pos = None;
+        } else if resp.changed() {
+            if let Some(m) = find_next(l, &methods, st, 0) {
+                msgs.push(Msg::SelectMethod(Some(m)));
+            }
+        } else if enter {
+            let from = st.find_pos.map_or(0, |p| p + 1);
+            if let Some(m) = find_next(l, &methods, st, from) {
+                msgs.push(Msg::SelectMethod(Some(m)));
+            }
+            resp.request_focus();
+        }
+        if st.no_match {
+            ui.label(RichText::new("no match").color(ui.visuals().error_fg_color));
+        }
+    });
+
+    let rows = flatten(l, &methods, st);
+    let scroll_row = st.scroll_to.take().and_then(|m| {
+        rows.iter()
+            .position(|r| matches!(r, Row::Method(x) if *x == m))
+    });
+    let c = clocks(l);
+    let tps = l.trace.ticks_per_sec;
+    let mut columns: Vec<(&str, SortColumn)> = vec![("Name", SortColumn::Name)];
+    if c.cpu.is_some() {
+        columns.extend([
+            ("Incl Cpu %", SortColumn::InclCpu),
+            ("Incl Cpu Time", SortColumn::InclCpu),
+            ("Excl Cpu %", SortColumn::ExclCpu),
+            ("Excl Cpu Time", SortColumn::ExclCpu),
+        ]);
+    }
+    if c.wall.is_some() {
+        columns.extend([
+            ("Incl Real %", SortColumn::InclWall),
+            ("Incl Real Time", SortColumn::InclWall),
+            ("Excl Real %", SortColumn::ExclWall),
+            ("Excl Real Time", SortColumn::ExclWall),
+        ]);
+    }
+    columns.push(("Calls+Recur Calls/Total", SortColumn::Calls));
+    if c.cpu.is_some() {
+        columns.push(("Cpu Time/Call", SortColumn::CpuPerCall));
+    }
+    if c.wall.is_some() {
+        columns.push(("Real Time/Call", SortColumn::WallPerCall));
+    }
+
+    let mut table = TableBuilder::new(ui)
+        .striped(true)
+        .resizable(true)
+        .cell_layout(Layout::left_to_right(Align::Center))
+        .column(Column::initial(380.0).at_least(120.0).clip(true));
+    for _ in 1..columns.len() {
+        table = table.column(Column::initial(86.0).at_least(40.0).clip(true));
+    }
+    if let Some(r) = scroll_row {
+        table = table.scroll_to_row(r, Some(Align::Center));
+    }
+    let selected = view.selected;
+    table
+        .header(22.0, |mut header| {
+            for (name, col) in &columns {
+                header.col(|ui| {
+                    let arrow = if st.sort == *col {
+                        if st.ascending { " ^" } else { " v" }
+                    } else {
+                        ""
+                    };
+                    if ui
+                        .add(
+                            egui::Button::new(RichText::new(format!("{name}{arrow}")).strong())
+                                .frame(false),
+                        )
+                        .clicked()
+                    {
+                        if st.sort == *col {
+                            st.ascending = !st.ascending;
+                        } else {
+                            st.sort = *col;
+                            st.ascending = false;
+                        }
+                    }
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(18.0, rows.len(), |mut row| {
+                let r = rows[row.index()];
+                let bg = match r {
+                    Row::Edge(_, k, _) | Row::Header(k) if k.is_parent() => {
+                        Some(Color32::from_rgba_unmultiplied(120, 120, 255, 40))
+                    }
+                    Row::Edge(..) | Row::Header(_) | Row::SelfRow(_) => {
+                        Some(Color32::from_rgba_unmultiplied(255, 200, 80, 40))
+                    }
+                    Row::Method(m) => (Some(m) == selected)
+                        .then_some(Color32::from_rgba_unmultiplied(90, 170, 255, 70)),
+                };
+                row_cells(&mut row, r, l, &c, tps, &columns, bg, st, msgs);
+            });
+        });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row_cells(
+    row: &mut egui_extras::TableRow,
+    r: Row,
+    l: &Loaded,
+    c: &Clocks,
+    tps: u64,
+    columns: &[(&str, SortColumn)],
+    bg: Option<Color32>,
+    st: &mut ProfileState,
+    msgs: &mut Vec<Msg>,
+) {
+    let paint_bg = |ui: &mut egui::Ui| {
+        if let Some(bg) = bg {
+            ui.painter().rect_filled(ui.max_rect(), 0.0, bg);
+        }
+    };
+    // Values per clock for this row: (inclusive, exclusive, calls text, denominator for %).
+    struct V {
+        incl: Option<u64>,
+        excl: Option<u64>,
+        pct_base: u64,
+        calls: String,
+        per_call: Option<u64>,
+    }
+    let values = |p: Option<&Profile>| -> Option<V> {
+        let p = p?;
+        Some(match r {
+            Row::Method(m) => {
+                let mp = p.method(m);
+                V {
+                    incl: Some(mp.inclusive),
+                    excl: Some(mp.exclusive),
+                    pct_base: p.total_time,
+                    calls: format!("{}+{}", mp.calls, mp.recursive_calls),
+                    per_call: Some(mp.inclusive / mp.total_calls().max(1)),
+                }
+            }
+            Row::SelfRow(m) => {
+                let mp = p.method(m);
+                V {
+                    incl: Some(mp.exclusive),
+                    excl: None,
+                    pct_base: mp.inclusive,
+                    calls: String::new(),
+                    per_call: None,
+                }
+            }
+            Row::Header(_) => V {
+                incl: None,
+                excl: None,
+                pct_base: 1,
+                calls: String::new(),
+                per_call: None,
+            },
+            Row::Edge(m, kind, i) => {
+                let own = p.method(m);
+                let primary = &l.profiles[0];
+                let target = kind.list(primary.method(m)).get(i).map(|e| e.method);
+                let e = kind.list(own).iter().find(|e| Some(e.method) == target);
+                let total = if kind.is_parent() {
+                    own.total_calls()
+                } else {
+                    e.and_then(|e| e.method)
+                        .map_or(0, |x| p.method(x).total_calls())
+                };
+                V {
+                    incl: e.map(|e| e.time),
+                    excl: None,
+                    pct_base: own.inclusive,
+                    calls: e.map_or(String::new(), |e| format!("{}/{}", e.calls, total)),
+                    per_call: None,
+                }
+            }
+        })
+    };
+    let cpu = values(c.cpu);
+    let wall = values(c.wall);
+    for (name, _) in columns {
+        row.col(|ui| {
+            paint_bg(ui);
+            match *name {
+                "Name" => name_cell(ui, r, l, st, msgs),
+                _ => {
+                    let (v, what) = if name.contains("Cpu") {
+                        (cpu.as_ref(), *name)
+                    } else {
+                        (wall.as_ref().or(cpu.as_ref()), *name)
+                    };
+                    let Some(v) = v else { return };
+                    let text = if what.starts_with("Calls") {
+                        v.calls.clone()
+                    } else if what.ends_with("/Call") {
+                        v.per_call.map_or(String::new(), |t| fmt_ms(t, tps))
+                    } else {
+                        let val = if what.starts_with("Incl") {
+                            v.incl
+                        } else {
+                            v.excl
+                        };
+                        match val {
+                            None => String::new(),
+                            Some(t) if what.ends_with('%') => {
+                                format!("{:.1}%", t as f64 * 100.0 / v.pct_base.max(1) as f64)
+                            }
+                            Some(t) => fmt_ms(t, tps),
+                        }
+                    };
+                    ui.label(text);
+                }
+            }
+        });
+    }
+}
+
+fn name_cell(ui: &mut egui::Ui, r: Row, l: &Loaded, st: &mut ProfileState, msgs: &mut Vec<Msg>) {
+    let trace = &l.trace;
+    let chip = |ui: &mut egui::Ui, m: Option<MethodId>| {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+        let color = m.map_or(Color32::GRAY, |m| rank_color(l.rank_of(m)));
+        ui.painter().rect_filled(rect, 2.0, color);
+    };
+    let label = |m: Option<MethodId>| match m {
+        Some(m) => format!("[{}] {}", l.rank_of(m), trace.method_full_name(m)),
+        None => "(toplevel)".to_string(),
+    };
+    match r {
+        Row::Method(m) => {
+            let open = st.expanded.contains(&m);
+            if ui.small_button(if open { "-" } else { "+" }).clicked() {
+                if open {
+                    st.expanded.remove(&m);
+                } else {
+                    st.expanded.insert(m);
+                }
+            }
+            chip(ui, Some(m));
+            if ui
+                .add(
+                    egui::Label::new(label(Some(m)))
+                        .sense(egui::Sense::click())
+                        .truncate(),
+                )
+                .clicked()
+            {
+                msgs.push(Msg::SelectMethod(Some(m)));
+                if !open {
+                    st.expanded.insert(m);
+                }
+            }
+        }
+        Row::Header(kind) => {
+            ui.add_space(24.0);
+            ui.label(RichText::new(kind.title()).italics().strong());
+        }
+        Row::SelfRow(_) => {
+            ui.add_space(36.0);
+            ui.label("self");
+        }
+        Row::Edge(m, kind, i) => {
+            ui.add_space(36.0);
+            let target = kind
+                .list(l.profiles[0].method(m))
+                .get(i)
+                .and_then(|e| e.method);
+            chip(ui, target);
+            let resp = ui.add(
+                egui::Label::new(label(target))
+                    .sense(egui::Sense::click())
+                    .truncate(),
+            );
+            if resp.clicked() && target.is_some() {
+                msgs.push(Msg::SelectMethod(target));
+            }
+        }
+    }
+}

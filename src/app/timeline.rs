@@ -1,0 +1,512 @@
+//! The timeline panel: one row per thread (innermost running method per instant), expandable
+//! into one lane per depth; ruler, cursor, zoom/pan/range selection, hover and selection marks.
+
+use std::collections::HashSet;
+
+use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use rayon::prelude::*;
+
+use super::job::Loaded;
+use super::style::{faded, fmt_duration, nice_step, rank_color};
+use super::{Msg, ViewState};
+use crate::analysis::timeline::{Item, View, call_at, lane_items};
+use crate::trace::{MethodId, Thread, Trace};
+
+const LABEL_W: f32 = 170.0;
+const RULER_H: f32 = 22.0;
+const ROW_H: f32 = 20.0;
+const LANE_H: f32 = 16.0;
+const ROW_GAP: f32 = 9.0;
+/// Calls narrower than this fold together (Tracy's rule).
+pub const MIN_ITEM_PX: f32 = 3.0;
+
+/// View state of the timeline.
+#[derive(Debug, Default)]
+pub struct TimelineState {
+    /// Visible axis range; None = the whole trace.
+    pub range: Option<(f64, f64)>,
+    pub expanded: HashSet<usize>,
+    pub expand_all: bool,
+    /// Per thread, the (start, end) of every call of the selected method, sorted by start.
+    pub marks: Vec<Vec<(u64, u64)>>,
+    drag_select_from: Option<f64>,
+    /// The call under the pointer: (thread, lane, index).
+    pub hovered: Option<(usize, usize, usize)>,
+}
+
+impl TimelineState {
+    /// Recomputes the selection marks for method `m`.
+    pub fn set_selection(&mut self, trace: &Trace, m: Option<MethodId>) {
+        self.marks = match m {
+            None => Vec::new(),
+            Some(m) => trace
+                .threads
+                .par_iter()
+                .map(|t| {
+                    let mut v: Vec<(u64, u64)> = Vec::new();
+                    for lane in &t.lanes {
+                        for i in 0..lane.len() {
+                            if lane.method(i) == m {
+                                v.push((lane.start(i), lane.end(i)));
+                            }
+                        }
+                    }
+                    v.sort_unstable();
+                    v
+                })
+                .collect(),
+        };
+    }
+
+    /// The visible range, clamped to the trace.
+    pub fn visible(&self, full: (f64, f64)) -> (f64, f64) {
+        let (a, b) = self.range.unwrap_or(full);
+        if b > a {
+            (a, b)
+        } else {
+            (full.0, full.0 + 1.0)
+        }
+    }
+
+    /// Zooms by `factor` (< 1 zooms in) keeping time `at` fixed.
+    pub fn zoom(&mut self, full: (f64, f64), at: f64, factor: f64) {
+        let (a, b) = self.visible(full);
+        let min_span = 2.0;
+        let span = ((b - a) * factor).max(min_span);
+        let frac = ((at - a) / (b - a)).clamp(0.0, 1.0);
+        let na = at - frac * span;
+        self.set_range(full, na, na + span);
+    }
+
+    /// Pans by `dt` ticks.
+    pub fn pan(&mut self, full: (f64, f64), dt: f64) {
+        let (a, b) = self.visible(full);
+        self.set_range(full, a + dt, b + dt);
+    }
+
+    fn set_range(&mut self, full: (f64, f64), a: f64, b: f64) {
+        let span = (b - a).min(full.1 - full.0).max(2.0);
+        let a = a.clamp(full.0 - span * 0.05, (full.1 - span * 0.95).max(full.0));
+        self.range = Some((a, a + span));
+    }
+
+    pub fn reset(&mut self) {
+        self.range = None;
+    }
+}
+
+/// Threads with calls, by elapsed time descending.
+pub fn visible_threads(trace: &Trace) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..trace.threads.len())
+        .filter(|&i| trace.threads[i].call_count() > 0)
+        .collect();
+    v.sort_by_key(|&i| std::cmp::Reverse(trace.threads[i].elapsed()));
+    v
+}
+
+fn full_range(trace: &Trace) -> (f64, f64) {
+    match trace.axis_range() {
+        Some((a, b)) if b > a => (a as f64, b as f64),
+        Some((a, _)) => (a as f64, a as f64 + 1.0),
+        None => (0.0, 1.0),
+    }
+}
+
+fn method_color(l: &Loaded, m: MethodId, selected: Option<MethodId>) -> Color32 {
+    let c = rank_color(l.rank_of(m));
+    match selected {
+        Some(s) if s != m => faded(c),
+        _ => c,
+    }
+}
+
+pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<Msg>) {
+    let trace = &l.trace;
+    let full = full_range(trace);
+    let threads = visible_threads(trace);
+    keyboard(ui, &mut view.timeline, full);
+
+    // Ruler (fixed) then rows (scrolling).
+    let width = ui.available_width();
+    let (ruler_rect, ruler_resp) =
+        ui.allocate_exact_size(vec2(width, RULER_H), Sense::click_and_drag());
+    let plot_x0 = ruler_rect.left() + LABEL_W;
+    let plot_w = (ruler_rect.width() - LABEL_W).max(10.0);
+    let (t0, t1) = view.timeline.visible(full);
+    let tv = View {
+        t0,
+        t1,
+        width_px: plot_w,
+    };
+    ruler(ui, l, &tv, ruler_rect, plot_x0, full);
+    if ruler_resp.double_clicked() {
+        view.timeline.reset();
+    }
+    range_drag(
+        ui,
+        &ruler_resp,
+        &mut view.timeline,
+        &tv,
+        plot_x0,
+        full,
+        true,
+    );
+
+    egui::ScrollArea::vertical()
+        .id_salt("timeline-rows")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let heights: Vec<f32> = threads
+                .iter()
+                .map(|&t| row_height(&trace.threads[t], &view.timeline, t))
+                .collect();
+            let total: f32 = heights.iter().sum::<f32>() + ROW_GAP * threads.len() as f32;
+            let (rect, resp) =
+                ui.allocate_exact_size(vec2(width, total.max(40.0)), Sense::click_and_drag());
+            let painter = ui.painter_at(rect);
+            let pointer = resp.hover_pos();
+            let mut hovered = None;
+            let mut mesh = egui::Mesh::default();
+            let mut texts: Vec<(Rect, String)> = Vec::new();
+            let mut y = rect.top();
+            let mut items: Vec<Item> = Vec::new();
+            for (k, &ti) in threads.iter().enumerate() {
+                let th = &trace.threads[ti];
+                let h = heights[k];
+                let row = Rect::from_min_size(pos2(plot_x0, y), vec2(plot_w, h));
+                let expanded = view.timeline.expand_all || view.timeline.expanded.contains(&ti);
+                // Label with expand toggle.
+                let label_rect =
+                    Rect::from_min_size(pos2(rect.left(), y), vec2(LABEL_W - 4.0, ROW_H));
+                let label = format!(
+                    "{} [{}] {}",
+                    if expanded { "-" } else { "+" },
+                    th.raw_id,
+                    th.name
+                );
+                let lresp = ui.interact(
+                    label_rect,
+                    ui.scope_id().with(("thread-label", ti)),
+                    Sense::click(),
+                );
+                painter.text(
+                    label_rect.left_center() + vec2(4.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    egui::FontId::proportional(13.0),
+                    ui.visuals().text_color(),
+                );
+                if lresp.clicked() && !view.timeline.expanded.insert(ti) {
+                    view.timeline.expanded.remove(&ti);
+                }
+                painter.rect_filled(row, 0.0, ui.visuals().extreme_bg_color);
+                for (d, lane) in th.lanes.iter().enumerate() {
+                    items.clear();
+                    lane_items(lane, &tv, MIN_ITEM_PX, &mut items);
+                    let (ly, lh) = if expanded {
+                        (y + d as f32 * LANE_H, LANE_H - 1.0)
+                    } else {
+                        (y, ROW_H)
+                    };
+                    for it in &items {
+                        let hh = if it.count > 1 { lh * it.coverage } else { lh };
+                        let r = Rect::from_min_max(
+                            pos2(plot_x0 + it.x0_px, ly + lh - hh),
+                            pos2(plot_x0 + it.x1_px.max(it.x0_px + 1.0), ly + lh),
+                        );
+                        mesh.add_colored_rect(r, method_color(l, it.method, view.selected));
+                        if expanded && it.count == 1 && r.width() > 40.0 {
+                            texts.push((r, trace.method_short_name(it.method)));
+                        }
+                    }
+                    if let Some(p) = pointer
+                        && p.x >= plot_x0
+                    {
+                        let t = tv.t(p.x - plot_x0).max(0.0) as u64;
+                        let in_lane = if expanded {
+                            p.y >= ly && p.y < ly + LANE_H
+                        } else {
+                            p.y >= y && p.y < y + ROW_H
+                        };
+                        if in_lane && let Some(i) = call_at(lane, t) {
+                            hovered = Some((ti, d, i));
+                        }
+                    }
+                }
+                marks(
+                    &painter,
+                    &view.timeline,
+                    ti,
+                    &tv,
+                    plot_x0,
+                    row,
+                    l,
+                    view.selected,
+                );
+                y += h + ROW_GAP;
+            }
+            painter.add(egui::Shape::mesh(mesh));
+            for (r, s) in texts {
+                let clip = painter.with_clip_rect(r.intersect(rect));
+                clip.text(
+                    r.left_center() + vec2(3.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    s,
+                    egui::FontId::proportional(11.0),
+                    Color32::BLACK,
+                );
+            }
+            // Cursor line and time.
+            if let Some(p) = pointer
+                && p.x >= plot_x0
+            {
+                painter.vline(
+                    p.x,
+                    rect.y_range(),
+                    Stroke::new(1.0, ui.visuals().strong_text_color()),
+                );
+                let t = tv.t(p.x - plot_x0);
+                ui.painter().text(
+                    pos2(p.x + 4.0, ruler_rect.bottom() - 2.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    fmt_duration(t - full.0, trace.ticks_per_sec),
+                    egui::FontId::monospace(11.0),
+                    ui.visuals().strong_text_color(),
+                );
+            }
+            view.timeline.hovered = hovered;
+            if let Some((ti, d, i)) = hovered {
+                resp.clone()
+                    .on_hover_ui_at_pointer(|ui| hover_ui(ui, trace, ti, d, i));
+            }
+            // Wheel zooms around the cursor.
+            if let Some(p) = pointer {
+                let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+                if scroll != 0.0 && p.x >= plot_x0 {
+                    let at = tv.t(p.x - plot_x0);
+                    view.timeline.zoom(full, at, (-scroll as f64 / 200.0).exp());
+                    ui.input_mut(|i| i.smooth_scroll_delta = egui::Vec2::ZERO);
+                }
+            }
+            let shift = ui.input(|i| i.modifiers.shift);
+            if shift || view.timeline.drag_select_from.is_some() {
+                range_drag(ui, &resp, &mut view.timeline, &tv, plot_x0, full, false);
+            } else if resp.dragged() {
+                let dx = resp.drag_delta().x;
+                view.timeline
+                    .pan(full, -(dx as f64) / plot_w as f64 * (t1 - t0));
+            }
+            if resp.clicked() {
+                let m = hovered.map(|(ti, d, i)| trace.threads[ti].lanes[d].method(i));
+                msgs.push(Msg::SelectMethod(m));
+            }
+        });
+}
+
+fn row_height(th: &Thread, st: &TimelineState, ti: usize) -> f32 {
+    if st.expand_all || st.expanded.contains(&ti) {
+        (th.lanes.len() as f32 * LANE_H).max(ROW_H)
+    } else {
+        ROW_H
+    }
+}
+
+/// Shift-drag (or any drag on the ruler) selects a range; release zooms to it.
+fn range_drag(
+    ui: &egui::Ui,
+    resp: &egui::Response,
+    st: &mut TimelineState,
+    tv: &View,
+    plot_x0: f32,
+    full: (f64, f64),
+    on_ruler: bool,
+) {
+    let Some(p) = resp.interact_pointer_pos().or(resp.hover_pos()) else {
+        if resp.drag_stopped() {
+            st.drag_select_from = None;
+        }
+        return;
+    };
+    let t = tv.t(p.x - plot_x0);
+    if resp.drag_started() && (on_ruler || ui.input(|i| i.modifiers.shift)) {
+        st.drag_select_from = Some(t);
+    }
+    if let Some(from) = st.drag_select_from {
+        let x_from = plot_x0 + tv.x(from);
+        let r = Rect::from_x_y_ranges(x_from.min(p.x)..=x_from.max(p.x), ui.clip_rect().y_range());
+        ui.painter()
+            .rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(100, 150, 255, 50));
+        if resp.drag_stopped() {
+            st.drag_select_from = None;
+            if (p.x - x_from).abs() > 3.0 {
+                st.set_range(full, from.min(t), from.max(t));
+            }
+        }
+    }
+}
+
+fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
+    if ui.ctx().egui_wants_keyboard_input() {
+        return;
+    }
+    let (a, b) = st.visible(full);
+    let center = (a + b) / 2.0;
+    let span = b - a;
+    ui.input(|i| {
+        use egui::Key;
+        if i.key_pressed(Key::W) || i.key_pressed(Key::ArrowUp) {
+            st.zoom(full, center, 0.5);
+        }
+        if i.key_pressed(Key::S) || i.key_pressed(Key::ArrowDown) {
+            st.zoom(full, center, 2.0);
+        }
+        if i.key_pressed(Key::A) || i.key_pressed(Key::ArrowLeft) {
+            st.pan(full, -span * 0.2);
+        }
+        if i.key_pressed(Key::D) || i.key_pressed(Key::ArrowRight) {
+            st.pan(full, span * 0.2);
+        }
+        if i.key_pressed(Key::Home) {
+            st.reset();
+        }
+    });
+}
+
+fn ruler(ui: &egui::Ui, l: &Loaded, tv: &View, rect: Rect, plot_x0: f32, full: (f64, f64)) {
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
+    let tps = l.trace.ticks_per_sec;
+    let step = nice_step((tv.t1 - tv.t0) / (tv.width_px as f64 / 90.0));
+    let rel0 = tv.t0 - full.0;
+    let mut k = (rel0 / step).ceil();
+    let color = ui.visuals().text_color();
+    while full.0 + k * step <= tv.t1 {
+        let t = full.0 + k * step;
+        let x = plot_x0 + tv.x(t);
+        painter.vline(
+            x,
+            rect.bottom() - 6.0..=rect.bottom(),
+            Stroke::new(1.0, color),
+        );
+        painter.text(
+            pos2(x + 2.0, rect.top() + 2.0),
+            egui::Align2::LEFT_TOP,
+            fmt_duration(k * step, tps),
+            egui::FontId::proportional(11.0),
+            color,
+        );
+        k += 1.0;
+    }
+    painter.text(
+        rect.left_center() + vec2(4.0, 0.0),
+        egui::Align2::LEFT_CENTER,
+        format!("span {}", fmt_duration(tv.t1 - tv.t0, tps)),
+        egui::FontId::proportional(11.0),
+        color,
+    );
+}
+
+/// Marks over the row and brackets under it for every visible call of the selected method.
+#[allow(clippy::too_many_arguments)]
+fn marks(
+    painter: &egui::Painter,
+    st: &TimelineState,
+    ti: usize,
+    tv: &View,
+    plot_x0: f32,
+    row: Rect,
+    l: &Loaded,
+    selected: Option<MethodId>,
+) {
+    let (Some(calls), Some(m)) = (st.marks.get(ti), selected) else {
+        return;
+    };
+    let color = rank_color(l.rank_of(m));
+    let first = calls.partition_point(|&(_, e)| (e as f64) < tv.t0);
+    let mut last_x = f32::NEG_INFINITY;
+    let y_top = row.top() - 3.0;
+    let y_br = row.bottom() + 3.0;
+    let stroke = Stroke::new(1.5, color);
+    for &(s, e) in &calls[first..] {
+        if s as f64 > tv.t1 {
+            break;
+        }
+        let x0 = plot_x0 + tv.x(s as f64);
+        let x1 = plot_x0 + tv.x(e as f64);
+        if x1 < last_x + 1.0 {
+            continue;
+        }
+        last_x = x1;
+        let (cx0, cx1) = (x0.max(row.left()), x1.min(row.right()));
+        painter.rect_filled(
+            Rect::from_min_max(pos2(cx0, y_top), pos2(cx1.max(cx0 + 2.0), y_top + 3.0)),
+            0.0,
+            color,
+        );
+        painter.line_segment([pos2(cx0, y_br), pos2(cx1, y_br)], stroke);
+        if x0 >= row.left() {
+            painter.line_segment([pos2(x0, y_br - 3.0), pos2(x0, y_br)], stroke);
+        } else {
+            arrow(painter, pos2(row.left() + 4.0, y_br), -1.0, color);
+        }
+        if x1 <= row.right() {
+            painter.line_segment([pos2(x1, y_br - 3.0), pos2(x1, y_br)], stroke);
+        } else {
+            arrow(painter, pos2(row.right() - 4.0, y_br), 1.0, color);
+        }
+    }
+}
+
+fn arrow(painter: &egui::Painter, tip: Pos2, dir: f32, color: Color32) {
+    let pts = vec![
+        tip + vec2(dir * 4.0, 0.0),
+        tip + vec2(-dir * 2.0, -3.0),
+        tip + vec2(-dir * 2.0, 3.0),
+    ];
+    painter.add(egui::Shape::convex_polygon(pts, color, Stroke::NONE));
+}
+
+fn hover_ui(ui: &mut egui::Ui, trace: &Trace, ti: usize, d: usize, i: usize) {
+    let th = &trace.threads[ti];
+    let lane = &th.lanes[d];
+    let m = lane.method(i);
+    let tps = trace.ticks_per_sec;
+    ui.strong(trace.method_full_name(m));
+    ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
+    let children = th
+        .lanes
+        .get(d + 1)
+        .map(|next| {
+            lane.children(i, next.len())
+                .map(|c| (next.dur(c), next.cpu(c)))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let dur = lane.dur(i);
+    let child_sum: u64 = children.iter().map(|c| c.0).sum();
+    let axis_name = if trace.axis_synthesized {
+        "global"
+    } else {
+        "wall"
+    };
+    ui.label(format!(
+        "{axis_name}: incl {} · excl {}",
+        fmt_duration(dur as f64, tps),
+        fmt_duration(dur.saturating_sub(child_sum) as f64, tps)
+    ));
+    if let Some((_, cd)) = lane.cpu(i) {
+        let csum: u64 = children.iter().filter_map(|c| c.1.map(|x| x.1)).sum();
+        ui.label(format!(
+            "cpu: incl {} · excl {}",
+            fmt_duration(cd as f64, tps),
+            fmt_duration(cd.saturating_sub(csum) as f64, tps)
+        ));
+    }
+    let f = lane.flags(i);
+    if f.synthesized_entry {
+        ui.label("entered before tracing started");
+    }
+    if f.unclosed {
+        ui.label("still running when tracing stopped");
+    }
+}
