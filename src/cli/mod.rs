@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub mod convert;
+
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
 #[command(name = "tracelens", version, about, long_about = None)]
@@ -14,7 +16,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Export a trace as speedscope JSON, Chrome trace-event JSON or collapsed stacks.
+    Convert(convert::ConvertArgs),
+}
 
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -23,5 +28,6 @@ pub fn run(cli: Cli) -> i32 {
             eprintln!("the viewer is not built yet");
             1
         }
+        Some(Command::Convert(args)) => convert::run(args),
     }
 }
