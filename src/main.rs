@@ -2,5 +2,22 @@ use clap::Parser;
 
 fn main() {
     let cli = tracelens::cli::Cli::parse();
-    std::process::exit(tracelens::cli::run(cli));
+    let code = tracelens::cli::run(cli);
+    if std::env::var_os("TRACELENS_REPORT_PEAK_RSS").is_some() {
+        report_peak_rss();
+    }
+    std::process::exit(code);
+}
+
+/// Prints the process's peak resident set size (Linux `VmHWM`) for the benchmark.
+fn report_peak_rss() {
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status")
+        && let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:"))
+    {
+        let kib = line
+            .trim_start_matches("VmHWM:")
+            .trim()
+            .trim_end_matches("kB");
+        eprintln!("peak-rss-kib: {}", kib.trim());
+    }
 }

@@ -2,6 +2,7 @@
 
 pub mod calltree;
 pub mod histogram;
+pub mod profile;
 
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -1,0 +1,544 @@
+//! The dmtracedump profile: per method exclusive time, inclusive time (outermost activation
+//! only), calls and recursive calls, and per-edge calls and time to parents and children, plus
+//! the pseudo-method `(toplevel)` — exactly the numbers `dmtracedump FILE` prints
+//! (formats/android.md §2.1, tracedump.cc `parseDataKeys` / `addInclusiveTime`).
+//!
+//! The engine works on the model's lanes, not on records. dmtracedump's event semantics map onto
+//! the call tree like this:
+//!
+//! - A normal call's dmtracedump *stack* is its chain of ancestors **without** the
+//!   `synthesized_entry` flag; its parent is the nearest of them, or `(toplevel)`. The call is
+//!   *recursive* when its method is on that stack; the edge goes to the parent's recursive list when
+//!   the parent's method occurs at least twice on the stack (the parent included).
+//!   Edge time = duration; inclusive time only when not recursive;
+//!   exclusive = duration − Σ children's durations, also added to `top_exclusive` when not
+//!   recursive.
+//! - A call with `synthesized_entry` (dmtracedump saw an exit with an empty stack) is charged from
+//!   time 0 of the clock, as dmtracedump does: edge and inclusive time = its end time; its
+//!   exclusive time is the gap since the thread's previous event (the end of its last child);
+//!   its parent is `(toplevel)`. Its children see no ancestor from it.
+//! - `(toplevel)`: inclusive = total time (Σ over threads of last − first event time);
+//!   exclusive = total time − Σ exclusive of all calls.
+//!
+//! Work is split into units of whole top-level subtrees (their sizes are exact: a range of
+//! top-level calls maps to one contiguous range per lane), balanced over rayon workers, each with
+//! dense per-method accumulators; edges go through one hash map per worker. Results are merged at
+//! the end, so they do not depend on the split.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::trace::{Clock, Lane, MethodId, Thread, Trace};
+
+/// Calls and time from one method to a parent or child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    /// The other method; `None` is `(toplevel)`.
+    pub method: Option<MethodId>,
+    pub calls: u64,
+    /// Inclusive time of those calls, in trace ticks.
+    pub time: u64,
+}
+
+/// The profile of one method (or of `(toplevel)`). Times in trace ticks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MethodProfile {
+    /// Time inside outermost activations (recursive calls add nothing).
+    pub inclusive: u64,
+    /// Time with this method on top of the stack, over all activations.
+    pub exclusive: u64,
+    /// Exclusive time of outermost activations only (dmtracedump's `excl` row).
+    pub top_exclusive: u64,
+    /// Calls while the method was not already on the stack.
+    pub calls: u64,
+    /// Calls while the method was already on the stack.
+    pub recursive_calls: u64,
+    /// Callers, for non-recursive calls of this method. Sorted by method, `(toplevel)` first.
+    pub parents: Vec<Edge>,
+    /// Callees called while this method occurred once on the stack.
+    pub children: Vec<Edge>,
+    /// Callers, for recursive calls of this method.
+    pub recursive_parents: Vec<Edge>,
+    /// Callees called while this method occurred at least twice on the stack.
+    pub recursive_children: Vec<Edge>,
+}
+
+impl MethodProfile {
+    /// `calls + recursive_calls`.
+    pub fn total_calls(&self) -> u64 {
+        self.calls + self.recursive_calls
+    }
+}
+
+/// dmtracedump's profile of a trace on one clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    pub clock: Clock,
+    /// Σ over threads of (last − first event time): dmtracedump's "Total cycles".
+    pub total_time: u64,
+    /// Indexed by [`MethodId`].
+    pub methods: Vec<MethodProfile>,
+    pub toplevel: MethodProfile,
+}
+
+impl Profile {
+    pub fn method(&self, id: MethodId) -> &MethodProfile {
+        &self.methods[id.index()]
+    }
+
+    /// The profile of `id`, or of `(toplevel)` for `None`.
+    pub fn entry(&self, id: Option<MethodId>) -> &MethodProfile {
+        id.map_or(&self.toplevel, |m| self.method(m))
+    }
+}
+
+/// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
+/// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
+pub fn profile(trace: &Trace, clock: Clock) -> Profile {
+    let workers = rayon::current_num_threads().max(1);
+    let total: usize = trace.threads.iter().map(Thread::call_count).sum();
+    profile_split(trace, clock, workers, (total / (8 * workers)).max(1 << 14))
+}
+
+/// [`profile`] with `workers` bins and units of about `unit_calls` calls (tests vary these).
+fn profile_split(trace: &Trace, clock: Clock, workers: usize, unit_calls: usize) -> Profile {
+    let method_count = trace.methods.len();
+    let units = split_units(&trace.threads, unit_calls);
+    let bins = balance(units, workers);
+    let mut accs: Vec<Acc> = bins
+        .into_par_iter()
+        .map(|bin| {
+            let mut acc = Acc::new(method_count);
+            let mut walker = Walker::new(method_count);
+            for unit in bin {
+                let thread = &trace.threads[unit.thread];
+                if clock == Clock::Cpu && thread_has_cpu(thread) {
+                    walker.walk(&thread.lanes, unit.roots, &mut acc, CpuClock);
+                } else {
+                    walker.walk(&thread.lanes, unit.roots, &mut acc, AxisClock);
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut acc = accs.pop().unwrap_or_else(|| Acc::new(method_count));
+    for other in accs {
+        acc.merge(other);
+    }
+
+    let total_time: u64 = trace
+        .threads
+        .iter()
+        .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
+        .sum();
+    acc.into_profile(clock, total_time)
+}
+
+/// Profiles for every clock the trace has, primary first (both for a dual-clock trace).
+pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
+    trace
+        .clocks()
+        .into_iter()
+        .map(|c| profile(trace, c))
+        .collect()
+}
+
+fn thread_has_cpu(thread: &Thread) -> bool {
+    thread.cpu_range.is_some() && thread.lanes.iter().all(Lane::has_cpu)
+}
+
+/// First and last event time of a thread on `clock` (falling back to the axis).
+fn thread_range(thread: &Thread, clock: Clock) -> Option<(u64, u64)> {
+    match clock {
+        Clock::Cpu => thread.cpu_range.or(thread.axis_range),
+        Clock::Wall => thread.axis_range,
+    }
+}
+
+/// A range of top-level calls of one thread: a set of whole subtrees.
+#[derive(Clone, Debug)]
+struct Unit {
+    thread: usize,
+    roots: Range<usize>,
+    calls: usize,
+}
+
+/// Number of calls in the subtrees of `roots` (top-level calls): a range of top-level calls owns
+/// one contiguous range in every lane.
+fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
+    let (mut lo, mut hi) = (roots.start, roots.end);
+    let mut total = 0;
+    for (d, lane) in lanes.iter().enumerate() {
+        if lo >= hi {
+            break;
+        }
+        total += hi - lo;
+        let Some(next) = lanes.get(d + 1) else { break };
+        let child_start = |i: usize| {
+            if i < lane.len() {
+                lane.first_child(i).min(next.len())
+            } else {
+                next.len()
+            }
+        };
+        (lo, hi) = (child_start(lo), child_start(hi));
+    }
+    total
+}
+
+/// Splits every thread into units of about `target` calls at most (or a single top-level call).
+fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for (t, thread) in threads.iter().enumerate() {
+        let Some(top) = thread.lanes.first() else {
+            continue;
+        };
+        let mut pending = vec![0..top.len()];
+        while let Some(roots) = pending.pop() {
+            let calls = subtree_calls(&thread.lanes, roots.clone());
+            if calls > target && roots.len() > 1 {
+                let mid = roots.start + roots.len() / 2;
+                pending.push(mid..roots.end);
+                pending.push(roots.start..mid);
+            } else if calls > 0 {
+                units.push(Unit {
+                    thread: t,
+                    roots,
+                    calls,
+                });
+            }
+        }
+    }
+    units
+}
+
+/// Greedy largest-first assignment of units to `workers` bins.
+fn balance(mut units: Vec<Unit>, workers: usize) -> Vec<Vec<Unit>> {
+    units.sort_by(|a, b| b.calls.cmp(&a.calls));
+    let mut bins: Vec<(usize, Vec<Unit>)> = (0..workers.min(units.len()))
+        .map(|_| (0, Vec::new()))
+        .collect();
+    for unit in units {
+        let Some(bin) = bins.iter_mut().min_by_key(|(load, _)| *load) else {
+            break;
+        };
+        bin.0 += unit.calls;
+        bin.1.push(unit);
+    }
+    bins.into_iter().map(|(_, units)| units).collect()
+}
+
+/// Reads a call's (start, duration) on one clock.
+trait ClockRead: Copy {
+    fn span(self, lane: &Lane, i: usize) -> (u64, u64);
+}
+
+#[derive(Clone, Copy)]
+struct AxisClock;
+impl ClockRead for AxisClock {
+    #[inline]
+    fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
+        (lane.start(i), lane.dur(i))
+    }
+}
+
+#[derive(Clone, Copy)]
+struct CpuClock;
+impl ClockRead for CpuClock {
+    #[inline]
+    fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
+        lane.cpu(i).unwrap_or((lane.start(i), lane.dur(i)))
+    }
+}
+
+/// Per-method sums.
+#[derive(Clone, Copy, Debug, Default)]
+struct MethodAcc {
+    inclusive: u64,
+    exclusive: u64,
+    top_exclusive: u64,
+    calls: [u64; 2],
+}
+
+/// The parent index used for `(toplevel)` in edge keys (method ids use 30 bits).
+const TOP: u32 = 1 << 30;
+
+/// Edge key: parent (31 bits) << 32 | child << 2 | parent-recursive << 1 | child-recursive.
+#[inline]
+fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: bool) -> u64 {
+    (parent as u64) << 32 | (child as u64) << 2 | (parent_rec as u64) << 1 | child_rec as u64
+}
+
+/// One worker's sums.
+struct Acc {
+    methods: Vec<MethodAcc>,
+    /// Edge key → (calls, time).
+    edges: FxHashMap<u64, (u64, u64)>,
+    /// Σ of all calls' exclusive times.
+    exclusive_sum: u64,
+}
+
+impl Acc {
+    fn new(method_count: usize) -> Self {
+        Self {
+            methods: vec![MethodAcc::default(); method_count],
+            edges: FxHashMap::default(),
+            exclusive_sum: 0,
+        }
+    }
+
+    fn merge(&mut self, other: Acc) {
+        for (a, b) in self.methods.iter_mut().zip(other.methods) {
+            a.inclusive += b.inclusive;
+            a.exclusive += b.exclusive;
+            a.top_exclusive += b.top_exclusive;
+            a.calls[0] += b.calls[0];
+            a.calls[1] += b.calls[1];
+        }
+        for (k, (c, t)) in other.edges {
+            let e = self.edges.entry(k).or_default();
+            e.0 += c;
+            e.1 += t;
+        }
+        self.exclusive_sum += other.exclusive_sum;
+    }
+
+    #[inline]
+    fn exclusive(&mut self, m: u32, time: u64, outermost: bool) {
+        let acc = &mut self.methods[m as usize];
+        acc.exclusive += time;
+        if outermost {
+            acc.top_exclusive += time;
+        }
+        self.exclusive_sum += time;
+    }
+
+    fn into_profile(self, clock: Clock, total_time: u64) -> Profile {
+        let mut methods: Vec<MethodProfile> = self
+            .methods
+            .iter()
+            .map(|a| MethodProfile {
+                inclusive: a.inclusive,
+                exclusive: a.exclusive,
+                top_exclusive: a.top_exclusive,
+                calls: a.calls[0],
+                recursive_calls: a.calls[1],
+                ..MethodProfile::default()
+            })
+            .collect();
+        let top_exclusive = total_time.saturating_sub(self.exclusive_sum);
+        let mut toplevel = MethodProfile {
+            inclusive: total_time,
+            exclusive: top_exclusive,
+            top_exclusive,
+            ..MethodProfile::default()
+        };
+
+        let mut edges: Vec<(u64, (u64, u64))> = self.edges.into_iter().collect();
+        let id = |m: u32| (m != TOP).then_some(MethodId(m));
+        // Children lists: keyed by (parent, parent-recursive, child), summed over child-recursive.
+        edges.sort_unstable_by_key(|&(k, _)| (k >> 32, (k >> 1) & 1, (k >> 2) & 0x3FFF_FFFF));
+        for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
+            let k = group[0].0;
+            let (parent, child, parent_rec) = (
+                (k >> 32) as u32,
+                ((k >> 2) as u32) & 0x3FFF_FFFF,
+                k & 2 != 0,
+            );
+            let (calls, time) = group.iter().fold((0, 0), |s, e| (s.0 + e.1.0, s.1 + e.1.1));
+            let entry = if parent == TOP {
+                &mut toplevel
+            } else {
+                &mut methods[parent as usize]
+            };
+            let list = if parent_rec {
+                &mut entry.recursive_children
+            } else {
+                &mut entry.children
+            };
+            list.push(Edge {
+                method: id(child),
+                calls,
+                time,
+            });
+        }
+        // Parent lists: keyed by (child, child-recursive, parent), summed over parent-recursive.
+        edges.sort_unstable_by_key(|&(k, _)| ((k >> 2) & 0x3FFF_FFFF, k & 1, k >> 32));
+        for group in edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2)) {
+            let k = group[0].0;
+            let (parent, child, child_rec) = (
+                (k >> 32) as u32,
+                ((k >> 2) as u32) & 0x3FFF_FFFF,
+                k & 1 != 0,
+            );
+            let (calls, time) = group.iter().fold((0, 0), |s, e| (s.0 + e.1.0, s.1 + e.1.1));
+            let entry = &mut methods[child as usize];
+            let list = if child_rec {
+                &mut entry.recursive_parents
+            } else {
+                &mut entry.parents
+            };
+            list.push(Edge {
+                method: id(parent),
+                calls,
+                time,
+            });
+        }
+        // `(toplevel)` (TOP) sorts after every method in the keys; put it first.
+        for m in &mut methods {
+            m.parents
+                .sort_by_key(|e| e.method.map_or(-1, |m| m.0 as i64));
+            m.recursive_parents
+                .sort_by_key(|e| e.method.map_or(-1, |m| m.0 as i64));
+        }
+        Profile {
+            clock,
+            total_time,
+            methods,
+            toplevel,
+        }
+    }
+}
+
+/// What the walker knows about an open call with children.
+struct Frame {
+    depth: usize,
+    /// Next child (index into the next lane) and the end of the children.
+    next: usize,
+    end: usize,
+    method: u32,
+    /// Duration minus the children visited so far (normal calls).
+    exclusive: u64,
+    /// Normal calls only: whether the method was already on the stack.
+    recursive: bool,
+    synthesized: bool,
+}
+
+/// Depth-first walk state, reused across units.
+struct Walker {
+    /// Occurrences of each method on the dmtracedump stack (non-synthesized ancestors).
+    on_stack: Vec<u32>,
+    /// The dmtracedump stack's methods, innermost last.
+    stack: Vec<u32>,
+    frames: Vec<Frame>,
+}
+
+impl Walker {
+    fn new(method_count: usize) -> Self {
+        Self {
+            on_stack: vec![0; method_count],
+            stack: Vec::new(),
+            frames: Vec::new(),
+        }
+    }
+
+    fn walk<C: ClockRead>(&mut self, lanes: &[Lane], roots: Range<usize>, acc: &mut Acc, clock: C) {
+        for root in roots {
+            self.visit(lanes, 0, root, acc, clock);
+            while let Some(f) = self.frames.last_mut() {
+                if f.next < f.end {
+                    let (depth, i) = (f.depth + 1, f.next);
+                    f.next += 1;
+                    self.visit(lanes, depth, i, acc, clock);
+                } else {
+                    let f = self.frames.pop().expect("frame is present");
+                    if !f.synthesized {
+                        acc.exclusive(f.method, f.exclusive, !f.recursive);
+                        self.on_stack[f.method as usize] -= 1;
+                        self.stack.pop();
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn visit<C: ClockRead>(
+        &mut self,
+        lanes: &[Lane],
+        depth: usize,
+        i: usize,
+        acc: &mut Acc,
+        clock: C,
+    ) {
+        let lane = &lanes[depth];
+        let m = lane.method(i).0;
+        let synthesized = lane.flags(i).synthesized_entry;
+        let (start, dur) = clock.span(lane, i);
+        let children = match lanes.get(depth + 1) {
+            Some(next) => {
+                let r = lane.children(i, next.len());
+                r.start.min(next.len())..r.end.min(next.len())
+            }
+            None => 0..0,
+        };
+        if let Some(parent) = self.frames.last_mut() {
+            parent.exclusive = parent.exclusive.saturating_sub(dur);
+        }
+        if synthesized {
+            // Charged from time 0 by dmtracedump: the exit's time is the elapsed time.
+            let end = start + dur;
+            let a = &mut acc.methods[m as usize];
+            a.inclusive += end;
+            a.calls[0] += 1;
+            let e = acc.edges.entry(edge_key(TOP, m, false, false)).or_default();
+            e.0 += 1;
+            e.1 += end;
+            let exclusive = match children.end.checked_sub(1).filter(|_| !children.is_empty()) {
+                Some(last) => {
+                    let (s, d) = clock.span(&lanes[depth + 1], last);
+                    end.saturating_sub(s + d)
+                }
+                None => 0,
+            };
+            acc.exclusive(m, exclusive, true);
+            if !children.is_empty() {
+                self.frames.push(Frame {
+                    depth,
+                    next: children.start,
+                    end: children.end,
+                    method: m,
+                    exclusive: 0,
+                    recursive: false,
+                    synthesized: true,
+                });
+            }
+            return;
+        }
+        let parent = self.stack.last().copied().unwrap_or(TOP);
+        let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
+        let depth_of_m = self.on_stack[m as usize];
+        let recursive = depth_of_m > 0;
+        let a = &mut acc.methods[m as usize];
+        if !recursive {
+            a.inclusive += dur;
+        }
+        a.calls[recursive as usize] += 1;
+        let e = acc
+            .edges
+            .entry(edge_key(parent, m, parent_rec, recursive))
+            .or_default();
+        e.0 += 1;
+        e.1 += dur;
+        if children.is_empty() {
+            acc.exclusive(m, dur, !recursive);
+        } else {
+            self.on_stack[m as usize] += 1;
+            self.stack.push(m);
+            self.frames.push(Frame {
+                depth,
+                next: children.start,
+                end: children.end,
+                method: m,
+                exclusive: dur,
+                recursive,
+                synthesized: false,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests;

@@ -1,0 +1,318 @@
+//! The fast engine against a slow, obviously-correct port of dmtracedump's event loop
+//! (tracedump.cc `parseDataKeys` + `addInclusiveTime`), run over the same events.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::trace::{Action, Builder, ClockMode};
+
+/// One record: action, method index, time on the profiled clock.
+type Event = (Action, u32, u64);
+
+/// dmtracedump's MethodEntry, minus the printing fields.
+#[derive(Default, Clone)]
+struct Entry {
+    inclusive: u64,
+    exclusive: u64,
+    top_exclusive: u64,
+    calls: [u64; 2],
+    /// [non-recursive, recursive] → other method (None = toplevel) → (calls, time).
+    parents: [BTreeMap<Option<u32>, (u64, u64)>; 2],
+    children: [BTreeMap<Option<u32>, (u64, u64)>; 2],
+}
+
+/// The reference: dmtracedump's loop, record by record, per thread. Index `n` is `(toplevel)`.
+fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile {
+    let top = method_count;
+    let mut entries = vec![Entry::default(); method_count + 1];
+    let key = |m: usize| (m != top).then_some(m as u32);
+    let count = |stack: &[(usize, u64)], len: usize, m: usize| {
+        stack[..len].iter().filter(|f| f.0 == m).count()
+    };
+    let add_inclusive = |entries: &mut Vec<Entry>,
+                         stack: &[(usize, u64)],
+                         len: usize,
+                         parent: usize,
+                         child: usize,
+                         elapsed: u64| {
+        let child_entries = count(stack, len, child);
+        let parent_entries = count(stack, len, parent);
+        let child_rec = (child_entries > 0) as usize;
+        let parent_rec = (parent_entries > 1) as usize;
+        if child_entries == 0 {
+            entries[child].inclusive += elapsed;
+        }
+        entries[child].calls[child_rec] += 1;
+        let e = entries[parent].children[parent_rec]
+            .entry(key(child))
+            .or_default();
+        e.0 += 1;
+        e.1 += elapsed;
+        let e = entries[child].parents[child_rec]
+            .entry(key(parent))
+            .or_default();
+        e.0 += 1;
+        e.1 += elapsed;
+    };
+    let mut total_time = 0;
+    for events in threads {
+        let Some(&(_, _, first)) = events.first() else {
+            continue;
+        };
+        let mut stack: Vec<(usize, u64)> = Vec::new();
+        let mut last = first;
+        for &(action, m, t) in events {
+            let m = m as usize;
+            if action == Action::Enter {
+                let caller = stack.last().map_or(top, |f| f.0);
+                let n = count(&stack, stack.len(), caller);
+                entries[caller].exclusive += t - last;
+                if n <= 1 {
+                    entries[caller].top_exclusive += t - last;
+                }
+                stack.push((m, t));
+            } else {
+                let mut entry_time = 0;
+                if let Some(f) = stack.pop() {
+                    assert_eq!(f.0, m, "the generator makes no mismatched exits");
+                    entry_time = f.1;
+                }
+                let caller = stack.last().map_or(top, |f| f.0);
+                add_inclusive(&mut entries, &stack, stack.len(), caller, m, t - entry_time);
+                entries[m].exclusive += t - last;
+                if count(&stack, stack.len(), m) == 0 {
+                    entries[m].top_exclusive += t - last;
+                }
+            }
+            last = t;
+        }
+        total_time += last - first;
+        for ii in 0..stack.len() {
+            let caller = if ii == 0 { top } else { stack[ii - 1].0 };
+            let (m, entry_time) = stack[ii];
+            add_inclusive(&mut entries, &stack, ii, caller, m, last - entry_time);
+        }
+    }
+    entries[top].inclusive = total_time;
+
+    let edges = |map: &BTreeMap<Option<u32>, (u64, u64)>| -> Vec<Edge> {
+        map.iter()
+            .map(|(&m, &(calls, time))| Edge {
+                method: m.map(MethodId),
+                calls,
+                time,
+            })
+            .collect()
+    };
+    let to_profile = |e: &Entry| MethodProfile {
+        inclusive: e.inclusive,
+        exclusive: e.exclusive,
+        top_exclusive: e.top_exclusive,
+        calls: e.calls[0],
+        recursive_calls: e.calls[1],
+        parents: edges(&e.parents[0]),
+        children: edges(&e.children[0]),
+        recursive_parents: edges(&e.parents[1]),
+        recursive_children: edges(&e.children[1]),
+    };
+    Profile {
+        clock,
+        total_time,
+        methods: entries[..top].iter().map(to_profile).collect(),
+        toplevel: to_profile(&entries[top]),
+    }
+}
+
+/// splitmix64: a tiny seeded generator, so failures reproduce from the seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// One thread's records with both clocks: (action, method, wall, cpu).
+type DualEvent = (Action, u32, u64, u64);
+
+/// Random threads: recursion (few methods), unmatched exits whenever the stack is empty,
+/// unrolls, zero-length calls, calls left open at the end.
+fn random_threads(rng: &mut Rng, method_count: u32) -> Vec<Vec<DualEvent>> {
+    let thread_count = 1 + rng.below(4) as usize;
+    (0..thread_count)
+        .map(|_| {
+            let len = rng.below(60) as usize;
+            let mut wall = rng.below(1000);
+            let mut cpu = rng.below(3) * rng.below(500);
+            let unmatched_percent = rng.below(40);
+            let mut stack: Vec<u32> = Vec::new();
+            let mut events = Vec::with_capacity(len);
+            for _ in 0..len {
+                wall += rng.below(4) * rng.below(4);
+                cpu += rng.below(3);
+                let (action, m) = if stack.is_empty() {
+                    if rng.chance(unmatched_percent) {
+                        let exit = if rng.chance(20) {
+                            Action::Unroll
+                        } else {
+                            Action::Exit
+                        };
+                        (exit, rng.below(method_count as u64) as u32)
+                    } else {
+                        let m = rng.below(method_count as u64) as u32;
+                        stack.push(m);
+                        (Action::Enter, m)
+                    }
+                } else if rng.chance(55) {
+                    let m = rng.below(method_count as u64) as u32;
+                    stack.push(m);
+                    (Action::Enter, m)
+                } else {
+                    let m = stack.pop().expect("stack is not empty");
+                    let exit = if rng.chance(15) {
+                        Action::Unroll
+                    } else {
+                        Action::Exit
+                    };
+                    (exit, m)
+                };
+                events.push((action, m, wall, cpu));
+            }
+            events
+        })
+        .collect()
+}
+
+fn build(threads: &[Vec<DualEvent>], method_count: u32) -> Trace {
+    let mut b = Builder::new("oracle-test");
+    b.clock = Some(ClockMode::Dual);
+    for m in 0..method_count {
+        b.add_method(m as u64 * 4, "C", &format!("m{m}"), "()V", None, None);
+    }
+    for (i, events) in threads.iter().enumerate() {
+        let t = b.add_thread(i as u64 + 1, &format!("t{i}"));
+        let ev = b.events_mut(t);
+        for &(action, m, wall, cpu) in events {
+            ev.push(action, MethodId(m), wall, Some(cpu));
+        }
+    }
+    b.finish()
+}
+
+fn project(threads: &[Vec<DualEvent>], clock: Clock) -> Vec<Vec<Event>> {
+    threads
+        .iter()
+        .map(|evs| {
+            evs.iter()
+                .map(|&(a, m, wall, cpu)| (a, m, if clock == Clock::Cpu { cpu } else { wall }))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn engine_matches_dmtracedump_loop_on_random_traces() {
+    for seed in 0..3000u64 {
+        let mut rng = Rng(seed);
+        let method_count = 1 + rng.below(6) as u32;
+        let threads = random_threads(&mut rng, method_count);
+        let trace = build(&threads, method_count);
+        for clock in [Clock::Cpu, Clock::Wall] {
+            let expected = oracle(&project(&threads, clock), method_count as usize, clock);
+            let fast = profile(&trace, clock);
+            assert_eq!(
+                fast, expected,
+                "seed {seed}, clock {clock:?}, events {threads:?}"
+            );
+            // Splitting into many small units and bins must not change anything.
+            let split = profile_split(&trace, clock, 3, 1);
+            assert_eq!(split, expected, "split: seed {seed}, clock {clock:?}");
+        }
+    }
+}
+
+#[test]
+fn simple_synthetic_trace_numbers() {
+    // ../shared/traces/synthetic/simple.txt: B recursive three deep.
+    let (a, b_, c, d) = (0, 1, 2, 3);
+    use Action::*;
+    let t1 = [
+        (Enter, a, 0),
+        (Enter, b_, 2),
+        (Enter, c, 4),
+        (Exit, c, 6),
+        (Enter, b_, 8),
+        (Enter, b_, 10),
+        (Exit, b_, 14),
+        (Exit, b_, 16),
+        (Exit, b_, 17),
+        (Exit, a, 26),
+    ];
+    let t2 = [(Enter, d, 18), (Enter, c, 20), (Exit, c, 25), (Exit, d, 30)];
+    let threads: Vec<Vec<DualEvent>> = [&t1[..], &t2[..]]
+        .iter()
+        .map(|evs| evs.iter().map(|&(x, m, t)| (x, m, t, t)).collect())
+        .collect();
+    let trace = build(&threads, 4);
+    let p = profile(&trace, Clock::Wall);
+    assert_eq!(p.total_time, 38);
+    let b = p.method(MethodId(b_));
+    assert_eq!((b.inclusive, b.exclusive, b.top_exclusive), (15, 13, 5));
+    assert_eq!((b.calls, b.recursive_calls), (1, 2));
+    assert_eq!(
+        b.recursive_parents,
+        vec![Edge {
+            method: Some(MethodId(b_)),
+            calls: 2,
+            time: 12
+        }]
+    );
+    assert_eq!(
+        b.recursive_children,
+        vec![Edge {
+            method: Some(MethodId(b_)),
+            calls: 1,
+            time: 4
+        }]
+    );
+    assert_eq!(p.toplevel.inclusive, 38);
+    assert_eq!(p.toplevel.exclusive, 0);
+    assert_eq!(p.method(MethodId(c)).calls, 2);
+}
+
+#[test]
+fn unmatched_exit_is_charged_from_time_zero() {
+    use Action::*;
+    // Thread starts at 100: an exit of m0 with an empty stack at 105, then m1 from 106 to 110.
+    let threads = vec![vec![
+        (Exit, 0, 105, 5),
+        (Enter, 1, 106, 6),
+        (Exit, 1, 110, 10),
+    ]];
+    let trace = build(&threads, 2);
+    let p = profile(&trace, Clock::Wall);
+    let m0 = p.method(MethodId(0));
+    assert_eq!(m0.inclusive, 105);
+    assert_eq!(m0.exclusive, 0, "first event of the thread");
+    assert_eq!(
+        m0.parents,
+        vec![Edge {
+            method: None,
+            calls: 1,
+            time: 105
+        }]
+    );
+    assert_eq!(p.total_time, 5);
+    assert_eq!(p.toplevel.exclusive, 5 - 4);
+    let cpu = profile(&trace, Clock::Cpu);
+    assert_eq!(cpu.method(MethodId(0)).inclusive, 5);
+}
