@@ -459,14 +459,15 @@ fn build_thread(thread: &Thread, clock: Clock, range: Option<(u64, u64)>) -> Raw
             None => (0, lane.len()),
         };
         node_of.resize(lane.len(), u32::MAX);
-        for i in lo..hi.max(lo) {
+        let hi = hi.max(lo);
+        for (i, slot) in node_of.iter_mut().enumerate().take(hi).skip(lo) {
             if let Some(t) = clipped_time(lane, i, clock, range) {
                 let n = raw.child(0, lane.method(i).0);
                 raw.inclusive[n as usize] += t;
                 raw.exclusive[n as usize] += t as i64;
                 raw.calls[n as usize] += 1;
                 raw.inclusive[0] += t;
-                node_of[i] = n;
+                *slot = n;
             }
         }
     }

@@ -40,7 +40,8 @@ pub fn trace_from_txt(txt: &str) -> Trace {
     let mut b = Builder::new("synthetic");
     b.clock = Some(ClockMode::ThreadCpu);
     let mut methods: Vec<(String, MethodId)> = Vec::new();
-    let mut threads: Vec<(u64, crate::trace::ThreadId, Vec<(usize, MethodId)>)> = Vec::new();
+    type Stack = Vec<(usize, MethodId)>;
+    let mut threads: Vec<(u64, crate::trace::ThreadId, Stack)> = Vec::new();
     for line in txt.lines() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;

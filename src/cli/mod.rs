@@ -4,6 +4,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 pub mod convert;
+pub mod diff;
+pub mod graph;
 
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
@@ -19,6 +21,10 @@ pub struct Cli {
 pub enum Command {
     /// Export a trace as speedscope JSON, Chrome trace-event JSON or collapsed stacks.
     Convert(convert::ConvertArgs),
+    /// Write the call graph as Graphviz DOT (dmtracedump -g), or render it to .png / .svg.
+    Graph(graph::GraphArgs),
+    /// Compare two traces per method (dmtracedump -d, with signed differences).
+    Diff(diff::DiffArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -29,5 +35,7 @@ pub fn run(cli: Cli) -> i32 {
             1
         }
         Some(Command::Convert(args)) => convert::run(args),
+        Some(Command::Graph(args)) => graph::run(args),
+        Some(Command::Diff(args)) => diff::run(args),
     }
 }
