@@ -107,34 +107,53 @@ impl Rng {
     }
 }
 
+/// One thread's events: (action, method, axis time, CPU time).
+pub type Events = Vec<(Action, MethodId, u64, u64)>;
+
 /// A random dual-clock trace: `threads` threads of about `events` events each, six methods,
 /// recursion, zero-length calls, unmatched exits at the start and open calls at the end.
 pub fn random_trace(seed: u64, threads: usize, events: usize) -> Trace {
-    let mut rng = Rng::new(seed);
+    trace_from_events(&random_events(seed, threads, events))
+}
+
+/// The trace of [`random_events`]: methods `pkg.C{i%3}.m{i}`, threads `t{i}` with ids from 1.
+pub fn trace_from_events(threads: &[Events]) -> Trace {
     let mut b = Builder::new("random");
     b.clock = Some(ClockMode::Dual);
-    let methods: Vec<MethodId> = (0..6)
-        .map(|i| {
-            b.add_method(
-                4 * (i + 1),
-                &format!("pkg.C{}", i % 3),
-                &format!("m{i}"),
-                "()V",
-                None,
-                None,
-            )
-        })
-        .collect();
-    for t in 0..threads {
+    for i in 0..6u64 {
+        b.add_method(
+            4 * (i + 1),
+            &format!("pkg.C{}", i % 3),
+            &format!("m{i}"),
+            "()V",
+            None,
+            None,
+        );
+    }
+    for (t, evs) in threads.iter().enumerate() {
         let tid = b.add_thread(t as u64 + 1, &format!("t{t}"));
+        let ev = b.events_mut(tid);
+        for &(a, m, axis, cpu) in evs {
+            ev.push(a, m, axis, Some(cpu));
+        }
+    }
+    b.finish()
+}
+
+/// Random events per thread (see [`random_trace`]).
+pub fn random_events(seed: u64, threads: usize, events: usize) -> Vec<Events> {
+    let mut rng = Rng::new(seed);
+    let methods: Vec<MethodId> = (0..6).map(MethodId).collect();
+    let mut out = Vec::new();
+    for _ in 0..threads {
+        let mut ev = Events::new();
         let mut stack: Vec<MethodId> = Vec::new();
         let (mut axis, mut cpu) = (rng.below(50), rng.below(10));
-        let ev = b.events_mut(tid);
         // A couple of unmatched exits first.
         for _ in 0..rng.below(3) {
             let m = methods[rng.below(6) as usize];
             axis += rng.below(4);
-            ev.push(Action::Exit, m, axis, Some(cpu));
+            ev.push((Action::Exit, m, axis, cpu));
         }
         for _ in 0..events {
             let step = rng.below(6);
@@ -143,7 +162,7 @@ pub fn random_trace(seed: u64, threads: usize, events: usize) -> Trace {
             if stack.is_empty() || (stack.len() < 12 && rng.below(2) == 0) {
                 let m = methods[rng.below(6) as usize];
                 stack.push(m);
-                ev.push(Action::Enter, m, axis, Some(cpu));
+                ev.push((Action::Enter, m, axis, cpu));
             } else {
                 let m = stack.pop().unwrap();
                 let action = if rng.below(5) == 0 {
@@ -151,9 +170,10 @@ pub fn random_trace(seed: u64, threads: usize, events: usize) -> Trace {
                 } else {
                     Action::Exit
                 };
-                ev.push(action, m, axis, Some(cpu));
+                ev.push((action, m, axis, cpu));
             }
         }
+        out.push(ev);
     }
-    b.finish()
+    out
 }

@@ -67,6 +67,7 @@ fn thread_first_seen(
             }
         }
     };
+    let mut exits = 0u64;
     for top in 0..first.len() {
         let enter = |stack: &mut Vec<(usize, usize, usize, usize, bool)>,
                      anc: &mut Vec<u32>,
@@ -96,6 +97,7 @@ fn thread_first_seen(
                 continue;
             }
             stack.pop();
+            exits += 1;
             let lane = &lanes[d];
             let m = lane.method(i).0;
             if pushed {
@@ -114,7 +116,8 @@ fn thread_first_seen(
                 // After all records, thread by thread (by id), outermost first.
                 (1, th.raw_id, anc.len() as u64, 0)
             } else {
-                (0, lane.end(i), ti as u64, u64::MAX - d as u64)
+                // Exits of one thread come in post-order; across threads, by time.
+                (0, lane.end(i), ti as u64, exits)
             };
             record(parent, m, key, counts);
         }
@@ -150,18 +153,8 @@ struct Node {
     children: Vec<usize>,
 }
 
-/// Writes the DOT text of the call graph of `trace` on `profile`'s clock.
-pub fn write_dot(
-    trace: &Trace,
-    profile: &Profile,
-    threshold_pct: i64,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let threshold = if (0..100).contains(&threshold_pct) {
-        threshold_pct
-    } else {
-        DEFAULT_THRESHOLD_PCT
-    };
+/// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`), and `(toplevel)`'s rank.
+fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
     // Nodes in rank order: (toplevel), the methods, and (unknown) when the trace has none.
     let mut entries: Vec<(MethodKey, Option<MethodId>)> =
         Vec::with_capacity(trace.methods.len() + 2);
@@ -190,7 +183,7 @@ pub fn write_dot(
     }
     let rank = |m: Option<MethodId>| m.map_or(top_rank, |m| rank_of_method[m.index()]);
     let seen = first_seen(trace, profile.clock);
-    let mut nodes: Vec<Node> = order
+    let nodes: Vec<Node> = order
         .iter()
         .map(|&e| {
             let (key, m) = &entries[e];
@@ -216,6 +209,22 @@ pub fn write_dot(
             }
         })
         .collect();
+    (nodes, top_rank)
+}
+
+/// Writes the DOT text of the call graph of `trace` on `profile`'s clock.
+pub fn write_dot(
+    trace: &Trace,
+    profile: &Profile,
+    threshold_pct: i64,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let threshold = if (0..100).contains(&threshold_pct) {
+        threshold_pct
+    } else {
+        DEFAULT_THRESHOLD_PCT
+    };
+    let (nodes, top_rank) = graph_nodes(trace, profile);
     let passes = |nodes: &[Node], parent: usize, child: usize| {
         let pct = nodes[child].inclusive as f64 / nodes[parent].inclusive as f64 * 100.0;
         (pct as i64) >= threshold
@@ -268,7 +277,6 @@ pub fn write_dot(
             }
         }
     }
-    nodes.clear();
     out.write_all(b"}")
 }
 
@@ -276,7 +284,8 @@ pub fn write_dot(
 mod tests {
     use super::*;
     use crate::analysis::profile::profile;
-    use crate::analysis::testutil::simple_trace;
+    use crate::analysis::testutil::{random_events, simple_trace, trace_from_events};
+    use crate::trace::Action;
 
     fn dot(trace: &Trace, threshold: i64) -> String {
         let p = profile(trace, trace.primary_clock());
@@ -314,5 +323,81 @@ mod tests {
         assert!(at60.contains("node0 -> node1\n}"), "{at60}");
         let at99 = dot(&simple_trace(), 99);
         assert_eq!(at99.lines().count(), 4, "{at99}");
+    }
+
+    /// dmtracedump's event loop, reduced to the order of each non-recursive children list:
+    /// records in time order over all threads, an edge prepended when first seen at an exit, and
+    /// frames still open at the end added thread by thread, outermost first.
+    fn oracle_children(events: &[crate::analysis::testutil::Events]) -> FxHashMap<u32, Vec<u32>> {
+        let mut all: Vec<(u64, usize, usize)> = Vec::new();
+        for (t, evs) in events.iter().enumerate() {
+            all.extend(evs.iter().enumerate().map(|(i, e)| (e.2, t, i)));
+        }
+        all.sort();
+        let mut lists: FxHashMap<(u32, bool), Vec<u32>> = FxHashMap::default();
+        let mut add = |parent: u32, child: u32, stack: &[u32]| {
+            let parent_rec = parent != TOP && stack.iter().filter(|&&m| m == parent).count() > 1;
+            let list = lists.entry((parent, parent_rec)).or_default();
+            if !list.contains(&child) {
+                list.insert(0, child);
+            }
+        };
+        let mut stacks: Vec<Vec<u32>> = vec![Vec::new(); events.len()];
+        for (_, t, i) in all {
+            let (action, m, _, _) = events[t][i];
+            let stack = &mut stacks[t];
+            if action == Action::Enter {
+                stack.push(m.0);
+                continue;
+            }
+            if let Some(top) = stack.pop() {
+                assert_eq!(top, m.0, "random traces have matched exits");
+            }
+            let caller = stack.last().copied().unwrap_or(TOP);
+            add(caller, m.0, stack);
+        }
+        for stack in &stacks {
+            for ii in 0..stack.len() {
+                let caller = if ii == 0 { TOP } else { stack[ii - 1] };
+                add(caller, stack[ii], &stack[..ii]);
+            }
+        }
+        lists
+            .into_iter()
+            .filter(|((_, rec), _)| !rec)
+            .map(|((p, _), l)| (p, l))
+            .collect()
+    }
+
+    #[test]
+    fn child_order_matches_dmtracedump_event_loop() {
+        for seed in 0..80 {
+            let events = random_events(seed, 1 + (seed % 3) as usize, 300);
+            let trace = trace_from_events(&events);
+            let p = profile(&trace, Clock::Cpu);
+            let (nodes, top_rank) = graph_nodes(&trace, &p);
+            let want = oracle_children(&events);
+            let key_of = |m: u32| {
+                if m == TOP {
+                    MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS)
+                } else {
+                    MethodKey::of(&trace, MethodId(m))
+                }
+            };
+            let mut checked = 0;
+            for (parent, kids) in &want {
+                let node = nodes.iter().find(|n| n.key == key_of(*parent)).unwrap();
+                let got: Vec<&MethodKey> = node.children.iter().map(|&c| &nodes[c].key).collect();
+                let want: Vec<MethodKey> = kids.iter().map(|&k| key_of(k)).collect();
+                assert_eq!(
+                    got,
+                    want.iter().collect::<Vec<_>>(),
+                    "seed {seed} parent {parent}"
+                );
+                checked += 1;
+            }
+            assert!(checked > 1);
+            assert_eq!(nodes[top_rank].key.class, MethodKey::TOPLEVEL_CLASS);
+        }
     }
 }
