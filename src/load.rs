@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::formats::{self, FormatError, Progress, ReadContext};
-use crate::trace::Trace;
+use crate::trace::{Builder, Trace};
 
 /// The bytes of an input file.
 pub enum Source {
@@ -60,13 +60,120 @@ pub enum LoadError {
     Format { path: PathBuf, error: FormatError },
 }
 
-/// Reads and parses the file at `path`.
-pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
-    let source = Source::open(path).map_err(|source| LoadError::Io {
+/// What a path names once Traceview's opening rules are applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// One file holding the whole trace.
+    Single(PathBuf),
+    /// An Android `.key` + `.data` pair.
+    Pair { key: PathBuf, data: PathBuf },
+}
+
+impl Input {
+    /// The path named in messages.
+    pub fn display_path(&self) -> &Path {
+        match self {
+            Input::Single(p) => p,
+            Input::Pair { key, .. } => key,
+        }
+    }
+}
+
+fn with_ext(path: &Path, ext: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+/// Finds the files behind `path` (formats/android.md §2.2): a path that does not exist is retried
+/// as `<path>.trace`, then as `<path>.key` + `<path>.data`; an existing `.key` with no data
+/// section, or a `.data` without a key, is paired with its sibling of the same base name.
+pub fn resolve(path: &Path) -> Input {
+    if !path.exists() {
+        let trace = with_ext(path, ".trace");
+        if trace.is_file() {
+            return Input::Single(trace);
+        }
+        let (key, data) = (with_ext(path, ".key"), with_ext(path, ".data"));
+        if key.is_file() && data.is_file() {
+            return Input::Pair { key, data };
+        }
+        return Input::Single(path.to_path_buf());
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let sibling = |e: &str| path.with_extension(e);
+    match ext {
+        "key" if sibling("data").is_file() && !key_has_data(path) => Input::Pair {
+            key: path.to_path_buf(),
+            data: sibling("data"),
+        },
+        "data" if sibling("key").is_file() => Input::Pair {
+            key: sibling("key"),
+            data: path.to_path_buf(),
+        },
+        _ => Input::Single(path.to_path_buf()),
+    }
+}
+
+/// Whether the key file at `path` is followed by its own data section.
+fn key_has_data(path: &Path) -> bool {
+    match Source::open(path) {
+        Ok(bytes) => formats::android::parse_key(&bytes, "android-trace", 0)
+            .is_ok_and(|k| k.end_offset < bytes.len()),
+        Err(_) => false,
+    }
+}
+
+fn open(path: &Path) -> Result<Source, LoadError> {
+    Source::open(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    load_bytes(path, &source, progress)
+    })
+}
+
+/// Reads and parses the file at `path` (or the `.key` + `.data` pair it names; see [`resolve`]).
+/// The input is released before the lanes are built, so it does not add to peak memory.
+pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
+    let input = resolve(path);
+    let builder = match &input {
+        Input::Single(p) => {
+            let source = open(p)?;
+            read_builder(p, &source, progress)?
+        }
+        Input::Pair { key, data } => {
+            let key_bytes = open(key)?;
+            let data_bytes = open(data)?;
+            progress.bytes_total.store(
+                (key_bytes.len() + data_bytes.len()) as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            let ctx = ReadContext {
+                path: Some(key),
+                progress,
+            };
+            formats::android::read_pair(&key_bytes, &data_bytes, &ctx).map_err(|error| {
+                LoadError::Format {
+                    path: key.clone(),
+                    error,
+                }
+            })?
+        }
+    };
+    Ok(builder.finish())
+}
+
+fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Builder, LoadError> {
+    progress
+        .bytes_total
+        .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    let ctx = ReadContext {
+        path: Some(path),
+        progress,
+    };
+    formats::read_to_builder(bytes, &ctx).map_err(|error| LoadError::Format {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Parses `bytes` that came from `path` (the path is used for messages and as a hint only).

@@ -34,7 +34,7 @@ fn parse_clock(s: &str) -> Result<Clock, String> {
     }
 }
 
-pub fn run(args: ConvertArgs) -> i32 {
+pub fn run(args: &ConvertArgs) -> i32 {
     let trace = match crate::load::load_path(&args.file, &Progress::default()) {
         Ok(t) => t,
         Err(e) => {

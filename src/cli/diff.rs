@@ -22,7 +22,7 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-pub fn run(args: DiffArgs) -> i32 {
+pub fn run(args: &DiffArgs) -> i32 {
     let (ra, rb) = rayon::join(
         || crate::load::load_path(&args.a, &Progress::default()),
         || crate::load::load_path(&args.b, &Progress::default()),

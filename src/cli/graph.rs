@@ -33,7 +33,7 @@ fn render_kind(path: &Path) -> Option<&'static str> {
     }
 }
 
-pub fn run(args: GraphArgs) -> i32 {
+pub fn run(args: &GraphArgs) -> i32 {
     let trace = match crate::load::load_path(&args.file, &Progress::default()) {
         Ok(t) => t,
         Err(e) => {

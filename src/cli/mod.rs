@@ -5,7 +5,12 @@ use std::path::PathBuf;
 
 pub mod convert;
 pub mod diff;
+pub mod dump;
+pub mod r#gen;
 pub mod graph;
+pub mod info;
+pub mod profile;
+pub mod summary;
 
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
@@ -19,6 +24,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Print dmtracedump's profile of a trace (`dmtracedump FILE`; `--html`: `dmtracedump -h`).
+    Profile(profile::ProfileArgs),
+    /// Summarize traces: format, clocks, threads, methods, diagnostics (`--json`: one JSON document).
+    Summary(summary::SummaryArgs),
+    /// List the records of an Android trace (`dmtracedump -o FILE`).
+    Dump(dump::DumpArgs),
+    /// Show what a trace is: format, version, clocks, VM, pid, times, counts, diagnostics.
+    Info(info::InfoArgs),
+    /// Write a large realistic Android trace (for benchmarks): `gen --records N -o FILE`.
+    Gen(r#gen::GenArgs),
     /// Export a trace as speedscope JSON, Chrome trace-event JSON or collapsed stacks.
     Convert(convert::ConvertArgs),
     /// Write the call graph as Graphviz DOT (dmtracedump -g), or render it to .png / .svg.
@@ -30,12 +45,17 @@ pub enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
+        Some(Command::Profile(args)) => profile::run(&args),
+        Some(Command::Summary(args)) => summary::run(&args),
+        Some(Command::Dump(args)) => dump::run(&args),
+        Some(Command::Info(args)) => info::run(&args),
+        Some(Command::Gen(args)) => r#gen::run(&args),
         None => {
             eprintln!("the viewer is not built yet");
             1
         }
-        Some(Command::Convert(args)) => convert::run(args),
-        Some(Command::Graph(args)) => graph::run(args),
-        Some(Command::Diff(args)) => diff::run(args),
+        Some(Command::Convert(args)) => convert::run(&args),
+        Some(Command::Graph(args)) => graph::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
     }
 }

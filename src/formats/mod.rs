@@ -4,7 +4,10 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::trace::{Location, Trace};
+use crate::trace::{Builder, Location, Trace};
+
+pub mod android;
+pub mod detect;
 
 /// A file that could not be read as the format it was taken for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,10 +77,23 @@ pub fn cancelled(format: &str) -> FormatError {
 
 /// Detects the format of `bytes` and reads it.
 pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
-    let _ = (bytes, ctx);
+    read_to_builder(bytes, ctx).map(Builder::finish)
+}
+
+/// Detects the format of `bytes` and reads it into a [`Builder`] (not finished yet, so that a
+/// caller can release the input before the lanes are built).
+pub fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+    let detected = detect::detect(bytes);
+    if detected.is_android() {
+        return android::read(bytes, ctx);
+    }
+    // The legacy text formats (formats::legacy) plug in here: sniff, then read.
     Err(FormatError::new(
         "unknown",
-        Location::File,
-        "no format readers are built in yet",
+        Location::Offset(0),
+        format!(
+            "unrecognised file: not an Android trace ('*version' or 'SLOW' expected at the start, found '{}')",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).escape_debug()
+        ),
     ))
 }

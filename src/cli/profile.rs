@@ -1,0 +1,132 @@
+//! `tracelens profile FILE`: what `dmtracedump FILE` prints (`--html`: `dmtracedump -h FILE`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::analysis::profile::profile;
+use crate::formats::Progress;
+use crate::report::profile_text::{Style, render};
+use crate::trace::{Clock, Trace, summarize};
+
+/// Arguments of `tracelens profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The trace file.
+    pub file: PathBuf,
+    /// Print dmtracedump's HTML page (`dmtracedump -h`) instead of text.
+    #[arg(long)]
+    pub html: bool,
+    /// The clock to profile with. Default: the trace's first clock (thread CPU for thread-cpu and
+    /// dual traces, wall for wall traces), as dmtracedump.
+    #[arg(long, value_enum)]
+    pub clock: Option<ClockArg>,
+    /// Base URL of `sortable.js` in the HTML page (dmtracedump's `-s`).
+    #[arg(long, value_name = "URL", requires = "html")]
+    pub sortable: Option<String>,
+}
+
+/// A clock named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// Per-thread CPU time.
+    Cpu,
+    /// Wall-clock time.
+    Wall,
+}
+
+impl From<ClockArg> for Clock {
+    fn from(c: ClockArg) -> Clock {
+        match c {
+            ClockArg::Cpu => Clock::Cpu,
+            ClockArg::Wall => Clock::Wall,
+        }
+    }
+}
+
+/// Loads `path`, printing the error (one line) on failure.
+pub(crate) fn load_or_report(path: &std::path::Path) -> Option<Trace> {
+    match crate::load::load_path(path, &Progress::default()) {
+        Ok(trace) => Some(trace),
+        Err(e) => {
+            eprintln!("tracelens: {e}");
+            None
+        }
+    }
+}
+
+/// Prints the diagnostics summary line (and the errors themselves) on stderr.
+pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
+    if trace.diagnostics.is_empty() {
+        return;
+    }
+    eprintln!(
+        "tracelens: {}: {}",
+        path.display(),
+        summarize(&trace.diagnostics)
+    );
+    for d in trace
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::trace::Severity::Error)
+        .take(5)
+    {
+        eprintln!("tracelens: {}: {d}", path.display());
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print_stdout(text: &str) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("tracelens: cannot write the output: {e}");
+            1
+        }
+    }
+}
+
+pub fn run(args: &ProfileArgs) -> i32 {
+    let Some(trace) = load_or_report(&args.file) else {
+        return 1;
+    };
+    let clock = match args.clock {
+        Some(c) => {
+            let clock = Clock::from(c);
+            if !trace.clocks().contains(&clock) {
+                let have: Vec<String> = trace
+                    .clocks()
+                    .iter()
+                    .map(|c| format!("{c:?}").to_lowercase())
+                    .collect();
+                eprintln!(
+                    "tracelens: {}: the trace has no {} clock (it has: {})",
+                    args.file.display(),
+                    format!("{clock:?}").to_lowercase(),
+                    if have.is_empty() {
+                        "none".to_string()
+                    } else {
+                        have.join(", ")
+                    }
+                );
+                return 2;
+            }
+            clock
+        }
+        None => trace.primary_clock(),
+    };
+    let p = profile(&trace, clock);
+    let style = if args.html {
+        Style::Html {
+            sortable_url: args.sortable.clone(),
+        }
+    } else {
+        Style::Text
+    };
+    let text = render(&trace, &p, &style);
+    report_diagnostics(&args.file, &trace);
+    print_stdout(&text)
+}

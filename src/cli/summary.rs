@@ -1,0 +1,63 @@
+//! `tracelens summary FILE... [--json]`: a short summary per file, or one JSON document (an
+//! array with one object per file; schema in docs/summary-json.md).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::formats::Progress;
+use crate::load::LoadError;
+use crate::report::summary::{FileSummary, error_summary, summarize_trace, to_json, to_text};
+
+/// Arguments of `tracelens summary`.
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// The trace files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print one JSON document: an array with one object per file (docs/summary-json.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Number of methods (and diagnostics) listed in the text summary.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+}
+
+/// Exit status 1 when any file could not be read (the others are still summarized).
+pub fn run(args: &SummaryArgs) -> i32 {
+    let mut failed = false;
+    let summaries: Vec<FileSummary> = args
+        .files
+        .iter()
+        .map(|path| {
+            let name = path.display().to_string();
+            match crate::load::load_path(path, &Progress::default()) {
+                Ok(trace) => summarize_trace(&name, &trace),
+                Err(e) => {
+                    failed = true;
+                    eprintln!("tracelens: {e}");
+                    let error = match e {
+                        LoadError::Format { error, .. } => error,
+                        LoadError::Io { source, .. } => crate::formats::FormatError::new(
+                            "io",
+                            crate::trace::Location::File,
+                            source.to_string(),
+                        ),
+                    };
+                    error_summary(&name, &error)
+                }
+            }
+        })
+        .collect();
+    let text = if args.json {
+        to_json(&summaries)
+    } else {
+        summaries
+            .iter()
+            .map(|s| to_text(s, args.top))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let code = super::profile::print_stdout(&text);
+    if failed { 1 } else { code }
+}

@@ -1,0 +1,549 @@
+//! The binary data section of non-streaming traces: header parsing and the parallel record
+//! decoder.
+//!
+//! Decoding runs in two parallel passes over chunks of the record area. Pass 1 counts the records
+//! of each thread per chunk (and, for thread-CPU-only traces, the CPU advance inside the chunk);
+//! a short sequential step turns the counts into exact-size per-thread arrays and gives every
+//! chunk its own disjoint slice of each; pass 2 decodes straight into those slices. Transient
+//! memory is what the model keeps anyway: 12 bytes per dual-clock record.
+
+use rayon::prelude::*;
+
+use super::{FORMAT_TRACE, NONE, Tables, UNKNOWN_METHOD_CLASS, UNKNOWN_METHOD_RAW_ID};
+use crate::formats::detect::DATA_MAGIC;
+use crate::formats::{FormatError, ReadContext, cancelled};
+use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId, Times};
+
+/// The data section header (see the module docs of `formats::android`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataHeader {
+    /// As written, including the streaming bits 0xF0.
+    pub raw_version: u16,
+    /// 1, 2 or 3.
+    pub version: u16,
+    pub offset_to_data: u16,
+    pub start_time_us: u64,
+    /// Bytes per record (9, 10, or the v3 header's value).
+    pub record_size: u16,
+}
+
+impl DataHeader {
+    /// The smallest header of each version.
+    fn min_len(version: u16) -> usize {
+        if version >= 3 { 18 } else { 16 }
+    }
+
+    /// Parses the header at `data[0]`; `offset` is where `data` starts in the file.
+    pub fn parse(data: &[u8], offset: u64) -> Result<DataHeader, FormatError> {
+        let at = |o: usize| Location::Offset(offset + o as u64);
+        let err = |o: usize, msg: String| FormatError::new(FORMAT_TRACE, at(o), msg);
+        if data.is_empty() {
+            return Err(err(
+                0,
+                "data section missing: nothing follows the key's '*end' line".into(),
+            ));
+        }
+        if data.len() < 4 || u32::from_le_bytes([data[0], data[1], data[2], data[3]]) != DATA_MAGIC
+        {
+            return Err(err(
+                0,
+                format!(
+                    "data section missing: expected 'SLOW' after the key's '*end' line, found '{}'",
+                    printable(&data[..data.len().min(16)])
+                ),
+            ));
+        }
+        if data.len() < 6 {
+            return Err(err(4, "data header truncated before its version".into()));
+        }
+        let raw_version = u16::from_le_bytes([data[4], data[5]]);
+        let streaming = raw_version & 0xF0 == 0xF0;
+        let version = if streaming {
+            raw_version & 0x0F
+        } else {
+            raw_version
+        };
+        if !(1..=3).contains(&version) {
+            let text_follows = data[4..data.len().min(24)]
+                .iter()
+                .all(|&b| b == b'\n' || b == b'\t' || (0x20..0x7F).contains(&b));
+            if text_follows {
+                return Err(err(
+                    0,
+                    format!(
+                        "data section missing: the key is followed by text ('{}'), not a binary data header",
+                        printable(&data[..data.len().min(32)])
+                    ),
+                ));
+            }
+            let detected = crate::formats::detect::detect(data);
+            if let Some(e) = super::unsupported(detected, offset) {
+                return Err(e);
+            }
+            return Err(err(4, format!("unsupported data version {raw_version}")));
+        }
+        let min = Self::min_len(version);
+        if data.len() < min {
+            return Err(err(
+                0,
+                format!(
+                    "data header truncated: {} bytes, a version {version} header needs {min}",
+                    data.len()
+                ),
+            ));
+        }
+        let offset_to_data = u16::from_le_bytes([data[6], data[7]]);
+        let mut start = [0u8; 8];
+        start.copy_from_slice(&data[8..16]);
+        let start_time_us = u64::from_le_bytes(start);
+        let record_size = match version {
+            1 => 9,
+            2 => 10,
+            _ => u16::from_le_bytes([data[16], data[17]]),
+        };
+        if record_size < 10 && version == 3 {
+            return Err(err(
+                16,
+                format!(
+                    "record size {record_size} is too small (a version 3 record needs at least 10 bytes)"
+                ),
+            ));
+        }
+        if (offset_to_data as usize) < min {
+            return Err(err(
+                6,
+                format!("offset to data {offset_to_data} points inside the {min}-byte header"),
+            ));
+        }
+        Ok(DataHeader {
+            raw_version,
+            version,
+            offset_to_data,
+            start_time_us,
+            record_size,
+        })
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.raw_version & 0xF0 == 0xF0
+    }
+
+    /// Whether records carry a second (wall) time.
+    pub fn has_time2(&self) -> bool {
+        self.version >= 3 && self.record_size >= 14
+    }
+
+    /// Bytes of the thread id at the start of a record.
+    pub fn tid_bytes(&self) -> usize {
+        if self.version == 1 { 1 } else { 2 }
+    }
+}
+
+fn printable(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            b'\n' => "\\n".to_string(),
+            0x20..0x7F => (c as char).to_string(),
+            _ => format!("\\x{c:02x}"),
+        })
+        .collect()
+}
+
+/// One decoded record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawRecord {
+    pub tid: u16,
+    /// `method id | action` as in the file.
+    pub op: u32,
+    pub time1: u32,
+    /// 0 when the records have no second time.
+    pub time2: u32,
+}
+
+#[inline]
+fn le32(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
+}
+
+/// Decodes one record; `r` must be at least `header.record_size` (≥ 9) bytes.
+#[inline]
+pub fn decode_record(r: &[u8], tid_bytes: usize, has_t2: bool) -> RawRecord {
+    let tid = if tid_bytes == 1 {
+        r[0] as u16
+    } else {
+        u16::from_le_bytes([r[0], r[1]])
+    };
+    RawRecord {
+        tid,
+        op: le32(r, tid_bytes),
+        time1: le32(r, tid_bytes + 4),
+        time2: if has_t2 { le32(r, 10) } else { 0 },
+    }
+}
+
+/// The record area of a data section: the records, and the offset of a partial record at the
+/// end (if any).
+pub fn record_area<'a>(data: &'a [u8], header: &DataHeader) -> (&'a [u8], Option<usize>) {
+    let start = (header.offset_to_data as usize).min(data.len());
+    let area = &data[start..];
+    let rs = header.record_size as usize;
+    let whole = area.len() / rs * rs;
+    let partial = (whole < area.len()).then_some(start + whole);
+    (&area[..whole], partial)
+}
+
+/// Calls `f` for every whole record of the data section `data`, in file order.
+pub fn for_each_record(data: &[u8], header: &DataHeader, mut f: impl FnMut(RawRecord)) {
+    let (area, _) = record_area(data, header);
+    let (tb, t2) = (header.tid_bytes(), header.has_time2());
+    for r in area.chunks_exact(header.record_size as usize) {
+        f(decode_record(r, tb, t2));
+    }
+}
+
+/// What pass 1 learns about one chunk.
+#[derive(Default)]
+struct ChunkCount {
+    /// Thread ids in order of first appearance in the chunk.
+    tids: Vec<u16>,
+    /// Records per entry of `tids`.
+    counts: Vec<u32>,
+    /// Thread-CPU only: the first and last time1 per entry of `tids`.
+    first_t1: Vec<u32>,
+    last_t1: Vec<u32>,
+    /// Thread-CPU only: CPU advance inside the chunk, not counting each thread's first record.
+    internal_advance: u64,
+    invalid: u64,
+    first_invalid: Option<usize>,
+}
+
+/// Where pass 2 of one chunk writes.
+struct ChunkOut<'a> {
+    ops: Vec<&'a mut [u32]>,
+    t1: Vec<&'a mut [u32]>,
+    t2: Vec<&'a mut [u32]>,
+    axis: Vec<&'a mut [u64]>,
+}
+
+/// Splits each thread's array into the consecutive pieces each chunk writes.
+fn split<'a, T>(
+    arrays: &'a mut [Vec<T>],
+    chunks: &[ChunkCount],
+    thread_of_local: &[Vec<u32>],
+) -> Vec<Vec<&'a mut [T]>> {
+    let mut rests: Vec<&'a mut [T]> = arrays.iter_mut().map(|v| v.as_mut_slice()).collect();
+    let mut out = Vec::with_capacity(chunks.len());
+    for (c, chunk) in chunks.iter().enumerate() {
+        let mut mine = Vec::with_capacity(chunk.tids.len());
+        for (s, &n) in chunk.counts.iter().enumerate() {
+            let g = thread_of_local[c][s] as usize;
+            if rests.get(g).is_none_or(|r| r.len() < n as usize) {
+                mine.push(<&mut [T]>::default());
+                continue;
+            }
+            let rest = std::mem::take(&mut rests[g]);
+            let (a, b) = rest.split_at_mut(n as usize);
+            rests[g] = b;
+            mine.push(a);
+        }
+        out.push(mine);
+    }
+    out
+}
+
+/// Decodes the records of `data` (a data section starting at file offset `data_offset`) into
+/// `b`'s threads.
+pub(crate) fn decode(
+    b: &mut Builder,
+    mut tables: Tables,
+    data: &[u8],
+    data_offset: u64,
+    header: &DataHeader,
+    clock: ClockMode,
+    ctx: &ReadContext,
+) -> Result<(), FormatError> {
+    let rs = header.record_size as usize;
+    let (area, partial) = record_area(data, header);
+    let area_offset = data_offset + (header.offset_to_data as u64).min(data.len() as u64);
+    let n = area.len() / rs;
+    b.source.record_count = n as u64;
+    if let Some(p) = partial {
+        let missing = if (header.offset_to_data as usize) > data.len() {
+            "the records start beyond the end of the file".to_string()
+        } else {
+            format!(
+                "{} trailing bytes are less than one {rs}-byte record",
+                data.len() - p
+            )
+        };
+        b.diag(Diagnostic::warning(
+            "truncated",
+            Location::Offset(data_offset + p as u64),
+            format!("file truncated: {missing}; {n} whole records read"),
+        ));
+    }
+    let tb = header.tid_bytes();
+    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
+    let synth = clock == ClockMode::ThreadCpu;
+    let tid_space = if tb == 1 { 256 } else { 65536 };
+
+    let threads = rayon::current_num_threads().max(1);
+    let chunk_records = (n / (threads * 4)).max(1 << 16);
+    let chunk_bytes = chunk_records * rs;
+    let chunks: Vec<&[u8]> = area.chunks(chunk_bytes).collect();
+    let progress = ctx.progress;
+
+    // Pass 1: count.
+    let counts: Vec<ChunkCount> = chunks
+        .par_iter()
+        .map(|chunk| {
+            let mut c = ChunkCount::default();
+            if progress.is_cancelled() {
+                return c;
+            }
+            let mut slot = vec![NONE; tid_space];
+            for (i, r) in chunk.chunks_exact(rs).enumerate() {
+                let rec = decode_record(r, tb, false);
+                if rec.op & 3 == 3 {
+                    c.invalid += 1;
+                    c.first_invalid.get_or_insert(i);
+                    continue;
+                }
+                let s = &mut slot[rec.tid as usize];
+                if *s == NONE {
+                    *s = c.tids.len() as u32;
+                    c.tids.push(rec.tid);
+                    c.counts.push(0);
+                    if synth {
+                        c.first_t1.push(rec.time1);
+                        c.last_t1.push(rec.time1);
+                    }
+                }
+                let s = *s as usize;
+                c.counts[s] += 1;
+                if synth && c.counts[s] > 1 {
+                    c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
+                    c.last_t1[s] = rec.time1;
+                }
+            }
+            c
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled(FORMAT_TRACE));
+    }
+
+    // Sequential: thread table, exact sizes, per-chunk starting clocks.
+    let mut thread_of_local: Vec<Vec<u32>> = Vec::with_capacity(counts.len());
+    let mut unnamed = 0u64;
+    for c in &counts {
+        let mut locals = Vec::with_capacity(c.tids.len());
+        for &tid in &c.tids {
+            let slot = &mut tables.thread_of_tid[tid as usize];
+            if *slot == NONE {
+                *slot = b.add_thread(tid as u64, &format!("thread {tid}")).0;
+                unnamed += 1;
+            }
+            locals.push(*slot);
+        }
+        thread_of_local.push(locals);
+    }
+    if unnamed > 0 {
+        b.diag(Diagnostic::new(
+            Severity::Info,
+            "thread-not-in-key",
+            Location::File,
+            format!("{unnamed} thread ids occur in records but not in the key's *threads"),
+        ));
+    }
+    let thread_count = b.thread_count();
+    let mut totals = vec![0usize; thread_count];
+    for (c, locals) in counts.iter().zip(&thread_of_local) {
+        for (&n, &g) in c.counts.iter().zip(locals) {
+            totals[g as usize] += n as usize;
+        }
+    }
+    // Thread-CPU axis: the global clock at each chunk's start and each thread's previous time1.
+    let mut chunk_clock = vec![0u64; counts.len()];
+    let mut chunk_prev: Vec<Vec<Option<u32>>> = Vec::new();
+    if synth {
+        let mut last: Vec<Option<u32>> = vec![None; thread_count];
+        let mut clock = 0u64;
+        for (ci, (c, locals)) in counts.iter().zip(&thread_of_local).enumerate() {
+            chunk_clock[ci] = clock;
+            let mut prevs = Vec::with_capacity(locals.len());
+            for (s, &g) in locals.iter().enumerate() {
+                let prev = last[g as usize];
+                prevs.push(prev);
+                if let Some(p) = prev {
+                    clock += c.first_t1[s].wrapping_sub(p) as u64;
+                }
+                last[g as usize] = Some(c.last_t1[s]);
+            }
+            clock += c.internal_advance;
+            chunk_prev.push(prevs);
+        }
+    }
+
+    let mut ops: Vec<Vec<u32>> = totals.iter().map(|&n| vec![0; n]).collect();
+    let mut t1s: Vec<Vec<u32>> = totals.iter().map(|&n| vec![0; n]).collect();
+    let mut t2s: Vec<Vec<u32>> = if has_t2 {
+        totals.iter().map(|&n| vec![0; n]).collect()
+    } else {
+        vec![Vec::new(); thread_count]
+    };
+    let mut axis: Vec<Vec<u64>> = if synth {
+        totals.iter().map(|&n| vec![0; n]).collect()
+    } else {
+        vec![Vec::new(); thread_count]
+    };
+    let unknown_id = b.methods.len() as u32;
+    let lookup = &tables.methods;
+
+    let outs: Vec<ChunkOut> = {
+        let zero = |v: &ChunkCount| ChunkCount {
+            tids: v.tids.clone(),
+            counts: vec![0; v.counts.len()],
+            ..ChunkCount::default()
+        };
+        let zeros: Vec<ChunkCount> = counts.iter().map(zero).collect();
+        let ops_s = split(&mut ops, &counts, &thread_of_local);
+        let t1_s = split(&mut t1s, &counts, &thread_of_local);
+        let t2_s = split(
+            &mut t2s,
+            if has_t2 { &counts } else { &zeros },
+            &thread_of_local,
+        );
+        let ax_s = split(
+            &mut axis,
+            if synth { &counts } else { &zeros },
+            &thread_of_local,
+        );
+        ops_s
+            .into_iter()
+            .zip(t1_s)
+            .zip(t2_s)
+            .zip(ax_s)
+            .map(|(((ops, t1), t2), axis)| ChunkOut { ops, t1, t2, axis })
+            .collect()
+    };
+
+    // Pass 2: fill.
+    let unknown: Vec<(u64, Option<usize>)> = chunks
+        .par_iter()
+        .zip(outs)
+        .zip(counts.par_iter())
+        .enumerate()
+        .map(|(ci, ((chunk, mut out), cc))| {
+            if progress.is_cancelled() {
+                return (0, None);
+            }
+            let mut slot = vec![NONE; tid_space];
+            for (s, &tid) in cc.tids.iter().enumerate() {
+                slot[tid as usize] = s as u32;
+            }
+            let mut cursor = vec![0usize; cc.tids.len()];
+            let mut prev: Vec<Option<u32>> = if synth {
+                chunk_prev[ci].clone()
+            } else {
+                Vec::new()
+            };
+            let mut clock = chunk_clock[ci];
+            let (mut unknown, mut first_unknown) = (0u64, None);
+            for (i, r) in chunk.chunks_exact(rs).enumerate() {
+                let rec = decode_record(r, tb, has_t2);
+                let action = rec.op & 3;
+                if action == 3 {
+                    continue;
+                }
+                let s = slot[rec.tid as usize] as usize;
+                let Some(k) = cursor.get_mut(s) else { continue };
+                let j = *k;
+                *k += 1;
+                let mut m = lookup.get(rec.op & !3);
+                if m == NONE {
+                    unknown += 1;
+                    first_unknown.get_or_insert(i);
+                    m = unknown_id;
+                }
+                if let Some(o) = out.ops[s].get_mut(j) {
+                    *o = m << 2 | action;
+                }
+                if let Some(t) = out.t1[s].get_mut(j) {
+                    *t = rec.time1;
+                }
+                if has_t2 && let Some(t) = out.t2[s].get_mut(j) {
+                    *t = rec.time2;
+                }
+                if synth {
+                    if let Some(p) = prev[s] {
+                        clock += rec.time1.wrapping_sub(p) as u64;
+                    }
+                    prev[s] = Some(rec.time1);
+                    if let Some(t) = out.axis[s].get_mut(j) {
+                        *t = clock;
+                    }
+                }
+            }
+            progress.add_bytes(chunk.len() as u64);
+            progress.add_records((chunk.len() / rs) as u64);
+            (unknown, first_unknown.map(|i| ci * chunk_records + i))
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled(FORMAT_TRACE));
+    }
+
+    let total_unknown: u64 = unknown.iter().map(|u| u.0).sum();
+    if total_unknown > 0 {
+        b.add_method(
+            UNKNOWN_METHOD_RAW_ID,
+            UNKNOWN_METHOD_CLASS,
+            "",
+            "",
+            None,
+            None,
+        );
+        let first = unknown.iter().find_map(|u| u.1).unwrap_or(0);
+        b.diag(Diagnostic::warning(
+            "unknown-method",
+            Location::Offset(area_offset + (first * rs) as u64),
+            format!("{total_unknown} records name method ids missing from the key; they count as (unknown)"),
+        ));
+    }
+    let invalid: u64 = counts.iter().map(|c| c.invalid).sum();
+    if invalid > 0 {
+        let first = counts
+            .iter()
+            .enumerate()
+            .find_map(|(ci, c)| c.first_invalid.map(|i| ci * chunk_records + i))
+            .unwrap_or(0);
+        b.diag(Diagnostic::warning(
+            "invalid-action",
+            Location::Offset(area_offset + (first * rs) as u64),
+            format!("{invalid} records have the invalid action 3 and were skipped"),
+        ));
+    }
+
+    for (g, ((ops, t1), (t2, ax))) in ops
+        .into_iter()
+        .zip(t1s)
+        .zip(t2s.into_iter().zip(axis))
+        .enumerate()
+    {
+        let ev = b.events_mut(ThreadId(g as u32));
+        ev.ops = ops;
+        match clock {
+            ClockMode::Dual => {
+                ev.cpu = Some(Times::U32Wrapping(t1));
+                ev.axis = Times::U32Wrapping(t2);
+            }
+            ClockMode::Wall => ev.axis = Times::U32Wrapping(t1),
+            ClockMode::ThreadCpu => {
+                ev.cpu = Some(Times::U32Wrapping(t1));
+                ev.axis = Times::U64(ax);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,382 @@
+//! The key section: text that names the threads and methods (formats/android.md §1.2).
+//!
+//! ```text
+//! *version
+//! 3                          data version (1..3; 4/5 for ART V2 summaries)
+//! clock=dual                 key=value options, any order, unknown ones kept
+//! *threads
+//! 1\tmain                    id TAB name
+//! *methods
+//! 0x6287d960\tandroid/os/Debug\tstartMethodTracing\t()V\tDebug.java\t604
+//! *end
+//! ```
+//!
+//! Method lines have 2, 4, 5 or 6 fields (see [`KeyMethod`]). The data section starts right
+//! after the `*end` line. Everything is kept as byte slices of the input so that offsets stay byte
+//! offsets even for multi-byte UTF-8 names.
+
+use crate::formats::FormatError;
+use crate::trace::{Diagnostic, Location};
+
+/// A thread line of the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyThread<'a> {
+    /// The id as written (`atoi`); ART before 2023 wrote full Linux tids here.
+    pub id: i64,
+    pub name: &'a [u8],
+}
+
+/// A method line of the key, split on TABs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyMethod<'a> {
+    /// The method id (`0x...` hex or decimal); records carry it with the low two bits clear.
+    pub id: u64,
+    /// The whole line, without its newline.
+    pub raw: &'a [u8],
+    /// The TAB-separated fields after the id (1 to 5 of them).
+    pub fields: Vec<&'a [u8]>,
+}
+
+/// What the model takes from a method line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodFields {
+    pub class: String,
+    pub name: String,
+    pub signature: String,
+    pub source_file: Option<String>,
+    pub line: Option<i32>,
+}
+
+impl KeyMethod<'_> {
+    /// The fields as the model reads them (perflib's rules):
+    /// `id class` | `id class file line` (4 fields, the 4th not a signature) |
+    /// `id class name sig` | `id class name sig file` (ART) | `id class name sig file line` (Dalvik).
+    /// A source file `(null)` or empty means none.
+    pub fn model_fields(&self) -> MethodFields {
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let file = |b: &[u8]| (!b.is_empty() && b != b"(null)").then(|| s(b));
+        let f = &self.fields;
+        let mut out = MethodFields {
+            class: s(f[0]),
+            name: String::new(),
+            signature: String::new(),
+            source_file: None,
+            line: None,
+        };
+        match f.len() {
+            1 => {}
+            2 => out.name = s(f[1]),
+            3 if !f[2].starts_with(b"(") => {
+                out.source_file = file(f[1]);
+                out.line = parse_i32(f[2]);
+            }
+            _ => {
+                out.name = s(f[1]);
+                out.signature = s(f[2]);
+                if let Some(fl) = f.get(3) {
+                    out.source_file = file(fl);
+                }
+                if let Some(l) = f.get(4) {
+                    out.line = parse_i32(l);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The parsed key section.
+#[derive(Clone, Debug, Default)]
+pub struct Key<'a> {
+    /// The number on the line after `*version`.
+    pub version: u32,
+    /// `key=value` lines in file order.
+    pub options: Vec<(String, String)>,
+    pub threads: Vec<KeyThread<'a>>,
+    pub methods: Vec<KeyMethod<'a>>,
+    /// Byte offset (in the parsed slice) just after the `*end` line.
+    pub end_offset: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Key<'_> {
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Version,
+    Threads,
+    Methods,
+    Unknown,
+}
+
+/// Parses a key section that starts at `bytes[0]`. `format` names the format in errors;
+/// `base_offset` is added to byte offsets in messages (the key's position in its file).
+pub fn parse_key<'a>(
+    bytes: &'a [u8],
+    format: &str,
+    base_offset: u64,
+) -> Result<Key<'a>, FormatError> {
+    let mut key = Key::default();
+    let mut pos = 0usize;
+    let mut line_no = 0u64;
+    let mut section: Option<Section> = None;
+    let mut have_version = false;
+    let err = |at: usize, msg: String| {
+        FormatError::new(format, Location::Offset(base_offset + at as u64), msg)
+    };
+    while pos < bytes.len() {
+        let nl = bytes[pos..].iter().position(|&b| b == b'\n');
+        let (line_end, next) = match nl {
+            Some(n) => (pos + n, pos + n + 1),
+            None => (bytes.len(), bytes.len()),
+        };
+        line_no += 1;
+        let mut line = &bytes[pos..line_end];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        let line_start = pos;
+        pos = next;
+        if let Some(name) = line.strip_prefix(b"*") {
+            section = Some(match name {
+                b"version" => Section::Version,
+                b"threads" => Section::Threads,
+                b"methods" => Section::Methods,
+                b"end" => {
+                    if !have_version {
+                        return Err(err(line_start, "the key has no version number".into()));
+                    }
+                    if nl.is_none() {
+                        // `*end` without a newline: the data cannot follow.
+                        key.end_offset = bytes.len();
+                    } else {
+                        key.end_offset = next;
+                    }
+                    return Ok(key);
+                }
+                _ => {
+                    key.diagnostics.push(
+                        Diagnostic::warning(
+                            "key-unknown-section",
+                            Location::Line(line_no),
+                            "unknown key section ignored",
+                        )
+                        .with_raw(String::from_utf8_lossy(line)),
+                    );
+                    Section::Unknown
+                }
+            });
+            continue;
+        }
+        match section {
+            None => {
+                return Err(err(
+                    line_start,
+                    "expected '*version' at the start of the key".into(),
+                ));
+            }
+            Some(Section::Version) => {
+                if !have_version {
+                    match std::str::from_utf8(line)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok())
+                    {
+                        Some(v) => {
+                            key.version = v;
+                            have_version = true;
+                        }
+                        None => {
+                            return Err(err(
+                                line_start,
+                                format!(
+                                    "expected a version number after '*version', found '{}'",
+                                    String::from_utf8_lossy(&line[..line.len().min(40)])
+                                ),
+                            ));
+                        }
+                    }
+                } else if line.is_empty() {
+                } else if let Some(eq) = line.iter().position(|&b| b == b'=') {
+                    key.options.push((
+                        String::from_utf8_lossy(&line[..eq]).into_owned(),
+                        String::from_utf8_lossy(&line[eq + 1..]).into_owned(),
+                    ));
+                } else {
+                    key.diagnostics.push(
+                        Diagnostic::warning(
+                            "key-bad-option",
+                            Location::Line(line_no),
+                            "option line without '=' ignored",
+                        )
+                        .with_raw(String::from_utf8_lossy(line)),
+                    );
+                }
+            }
+            Some(Section::Threads) => {
+                if line.is_empty() {
+                    continue;
+                }
+                match parse_thread_line(line) {
+                    Some(t) => key.threads.push(t),
+                    None => key.diagnostics.push(
+                        Diagnostic::warning(
+                            "key-bad-thread",
+                            Location::Line(line_no),
+                            "thread line is not 'id<TAB>name'; ignored",
+                        )
+                        .with_raw(String::from_utf8_lossy(line)),
+                    ),
+                }
+            }
+            Some(Section::Methods) => {
+                if line.is_empty() {
+                    continue;
+                }
+                match parse_method_line(line) {
+                    Some(m) => key.methods.push(m),
+                    None => key.diagnostics.push(
+                        Diagnostic::warning(
+                            "key-bad-method",
+                            Location::Line(line_no),
+                            "method line is not 'id<TAB>class[<TAB>...]'; ignored",
+                        )
+                        .with_raw(String::from_utf8_lossy(line)),
+                    ),
+                }
+            }
+            Some(Section::Unknown) => {}
+        }
+    }
+    Err(err(
+        bytes.len(),
+        "the key section has no '*end' line (file truncated?)".into(),
+    ))
+}
+
+/// `id<TAB>name`; the id as `atoi` reads it.
+pub fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
+    let tab = line.iter().position(|&b| b == b'\t')?;
+    let id = std::str::from_utf8(&line[..tab])
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(KeyThread {
+        id,
+        name: &line[tab + 1..],
+    })
+}
+
+/// `id<TAB>class[<TAB>name<TAB>signature[<TAB>file[<TAB>line]]]` (a trailing newline is allowed).
+pub fn parse_method_line(line: &[u8]) -> Option<KeyMethod<'_>> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let mut parts = line.split(|&b| b == b'\t');
+    let id = parse_id(parts.next()?)?;
+    let fields: Vec<&[u8]> = parts.take(5).collect();
+    if fields.is_empty() {
+        return None;
+    }
+    Some(KeyMethod {
+        id,
+        raw: line,
+        fields,
+    })
+}
+
+/// A method id: `0x` hex, or decimal (`%#x` prints 0 as `0`).
+fn parse_id(b: &[u8]) -> Option<u64> {
+    let s = std::str::from_utf8(b).ok()?.trim();
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else {
+        s.parse().ok()
+    }
+}
+
+fn parse_i32(b: &[u8]) -> Option<i32> {
+    std::str::from_utf8(b).ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sections_options_and_lines() {
+        let text = "*version\n3\nclock=dual\nfoo=bar=baz\n*threads\n1\tmain\n40000\tT x\n*methods\n\
+                    0x10\ta/B\tc\t(I)V\tB.java\t-2\n0\tC\tm\t()V\t(null)\n0x20\tOnlyClass\n\
+                    0x30\tK\tK.java\t12\n*end\nSLOW";
+        let key = parse_key(text.as_bytes(), "t", 0).unwrap();
+        assert_eq!(key.version, 3);
+        assert_eq!(
+            key.options,
+            vec![
+                ("clock".to_string(), "dual".to_string()),
+                ("foo".to_string(), "bar=baz".to_string())
+            ]
+        );
+        assert_eq!(key.threads.len(), 2);
+        assert_eq!(key.threads[1].id, 40000);
+        assert_eq!(key.threads[1].name, b"T x");
+        assert_eq!(key.methods.len(), 4);
+        let m0 = key.methods[0].model_fields();
+        assert_eq!(
+            (m0.class.as_str(), m0.name.as_str(), m0.signature.as_str()),
+            ("a/B", "c", "(I)V")
+        );
+        assert_eq!(m0.source_file.as_deref(), Some("B.java"));
+        assert_eq!(m0.line, Some(-2));
+        let m1 = key.methods[1].model_fields();
+        assert_eq!(key.methods[1].id, 0);
+        assert_eq!(m1.source_file, None);
+        assert_eq!(m1.line, None);
+        let m2 = key.methods[2].model_fields();
+        assert_eq!((m2.class.as_str(), m2.name.as_str()), ("OnlyClass", ""));
+        let m3 = key.methods[3].model_fields();
+        assert_eq!(m3.class, "K");
+        assert_eq!(m3.name, "");
+        assert_eq!(m3.source_file.as_deref(), Some("K.java"));
+        assert_eq!(m3.line, Some(12));
+        assert_eq!(&text.as_bytes()[key.end_offset..], b"SLOW");
+    }
+
+    #[test]
+    fn multibyte_names_keep_byte_offsets() {
+        let text = "*version\n3\n*threads\n1\tглавный\n*methods\n0x4\tкласс\tметод\t()V\n*end\nX";
+        let key = parse_key(text.as_bytes(), "t", 0).unwrap();
+        assert_eq!(key.threads[0].name, "главный".as_bytes());
+        assert_eq!(key.methods[0].model_fields().name, "метод");
+        assert_eq!(&text.as_bytes()[key.end_offset..], b"X");
+    }
+
+    #[test]
+    fn errors_and_diagnostics() {
+        assert!(parse_key(b"*version\nx\n*end\n", "t", 0).is_err());
+        assert!(parse_key(b"*version\n3\n*threads\n1\tmain\n", "t", 0).is_err());
+        assert!(parse_key(b"hello\n", "t", 0).is_err());
+        let key = parse_key(
+            b"*version\n3\nnoequals\n*threads\nbad\n*methods\nzz\tA\n*bogus\nq\n*end\n",
+            "t",
+            0,
+        )
+        .unwrap();
+        let codes: Vec<_> = key.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(
+            codes,
+            vec![
+                "key-bad-option",
+                "key-bad-thread",
+                "key-bad-method",
+                "key-unknown-section"
+            ]
+        );
+        assert_eq!(key.diagnostics[1].location, Location::Line(5));
+    }
+}

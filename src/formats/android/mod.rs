@@ -1,0 +1,328 @@
+//! Android method traces ("Traceview"/dmtrace), formats/android.md §1 and §4.
+//!
+//! Variants read here:
+//! - a combined `.trace`: key text ([`key`]) followed by the binary data section;
+//! - a `.key` + `.data` pair ([`read_pair`]);
+//! - an ART streaming trace ([`streaming`]): `SLOW` first, inline thread and method packets, the
+//!   key as a summary packet at the end.
+//!
+//! Data section header (little-endian):
+//!
+//! | offset | size | field                                                          |
+//! |--------|------|----------------------------------------------------------------|
+//! | 0      | 4    | magic `SLOW`                                                   |
+//! | 4      | 2    | version 1, 2, 3 (`| 0xF0` when streaming)                      |
+//! | 6      | 2    | offset of the first record from byte 0 of the header           |
+//! | 8      | 8    | start time, µs                                                 |
+//! | 16     | 2    | record size (version 3 only)                                   |
+//!
+//! Records: v1 `u8 tid | u32 method<<2|action | u32 time1` (9 bytes), v2 the same with a u16 tid
+//! (10 bytes), v3 as v2 plus `u32 time2` when the clock is dual, padded to the header's record
+//! size. `time1` is thread-CPU µs for `thread-cpu` and `dual` clocks, wall µs for `wall`; `time2`
+//! is wall µs.
+//!
+//! Model mapping: dual → CPU = time1, axis = time2; wall → axis = time1; thread-cpu → CPU =
+//! time1, axis rebuilt from file order (each record advances a global clock by its thread's CPU
+//! delta since that thread's previous record; Traceview's rule). Times stay raw (not rebased).
+//! Unknown method ids all map to one `(unknown)` method, as dmtracedump does.
+
+pub mod data;
+pub mod key;
+pub mod streaming;
+pub mod synth;
+pub mod writer;
+
+use crate::formats::detect::{Detected, detect};
+use crate::formats::{FormatError, ReadContext};
+use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity};
+
+pub use data::DataHeader;
+pub use key::{Key, KeyMethod, KeyThread, parse_key};
+
+/// Format name of combined traces and `.key`/`.data` pairs.
+pub const FORMAT_TRACE: &str = "android-trace";
+/// Format name of ART streaming traces.
+pub const FORMAT_STREAMING: &str = "android-streaming";
+
+/// Raw id and class name of the placeholder for method ids missing from the key.
+pub const UNKNOWN_METHOD_RAW_ID: u64 = u64::MAX;
+pub const UNKNOWN_METHOD_CLASS: &str = "(unknown)";
+
+/// Reads an Android trace (combined key + data, or streaming) into a builder.
+pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+    match detect(bytes) {
+        Detected::AndroidKey => {
+            let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+            let data_offset = key.end_offset;
+            read_key_and_data(
+                key,
+                &bytes[data_offset..],
+                data_offset as u64,
+                bytes.len() as u64,
+                ctx,
+            )
+        }
+        Detected::AndroidStreaming { .. } => streaming::read(bytes, ctx),
+        Detected::AndroidData { version } => Err(FormatError::new(
+            FORMAT_TRACE,
+            Location::Offset(0),
+            format!(
+                "this is a data section (version {version}) without its key; open the matching .key file (or the base name) instead"
+            ),
+        )),
+        other => Err(unsupported(other, 0).unwrap_or_else(|| {
+            FormatError::new(
+                FORMAT_TRACE,
+                Location::Offset(0),
+                "not an Android trace: expected '*version' or 'SLOW' at the start",
+            )
+        })),
+    }
+}
+
+/// The data header of a combined or streaming trace, or of a `.data` file (None if there is
+/// none or it is unreadable).
+pub fn data_header(bytes: &[u8]) -> Option<DataHeader> {
+    match detect(bytes) {
+        Detected::AndroidKey => {
+            let key = parse_key(bytes, FORMAT_TRACE, 0).ok()?;
+            DataHeader::parse(&bytes[key.end_offset..], key.end_offset as u64).ok()
+        }
+        Detected::AndroidStreaming { .. } | Detected::AndroidData { .. } => {
+            DataHeader::parse(bytes, 0).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Reads a `.key` + `.data` pair. Byte offsets in messages refer to the data file for the data.
+pub fn read_pair(key_bytes: &[u8], data: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+    let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
+    let total = (key_bytes.len() + data.len()) as u64;
+    read_key_and_data(key, data, 0, total, ctx)
+}
+
+/// The error for data versions no reader handles (ART V2, SW64, unknown), if `detected` is one.
+pub fn unsupported(detected: Detected, offset: u64) -> Option<FormatError> {
+    let e = |msg: String| {
+        Some(FormatError::new(
+            FORMAT_TRACE,
+            Location::Offset(offset),
+            msg,
+        ))
+    };
+    match detected {
+        Detected::AndroidV2 { version } => e(format!(
+            "ART trace format V2 (data version {version:#x}) is not supported yet"
+        )),
+        Detected::AndroidSw64 => {
+            e("64-bit Dalvik data ('SW64') is not supported: no VM ever wrote it".to_string())
+        }
+        Detected::AndroidUnknownVersion { version } => e(format!(
+            "unsupported data version {version} (expected 1, 2, 3 or a streaming 0xF1..0xF3)"
+        )),
+        _ => None,
+    }
+}
+
+/// Reads the data section `data` that belongs to `key`. `data_offset` is where `data` starts in
+/// its file (for messages); `byte_len` the input size.
+fn read_key_and_data(
+    key: Key,
+    data: &[u8],
+    data_offset: u64,
+    byte_len: u64,
+    ctx: &ReadContext,
+) -> Result<Builder, FormatError> {
+    let header = DataHeader::parse(data, data_offset)?;
+    if header.is_streaming() {
+        return Err(FormatError::new(
+            FORMAT_TRACE,
+            Location::Offset(data_offset + 4),
+            "a streaming data section after a key is not a valid trace",
+        ));
+    }
+    let mut b = Builder::new(FORMAT_TRACE);
+    b.source.version = Some(header.version as u32);
+    b.source.options = key.options.clone();
+    b.source.byte_len = byte_len;
+    b.diagnostics.extend(key.diagnostics.iter().cloned());
+    if key.version != header.version as u32 {
+        b.diag(Diagnostic::new(
+            Severity::Info,
+            "version-mismatch",
+            Location::Offset(data_offset + 4),
+            format!(
+                "the key says version {} but the data header says {}; the data header wins",
+                key.version, header.version
+            ),
+        ));
+    }
+    let (clock, note) = clock_mode(key.option("clock"), &header);
+    if let Some(d) = note {
+        b.diag(d);
+    }
+    b.clock = Some(clock);
+    b.axis_synthesized = clock == ClockMode::ThreadCpu;
+    let tables = Tables::from_key(&mut b, &key.threads, &key.methods);
+    data::decode(&mut b, tables, data, data_offset, &header, clock, ctx)?;
+    Ok(b)
+}
+
+/// Picks the clock from the key's `clock=` option and the record layout.
+pub fn clock_mode(clock: Option<&str>, header: &DataHeader) -> (ClockMode, Option<Diagnostic>) {
+    let has_t2 = header.has_time2();
+    match clock {
+        Some("dual") if has_t2 => (ClockMode::Dual, None),
+        Some("dual") => (
+            ClockMode::ThreadCpu,
+            Some(Diagnostic::warning(
+                "clock-no-time2",
+                Location::Offset(4),
+                "clock=dual but the records have no second time field; reading thread-CPU only",
+            )),
+        ),
+        Some("wall") => (ClockMode::Wall, None),
+        Some("thread-cpu") | Some("global") => (ClockMode::ThreadCpu, None),
+        None if has_t2 => (ClockMode::Dual, None),
+        None => (ClockMode::ThreadCpu, None),
+        Some(other) => (
+            if has_t2 {
+                ClockMode::Dual
+            } else {
+                ClockMode::ThreadCpu
+            },
+            Some(Diagnostic::warning(
+                "clock-unknown",
+                Location::File,
+                format!("unknown clock '{other}' in the key; guessed from the record size"),
+            )),
+        ),
+    }
+}
+
+/// Sentinel for "no entry" in the lookup tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Maps record method values and thread ids to model ids.
+pub(crate) struct Tables {
+    /// u16 tid → thread index (NONE: not seen yet).
+    pub thread_of_tid: Vec<u32>,
+    pub methods: MethodLookup,
+}
+
+impl Tables {
+    /// Adds the key's threads and methods to `b` (in key order) and indexes them.
+    pub fn from_key(b: &mut Builder, threads: &[KeyThread], methods: &[KeyMethod]) -> Tables {
+        let mut thread_of_tid = vec![NONE; 65536];
+        let mut seen_ids = rustc_hash::FxHashSet::default();
+        let mut wide = Vec::new();
+        for t in threads {
+            if !seen_ids.insert(t.id) {
+                b.diag(Diagnostic::warning(
+                    "key-duplicate-thread",
+                    Location::File,
+                    format!(
+                        "thread id {} is listed twice in the key; the first name is used",
+                        t.id
+                    ),
+                ));
+                continue;
+            }
+            let tid = b.add_thread(t.id as u64, &String::from_utf8_lossy(t.name));
+            if (0..65536).contains(&t.id) {
+                thread_of_tid[t.id as usize] = tid.0;
+            } else if t.id > 0 {
+                wide.push((t.id, tid.0));
+            }
+        }
+        // Records carry u16 tids: a key tid above 65535 (old ART) matches its low 16 bits when
+        // no exact id claims them.
+        for (id, t) in wide {
+            let slot = &mut thread_of_tid[(id & 0xFFFF) as usize];
+            if *slot == NONE {
+                *slot = t;
+            }
+        }
+        let mut lookup = MethodLookupBuilder::default();
+        for m in methods {
+            let f = m.model_fields();
+            if lookup.contains(m.id) {
+                b.diag(
+                    Diagnostic::warning(
+                        "key-duplicate-method",
+                        Location::File,
+                        format!("method id {:#x} is listed twice; the first is used", m.id),
+                    )
+                    .with_raw(String::from_utf8_lossy(m.raw)),
+                );
+                continue;
+            }
+            let id = b.add_method(
+                m.id,
+                &f.class,
+                &f.name,
+                &f.signature,
+                f.source_file.as_deref(),
+                f.line,
+            );
+            lookup.insert(m.id, id.0);
+        }
+        Tables {
+            thread_of_tid,
+            methods: lookup.build(),
+        }
+    }
+}
+
+/// Record method value (low two bits clear) → method index.
+pub(crate) enum MethodLookup {
+    /// ART ids are `index << 2`: a table indexed by `id >> 2`.
+    Dense(Vec<u32>),
+    /// Dalvik ids are `Method*` pointers.
+    Hashed(rustc_hash::FxHashMap<u32, u32>),
+}
+
+impl MethodLookup {
+    #[inline]
+    pub fn get(&self, id: u32) -> u32 {
+        match self {
+            MethodLookup::Dense(t) => t.get((id >> 2) as usize).copied().unwrap_or(NONE),
+            MethodLookup::Hashed(h) => h.get(&id).copied().unwrap_or(NONE),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct MethodLookupBuilder {
+    map: rustc_hash::FxHashMap<u64, u32>,
+}
+
+impl MethodLookupBuilder {
+    pub fn contains(&self, id: u64) -> bool {
+        self.map.contains_key(&id)
+    }
+    pub fn insert(&mut self, id: u64, index: u32) {
+        self.map.entry(id).or_insert(index);
+    }
+    pub fn build(self) -> MethodLookup {
+        // Ids that are not multiples of 4 or do not fit 32 bits can never match a record.
+        let usable = self
+            .map
+            .iter()
+            .filter(|(id, _)| **id <= u32::MAX as u64 && **id & 3 == 0);
+        let max = usable.clone().map(|(id, _)| *id >> 2).max().unwrap_or(0) as usize;
+        if max <= (self.map.len() * 8).max(1 << 16) {
+            let mut t = vec![NONE; max + 1];
+            for (id, idx) in usable {
+                t[(*id >> 2) as usize] = *idx;
+            }
+            MethodLookup::Dense(t)
+        } else {
+            MethodLookup::Hashed(usable.map(|(id, idx)| (*id as u32, *idx)).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

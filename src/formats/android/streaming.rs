@@ -1,0 +1,343 @@
+//! ART streaming traces (formats/android.md §1.5): the data header (version `| 0xF0`) comes
+//! first, then records interleaved with packets. A record whose u16 thread id is 0 is a packet:
+//!
+//! | bytes                                   | packet                                        |
+//! |-----------------------------------------|-----------------------------------------------|
+//! | `u16 0, u8 1, u16 len, len bytes`       | method line `id\tclass\tname\tsig\tfile\n`      |
+//! | `u16 0, u8 2, u16 tid, u16 len, name`   | thread name                                   |
+//! | `u16 0, u8 3, u32 len, len bytes`       | summary: the key text (`*version` .. `*end`)    |
+//!
+//! Names are united from all sources: threads in the summary's `*threads` order, then threads
+//! known only from packets in order of appearance; methods in the order of their definition
+//! packets, then those only in the summary. Decoded sequentially (the packets make the record
+//! boundaries data-dependent).
+
+use super::data::{DataHeader, RawRecord, decode_record};
+use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
+use super::{
+    FORMAT_STREAMING, NONE, Tables, UNKNOWN_METHOD_CLASS, UNKNOWN_METHOD_RAW_ID, clock_mode,
+};
+use crate::formats::{FormatError, ReadContext, cancelled};
+use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId, Times};
+
+/// What a scan of a streaming file finds besides the records.
+#[derive(Debug)]
+pub struct StreamScan<'a> {
+    pub header: DataHeader,
+    /// Method definition packets, in file order.
+    pub methods: Vec<KeyMethod<'a>>,
+    /// Thread packets `(tid, name)`, in file order.
+    pub threads: Vec<(u16, &'a [u8])>,
+    /// The summary packet, parsed.
+    pub summary: Option<Key<'a>>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub record_count: u64,
+}
+
+impl<'a> StreamScan<'a> {
+    /// The thread list as a key would have it: the summary's threads, then those known only from
+    /// packets (by first appearance).
+    pub fn united_threads(&self) -> Vec<KeyThread<'a>> {
+        let mut out: Vec<KeyThread<'a>> = self
+            .summary
+            .as_ref()
+            .map(|s| s.threads.clone())
+            .unwrap_or_default();
+        let mut known: rustc_hash::FxHashSet<i64> = out.iter().map(|t| t.id).collect();
+        for &(tid, name) in &self.threads {
+            if known.insert(tid as i64) {
+                out.push(KeyThread {
+                    id: tid as i64,
+                    name,
+                });
+            }
+        }
+        out
+    }
+
+    /// The method list: definition packets, then methods only in the summary.
+    pub fn united_methods(&self) -> Vec<KeyMethod<'a>> {
+        let mut out = self.methods.clone();
+        let mut known: rustc_hash::FxHashSet<u64> = out.iter().map(|m| m.id).collect();
+        if let Some(s) = &self.summary {
+            for m in &s.methods {
+                if known.insert(m.id) {
+                    out.push(m.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The version the summary states (else the header's).
+    pub fn key_version(&self) -> u32 {
+        self.summary
+            .as_ref()
+            .map_or(self.header.version as u32, |s| s.version)
+    }
+}
+
+fn le16(b: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([b[i], b[i + 1]])
+}
+
+/// Walks a streaming file, calling `on_record` for every record in file order.
+pub fn scan<'a>(
+    bytes: &'a [u8],
+    mut on_record: impl FnMut(RawRecord),
+) -> Result<StreamScan<'a>, FormatError> {
+    let header = DataHeader::parse(bytes, 0).map_err(|mut e| {
+        e.format = FORMAT_STREAMING.to_string();
+        e
+    })?;
+    let mut s = StreamScan {
+        header,
+        methods: Vec::new(),
+        threads: Vec::new(),
+        summary: None,
+        diagnostics: Vec::new(),
+        record_count: 0,
+    };
+    let rs = header.record_size as usize;
+    let has_t2 = header.has_time2();
+    let mut pos = header.offset_to_data as usize;
+    let truncated = |what: &str, at: usize| {
+        Diagnostic::warning(
+            "truncated",
+            Location::Offset(at as u64),
+            format!("file truncated inside a {what}; everything before it was read"),
+        )
+    };
+    while pos < bytes.len() {
+        let rest = &bytes[pos..];
+        if rest.len() < 2 {
+            s.diagnostics.push(truncated("record", pos));
+            break;
+        }
+        if le16(rest, 0) != 0 {
+            if rest.len() < rs {
+                s.diagnostics.push(truncated("record", pos));
+                break;
+            }
+            on_record(decode_record(&rest[..rs], 2, has_t2));
+            s.record_count += 1;
+            pos += rs;
+            continue;
+        }
+        let Some(&kind) = rest.get(2) else {
+            s.diagnostics.push(truncated("packet", pos));
+            break;
+        };
+        match kind {
+            1 => {
+                if rest.len() < 5 {
+                    s.diagnostics.push(truncated("method packet", pos));
+                    break;
+                }
+                let len = le16(rest, 3) as usize;
+                let Some(text) = rest.get(5..5 + len) else {
+                    s.diagnostics.push(truncated("method packet", pos));
+                    break;
+                };
+                match parse_method_line(text) {
+                    Some(m) => s.methods.push(m),
+                    None => s.diagnostics.push(
+                        Diagnostic::warning(
+                            "bad-method-packet",
+                            Location::Offset(pos as u64),
+                            "method packet is not 'id<TAB>class<TAB>...'; ignored",
+                        )
+                        .with_raw(String::from_utf8_lossy(text)),
+                    ),
+                }
+                pos += 5 + len;
+            }
+            2 => {
+                if rest.len() < 7 {
+                    s.diagnostics.push(truncated("thread packet", pos));
+                    break;
+                }
+                let tid = le16(rest, 3);
+                let len = le16(rest, 5) as usize;
+                let Some(name) = rest.get(7..7 + len) else {
+                    s.diagnostics.push(truncated("thread packet", pos));
+                    break;
+                };
+                s.threads.push((tid, name));
+                pos += 7 + len;
+            }
+            3 => {
+                if rest.len() < 7 {
+                    s.diagnostics.push(truncated("summary packet", pos));
+                    break;
+                }
+                let len = u32::from_le_bytes([rest[3], rest[4], rest[5], rest[6]]) as usize;
+                let end = 7usize.saturating_add(len).min(rest.len());
+                let text = &rest[7..end];
+                if end - 7 < len {
+                    s.diagnostics.push(truncated("summary packet", pos));
+                }
+                match parse_key(text, FORMAT_STREAMING, (pos + 7) as u64) {
+                    Ok(k) => {
+                        s.diagnostics.extend(k.diagnostics.iter().cloned());
+                        s.summary = Some(k);
+                    }
+                    Err(e) => s.diagnostics.push(Diagnostic::warning(
+                        "bad-summary",
+                        e.location,
+                        format!("summary packet unreadable: {}", e.message),
+                    )),
+                }
+                pos += 7 + len.min(rest.len() - 7);
+            }
+            other => {
+                s.diagnostics.push(Diagnostic::new(
+                    Severity::Error,
+                    "unknown-packet",
+                    Location::Offset(pos as u64),
+                    format!("unknown packet type {other}; the rest of the file was skipped"),
+                ));
+                break;
+            }
+        }
+    }
+    if s.summary.is_none() {
+        s.diagnostics.push(Diagnostic::warning(
+            "no-summary",
+            Location::File,
+            "no summary packet (trace not stopped cleanly?); clock guessed from the record size",
+        ));
+    }
+    Ok(s)
+}
+
+/// Per-thread records in the order the scan met the threads.
+#[derive(Default)]
+struct Local {
+    tid: u16,
+    ops: Vec<u32>,
+    t1: Vec<u32>,
+    t2: Vec<u32>,
+    axis: Vec<u64>,
+}
+
+/// Reads a streaming trace into a builder.
+pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+    let mut slot = vec![NONE; 65536];
+    let mut locals: Vec<Local> = Vec::new();
+    let mut clock_us = 0u64;
+    let mut invalid = 0u64;
+    let mut cancelled_at = false;
+    let mut since_check = 0u32;
+    // The global clock rebuilt from file order, used when the trace turns out thread-CPU only.
+    let mut on_record = |r: RawRecord| {
+        since_check += 1;
+        if since_check == 1 << 16 {
+            since_check = 0;
+            ctx.progress.add_records(1 << 16);
+            cancelled_at |= ctx.progress.is_cancelled();
+        }
+        if r.op & 3 == 3 {
+            invalid += 1;
+            return;
+        }
+        let s = &mut slot[r.tid as usize];
+        if *s == NONE {
+            *s = locals.len() as u32;
+            locals.push(Local {
+                tid: r.tid,
+                ..Local::default()
+            });
+        }
+        let l = &mut locals[*s as usize];
+        if let Some(&p) = l.t1.last() {
+            clock_us += r.time1.wrapping_sub(p) as u64;
+        }
+        l.ops.push(r.op);
+        l.t1.push(r.time1);
+        l.t2.push(r.time2);
+        l.axis.push(clock_us);
+    };
+    let scan = scan(bytes, &mut on_record)?;
+    if cancelled_at || ctx.progress.is_cancelled() {
+        return Err(cancelled(FORMAT_STREAMING));
+    }
+    ctx.progress.add_bytes(bytes.len() as u64);
+
+    let mut b = Builder::new(FORMAT_STREAMING);
+    b.source.version = Some(scan.header.raw_version as u32);
+    b.source.byte_len = bytes.len() as u64;
+    b.source.record_count = scan.record_count;
+    if let Some(sum) = &scan.summary {
+        b.source.options = sum.options.clone();
+    }
+    b.diagnostics.extend(scan.diagnostics.iter().cloned());
+    let clock_opt = scan.summary.as_ref().and_then(|s| s.option("clock"));
+    let (clock, note) = clock_mode(clock_opt, &scan.header);
+    if let Some(d) = note {
+        b.diag(d);
+    }
+    b.clock = Some(clock);
+    b.axis_synthesized = clock == ClockMode::ThreadCpu;
+    if invalid > 0 {
+        b.diag(Diagnostic::warning(
+            "invalid-action",
+            Location::File,
+            format!("{invalid} records have the invalid action 3 and were skipped"),
+        ));
+    }
+
+    let threads = scan.united_threads();
+    let methods = scan.united_methods();
+    let mut tables = Tables::from_key(&mut b, &threads, &methods);
+    let unknown_id = b.methods.len() as u32;
+    let mut unknown = 0u64;
+    for l in &mut locals {
+        for op in &mut l.ops {
+            let mut m = tables.methods.get(*op & !3);
+            if m == NONE {
+                unknown += 1;
+                m = unknown_id;
+            }
+            *op = m << 2 | (*op & 3);
+        }
+    }
+    if unknown > 0 {
+        b.add_method(
+            UNKNOWN_METHOD_RAW_ID,
+            UNKNOWN_METHOD_CLASS,
+            "",
+            "",
+            None,
+            None,
+        );
+        b.diag(Diagnostic::warning(
+            "unknown-method",
+            Location::File,
+            format!("{unknown} records name method ids that no packet or summary defines; they count as (unknown)"),
+        ));
+    }
+    for l in locals {
+        let slot = &mut tables.thread_of_tid[l.tid as usize];
+        if *slot == NONE {
+            *slot = b.add_thread(l.tid as u64, &format!("thread {}", l.tid)).0;
+        }
+        let ev = b.events_mut(ThreadId(*slot));
+        if !ev.ops.is_empty() {
+            continue;
+        }
+        ev.ops = l.ops;
+        match clock {
+            ClockMode::Dual => {
+                ev.cpu = Some(Times::U32Wrapping(l.t1));
+                ev.axis = Times::U32Wrapping(l.t2);
+            }
+            ClockMode::Wall => ev.axis = Times::U32Wrapping(l.t1),
+            ClockMode::ThreadCpu => {
+                ev.cpu = Some(Times::U32Wrapping(l.t1));
+                ev.axis = Times::U64(l.axis);
+            }
+        }
+    }
+    Ok(b)
+}

@@ -1,0 +1,475 @@
+//! Generates large, realistic Android method traces for benchmarks, samples and tests
+//! (`tracelens gen`).
+//!
+//! The shape follows real app traces: a sparse call graph (each method calls 2–6 others a few
+//! levels below it, so stacks reach depth ~20), some direct recursion, threads interleaved in
+//! chunks of a few hundred records (as ART flushes per-thread buffers), unmatched exits at each
+//! thread's start (frames entered before tracing began), occasional unrolls (exits by exception)
+//! and frames still open at the end. Method and thread names look like an Android app's. Output
+//! is deterministic for a seed and is written as it is generated.
+
+use std::io::{self, Write};
+
+use super::writer::{
+    Layout, MethodDef, TraceSpec, data_header, key_text, method_line, record_size,
+};
+use crate::trace::{Action, ClockMode};
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    pub records: u64,
+    pub threads: u16,
+    pub methods: u32,
+    pub seed: u64,
+    pub layout: Layout,
+    pub clock: ClockMode,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        Self {
+            records: 100_000,
+            threads: 8,
+            methods: 2000,
+            seed: 1,
+            layout: Layout::V3,
+            clock: ClockMode::Dual,
+        }
+    }
+}
+
+/// A small, fast deterministic generator (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() >> 32) * n) >> 32
+    }
+    #[inline]
+    pub fn chance(&mut self, per_million: u64) -> bool {
+        self.below(1_000_000) < per_million
+    }
+}
+
+const PACKAGES: &[&str] = &[
+    "com.example.shop.ui",
+    "com.example.shop.data",
+    "com.example.shop.net",
+    "androidx.recyclerview.widget",
+    "androidx.lifecycle",
+    "androidx.fragment.app",
+    "android.view",
+    "android.widget",
+    "android.os",
+    "android.graphics",
+    "java.util",
+    "java.lang",
+    "kotlin.collections",
+    "kotlinx.coroutines",
+    "okhttp3.internal.connection",
+    "okio",
+    "com.google.gson",
+    "android.database.sqlite",
+];
+const CLASSES: &[&str] = &[
+    "MainActivity",
+    "ProductListFragment",
+    "ProductAdapter",
+    "ProductViewHolder",
+    "CartRepository",
+    "CatalogViewModel",
+    "ImageLoader",
+    "RecyclerView",
+    "LinearLayoutManager",
+    "LiveData",
+    "View",
+    "ViewGroup",
+    "TextView",
+    "ImageView",
+    "Choreographer",
+    "ViewRootImpl",
+    "Handler",
+    "Looper",
+    "MessageQueue",
+    "HashMap",
+    "ArrayList",
+    "StringBuilder",
+    "Gson",
+    "JsonReader",
+    "RealCall",
+    "RealConnection",
+    "Buffer",
+    "SQLiteDatabase",
+    "SQLiteCursor",
+    "BitmapFactory",
+    "Canvas",
+    "DispatchedTask",
+    "CollectionsKt",
+];
+const NAMES: &[&str] = &[
+    "onCreate",
+    "onResume",
+    "onBindViewHolder",
+    "onCreateViewHolder",
+    "bind",
+    "measure",
+    "onMeasure",
+    "layout",
+    "onLayout",
+    "draw",
+    "onDraw",
+    "dispatchMessage",
+    "handleMessage",
+    "next",
+    "loop",
+    "get",
+    "put",
+    "hashCode",
+    "equals",
+    "append",
+    "toString",
+    "fromJson",
+    "read",
+    "write",
+    "execute",
+    "enqueue",
+    "query",
+    "moveToNext",
+    "decodeStream",
+    "invalidate",
+    "requestLayout",
+    "setText",
+    "run",
+    "invokeSuspend",
+    "resumeWith",
+    "map",
+    "filter",
+];
+const SIGNATURES: &[&str] = &[
+    "()V",
+    "(I)V",
+    "(II)V",
+    "()I",
+    "()Z",
+    "(Ljava/lang/Object;)Z",
+    "(Ljava/lang/Object;)Ljava/lang/Object;",
+    "(Landroid/os/Bundle;)V",
+    "(Landroid/graphics/Canvas;)V",
+    "(Ljava/lang/String;)Ljava/lang/StringBuilder;",
+    "(Landroidx/recyclerview/widget/RecyclerView$ViewHolder;I)V",
+    "(Ljava/io/Reader;Ljava/lang/reflect/Type;)Ljava/lang/Object;",
+    "(ZIIII)V",
+];
+const THREAD_NAMES: &[&str] = &[
+    "main",
+    "RenderThread",
+    "OkHttp Dispatcher",
+    "DefaultDispatcher-worker-1",
+    "DefaultDispatcher-worker-2",
+    "AsyncTask #1",
+    "pool-2-thread-1",
+    "Binder:12345_1",
+    "Binder:12345_2",
+    "FinalizerDaemon",
+    "HeapTaskDaemon",
+    "Glide Executor",
+];
+
+/// Deepest level of the call graph; methods at the last levels are leaves.
+const LEVELS: u32 = 28;
+/// The depth the random walk drifts towards.
+const TARGET_DEPTH: i64 = 20;
+
+/// The method table and call graph.
+pub struct Program {
+    pub methods: Vec<MethodDef>,
+    /// Callees of each method (indices).
+    pub callees: Vec<Vec<u32>>,
+    /// Methods at level 0 (thread entry points).
+    pub roots: Vec<u32>,
+}
+
+/// Builds `n` methods with realistic names and a sparse layered call graph.
+pub fn program(n: u32, rng: &mut Rng) -> Program {
+    let n = n.max(LEVELS + 1);
+    let mut methods = Vec::with_capacity(n as usize);
+    let mut level = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let pkg = PACKAGES[rng.below(PACKAGES.len() as u64) as usize];
+        let class = CLASSES[rng.below(CLASSES.len() as u64) as usize];
+        let name = NAMES[rng.below(NAMES.len() as u64) as usize];
+        let suffix = i / (NAMES.len() as u32 * 4);
+        let class = if suffix == 0 {
+            format!("{pkg}.{class}")
+        } else {
+            format!("{pkg}.{class}${suffix}")
+        };
+        let kotlin = pkg.contains("kotlin") || pkg.contains("example");
+        let file = format!(
+            "{}.{}",
+            class
+                .rsplit('.')
+                .next()
+                .unwrap_or("X")
+                .split('$')
+                .next()
+                .unwrap_or("X"),
+            if kotlin { "kt" } else { "java" }
+        );
+        methods.push(MethodDef {
+            id: i << 2,
+            class,
+            name: name.to_string(),
+            signature: SIGNATURES[rng.below(SIGNATURES.len() as u64) as usize].to_string(),
+            source_file: Some(file),
+            line: None,
+        });
+        // The first LEVELS+1 methods cover every level; the rest are spread evenly.
+        level.push(if i <= LEVELS {
+            i
+        } else {
+            rng.below(LEVELS as u64 + 1) as u32
+        });
+    }
+    let mut by_level: Vec<Vec<u32>> = vec![Vec::new(); LEVELS as usize + 1];
+    for (i, &l) in level.iter().enumerate() {
+        by_level[l as usize].push(i as u32);
+    }
+    let mut callees = Vec::with_capacity(n as usize);
+    for (i, &l) in level.iter().enumerate() {
+        let mut c = Vec::new();
+        if l < LEVELS {
+            let k = 2 + rng.below(5);
+            for _ in 0..k {
+                let target = (l + 1 + rng.below(2) as u32).min(LEVELS) as usize;
+                let pool = &by_level[target];
+                c.push(pool[rng.below(pool.len() as u64) as usize]);
+            }
+            // Some direct recursion.
+            if rng.chance(60_000) {
+                c.push(i as u32);
+            }
+        }
+        callees.push(c);
+    }
+    Program {
+        methods,
+        callees,
+        roots: by_level[0].clone(),
+    }
+}
+
+struct ThreadState {
+    tid: u16,
+    stack: Vec<u32>,
+    /// Frames entered before tracing started, exited without an enter record.
+    pre_stack: Vec<u32>,
+    cpu_us: u64,
+    started: bool,
+}
+
+/// Statistics of a generated file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GenStats {
+    pub records: u64,
+    pub unmatched_exits: u64,
+    pub unrolls: u64,
+    pub max_depth: usize,
+    pub bytes: u64,
+}
+
+/// Writes a trace to `out` (and, for a `.key`/`.data` pair, the data to `data_out`).
+pub fn generate(
+    opts: &GenOptions,
+    out: &mut dyn Write,
+    mut data_out: Option<&mut dyn Write>,
+) -> io::Result<GenStats> {
+    let mut rng = Rng::new(opts.seed);
+    let prog = program(opts.methods, &mut rng);
+    let threads = opts.threads.clamp(
+        1,
+        if opts.layout == Layout::V1 {
+            255
+        } else {
+            65535
+        },
+    );
+    let pid = 12345u32;
+    let mut spec = TraceSpec::new(opts.layout, opts.clock);
+    spec.pid = Some(pid);
+    spec.start_time_us = 1_700_000_000_000_000;
+    spec.threads = (0..threads)
+        .map(|i| {
+            let tid = if opts.layout == Layout::V1 {
+                i + 1
+            } else {
+                i.wrapping_add(pid as u16)
+            };
+            let name = match THREAD_NAMES.get(i as usize) {
+                Some(n) => n.to_string(),
+                None => format!("Thread-{i}"),
+            };
+            (tid, name)
+        })
+        .collect();
+    spec.methods = prog.methods.clone();
+    let rs = record_size(opts.layout, opts.clock);
+    let streaming = opts.layout == Layout::Streaming;
+
+    let mut stats = GenStats::default();
+    if streaming {
+        out.write_all(&data_header(spec.version() | 0xF0, rs, spec.start_time_us))?;
+    } else {
+        // The elapsed time is only known at the end; estimate from the mean step.
+        spec.elapsed_time_us = opts.records * 3;
+        let key = key_text(&spec, Some(opts.records));
+        out.write_all(key.as_bytes())?;
+        stats.bytes += key.len() as u64;
+        let header = data_header(spec.version(), rs, spec.start_time_us);
+        match data_out.as_deref_mut() {
+            Some(d) => d.write_all(&header)?,
+            None => out.write_all(&header)?,
+        }
+    }
+    stats.bytes += 32;
+
+    let mut states: Vec<ThreadState> = spec
+        .threads
+        .iter()
+        .map(|&(tid, _)| {
+            let depth = rng.below(4) as usize;
+            let mut pre = Vec::new();
+            let mut m = prog.roots[rng.below(prog.roots.len() as u64) as usize];
+            for _ in 0..depth {
+                pre.push(m);
+                match prog.callees[m as usize].first() {
+                    Some(&c) => m = c,
+                    None => break,
+                }
+            }
+            ThreadState {
+                tid,
+                stack: Vec::new(),
+                pre_stack: pre,
+                cpu_us: 0,
+                started: false,
+            }
+        })
+        .collect();
+    let mut method_defined = vec![false; prog.methods.len()];
+    let mut wall_us = 0u64;
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut cur = 0usize;
+    let mut left_in_chunk = 0u64;
+    let two_clocks = opts.clock == ClockMode::Dual;
+    let main_share = 40u64;
+    for _ in 0..opts.records {
+        if left_in_chunk == 0 {
+            // The main thread gets a large share, the others round-robin-ish.
+            cur = if rng.below(100) < main_share {
+                0
+            } else {
+                rng.below(states.len() as u64) as usize
+            };
+            left_in_chunk = 50 + rng.below(450);
+        }
+        left_in_chunk -= 1;
+        let st = &mut states[cur];
+        let step = 1 + rng.below(4);
+        wall_us += step;
+        if st.started {
+            st.cpu_us += step - rng.below(step);
+        }
+        st.started = true;
+        let depth = st.stack.len() as i64;
+        let top = st.stack.last().copied();
+        let callees: &[u32] = match top {
+            Some(m) => &prog.callees[m as usize],
+            None => &prog.roots,
+        };
+        let p_enter = (500 + (TARGET_DEPTH - depth) * 40).clamp(50, 950) as u64;
+        let (method, action) = if !st.pre_stack.is_empty() && top.is_none() && rng.below(3) == 0 {
+            let m = st.pre_stack.pop().unwrap_or(0);
+            stats.unmatched_exits += 1;
+            (m, Action::Exit)
+        } else if top.is_none() || (!callees.is_empty() && rng.below(1000) < p_enter) {
+            let m = callees[rng.below(callees.len() as u64) as usize];
+            st.stack.push(m);
+            stats.max_depth = stats.max_depth.max(st.stack.len());
+            (m, Action::Enter)
+        } else {
+            let m = st.stack.pop().unwrap_or(0);
+            if rng.chance(1_000) {
+                stats.unrolls += 1;
+                (m, Action::Unroll)
+            } else {
+                (m, Action::Exit)
+            }
+        };
+        if streaming && !method_defined[method as usize] {
+            method_defined[method as usize] = true;
+            let line = format!("{}\n", method_line(&prog.methods[method as usize]));
+            buf.extend_from_slice(&[0, 0, 1]);
+            buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
+            buf.extend_from_slice(line.as_bytes());
+        }
+        let time1 = match opts.clock {
+            ClockMode::Wall => wall_us as u32,
+            _ => st.cpu_us as u32,
+        };
+        if opts.layout == Layout::V1 {
+            buf.push(st.tid as u8);
+        } else {
+            buf.extend_from_slice(&st.tid.to_le_bytes());
+        }
+        buf.extend_from_slice(&(method << 2 | action as u32).to_le_bytes());
+        buf.extend_from_slice(&time1.to_le_bytes());
+        if two_clocks && rs >= 14 {
+            buf.extend_from_slice(&(wall_us as u32).to_le_bytes());
+        }
+        stats.records += 1;
+        if buf.len() >= 1 << 20 {
+            stats.bytes += buf.len() as u64;
+            match data_out.as_deref_mut() {
+                Some(d) => d.write_all(&buf)?,
+                None => out.write_all(&buf)?,
+            }
+            buf.clear();
+        }
+    }
+    if streaming {
+        spec.elapsed_time_us = wall_us;
+        let summary = key_text(&spec, None);
+        buf.extend_from_slice(&[0, 0, 3]);
+        buf.extend_from_slice(&(summary.len() as u32).to_le_bytes());
+        buf.extend_from_slice(summary.as_bytes());
+    }
+    stats.bytes += buf.len() as u64;
+    match data_out {
+        Some(d) => d.write_all(&buf)?,
+        None => out.write_all(&buf)?,
+    }
+    Ok(stats)
+}
+
+/// Generates into memory (a combined or streaming file).
+pub fn generate_vec(opts: &GenOptions) -> Vec<u8> {
+    let mut v = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = generate(opts, &mut v, None);
+    v
+}

@@ -1,0 +1,1 @@
+//! Reader tests over traces made by [`super::writer`].

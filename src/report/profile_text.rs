@@ -1,0 +1,646 @@
+//! `dmtracedump FILE` (and `dmtracedump -h FILE`) output: the exclusive profile, the inclusive
+//! profile with parents and children, and the per-class and per-method-name sections, byte for
+//! byte — the same `printf` formats, sort orders, tie breaks and "stop at the first zero" rules
+//! as tracedump.cc's printing functions.
+//!
+//! Departures from dmtracedump, by design: the ART source file is not glued onto signatures, and
+//! numbers are computed by [`crate::analysis::profile`] (streaming traces, thread ids ≥ 32768).
+//!
+//! dmtracedump always has the pseudo-methods `(toplevel)` (id −2) and `(unknown)` (id −1, where
+//! all method ids missing from the key go). A model method whose class is `(unknown)` with an
+//! empty name is taken as the latter; otherwise an empty `(unknown)` row is added, because it
+//! takes part in the numbering of the `[n]` indices. A method with an empty name prints as its
+//! class alone and stays out of the class and method-name sections (dmtracedump's `NULL` name).
+
+use std::cmp::Ordering;
+use std::fmt::Write;
+
+use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::trace::{MethodId, Trace};
+
+/// Plain text or dmtracedump's `-h` HTML page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Style {
+    Text,
+    /// `sortable_url` is the base URL of `sortable.js` (`-s`); unset prints `(null)` like glibc.
+    Html {
+        sortable_url: Option<String>,
+    },
+}
+
+const SEPARATOR: &str = "======================================================================";
+
+/// One printed method: a model method or a pseudo-method.
+struct Row<'a> {
+    class: &'a str,
+    /// `None` for pseudo-methods and methods without a name.
+    name: Option<&'a str>,
+    signature: &'a str,
+    /// dmtracedump's method id: the key's id; −2 `(toplevel)`, −1 `(unknown)`.
+    id: i64,
+    profile: &'a MethodProfile,
+}
+
+/// dmtracedump's tie break after a time: class, then name and signature (or id when either
+/// has no name). The final id comparison only orders exact duplicates.
+fn compare_names(a: &Row, b: &Row) -> Ordering {
+    a.class
+        .as_bytes()
+        .cmp(b.class.as_bytes())
+        .then_with(|| match (a.name, b.name) {
+            (Some(x), Some(y)) => x
+                .as_bytes()
+                .cmp(y.as_bytes())
+                .then_with(|| a.signature.as_bytes().cmp(b.signature.as_bytes())),
+            _ => Ordering::Equal,
+        })
+        .then(a.id.cmp(&b.id))
+}
+
+struct Printer<'a> {
+    rows: Vec<Row<'a>>,
+    /// Row of each model method.
+    row_of_method: Vec<usize>,
+    /// `[n]` of each row: rank by inclusive time.
+    index: Vec<usize>,
+    total: f64,
+    html: bool,
+    out: String,
+}
+
+/// Renders the whole report.
+pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
+    static EMPTY: MethodProfile = MethodProfile {
+        inclusive: 0,
+        exclusive: 0,
+        top_exclusive: 0,
+        calls: 0,
+        recursive_calls: 0,
+        parents: Vec::new(),
+        children: Vec::new(),
+        recursive_parents: Vec::new(),
+        recursive_children: Vec::new(),
+    };
+    let mut rows = vec![Row {
+        class: "(toplevel)",
+        name: None,
+        signature: "",
+        id: -2,
+        profile: &profile.toplevel,
+    }];
+    let is_unknown = |m: &crate::trace::Method| {
+        trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
+    };
+    if !trace.methods.iter().any(is_unknown) {
+        rows.push(Row {
+            class: "(unknown)",
+            name: None,
+            signature: "",
+            id: -1,
+            profile: &EMPTY,
+        });
+    }
+    let mut row_of_method = Vec::with_capacity(trace.methods.len());
+    for (i, m) in trace.methods.iter().enumerate() {
+        row_of_method.push(rows.len());
+        let name = trace.str(m.name);
+        rows.push(Row {
+            class: trace.str(m.class),
+            name: (!name.is_empty()).then_some(name),
+            signature: trace.str(m.signature),
+            id: if is_unknown(m) { -1 } else { m.raw_id as i64 },
+            profile: profile.methods.get(i).unwrap_or(&EMPTY),
+        });
+    }
+    let mut by_inclusive: Vec<usize> = (0..rows.len()).collect();
+    by_inclusive.sort_by(|&a, &b| {
+        let (ra, rb) = (&rows[a], &rows[b]);
+        rb.profile
+            .inclusive
+            .cmp(&ra.profile.inclusive)
+            .then_with(|| compare_names(ra, rb))
+    });
+    let mut index = vec![0; rows.len()];
+    for (rank, &r) in by_inclusive.iter().enumerate() {
+        index[r] = rank;
+    }
+    let html = matches!(style, Style::Html { .. });
+    let mut p = Printer {
+        rows,
+        row_of_method,
+        index,
+        total: profile.total_time as f64,
+        html,
+        out: String::new(),
+    };
+    if let Style::Html { sortable_url } = style {
+        p.out.push_str(&html_header(sortable_url.as_deref()));
+        p.table_of_contents();
+    }
+    p.exclusive_profile(profile.total_time);
+    p.inclusive_profile(&by_inclusive);
+    p.class_profiles();
+    p.method_profiles();
+    if html {
+        p.out.push_str("\n</body>\n</html>\n");
+    }
+    p.out
+}
+
+/// dmtracedump's `htmlHeader` with the `sortable.js` base URL.
+fn html_header(sortable_url: Option<&str>) -> String {
+    format!(
+        "<html>\n<head>\n<script type=\"text/javascript\" src=\"{}sortable.js\"></script>\n{}",
+        sortable_url.unwrap_or("(null)"),
+        HTML_HEAD_REST
+    )
+}
+
+const HTML_HEAD_REST: &str = "<script langugage=\"javascript\">
+function toggle(item) {
+    obj=document.getElementById(item);
+    visible=(obj.style.display!=\"none\" && obj.style.display!=\"\");
+    key=document.getElementById(\"x\" + item);
+    if (visible) {
+        obj.style.display=\"none\";
+        key.innerHTML=\"+\";
+    } else {
+        obj.style.display=\"block\";
+        key.innerHTML=\"-\";
+    }
+}
+function onMouseOver(obj) {
+    obj.style.background=\"lightblue\";
+}
+function onMouseOut(obj) {
+    obj.style.background=\"white\";
+}
+</script>
+<style type=\"text/css\">
+div { font-family: courier; font-size: 13 }
+div.parent { margin-left: 15; display: none }
+div.leaf { margin-left: 10 }
+div.header { margin-left: 10 }
+div.link { margin-left: 10; cursor: move }
+span.parent { padding-right: 10; }
+span.leaf { padding-right: 10; }
+a img { border: 0;}
+table.sortable th { border-width: 0px 1px 1px 1px; background-color: #ccc;}
+a { text-decoration: none; }
+a:hover { text-decoration: underline; }
+table.sortable th, table.sortable td { text-align: left;}table.sortable tr.odd td { background-color: #ddd; }
+table.sortable tr.even td { background-color: #fff; }
+</style>
+</head><body>
+
+";
+
+/// `<`, `>` and `&` as HTML entities.
+fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['<', '>', '&']) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
+/// dmtracedump's `printHtmlField`: pads `text` to `width` with `&nbsp;` (leading; trailing when
+/// `width` is negative).
+fn html_field(out: &mut String, text: &str, width: i32) {
+    let pad = (width.unsigned_abs() as usize).saturating_sub(text.len());
+    if width < 0 {
+        out.push_str(text);
+    }
+    for _ in 0..pad {
+        out.push_str("&nbsp;");
+    }
+    if width >= 0 {
+        out.push_str(text);
+    }
+}
+
+impl<'a> Printer<'a> {
+    fn esc<'s>(&self, s: &'s str) -> std::borrow::Cow<'s, str> {
+        if self.html { escape(s) } else { s.into() }
+    }
+
+    fn row_of(&self, m: Option<MethodId>) -> usize {
+        m.map_or(0, |m| self.row_of_method[m.index()])
+    }
+
+    fn table_of_contents(&mut self) {
+        self.out.push_str(
+            "<a name=\"contents\"></a>\n<h2>Table of Contents</h2>\n<ul>\n  \
+             <li><a href=\"#exclusive\">Exclusive profile</a></li>\n  \
+             <li><a href=\"#inclusive\">Inclusive profile</a></li>\n  \
+             <li><a href=\"#class\">Class/method profile</a></li>\n  \
+             <li><a href=\"#method\">Method/class profile</a></li>\n</ul>\n\n",
+        );
+    }
+
+    /// The section start: an anchor and the navigation bar (HTML) or the separator line.
+    fn section(&mut self, anchor: &str) {
+        if self.html {
+            let _ = write!(
+                self.out,
+                "<a name=\"{anchor}\"></a>\n<hr>\n<a href=\"#contents\">[Top]</a>\n\
+                 <a href=\"#exclusive\">[Exclusive]</a>\n<a href=\"#inclusive\">[Inclusive]</a>\n\
+                 <a href=\"#class\">[Class]</a>\n<a href=\"#method\">[Method]</a>\n<br><br>\n"
+            );
+        } else {
+            let _ = writeln!(self.out, "\n{SEPARATOR}");
+        }
+    }
+
+    /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
+    fn sort_by_exclusive(&self, rows: &mut [usize]) {
+        rows.sort_by(|&a, &b| {
+            let (ra, rb) = (&self.rows[a], &self.rows[b]);
+            rb.profile
+                .exclusive
+                .cmp(&ra.profile.exclusive)
+                .then_with(|| compare_names(ra, rb))
+        });
+    }
+
+    fn exclusive_profile(&mut self, total_time: u64) {
+        self.section("exclusive");
+        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        self.sort_by_exclusive(&mut order);
+        let _ = write!(self.out, "Total cycles: {total_time}\n\n");
+        if self.html {
+            self.out.push_str("<br><br>\n");
+        }
+        self.out.push_str(
+            "Exclusive elapsed times for each method, not including time spent in\n\
+             children, sorted by exclusive time.\n\n",
+        );
+        if self.html {
+            self.out.push_str("<br><br>\n<pre>\n");
+        }
+        self.out.push_str("    Usecs  self %  sum %  Method\n");
+        let mut sum = 0.0f64;
+        for r in order {
+            let row = &self.rows[r];
+            let exclusive = row.profile.exclusive;
+            if exclusive == 0 {
+                break;
+            }
+            sum += exclusive as f64;
+            let per = 100.0 * exclusive as f64 / self.total;
+            let sum_per = 100.0 * sum / self.total;
+            let idx = self.index[r];
+            let (open, close) = if self.html {
+                (format!("<a href=\"#m{idx}\">"), "</a>")
+            } else {
+                (String::new(), "")
+            };
+            let class = self.esc(row.class);
+            let mut line =
+                format!("{exclusive:9}  {per:6.2} {sum_per:6.2}  {open}[{idx}]{close} {class}");
+            if let Some(name) = row.name {
+                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
+            }
+            self.out.push_str(&line);
+            self.out.push('\n');
+        }
+        if self.html {
+            self.out.push_str("</pre>\n");
+        }
+    }
+
+    fn inclusive_profile(&mut self, by_inclusive: &[usize]) {
+        self.section("inclusive");
+        self.out.push_str(
+            "\nInclusive elapsed times for each method and its parents and children,\n\
+             sorted by inclusive time.\n\n",
+        );
+        if self.html {
+            self.out.push_str("<br><br>\n<pre>\n");
+        }
+        self.out
+            .push_str("index  %/total %/self  index     calls         usecs name\n");
+        for (rank, &r) in by_inclusive.iter().enumerate() {
+            let p: &'a MethodProfile = self.rows[r].profile;
+            if p.inclusive == 0 {
+                break;
+            }
+            if self.html {
+                let _ = write!(self.out, "<a name=\"m{}\"></a>", self.index[r]);
+            }
+            self.out
+                .push_str("----------------------------------------------------\n");
+            let total_calls = p.total_calls();
+            self.relatives(p.inclusive, &p.parents, total_calls, false);
+            if !p.recursive_parents.is_empty() {
+                self.out
+                    .push_str("               +++++++++++++++++++++++++\n");
+                self.relatives(p.inclusive, &p.recursive_parents, total_calls, true);
+            }
+            let per = 100.0 * p.inclusive as f64 / self.total;
+            let rank = format!("[{rank}]");
+            let row = &self.rows[r];
+            let mut line = format!(
+                "{rank:<6} {per:5.1}%   {:>5} {:>6} {:>6}+{:<6} {:9} {}",
+                "",
+                "",
+                p.calls,
+                p.recursive_calls,
+                p.inclusive,
+                self.esc(row.class)
+            );
+            if let Some(name) = row.name {
+                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
+            }
+            self.out.push_str(&line);
+            self.out.push('\n');
+            let excl_per = 100.0 * p.top_exclusive as f64 / p.inclusive as f64;
+            let _ = writeln!(
+                self.out,
+                "{:6} {:5}   {excl_per:5.1}% {:>6} {:>6} {:>6} {:9}",
+                "", "", "excl", "", "", p.top_exclusive
+            );
+            self.relatives(p.inclusive, &p.children, 0, false);
+            if !p.recursive_children.is_empty() {
+                self.out
+                    .push_str("               +++++++++++++++++++++++++\n");
+                self.relatives(p.inclusive, &p.recursive_children, 0, true);
+            }
+        }
+        if self.html {
+            self.out.push_str("</pre>\n");
+        }
+    }
+
+    /// dmtracedump's `printInclusiveMethod`: one line per parent or child, by edge time.
+    /// `total_calls` 0 means "each relative's own total calls".
+    fn relatives(
+        &mut self,
+        method_inclusive: u64,
+        edges: &[Edge],
+        total_calls: u64,
+        recursive: bool,
+    ) {
+        let mut sorted: Vec<(usize, &Edge)> =
+            edges.iter().map(|e| (self.row_of(e.method), e)).collect();
+        sorted.sort_by(|a, b| {
+            b.1.time
+                .cmp(&a.1.time)
+                .then_with(|| compare_names(&self.rows[a.0], &self.rows[b.0]))
+        });
+        let method_total = method_inclusive as f64;
+        for (r, edge) in sorted {
+            let row = &self.rows[r];
+            let idx = self.index[r];
+            let (lead, label, close) = if self.html {
+                let len = format!("[{idx}]").len().min(6);
+                (
+                    " ".repeat(6 - len),
+                    format!("<a href=\"#m{idx}\">[{idx}]"),
+                    "</a>",
+                )
+            } else {
+                (String::new(), format!("[{idx}]"), "")
+            };
+            let calls_of = if total_calls == 0 {
+                row.profile.total_calls()
+            } else {
+                total_calls
+            };
+            let mut line = if recursive {
+                format!("{:6} {:5}   {:6} ", "", "", "")
+            } else {
+                let per = 100.0 * edge.time as f64 / method_total;
+                format!("{:6} {:5}   {per:5.1}% ", "", "")
+            };
+            let _ = write!(
+                line,
+                "{lead}{label:>6}{close} {:6}/{calls_of:<6} {:9} {}",
+                edge.calls,
+                edge.time,
+                self.esc(row.class)
+            );
+            if let Some(name) = row.name {
+                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
+            }
+            self.out.push_str(&line);
+            self.out.push('\n');
+        }
+    }
+
+    /// Groups named rows by `key` (class or method name), ordered like dmtracedump's
+    /// `createClassList` / `createUniqueMethodList`; each group's rows sorted by exclusive time.
+    fn groups(&self, by_class: bool) -> Vec<Vec<usize>> {
+        let mut named: Vec<usize> = (0..self.rows.len())
+            .filter(|&r| self.rows[r].name.is_some())
+            .collect();
+        let key = |r: usize| -> &str {
+            let row = &self.rows[r];
+            if by_class {
+                row.class
+            } else {
+                row.name.unwrap_or("")
+            }
+        };
+        named.sort_by(|&a, &b| {
+            key(a)
+                .as_bytes()
+                .cmp(key(b).as_bytes())
+                .then(self.rows[a].id.cmp(&self.rows[b].id))
+        });
+        let mut groups: Vec<Vec<usize>> = named
+            .chunk_by(|&a, &b| key(a) == key(b))
+            .map(<[usize]>::to_vec)
+            .collect();
+        for g in &mut groups {
+            self.sort_by_exclusive(g);
+        }
+        groups
+    }
+
+    fn class_profiles(&mut self) {
+        self.section("class");
+        let groups = self.groups(true);
+        if groups.is_empty() {
+            self.out.push_str("\nNo classes.\n");
+            if self.html {
+                self.out.push_str("<br><br>\n");
+            }
+            return;
+        }
+        self.out.push_str(
+            "\nExclusive elapsed time for each class, summed over all the methods\nin the class.\n\n",
+        );
+        self.grouped_section(groups, true);
+    }
+
+    fn method_profiles(&mut self) {
+        let groups = self.groups(false);
+        if groups.is_empty() {
+            return;
+        }
+        self.section("method");
+        self.out.push_str(
+            "\nExclusive elapsed time for each method, summed over all the classes\n\
+             that contain a method with the same name.\n\n",
+        );
+        self.grouped_section(groups, false);
+    }
+
+    /// The class section (`by_class`) or the method-name section.
+    fn grouped_section(&mut self, groups: Vec<Vec<usize>>, by_class: bool) {
+        if self.html {
+            self.out.push_str("<br><br>\n");
+        }
+        let title = if by_class { "Class" } else { "Method" };
+        if self.html {
+            let _ = writeln!(
+                self.out,
+                "<div class=\"header\"><span class=\"parent\">&nbsp;</span>&nbsp;&nbsp;&nbsp;\
+                 Cycles %/total Cumul.% &nbsp;Calls+Recur&nbsp; {title}</div>"
+            );
+        } else {
+            let _ = writeln!(self.out, "   Cycles %/total Cumul.%  Calls+Recur  {title}");
+        }
+        struct Group {
+            rows: Vec<usize>,
+            exclusive: u64,
+            calls: [u64; 2],
+        }
+        let mut groups: Vec<Group> = groups
+            .into_iter()
+            .map(|rows| {
+                let mut g = Group {
+                    exclusive: 0,
+                    calls: [0, 0],
+                    rows,
+                };
+                for &r in &g.rows {
+                    let p = self.rows[r].profile;
+                    g.exclusive += p.exclusive;
+                    g.calls[0] += p.calls;
+                    g.calls[1] += p.recursive_calls;
+                }
+                g
+            })
+            .collect();
+        groups.sort_by(|a, b| {
+            let (fa, fb) = (&self.rows[a.rows[0]], &self.rows[b.rows[0]]);
+            b.exclusive
+                .cmp(&a.exclusive)
+                .then_with(|| fa.class.as_bytes().cmp(fb.class.as_bytes()))
+                .then(fa.id.cmp(&fb.id))
+        });
+        let letter = if by_class { 'd' } else { 'e' };
+        let mut sum = 0.0f64;
+        for (ii, g) in groups.iter().enumerate() {
+            if g.exclusive == 0 {
+                break;
+            }
+            sum += g.exclusive as f64;
+            let per = 100.0 * g.exclusive as f64 / self.total;
+            let sum_per = 100.0 * sum / self.total;
+            let first = &self.rows[g.rows[0]];
+            let group_name = if by_class {
+                first.class
+            } else {
+                first.name.unwrap_or("")
+            };
+            if self.html {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"link\" onClick=\"javascript:toggle('{letter}{ii}')\" \
+                     onMouseOver=\"javascript:onMouseOver(this)\" \
+                     onMouseOut=\"javascript:onMouseOut(this)\"><span class=\"parent\" \
+                     id=\"x{letter}{ii}\">+</span>"
+                );
+                let mut s = String::new();
+                html_field(&mut s, &g.exclusive.to_string(), 9);
+                s.push(' ');
+                html_field(&mut s, &format!("{per:.1}"), 7);
+                s.push(' ');
+                html_field(&mut s, &format!("{sum_per:.1}"), 7);
+                s.push(' ');
+                html_field(&mut s, &g.calls[0].to_string(), 6);
+                s.push('+');
+                html_field(&mut s, &g.calls[1].to_string(), -6);
+                s.push(' ');
+                s.push_str(&escape(group_name));
+                self.out.push_str(&s);
+                let _ = write!(
+                    self.out,
+                    "</div>\n<div class=\"parent\" id=\"{letter}{ii}\">\n"
+                );
+            } else {
+                let _ = write!(
+                    self.out,
+                    "---------------------------------------------\n{:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} {group_name}\n",
+                    g.exclusive, g.calls[0], g.calls[1]
+                );
+            }
+            let group_exclusive = g.exclusive as f64;
+            let mut sum_methods = 0.0f64;
+            for &r in &g.rows {
+                let row = &self.rows[r];
+                let p = row.profile;
+                let per = 100.0 * p.exclusive as f64 / group_exclusive;
+                sum_methods += p.exclusive as f64;
+                let sum_per = 100.0 * sum_methods / group_exclusive;
+                let idx = self.index[r];
+                let name = row.name.unwrap_or("");
+                if self.html {
+                    let mut s =
+                        String::from("<div class=\"leaf\"><span class=\"leaf\">&nbsp;</span>");
+                    html_field(&mut s, &p.exclusive.to_string(), 9);
+                    s.push_str("&nbsp;");
+                    html_field(&mut s, &p.inclusive.to_string(), 9);
+                    s.push_str("&nbsp;");
+                    html_field(&mut s, &format!("{per:.1}"), 7);
+                    s.push_str("&nbsp;");
+                    html_field(&mut s, &format!("{sum_per:.1}"), 7);
+                    s.push_str("&nbsp;");
+                    html_field(&mut s, &p.calls.to_string(), 6);
+                    s.push('+');
+                    html_field(&mut s, &p.recursive_calls.to_string(), -6);
+                    s.push_str("&nbsp;");
+                    let _ = write!(s, "<a href=\"#m{idx}\">[{idx}]</a>&nbsp;");
+                    if by_class {
+                        let _ = write!(s, "{}&nbsp;{}", escape(name), escape(row.signature));
+                    } else {
+                        let _ = write!(
+                            s,
+                            "{}.{}&nbsp;{}",
+                            escape(row.class),
+                            escape(name),
+                            escape(row.signature)
+                        );
+                    }
+                    s.push_str("</div>\n");
+                    self.out.push_str(&s);
+                } else {
+                    let _ = write!(
+                        self.out,
+                        "{:9} {:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} [{idx}] ",
+                        p.exclusive, p.inclusive, p.calls, p.recursive_calls
+                    );
+                    if by_class {
+                        let _ = writeln!(self.out, "{name} {}", row.signature);
+                    } else {
+                        let _ = writeln!(self.out, "{}.{name} {}", row.class, row.signature);
+                    }
+                }
+            }
+            if self.html {
+                self.out.push_str("</div>\n");
+            }
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! `tracelens summary`: a stable, machine-readable summary of a trace (schema in
+//! docs/summary-json.md), and a short human-readable one. Works for every format: the numbers
+//! come from the model and the dmtracedump profile of each clock the trace has.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::analysis::profile::{Profile, profile_all_clocks};
+use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
+
+/// Version of the JSON schema; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The summary of one file (one element of the JSON array).
+#[derive(Debug, Serialize)]
+pub struct FileSummary {
+    pub file: String,
+    /// Set when the file could not be read; all other fields are then empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorSummary>,
+    pub format: String,
+    pub version: Option<u32>,
+    /// `thread-cpu`, `wall`, `dual`, or null for formats without timestamps.
+    pub clock_mode: Option<String>,
+    /// The clocks the profile numbers are given for, primary first: `cpu`, `wall`.
+    pub clocks: Vec<Clock>,
+    pub ticks_per_sec: u64,
+    pub byte_len: u64,
+    pub record_count: u64,
+    pub call_count: u64,
+    /// Methods in the method table (called or not).
+    pub method_count: u64,
+    /// Per clock: Σ over threads of (last − first event time), µs (dmtracedump's "Total cycles").
+    pub total_us: PerClock,
+    pub threads: Vec<ThreadSummary>,
+    /// Methods with at least one call, by inclusive time on the primary clock (descending), then
+    /// by full name.
+    pub methods: Vec<MethodSummary>,
+    pub diagnostics: Vec<DiagnosticSummary>,
+}
+
+/// A value per clock: `{"cpu": …, "wall": …}`, with only the clocks the trace has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PerClock {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall: Option<f64>,
+}
+
+impl PerClock {
+    pub fn get(&self, clock: Clock) -> Option<f64> {
+        match clock {
+            Clock::Cpu => self.cpu,
+            Clock::Wall => self.wall,
+        }
+    }
+
+    fn set(&mut self, clock: Clock, value: f64) {
+        match clock {
+            Clock::Cpu => self.cpu = Some(value),
+            Clock::Wall => self.wall = Some(value),
+        }
+    }
+
+    /// (clock, value) pairs, cpu first.
+    pub fn iter(&self) -> impl Iterator<Item = (Clock, f64)> {
+        [(Clock::Cpu, self.cpu), (Clock::Wall, self.wall)]
+            .into_iter()
+            .filter_map(|(c, v)| v.map(|v| (c, v)))
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ErrorSummary {
+    pub format: String,
+    pub offset: Option<u64>,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ThreadSummary {
+    /// The thread id in the file.
+    pub id: u64,
+    pub name: String,
+    pub calls: u64,
+    pub events: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MethodSummary {
+    /// `class.name signature`.
+    pub name: String,
+    pub class: String,
+    pub method: String,
+    pub signature: String,
+    /// The method's id in the file.
+    pub id: u64,
+    /// Calls while not already on the stack, and recursive calls (dmtracedump's `calls+recur`).
+    pub calls: u64,
+    pub recursive_calls: u64,
+    /// Per clock, µs: inclusive (outermost activations) and exclusive time.
+    pub inclusive_us: PerClock,
+    pub exclusive_us: PerClock,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DiagnosticSummary {
+    pub severity: Severity,
+    pub code: String,
+    /// Byte offset in the file, when the diagnostic points at one.
+    pub offset: Option<u64>,
+    /// 1-based line, when the diagnostic points at one.
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+fn location_fields(location: Location) -> (Option<u64>, Option<u64>) {
+    match location {
+        Location::Offset(o) => (Some(o), None),
+        Location::Line(l) => (None, Some(l)),
+        Location::File => (None, None),
+    }
+}
+
+impl From<&Diagnostic> for DiagnosticSummary {
+    fn from(d: &Diagnostic) -> Self {
+        let (offset, line) = location_fields(d.location);
+        Self {
+            severity: d.severity,
+            code: d.code.clone(),
+            offset,
+            line,
+            message: d.message.clone(),
+        }
+    }
+}
+
+/// The summary of a file that failed to load.
+pub fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSummary {
+    let (offset, line) = location_fields(error.location);
+    FileSummary {
+        file: file.to_string(),
+        error: Some(ErrorSummary {
+            format: error.format.clone(),
+            offset,
+            line,
+            message: error.message.clone(),
+        }),
+        format: error.format.clone(),
+        version: None,
+        clock_mode: None,
+        clocks: Vec::new(),
+        ticks_per_sec: 0,
+        byte_len: 0,
+        record_count: 0,
+        call_count: 0,
+        method_count: 0,
+        total_us: PerClock::default(),
+        threads: Vec::new(),
+        methods: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// Summarizes a loaded trace (computes the profile of each clock).
+pub fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
+    let profiles = profile_all_clocks(trace);
+    summarize_with_profiles(file, trace, &profiles)
+}
+
+/// Summarizes a trace whose profiles (one per clock, primary first) are already computed.
+pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) -> FileSummary {
+    let tps = trace.ticks_per_sec.max(1) as f64;
+    let us = |ticks: u64| ticks as f64 * 1e6 / tps;
+    let per_clock = |f: &dyn Fn(&Profile) -> u64| -> PerClock {
+        let mut v = PerClock::default();
+        for p in profiles {
+            v.set(p.clock, us(f(p)));
+        }
+        v
+    };
+    let mut methods: Vec<(u64, MethodSummary)> = Vec::new();
+    if let Some(primary) = profiles.first() {
+        for (i, mp) in primary.methods.iter().enumerate() {
+            if mp.total_calls() == 0 {
+                continue;
+            }
+            let id = MethodId(i as u32);
+            let m = trace.method(id);
+            methods.push((
+                mp.inclusive,
+                MethodSummary {
+                    name: trace.method_full_name(id),
+                    class: trace.str(m.class).to_string(),
+                    method: trace.str(m.name).to_string(),
+                    signature: trace.str(m.signature).to_string(),
+                    id: m.raw_id,
+                    calls: mp.calls,
+                    recursive_calls: mp.recursive_calls,
+                    inclusive_us: per_clock(&|p| p.methods[i].inclusive),
+                    exclusive_us: per_clock(&|p| p.methods[i].exclusive),
+                },
+            ));
+        }
+    }
+    methods.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    FileSummary {
+        file: file.to_string(),
+        error: None,
+        format: trace.source.format.clone(),
+        version: trace.source.version,
+        clock_mode: trace.clock.map(|c| c.key_name().to_string()),
+        clocks: profiles.iter().map(|p| p.clock).collect(),
+        ticks_per_sec: trace.ticks_per_sec,
+        byte_len: trace.source.byte_len,
+        record_count: trace.source.record_count,
+        call_count: trace.call_count() as u64,
+        method_count: trace.methods.len() as u64,
+        total_us: per_clock(&|p| p.total_time),
+        threads: trace
+            .threads
+            .iter()
+            .map(|t| ThreadSummary {
+                id: t.raw_id,
+                name: t.name.clone(),
+                calls: t.call_count() as u64,
+                events: t.event_count,
+            })
+            .collect(),
+        methods: methods.into_iter().map(|(_, m)| m).collect(),
+        diagnostics: trace
+            .diagnostics
+            .iter()
+            .map(DiagnosticSummary::from)
+            .collect(),
+    }
+}
+
+/// The JSON document: an array with one object per file, in command-line order.
+pub fn to_json(summaries: &[FileSummary]) -> String {
+    let mut s = serde_json::to_string_pretty(summaries).unwrap_or_else(|e| {
+        // Serializing plain structs of strings and numbers cannot fail; keep the output valid.
+        format!("[{{\"error\": {{\"message\": \"{e}\"}}}}]")
+    });
+    s.push('\n');
+    s
+}
+
+/// A short human-readable summary.
+pub fn to_text(s: &FileSummary, top: usize) -> String {
+    let mut out = String::new();
+    if let Some(e) = &s.error {
+        let at = match (e.offset, e.line) {
+            (Some(o), _) => format!(" at byte {o}"),
+            (_, Some(l)) => format!(" at line {l}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}: cannot read as {}{at}: {}",
+            s.file, e.format, e.message
+        );
+        return out;
+    }
+    let clocks: Vec<String> = s
+        .clocks
+        .iter()
+        .map(|c| format!("{c:?}").to_lowercase())
+        .collect();
+    let _ = writeln!(
+        out,
+        "{}: {}{}, clock {} ({}), {} bytes",
+        s.file,
+        s.format,
+        s.version.map(|v| format!(" v{v}")).unwrap_or_default(),
+        s.clock_mode.as_deref().unwrap_or("none"),
+        if clocks.is_empty() {
+            "no profile".to_string()
+        } else {
+            clocks.join(", ")
+        },
+        s.byte_len
+    );
+    let _ = writeln!(
+        out,
+        "  {} threads, {} methods ({} called), {} records, {} calls",
+        s.threads.len(),
+        s.method_count,
+        s.methods.len(),
+        s.record_count,
+        s.call_count
+    );
+    for (clock, total) in s.total_us.iter() {
+        let _ = writeln!(
+            out,
+            "  total {} time: {total} µs",
+            format!("{clock:?}").to_lowercase()
+        );
+    }
+    if let Some(primary) = s.clocks.first()
+        && !s.methods.is_empty()
+    {
+        let name = format!("{primary:?}").to_lowercase();
+        let _ = writeln!(out, "  top methods by inclusive {name} time (µs):");
+        let _ = writeln!(
+            out,
+            "  {:>12} {:>12} {:>12}  method",
+            "inclusive", "exclusive", "calls+recur"
+        );
+        for m in s.methods.iter().take(top) {
+            let _ = writeln!(
+                out,
+                "  {:>12} {:>12} {:>12}  {}",
+                m.inclusive_us.get(*primary).unwrap_or(0.0),
+                m.exclusive_us.get(*primary).unwrap_or(0.0),
+                format!("{}+{}", m.calls, m.recursive_calls),
+                m.name
+            );
+        }
+    }
+    if !s.diagnostics.is_empty() {
+        let diags: Vec<Diagnostic> = s
+            .diagnostics
+            .iter()
+            .map(|d| {
+                Diagnostic::new(
+                    d.severity,
+                    d.code.clone(),
+                    Location::File,
+                    d.message.clone(),
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  {}", summarize(&diags));
+        for d in s.diagnostics.iter().take(top) {
+            let at = match (d.offset, d.line) {
+                (Some(o), _) => format!("byte {o}"),
+                (_, Some(l)) => format!("line {l}"),
+                _ => "file".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "    {:?} [{}] at {at}: {}",
+                d.severity, d.code, d.message
+            );
+        }
+    }
+    out
+}
