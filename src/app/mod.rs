@@ -1,1 +1,3 @@
 //! The eframe application.
+
+pub mod views;

@@ -57,6 +57,23 @@ pub fn export(
     }
 }
 
+/// Writes `trace` in `format` to the file at `path` (buffered), naming the profile after the file.
+pub fn export_file(
+    trace: &Trace,
+    format: ExportFormat,
+    clock: Clock,
+    path: &std::path::Path,
+) -> io::Result<()> {
+    let name = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = std::fs::File::create(path)?;
+    let mut w = io::BufWriter::with_capacity(1 << 20, file);
+    export(trace, format, clock, &name, &mut w)?;
+    w.flush()
+}
+
 /// Open or close of one call, in nesting order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Edge {

@@ -1,0 +1,188 @@
+//! Top-down and bottom-up call tree table: expandable rows with inclusive time, its share of the
+//! total, exclusive time and calls. Only visible rows are laid out (`TableBody::rows`).
+
+use eframe::egui::{self, RichText};
+use egui_extras::{Column, TableBuilder};
+use rustc_hash::FxHashSet;
+
+use super::{Action, format_duration};
+use crate::analysis::calltree::{CallTree, NodeId, TreeKind};
+use crate::trace::Trace;
+
+/// View state: which nodes are open and which is selected. Reset automatically when a different
+/// tree is shown.
+#[derive(Debug, Default)]
+pub struct CallTreeState {
+    pub expanded: FxHashSet<NodeId>,
+    pub selected: Option<NodeId>,
+    shown: Option<(usize, u64, TreeKind)>,
+}
+
+impl CallTreeState {
+    fn sync(&mut self, tree: &CallTree) {
+        let fp = (tree.len(), tree.inclusive(NodeId::ROOT), tree.kind);
+        if self.shown != Some(fp) {
+            self.expanded.clear();
+            self.selected = None;
+            self.shown = Some(fp);
+        }
+    }
+
+    /// Opens `from` and, below it, each largest child while it holds at least half of its
+    /// parent's time (the hot path).
+    pub fn expand_hot_path(&mut self, tree: &CallTree, from: NodeId) {
+        let mut n = from;
+        loop {
+            self.expanded.insert(n);
+            match tree.children(n).next() {
+                Some(c) if tree.inclusive(c) * 2 >= tree.inclusive(n) && tree.has_children(c) => {
+                    n = c
+                }
+                _ => break,
+            }
+        }
+    }
+}
+
+/// The rows currently visible: (node, depth below the root's children).
+pub fn visible_rows(tree: &CallTree, state: &CallTreeState) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = tree.children(NodeId::ROOT).collect();
+    stack.reverse();
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        if state.expanded.contains(&n) {
+            let start = stack.len();
+            stack.extend(tree.children(n));
+            stack[start..].reverse();
+        }
+    }
+    out
+}
+
+/// Shows `tree` (top-down or bottom-up). Clicking a row selects its method; the triangle opens
+/// a row; double-click opens the hot path below it.
+pub fn call_tree_ui(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &CallTree,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    state.sync(tree);
+    let mut action = None;
+    let total = tree.inclusive(NodeId::ROOT).max(1);
+    let tps = trace.ticks_per_sec;
+    ui.horizontal(|ui| {
+        let title = match tree.kind {
+            TreeKind::TopDown => "Call tree (top-down)",
+            TreeKind::BottomUp => "Call tree (bottom-up)",
+        };
+        ui.label(RichText::new(title).strong());
+        ui.label(format!(
+            "{} nodes, total {}",
+            tree.len() - 1,
+            format_duration(tree.inclusive(NodeId::ROOT), tps)
+        ));
+        if ui.button("Expand hot path").clicked() {
+            state.expand_hot_path(tree, state.selected.unwrap_or(NodeId::ROOT));
+        }
+        if ui.button("Collapse all").clicked() {
+            state.expanded.clear();
+        }
+    });
+    let rows = visible_rows(tree, state);
+    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let (incl_label, excl_label) = match tree.kind {
+        TreeKind::TopDown => ("Inclusive", "Exclusive"),
+        TreeKind::BottomUp => ("Total", "Self"),
+    };
+    TableBuilder::new(ui)
+        .id_salt(("call_tree", tree.kind))
+        .striped(true)
+        .resizable(true)
+        .sense(egui::Sense::click())
+        .column(Column::remainder().at_least(200.0).clip(true))
+        .column(Column::auto().at_least(80.0))
+        .column(Column::auto().at_least(50.0))
+        .column(Column::auto().at_least(80.0))
+        .column(Column::auto().at_least(50.0))
+        .header(row_h, |mut h| {
+            h.col(|ui| {
+                ui.strong("Method");
+            });
+            h.col(|ui| {
+                ui.strong(incl_label);
+            });
+            h.col(|ui| {
+                ui.strong("%");
+            });
+            h.col(|ui| {
+                ui.strong(excl_label);
+            });
+            h.col(|ui| {
+                ui.strong("Calls");
+            });
+        })
+        .body(|body| {
+            body.rows(row_h, rows.len(), |mut row| {
+                let n = rows[row.index()];
+                let Some(m) = tree.method(n) else { return };
+                row.set_selected(state.selected == Some(n));
+                let depth = tree.depth(n).saturating_sub(1) as f32;
+                row.col(|ui| {
+                    ui.add_space(depth * 12.0);
+                    if tree.has_children(n) {
+                        let open = state.expanded.contains(&n);
+                        let arrow = if open { "⏷" } else { "⏵" };
+                        if ui.small_button(arrow).on_hover_text("Expand").clicked() {
+                            if open {
+                                state.expanded.remove(&n);
+                            } else {
+                                state.expanded.insert(n);
+                            }
+                        }
+                    } else {
+                        ui.add_space(18.0);
+                    }
+                    let selected = state.selected == Some(n);
+                    let name = ui
+                        .selectable_label(selected, trace.method_short_name(m))
+                        .on_hover_text(trace.method_full_name(m));
+                    if name.double_clicked() {
+                        state.expand_hot_path(tree, n);
+                    } else if name.clicked() {
+                        state.selected = Some(n);
+                        action = Some(Action::SelectMethod(m));
+                    }
+                });
+                row.col(|ui| {
+                    cell(ui, format_duration(tree.inclusive(n), tps));
+                });
+                row.col(|ui| {
+                    cell(
+                        ui,
+                        format!("{:.1}", tree.inclusive(n) as f64 * 100.0 / total as f64),
+                    );
+                });
+                row.col(|ui| {
+                    cell(ui, format_duration(tree.exclusive(n), tps));
+                });
+                row.col(|ui| {
+                    cell(ui, tree.calls(n).to_string());
+                });
+                let resp = row.response();
+                if resp.double_clicked() {
+                    state.expand_hot_path(tree, n);
+                } else if resp.clicked() {
+                    state.selected = Some(n);
+                    action = Some(Action::SelectMethod(m));
+                }
+            });
+        });
+    action
+}
+
+/// A non-selectable label, so clicks reach the row.
+fn cell(ui: &mut egui::Ui, text: String) {
+    ui.add(egui::Label::new(text).selectable(false));
+}
