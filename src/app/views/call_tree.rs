@@ -91,7 +91,7 @@ pub fn call_tree_ui(
         }
     });
     let rows = visible_rows(tree, state);
-    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let row_h = ui.spacing().interact_size.y + 4.0;
     let (incl_label, excl_label) = match tree.kind {
         TreeKind::TopDown => ("Inclusive", "Exclusive"),
         TreeKind::BottomUp => ("Total", "Self"),
@@ -100,6 +100,7 @@ pub fn call_tree_ui(
         .id_salt(("call_tree", tree.kind))
         .striped(true)
         .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
         .sense(egui::Sense::click())
         .column(Column::remainder().at_least(200.0).clip(true))
         .column(Column::auto().at_least(80.0))
@@ -133,7 +134,7 @@ pub fn call_tree_ui(
                     ui.add_space(depth * 12.0);
                     if tree.has_children(n) {
                         let open = state.expanded.contains(&n);
-                        let arrow = if open { "⏷" } else { "⏵" };
+                        let arrow = if open { "-" } else { "+" };
                         if ui.small_button(arrow).on_hover_text("Expand").clicked() {
                             if open {
                                 state.expanded.remove(&n);

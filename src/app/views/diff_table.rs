@@ -60,23 +60,29 @@ impl Default for DiffTableState {
     }
 }
 
-fn cmp_rows(a: &DiffRow, b: &DiffRow, col: DiffColumn) -> Ordering {
-    let opt = |x: Option<i64>, y: Option<i64>| x.unwrap_or(i64::MIN).cmp(&y.unwrap_or(i64::MIN));
+/// The value a row is sorted by (None sorts last in both directions).
+fn sort_value(r: &DiffRow, col: DiffColumn) -> Option<f64> {
     match col {
-        DiffColumn::Method => a.key.full().cmp(&b.key.full()),
-        DiffColumn::InclusiveA => {
-            opt(a.a.map(|t| t.inclusive as i64), b.a.map(|t| t.inclusive as i64))
-        }
-        DiffColumn::InclusiveB => {
-            opt(a.b.map(|t| t.inclusive as i64), b.b.map(|t| t.inclusive as i64))
-        }
-        DiffColumn::DeltaInclusive => opt(a.d_inclusive(), b.d_inclusive()),
-        DiffColumn::DeltaExclusive => opt(a.d_exclusive(), b.d_exclusive()),
-        DiffColumn::DeltaCalls => opt(a.d_calls(), b.d_calls()),
-        DiffColumn::Ratio => a
-            .inclusive_ratio()
-            .unwrap_or(f64::NEG_INFINITY)
-            .total_cmp(&b.inclusive_ratio().unwrap_or(f64::NEG_INFINITY)),
+        DiffColumn::Method => Some(0.0),
+        DiffColumn::InclusiveA => r.a.map(|t| t.inclusive as f64),
+        DiffColumn::InclusiveB => r.b.map(|t| t.inclusive as f64),
+        DiffColumn::DeltaInclusive => r.d_inclusive().map(|d| d as f64),
+        DiffColumn::DeltaExclusive => r.d_exclusive().map(|d| d as f64),
+        DiffColumn::DeltaCalls => r.d_calls().map(|d| d as f64),
+        DiffColumn::Ratio => r.inclusive_ratio(),
+    }
+}
+
+fn cmp_rows(a: &DiffRow, b: &DiffRow, col: DiffColumn, descending: bool) -> Ordering {
+    let dir = |o: Ordering| if descending { o.reverse() } else { o };
+    if col == DiffColumn::Method {
+        return dir(a.key.full().cmp(&b.key.full()));
+    }
+    match (sort_value(a, col), sort_value(b, col)) {
+        (Some(x), Some(y)) => dir(x.total_cmp(&y)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.key.full().cmp(&b.key.full()),
     }
 }
 
@@ -93,11 +99,12 @@ impl DiffTableState {
         if self.order_key.as_ref() != Some(&key) {
             let needle = self.search.to_lowercase();
             let mut order: Vec<usize> = (0..diff.rows.len())
-                .filter(|&i| needle.is_empty() || diff.rows[i].key.full().to_lowercase().contains(&needle))
+                .filter(|&i| {
+                    needle.is_empty() || diff.rows[i].key.full().to_lowercase().contains(&needle)
+                })
                 .collect();
             order.sort_by(|&i, &j| {
-                let o = cmp_rows(&diff.rows[i], &diff.rows[j], self.sort);
-                if self.descending { o.reverse() } else { o }
+                cmp_rows(&diff.rows[i], &diff.rows[j], self.sort, self.descending)
             });
             self.order = order;
             self.order_key = Some(key);
@@ -150,12 +157,13 @@ pub fn diff_table_ui(
         diff.only_a().count(),
         diff.only_b().count()
     ));
-    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let row_h = ui.spacing().interact_size.y + 4.0;
     let mut clicked_header = None;
     TableBuilder::new(ui)
         .id_salt("diff_table")
         .striped(true)
         .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
         .sense(egui::Sense::click())
         .column(Column::remainder().at_least(220.0).clip(true))
         .columns(Column::auto().at_least(70.0), 6)
@@ -163,8 +171,8 @@ pub fn diff_table_ui(
             for (col, label) in COLUMNS {
                 h.col(|ui| {
                     let arrow = match (state.sort == col, state.descending) {
-                        (true, true) => " ⏷",
-                        (true, false) => " ⏶",
+                        (true, true) => " v",
+                        (true, false) => " ^",
                         _ => "",
                     };
                     if ui.button(format!("{label}{arrow}")).clicked() {
@@ -213,7 +221,9 @@ pub fn diff_table_ui(
                     ui.add(egui::Label::new(text).selectable(false));
                 });
                 row.col(|ui| {
-                    let text = r.inclusive_ratio().map_or("—".to_string(), |x| format!("{x:.1}"));
+                    let text = r
+                        .inclusive_ratio()
+                        .map_or("—".to_string(), |x| format!("{x:.1}"));
                     ui.add(egui::Label::new(text).selectable(false));
                 });
                 if row.response().clicked() {

@@ -21,6 +21,8 @@ pub struct FlameState {
     pub view_ticks: Option<(u64, u64)>,
     pub selected: Option<NodeId>,
     pub hovered: Option<NodeId>,
+    /// Where the graph was painted last frame (screen points).
+    pub last_rect: Option<Rect>,
     layout: Vec<FlameRect>,
     max_depth: u32,
     shown: Option<(usize, u64)>,
@@ -64,7 +66,8 @@ impl FlameState {
             return None;
         }
         let (x0, x1) = self.view(tree);
-        let ticks = x0 as f64 + (pos.x - rect.left()) as f64 / rect.width() as f64 * (x1 - x0) as f64;
+        let ticks =
+            x0 as f64 + (pos.x - rect.left()) as f64 / rect.width() as f64 * (x1 - x0) as f64;
         let depth = ((pos.y - rect.top()) / ROW_HEIGHT_PT) as u32;
         let mut n = NodeId::ROOT;
         for _ in 0..=depth {
@@ -103,6 +106,7 @@ pub fn flame_graph_ui(
     egui::ScrollArea::vertical().show(ui, |ui| {
         let width = ui.available_width().max(10.0);
         let (rect, response) = ui.allocate_exact_size(vec2(width, height), Sense::click());
+        state.last_rect = Some(rect);
         let painter = ui.painter_at(rect);
         let (x0, x1) = state.view(tree);
         let px_per_tick = rect.width() as f64 / (x1 - x0).max(1) as f64;
@@ -132,7 +136,12 @@ pub fn flame_graph_ui(
             let fill = m.map_or(Color32::GRAY, |m| method_color(m, faded));
             painter.rect_filled(node_rect, 0.0, fill);
             if state.selected == Some(r.node) {
-                painter.rect_stroke(node_rect, 0.0, Stroke::new(2.0, Color32::BLACK), StrokeKind::Inside);
+                painter.rect_stroke(
+                    node_rect,
+                    0.0,
+                    Stroke::new(2.0, Color32::BLACK),
+                    StrokeKind::Inside,
+                );
             }
             if node_rect.width() > 30.0
                 && let Some(m) = m
@@ -147,9 +156,7 @@ pub fn flame_graph_ui(
             }
             i += 1;
         }
-        state.hovered = response
-            .hover_pos()
-            .and_then(|p| state.hit(tree, rect, p));
+        state.hovered = response.hover_pos().and_then(|p| state.hit(tree, rect, p));
         if let Some(n) = state.hovered
             && let Some(m) = tree.method(n)
         {

@@ -18,6 +18,8 @@ pub struct HistogramState {
     pub cursor_ticks: u64,
     /// Position in [`MethodCalls::calls`] of the call jumped to last.
     pub current: Option<usize>,
+    /// Where the bars were painted last frame (screen points).
+    pub last_rect: Option<Rect>,
     cache: Option<((MethodId, usize, BinScale, usize), Histogram)>,
 }
 
@@ -29,6 +31,7 @@ impl Default for HistogramState {
             selected_bin: None,
             cursor_ticks: 0,
             current: None,
+            last_rect: None,
             cache: None,
         }
     }
@@ -86,10 +89,14 @@ pub fn histogram_ui(
             state.scale = if log { BinScale::Log } else { BinScale::Linear };
         }
         ui.add(egui::Slider::new(&mut state.bins, 5..=100).text("bins"));
-        if ui.button("◀ Previous call").on_hover_text("Shift+N").clicked() {
+        if ui
+            .button("< Previous call")
+            .on_hover_text("Shift+N")
+            .clicked()
+        {
             action = state.step(calls, false);
         }
-        if ui.button("Next call ▶").on_hover_text("N").clicked() {
+        if ui.button("Next call >").on_hover_text("N").clicked() {
             action = state.step(calls, true);
         }
         if let Some(i) = state.current {
@@ -109,8 +116,14 @@ pub fn histogram_ui(
     }
     let size = vec2(ui.available_width().max(100.0), 160.0);
     let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+    state.last_rect = Some(rect);
     let painter = ui.painter_at(rect);
-    painter.rect_stroke(rect, 0.0, Stroke::new(1.0, Color32::GRAY), StrokeKind::Inside);
+    painter.rect_stroke(
+        rect,
+        0.0,
+        Stroke::new(1.0, Color32::GRAY),
+        StrokeKind::Inside,
+    );
     let max_count = hist.counts.iter().copied().max().unwrap_or(1).max(1) as f32;
     let bar_w = rect.width() / hist.bin_count() as f32;
     let bar_rect = |b: usize| {
@@ -153,10 +166,7 @@ pub fn histogram_ui(
     ui.horizontal(|ui| {
         ui.label(format_duration(hist.edges[0] as u64, tps));
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(format_duration(
-                hist.edges[hist.bin_count()] as u64,
-                tps,
-            ));
+            ui.label(format_duration(hist.edges[hist.bin_count()] as u64, tps));
         });
     });
     action
