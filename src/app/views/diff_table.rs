@@ -151,8 +151,9 @@ pub fn diff_table_ui(
     let tps = trace_a.ticks_per_sec;
     let order = state.order(diff).to_vec();
     ui.label(format!(
-        "{} methods: {} in both, {} only in A, {} only in B",
+        "{} of {} shown: {} in both, {} only in A, {} only in B",
         order.len(),
+        diff.rows.len(),
         diff.matched().count(),
         diff.only_a().count(),
         diff.only_b().count()
