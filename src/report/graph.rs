@@ -155,30 +155,48 @@ struct Node {
 
 /// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`), and `(toplevel)`'s rank.
 fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
-    // Nodes in rank order: (toplevel), the methods, and (unknown) when the trace has none.
-    let mut entries: Vec<(MethodKey, Option<MethodId>)> =
-        Vec::with_capacity(trace.methods.len() + 2);
-    entries.push((MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS), None));
+    // Nodes in rank order: (toplevel), the methods, and (unknown) when the trace has no
+    // placeholder for it (dmtracedump always has one; it only shifts zero-time ranks).
+    #[derive(Clone, Copy)]
+    enum Slot {
+        Top,
+        Method(MethodId),
+        MissingUnknown,
+    }
+    let mut entries: Vec<(MethodKey, Slot)> = Vec::with_capacity(trace.methods.len() + 2);
+    entries.push((MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS), Slot::Top));
     let mut has_unknown = false;
     for i in 0..trace.methods.len() {
         let k = MethodKey::of(trace, MethodId(i as u32));
         has_unknown |= k.name.is_none();
-        entries.push((k, Some(MethodId(i as u32))));
+        entries.push((k, Slot::Method(MethodId(i as u32))));
     }
-    let incl = |m: Option<MethodId>| profile.entry(m).inclusive;
+    if !has_unknown {
+        entries.push((
+            MethodKey::pseudo(MethodKey::UNKNOWN_CLASS),
+            Slot::MissingUnknown,
+        ));
+    }
+    let empty = crate::analysis::profile::MethodProfile::default();
+    let entry = |s: Slot| match s {
+        Slot::Top => &profile.toplevel,
+        Slot::Method(m) => profile.method(m),
+        Slot::MissingUnknown => &empty,
+    };
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| {
-        incl(entries[b].1)
-            .cmp(&incl(entries[a].1))
+        entry(entries[b].1)
+            .inclusive
+            .cmp(&entry(entries[a].1).inclusive)
             .then_with(|| entries[a].0.tie_order(&entries[b].0))
     });
-    let _ = has_unknown; // a missing (unknown) has zero time: it ranks after every reachable node
     let mut rank_of_method = vec![0usize; trace.methods.len()];
     let mut top_rank = 0;
     for (rank, &e) in order.iter().enumerate() {
         match entries[e].1 {
-            Some(m) => rank_of_method[m.index()] = rank,
-            None => top_rank = rank,
+            Slot::Method(m) => rank_of_method[m.index()] = rank,
+            Slot::Top => top_rank = rank,
+            Slot::MissingUnknown => {}
         }
     }
     let rank = |m: Option<MethodId>| m.map_or(top_rank, |m| rank_of_method[m.index()]);
@@ -186,8 +204,12 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
     let nodes: Vec<Node> = order
         .iter()
         .map(|&e| {
-            let (key, m) = &entries[e];
-            let p = profile.entry(*m);
+            let (key, slot) = &entries[e];
+            let p = entry(*slot);
+            let m = match slot {
+                Slot::Method(m) => Some(*m),
+                _ => None,
+            };
             let mut kids: Vec<(SeenKey, usize)> = p
                 .children
                 .iter()
