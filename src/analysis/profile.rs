@@ -28,7 +28,6 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use crate::trace::{Clock, Lane, MethodId, Thread, Trace};
 
@@ -120,6 +119,7 @@ fn profile_split(trace: &Trace, clock: Clock, workers: usize, unit_calls: usize)
                     walker.walk(&thread.lanes, unit.roots, &mut acc, AxisClock);
                 }
             }
+            acc.flush_slots();
             acc
         })
         .collect();
@@ -195,7 +195,8 @@ fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
         let Some(top) = thread.lanes.first() else {
             continue;
         };
-        let mut pending = vec![0..top.len()];
+        let mut pending: Vec<Range<usize>> = Vec::new();
+        pending.push(0..top.len());
         while let Some(roots) = pending.pop() {
             let calls = subtree_calls(&thread.lanes, roots.clone());
             if calls > target && roots.len() > 1 {
@@ -216,7 +217,7 @@ fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
 
 /// Greedy largest-first assignment of units to `workers` bins.
 fn balance(mut units: Vec<Unit>, workers: usize) -> Vec<Vec<Unit>> {
-    units.sort_by(|a, b| b.calls.cmp(&a.calls));
+    units.sort_by_key(|u| std::cmp::Reverse(u.calls));
     let mut bins: Vec<(usize, Vec<Unit>)> = (0..workers.min(units.len()))
         .map(|_| (0, Vec::new()))
         .collect();
@@ -233,6 +234,7 @@ fn balance(mut units: Vec<Unit>, workers: usize) -> Vec<Vec<Unit>> {
 /// Reads a call's (start, duration) on one clock.
 trait ClockRead: Copy {
     fn span(self, lane: &Lane, i: usize) -> (u64, u64);
+    fn dur(self, lane: &Lane, i: usize) -> u64;
 }
 
 #[derive(Clone, Copy)]
@@ -241,6 +243,10 @@ impl ClockRead for AxisClock {
     #[inline]
     fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
         (lane.start(i), lane.dur(i))
+    }
+    #[inline]
+    fn dur(self, lane: &Lane, i: usize) -> u64 {
+        lane.dur(i)
     }
 }
 
@@ -251,15 +257,64 @@ impl ClockRead for CpuClock {
     fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
         lane.cpu(i).unwrap_or((lane.start(i), lane.dur(i)))
     }
+    #[inline]
+    fn dur(self, lane: &Lane, i: usize) -> u64 {
+        lane.cpu_dur(i).unwrap_or_else(|| lane.dur(i))
+    }
 }
 
-/// Per-method sums.
-#[derive(Clone, Copy, Debug, Default)]
+/// Per-method sums in one cache line: the times, the call counts and a two-entry cache of
+/// parent edges (most call graphs are sparse: a method has few callers), so that most calls
+/// update one cache line and never touch the edge map.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct MethodAcc {
     inclusive: u64,
     exclusive: u64,
     top_exclusive: u64,
-    calls: [u64; 2],
+    /// Wrapping counters: one worker would need 2³² calls of one method to wrap.
+    calls: [u32; 2],
+    /// Most recently used first.
+    parents: [ParentSlot; 2],
+}
+
+impl Default for MethodAcc {
+    fn default() -> Self {
+        Self {
+            inclusive: 0,
+            exclusive: 0,
+            top_exclusive: 0,
+            calls: [0; 2],
+            parents: [ParentSlot::EMPTY; 2],
+        }
+    }
+}
+
+/// A cached parent edge of a method: `key` = (parent + 1, 0 for `(toplevel)`) << 2 | flags.
+#[derive(Clone, Copy, Debug)]
+struct ParentSlot {
+    key: u32,
+    calls: u32,
+    time: u64,
+}
+
+impl ParentSlot {
+    const EMPTY: ParentSlot = ParentSlot {
+        key: u32::MAX,
+        calls: 0,
+        time: 0,
+    };
+}
+
+/// Parent slots need (largest method id + 2) << 2 to fit in a `u32` below `u32::MAX`.
+const SLOT_METHOD_LIMIT: usize = (1 << 29) - 2;
+
+/// The edge key of a cached parent edge of `child`.
+#[inline]
+fn slot_edge_key(slot_key: u32, child: u32) -> u64 {
+    let code = slot_key >> 2;
+    let parent = if code == 0 { TOP } else { code - 1 };
+    (parent as u64) << 32 | (child as u64) << 2 | (slot_key & 3) as u64
 }
 
 /// The parent index used for `(toplevel)` in edge keys (method ids use 30 bits).
@@ -271,21 +326,146 @@ fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: bool) -> u64 {
     (parent as u64) << 32 | (child as u64) << 2 | (parent_rec as u64) << 1 | child_rec as u64
 }
 
+/// Edge key → (calls, time): open addressing with linear probing over one flat array, so an
+/// update usually touches one cache line. Keys are stored + 1 (0 marks an empty slot).
+struct EdgeMap {
+    slots: Vec<(u64, u64, u64)>,
+    len: usize,
+}
+
+impl Default for EdgeMap {
+    fn default() -> Self {
+        Self {
+            slots: vec![(0, 0, 0); 1 << 10],
+            len: 0,
+        }
+    }
+}
+
+impl EdgeMap {
+    /// murmur3's `fmix64`: edge keys are structured bit fields and need full avalanche.
+    #[inline]
+    fn hash(key: u64) -> u64 {
+        let mut h = key;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+
+    #[inline]
+    fn add(&mut self, key: u64, calls: u64, time: u64) {
+        let stored = key + 1;
+        let mask = self.slots.len() - 1;
+        let mut i = Self::hash(key) as usize & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.0 == stored {
+                slot.1 += calls;
+                slot.2 += time;
+                return;
+            }
+            if slot.0 == 0 {
+                *slot = (stored, calls, time);
+                self.len += 1;
+                if self.len * 2 > self.slots.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![(0, 0, 0); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.len = 0;
+        for (stored, calls, time) in old {
+            if stored != 0 {
+                self.add(stored - 1, calls, time);
+            }
+        }
+    }
+
+    fn into_iter(self) -> impl Iterator<Item = (u64, (u64, u64))> {
+        self.slots
+            .into_iter()
+            .filter(|s| s.0 != 0)
+            .map(|(stored, calls, time)| (stored - 1, (calls, time)))
+    }
+}
+
 /// One worker's sums.
 struct Acc {
     methods: Vec<MethodAcc>,
     /// Edge key → (calls, time).
-    edges: FxHashMap<u64, (u64, u64)>,
+    edges: EdgeMap,
     /// Σ of all calls' exclusive times.
     exclusive_sum: u64,
+    /// Whether method ids are small enough for [`ParentSlot`] keys.
+    use_slots: bool,
 }
 
 impl Acc {
     fn new(method_count: usize) -> Self {
         Self {
             methods: vec![MethodAcc::default(); method_count],
-            edges: FxHashMap::default(),
+            edges: EdgeMap::default(),
             exclusive_sum: 0,
+            use_slots: method_count < SLOT_METHOD_LIMIT,
+        }
+    }
+
+    /// Counts one call edge `parent → child` of `time`.
+    #[inline]
+    fn edge(&mut self, parent: u32, child: u32, parent_rec: bool, child_rec: bool, time: u64) {
+        if !self.use_slots {
+            self.edges
+                .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
+            return;
+        }
+        let code = if parent == TOP { 0 } else { parent + 1 };
+        let key = code << 2 | (parent_rec as u32) << 1 | child_rec as u32;
+        let slots = &mut self.methods[child as usize].parents;
+        for slot in slots.iter_mut() {
+            if slot.key == key && slot.calls < u32::MAX {
+                slot.calls += 1;
+                slot.time += time;
+                return;
+            }
+        }
+        // Miss: the least recently inserted entry goes to the map.
+        let evicted = slots[1];
+        slots[1] = slots[0];
+        slots[0] = ParentSlot {
+            key,
+            calls: 1,
+            time,
+        };
+        if evicted.key != u32::MAX {
+            self.edges.add(
+                slot_edge_key(evicted.key, child),
+                evicted.calls as u64,
+                evicted.time,
+            );
+        }
+    }
+
+    /// Moves the cached parent edges into the edge map.
+    fn flush_slots(&mut self) {
+        for (child, a) in self.methods.iter_mut().enumerate() {
+            for slot in &mut a.parents {
+                if slot.key != u32::MAX {
+                    self.edges.add(
+                        slot_edge_key(slot.key, child as u32),
+                        slot.calls as u64,
+                        slot.time,
+                    );
+                    *slot = ParentSlot::EMPTY;
+                }
+            }
         }
     }
 
@@ -294,13 +474,11 @@ impl Acc {
             a.inclusive += b.inclusive;
             a.exclusive += b.exclusive;
             a.top_exclusive += b.top_exclusive;
-            a.calls[0] += b.calls[0];
-            a.calls[1] += b.calls[1];
+            a.calls[0] = a.calls[0].wrapping_add(b.calls[0]);
+            a.calls[1] = a.calls[1].wrapping_add(b.calls[1]);
         }
-        for (k, (c, t)) in other.edges {
-            let e = self.edges.entry(k).or_default();
-            e.0 += c;
-            e.1 += t;
+        for (k, (c, t)) in other.edges.into_iter() {
+            self.edges.add(k, c, t);
         }
         self.exclusive_sum += other.exclusive_sum;
     }
@@ -323,8 +501,8 @@ impl Acc {
                 inclusive: a.inclusive,
                 exclusive: a.exclusive,
                 top_exclusive: a.top_exclusive,
-                calls: a.calls[0],
-                recursive_calls: a.calls[1],
+                calls: a.calls[0] as u64,
+                recursive_calls: a.calls[1] as u64,
                 ..MethodProfile::default()
             })
             .collect();
@@ -466,7 +644,7 @@ impl Walker {
         let lane = &lanes[depth];
         let m = lane.method(i).0;
         let synthesized = lane.flags(i).synthesized_entry;
-        let (start, dur) = clock.span(lane, i);
+        let dur = clock.dur(lane, i);
         let children = match lanes.get(depth + 1) {
             Some(next) => {
                 let r = lane.children(i, next.len());
@@ -479,13 +657,12 @@ impl Walker {
         }
         if synthesized {
             // Charged from time 0 by dmtracedump: the exit's time is the elapsed time.
+            let (start, dur) = clock.span(lane, i);
             let end = start + dur;
             let a = &mut acc.methods[m as usize];
             a.inclusive += end;
-            a.calls[0] += 1;
-            let e = acc.edges.entry(edge_key(TOP, m, false, false)).or_default();
-            e.0 += 1;
-            e.1 += end;
+            a.calls[0] = a.calls[0].wrapping_add(1);
+            acc.edge(TOP, m, false, false, end);
             let exclusive = match children.end.checked_sub(1).filter(|_| !children.is_empty()) {
                 Some(last) => {
                     let (s, d) = clock.span(&lanes[depth + 1], last);
@@ -515,13 +692,8 @@ impl Walker {
         if !recursive {
             a.inclusive += dur;
         }
-        a.calls[recursive as usize] += 1;
-        let e = acc
-            .edges
-            .entry(edge_key(parent, m, parent_rec, recursive))
-            .or_default();
-        e.0 += 1;
-        e.1 += dur;
+        a.calls[recursive as usize] = a.calls[recursive as usize].wrapping_add(1);
+        acc.edge(parent, m, parent_rec, recursive, dur);
         if children.is_empty() {
             acc.exclusive(m, dur, !recursive);
         } else {
