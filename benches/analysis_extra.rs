@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use tracelens::analysis::calltree::{CallTree, NodeId, TreeOptions};
+use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
 use tracelens::analysis::diff::TraceDiff;
 use tracelens::analysis::histogram::{BinScale, MethodCalls};
 use tracelens::analysis::profile::profile;
@@ -80,9 +80,24 @@ fn main() {
     );
     let top = CallTree::top_down(&trace, opts);
     best(
-        "bottom-up (from top-down)",
-        || top.invert(),
+        "bottom-up, lazy: methods level",
+        || BottomUpTree::new(top.clone()),
         |t| format!("{} nodes", t.len()),
+    );
+    best(
+        "bottom-up, lazy: open hottest 3 levels",
+        || {
+            let mut bu = BottomUpTree::new(top.clone());
+            let mut n = NodeId::ROOT;
+            for _ in 0..3 {
+                match bu.expand(n).first() {
+                    Some(&c) => n = c,
+                    None => break,
+                }
+            }
+            bu.len()
+        },
+        |n| format!("{n} nodes"),
     );
     best(
         "flame layout",

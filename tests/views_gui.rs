@@ -9,12 +9,12 @@ use std::path::Path;
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, HarnessBuilder};
-use tracelens::analysis::calltree::{CallTree, NodeId, TreeOptions};
+use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
 use tracelens::analysis::diff::TraceDiff;
 use tracelens::analysis::histogram::{CallRef, MethodCalls};
 use tracelens::app::views::{
-    Action, CallTreeState, DiffTableState, FlameState, HistogramState, call_tree_ui, diff_table_ui,
-    export_menu_ui, flame_graph_ui, histogram_ui,
+    Action, CallTreeState, DiffTableState, FlameState, HistogramState, bottom_up_ui, call_tree_ui,
+    diff_table_ui, export_menu_ui, flame_graph_ui, histogram_ui,
 };
 use tracelens::formats::Progress;
 use tracelens::report::export::ExportFormat;
@@ -52,6 +52,7 @@ fn maybe_shot<S>(h: &mut Harness<'_, S>, name: &str) {
 struct TreeApp {
     trace: Trace,
     tree: CallTree,
+    bottom_up: Option<BottomUpTree>,
     view: CallTreeState,
     actions: Vec<Action>,
 }
@@ -59,14 +60,12 @@ struct TreeApp {
 fn tree_harness(bottom_up: bool) -> Harness<'static, TreeApp> {
     let trace = load("simple.trace");
     let opts = TreeOptions::new(trace.primary_clock());
-    let tree = if bottom_up {
-        CallTree::bottom_up(&trace, opts)
-    } else {
-        CallTree::top_down(&trace, opts)
-    };
+    let tree = CallTree::top_down(&trace, opts);
+    let bottom_up = bottom_up.then(|| BottomUpTree::new(tree.clone()));
     let app = TreeApp {
         trace,
         tree,
+        bottom_up,
         view: CallTreeState::default(),
         actions: vec![],
     };
@@ -78,9 +77,11 @@ fn tree_harness(bottom_up: bool) -> Harness<'static, TreeApp> {
     };
     b.build_ui_state(
         |ui, app: &mut TreeApp| {
-            if let Some(a) = call_tree_ui(ui, &app.trace, &app.tree, &mut app.view) {
-                app.actions.push(a);
-            }
+            let action = match &mut app.bottom_up {
+                Some(bu) => bottom_up_ui(ui, &app.trace, bu, &mut app.view),
+                None => call_tree_ui(ui, &app.trace, &app.tree, &mut app.view),
+            };
+            app.actions.extend(action);
         },
         app,
     )
@@ -141,10 +142,28 @@ fn bottom_up_tree_lists_methods_then_callers() {
     h.run();
     let c = method(&h.state().trace, "C.bar");
     assert_eq!(h.state().actions, vec![Action::SelectMethod(c)]);
-    // C.bar's callers: B.foo and D.run.
+    // C.bar's callers (computed on opening): B.foo (2 µs) and D.run (5 µs).
+    assert_eq!(h.get_all_by_label("D.run").count(), 1);
     h.get_by_label("Expand hot path").click();
     h.run();
-    assert!(h.get_all_by_label("D.run").count() + h.get_all_by_label("B.foo").count() >= 3);
+    assert_eq!(h.get_all_by_label("D.run").count(), 2);
+    assert_eq!(h.get_all_by_label("B.foo").count(), 2);
+    let s = h.state();
+    let bu = s.bottom_up.as_ref().unwrap();
+    let sel = s.view.selected.unwrap();
+    let callers: Vec<String> = bu
+        .expanded_children(sel)
+        .unwrap()
+        .iter()
+        .map(|&c| {
+            format!(
+                "{} {}",
+                s.trace.method_short_name(bu.method(c).unwrap()),
+                bu.inclusive(c)
+            )
+        })
+        .collect();
+    assert_eq!(callers, vec!["D.run 5", "B.foo 2"]);
     maybe_shot(&mut h, "bottom_up");
 }
 

@@ -1,12 +1,14 @@
-//! Top-down and bottom-up call tree table: expandable rows with inclusive time, its share of the
-//! total, exclusive time and calls. Only visible rows are laid out (`TableBody::rows`).
+//! Top-down and bottom-up call tree tables: expandable rows with inclusive time, its share of the
+//! total, exclusive time and calls. Only visible rows are laid out (`TableBody::rows`); the
+//! bottom-up tree ([`BottomUpTree`]) computes a node's callers when it is first opened.
 
 use eframe::egui::{self, RichText};
 use egui_extras::{Column, TableBuilder};
 use rustc_hash::FxHashSet;
 
 use super::{Action, format_duration};
-use crate::analysis::calltree::{CallTree, NodeId, TreeKind};
+use crate::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeKind};
+use crate::trace::MethodId;
 use crate::trace::Trace;
 
 /// View state: which nodes are open and which is selected. Reset automatically when a different
@@ -18,9 +20,94 @@ pub struct CallTreeState {
     shown: Option<(usize, u64, TreeKind)>,
 }
 
+/// What the table needs from a tree.
+trait Rows {
+    fn kind(&self) -> TreeKind;
+    /// Changes when a different tree is shown.
+    fn fingerprint(&self) -> (usize, u64, TreeKind);
+    fn node_count(&self) -> usize;
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId>;
+    fn method(&self, n: NodeId) -> Option<MethodId>;
+    fn depth(&self, n: NodeId) -> u32;
+    fn inclusive(&self, n: NodeId) -> u64;
+    fn exclusive(&self, n: NodeId) -> u64;
+    fn calls(&self, n: NodeId) -> u64;
+    fn has_children(&self, n: NodeId) -> bool;
+}
+
+impl Rows for &CallTree {
+    fn kind(&self) -> TreeKind {
+        self.kind
+    }
+    fn fingerprint(&self) -> (usize, u64, TreeKind) {
+        (
+            self.len(),
+            CallTree::inclusive(self, NodeId::ROOT),
+            self.kind,
+        )
+    }
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId> {
+        self.children(n).collect()
+    }
+    fn method(&self, n: NodeId) -> Option<MethodId> {
+        CallTree::method(self, n)
+    }
+    fn depth(&self, n: NodeId) -> u32 {
+        CallTree::depth(self, n)
+    }
+    fn inclusive(&self, n: NodeId) -> u64 {
+        CallTree::inclusive(self, n)
+    }
+    fn exclusive(&self, n: NodeId) -> u64 {
+        CallTree::exclusive(self, n)
+    }
+    fn calls(&self, n: NodeId) -> u64 {
+        CallTree::calls(self, n)
+    }
+    fn has_children(&self, n: NodeId) -> bool {
+        CallTree::has_children(self, n)
+    }
+}
+
+impl Rows for &mut BottomUpTree {
+    fn kind(&self) -> TreeKind {
+        TreeKind::BottomUp
+    }
+    fn fingerprint(&self) -> (usize, u64, TreeKind) {
+        let top = self.top_down();
+        (top.len(), top.inclusive(NodeId::ROOT), TreeKind::BottomUp)
+    }
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId> {
+        self.expand(n).to_vec()
+    }
+    fn method(&self, n: NodeId) -> Option<MethodId> {
+        BottomUpTree::method(self, n)
+    }
+    fn depth(&self, n: NodeId) -> u32 {
+        BottomUpTree::depth(self, n)
+    }
+    fn inclusive(&self, n: NodeId) -> u64 {
+        BottomUpTree::inclusive(self, n)
+    }
+    fn exclusive(&self, n: NodeId) -> u64 {
+        BottomUpTree::exclusive(self, n)
+    }
+    fn calls(&self, n: NodeId) -> u64 {
+        BottomUpTree::calls(self, n)
+    }
+    fn has_children(&self, n: NodeId) -> bool {
+        BottomUpTree::has_children(self, n)
+    }
+}
+
 impl CallTreeState {
-    fn sync(&mut self, tree: &CallTree) {
-        let fp = (tree.len(), tree.inclusive(NodeId::ROOT), tree.kind);
+    fn sync(&mut self, fp: (usize, u64, TreeKind)) {
         if self.shown != Some(fp) {
             self.expanded.clear();
             self.selected = None;
@@ -29,62 +116,86 @@ impl CallTreeState {
     }
 
     /// Opens `from` and, below it, each largest child while it holds at least half of its
-    /// parent's time (the hot path).
-    pub fn expand_hot_path(&mut self, tree: &CallTree, from: NodeId) {
-        let mut n = from;
-        loop {
-            self.expanded.insert(n);
-            match tree.children(n).next() {
-                Some(c) if tree.inclusive(c) * 2 >= tree.inclusive(n) && tree.has_children(c) => {
-                    n = c
-                }
-                _ => break,
-            }
+    /// parent's time (the hot path) in a top-down tree.
+    pub fn expand_hot_path(&mut self, mut tree: &CallTree, from: NodeId) {
+        hot_path(self, &mut tree, from);
+    }
+}
+
+fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) {
+    let mut n = from;
+    loop {
+        state.expanded.insert(n);
+        match tree.kids(n).first().copied() {
+            Some(c) if tree.inclusive(c) * 2 >= tree.inclusive(n) && tree.has_children(c) => n = c,
+            _ => break,
         }
     }
 }
 
-/// The rows currently visible: (node, depth below the root's children).
-pub fn visible_rows(tree: &CallTree, state: &CallTreeState) -> Vec<NodeId> {
+/// The rows currently visible, in display order.
+fn visible_rows<T: Rows>(tree: &mut T, state: &CallTreeState) -> Vec<NodeId> {
     let mut out = Vec::new();
-    let mut stack: Vec<NodeId> = tree.children(NodeId::ROOT).collect();
+    let mut stack: Vec<NodeId> = tree.kids(NodeId::ROOT);
     stack.reverse();
     while let Some(n) = stack.pop() {
         out.push(n);
         if state.expanded.contains(&n) {
             let start = stack.len();
-            stack.extend(tree.children(n));
+            stack.extend(tree.kids(n));
             stack[start..].reverse();
         }
     }
     out
 }
 
-/// Shows `tree` (top-down or bottom-up). Clicking a row selects its method; the triangle opens
-/// a row; double-click opens the hot path below it.
+/// Shows a top-down `tree`. Clicking a row selects its method; the `+` opens a row;
+/// double-click (or "Expand hot path") opens the hot path below it.
 pub fn call_tree_ui(
     ui: &mut egui::Ui,
     trace: &Trace,
     tree: &CallTree,
     state: &mut CallTreeState,
 ) -> Option<Action> {
-    state.sync(tree);
+    let mut rows = tree;
+    tree_table_ui(ui, trace, &mut rows, state)
+}
+
+/// Shows a bottom-up tree: methods, then their callers (computed when a row is first opened).
+pub fn bottom_up_ui(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &mut BottomUpTree,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    let mut rows = tree;
+    tree_table_ui(ui, trace, &mut rows, state)
+}
+
+fn tree_table_ui<T: Rows>(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &mut T,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    state.sync(tree.fingerprint());
     let mut action = None;
     let total = tree.inclusive(NodeId::ROOT).max(1);
     let tps = trace.ticks_per_sec;
     ui.horizontal(|ui| {
-        let title = match tree.kind {
+        let title = match tree.kind() {
             TreeKind::TopDown => "Call tree (top-down)",
             TreeKind::BottomUp => "Call tree (bottom-up)",
         };
         ui.label(RichText::new(title).strong());
         ui.label(format!(
             "{} nodes, total {}",
-            tree.len() - 1,
+            tree.node_count() - 1,
             format_duration(tree.inclusive(NodeId::ROOT), tps)
         ));
         if ui.button("Expand hot path").clicked() {
-            state.expand_hot_path(tree, state.selected.unwrap_or(NodeId::ROOT));
+            let from = state.selected.unwrap_or(NodeId::ROOT);
+            hot_path(state, tree, from);
         }
         if ui.button("Collapse all").clicked() {
             state.expanded.clear();
@@ -92,12 +203,12 @@ pub fn call_tree_ui(
     });
     let rows = visible_rows(tree, state);
     let row_h = ui.spacing().interact_size.y + 4.0;
-    let (incl_label, excl_label) = match tree.kind {
+    let (incl_label, excl_label) = match tree.kind() {
         TreeKind::TopDown => ("Inclusive", "Exclusive"),
         TreeKind::BottomUp => ("Total", "Self"),
     };
     TableBuilder::new(ui)
-        .id_salt(("call_tree", tree.kind))
+        .id_salt(("call_tree", tree.kind()))
         .striped(true)
         .resizable(true)
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
@@ -150,7 +261,7 @@ pub fn call_tree_ui(
                         .selectable_label(selected, trace.method_short_name(m))
                         .on_hover_text(trace.method_full_name(m));
                     if name.double_clicked() {
-                        state.expand_hot_path(tree, n);
+                        hot_path(state, tree, n);
                     } else if name.clicked() {
                         state.selected = Some(n);
                         action = Some(Action::SelectMethod(m));
@@ -173,7 +284,7 @@ pub fn call_tree_ui(
                 });
                 let resp = row.response();
                 if resp.double_clicked() {
-                    state.expand_hot_path(tree, n);
+                    hot_path(state, tree, n);
                 } else if resp.clicked() {
                     state.selected = Some(n);
                     action = Some(Action::SelectMethod(m));

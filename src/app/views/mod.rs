@@ -13,7 +13,7 @@ pub mod export_menu;
 pub mod flame;
 pub mod histogram;
 
-pub use call_tree::{CallTreeState, call_tree_ui};
+pub use call_tree::{CallTreeState, bottom_up_ui, call_tree_ui};
 pub use diff_table::{DiffColumn, DiffTableState, diff_table_ui};
 pub use export_menu::export_menu_ui;
 pub use flame::{FlameState, flame_graph_ui};
