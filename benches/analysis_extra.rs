@@ -85,13 +85,15 @@ fn main() {
         |t| format!("{} nodes", t.len()),
     );
     best(
-        "bottom-up, lazy: open hottest 3 levels",
+        "bottom-up, lazy: open 3 levels",
         || {
+            // Each level: the largest node that has callers.
             let mut bu = BottomUpTree::new(top.clone());
             let mut n = NodeId::ROOT;
-            for _ in 0..3 {
-                match bu.expand(n).first() {
-                    Some(&c) => n = c,
+            for _ in 0..4 {
+                let kids = bu.expand(n).to_vec();
+                match kids.into_iter().find(|&c| bu.has_children(c)) {
+                    Some(c) => n = c,
                     None => break,
                 }
             }
@@ -104,12 +106,13 @@ fn main() {
         || top.flame_layout(),
         |r| format!("{} rects", r.len()),
     );
-    // The busiest method: the first child of the root.
-    let hot = top
-        .children(NodeId::ROOT)
-        .next()
-        .and_then(|n| top.method(n))
-        .unwrap_or(MethodId(0));
+    // The method with the most calls.
+    let p = profile(&trace, clock);
+    let hot = MethodId(
+        (0..p.methods.len())
+            .max_by_key(|&i| p.methods[i].total_calls())
+            .unwrap_or(0) as u32,
+    );
     best(
         "histogram: collect calls of 1 method",
         || MethodCalls::collect(&trace, hot, clock, None),
@@ -146,7 +149,6 @@ fn main() {
             |n| format!("{} MB", n / 1_000_000),
         );
     }
-    let p = profile(&trace, clock);
     best(
         "graph DOT (incl. edge order)",
         || {
