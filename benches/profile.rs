@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use tracelens::analysis::profile::profile;
+use tracelens::analysis::profile::{profile, profile_all_clocks};
 use tracelens::report::profile_text::{Style, render};
 use tracelens::trace::{Action, Builder, Clock, ClockMode, MethodId, Trace};
 
@@ -100,6 +100,13 @@ fn main() {
                     render(&trace, &p, &Style::Text).len()
                 });
             }
+        }
+    }
+    if trace.clocks().len() == 2 {
+        for run in 0..3 {
+            time(&format!("both clocks, one walk ({run})"), || {
+                profile_all_clocks(&trace)
+            });
         }
     }
     let _ = Clock::Cpu;

@@ -92,32 +92,53 @@ impl Profile {
         id.map_or(&self.toplevel, |m| self.method(m))
     }
 }
-
 /// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
 /// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
-    let workers = rayon::current_num_threads().max(1);
-    let total: usize = trace.threads.iter().map(Thread::call_count).sum();
-    profile_split(trace, clock, workers, (total / (8 * workers)).max(1 << 14))
+    let [p] = profile_split(trace, [clock], default_workers(), default_unit(trace));
+    p
 }
 
-/// [`profile`] with `workers` bins and units of about `unit_calls` calls (tests vary these).
-fn profile_split(trace: &Trace, clock: Clock, workers: usize, unit_calls: usize) -> Profile {
+/// Profiles for every clock the trace has, primary first (both for a dual-clock trace, in one
+/// walk over the calls).
+pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
+    match trace.clocks()[..] {
+        [a, b] => profile_split(trace, [a, b], default_workers(), default_unit(trace)).into(),
+        [a] => vec![profile(trace, a)],
+        _ => Vec::new(),
+    }
+}
+
+fn default_workers() -> usize {
+    rayon::current_num_threads().max(1)
+}
+
+fn default_unit(trace: &Trace) -> usize {
+    let total: usize = trace.threads.iter().map(Thread::call_count).sum();
+    (total / (8 * default_workers())).max(1 << 14)
+}
+
+/// Profiles on `K` clocks with `workers` bins and units of about `unit_calls` calls (tests vary
+/// these).
+fn profile_split<const K: usize>(
+    trace: &Trace,
+    clocks: [Clock; K],
+    workers: usize,
+    unit_calls: usize,
+) -> [Profile; K] {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
     let bins = balance(units, workers);
-    let mut accs: Vec<Acc> = bins
+    let mut accs: Vec<Acc<K>> = bins
         .into_par_iter()
         .map(|bin| {
             let mut acc = Acc::new(method_count);
             let mut walker = Walker::new(method_count);
             for unit in bin {
                 let thread = &trace.threads[unit.thread];
-                if clock == Clock::Cpu && thread_has_cpu(thread) {
-                    walker.walk(&thread.lanes, unit.roots, &mut acc, CpuClock);
-                } else {
-                    walker.walk(&thread.lanes, unit.roots, &mut acc, AxisClock);
-                }
+                let lanes = &thread.lanes;
+                let read = ClockRead::new(clocks, thread_has_cpu(thread));
+                walker.run(lanes, &unit, &mut acc, read);
             }
             acc.flush_slots();
             acc
@@ -127,22 +148,14 @@ fn profile_split(trace: &Trace, clock: Clock, workers: usize, unit_calls: usize)
     for other in accs {
         acc.merge(other);
     }
-
-    let total_time: u64 = trace
-        .threads
-        .iter()
-        .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
-        .sum();
-    acc.into_profile(clock, total_time)
-}
-
-/// Profiles for every clock the trace has, primary first (both for a dual-clock trace).
-pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
-    trace
-        .clocks()
-        .into_iter()
-        .map(|c| profile(trace, c))
-        .collect()
+    let totals = clocks.map(|clock| {
+        trace
+            .threads
+            .iter()
+            .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
+            .sum()
+    });
+    acc.into_profiles(clocks, totals)
 }
 
 fn thread_has_cpu(thread: &Thread) -> bool {
@@ -161,12 +174,18 @@ fn thread_range(thread: &Thread, clock: Clock) -> Option<(u64, u64)> {
 #[derive(Clone, Debug)]
 struct Unit {
     thread: usize,
+    /// The lane of `roots`.
+    depth: usize,
     roots: Range<usize>,
+    /// The calls above `roots`, one per lane from 0 (indices into those lanes).
+    ancestors: Vec<usize>,
+    /// False: visit the single root but not its subtree (its children are in other units).
+    descend: bool,
     calls: usize,
 }
 
-/// Number of calls in the subtrees of `roots` (top-level calls): a range of top-level calls owns
-/// one contiguous range in every lane.
+/// Number of calls in the subtrees of `roots` (calls of `lanes[0]`): a range of calls owns one
+/// contiguous range in every deeper lane.
 fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
     let (mut lo, mut hi) = (roots.start, roots.end);
     let mut total = 0;
@@ -188,27 +207,53 @@ fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
     total
 }
 
-/// Splits every thread into units of about `target` calls at most (or a single top-level call).
+/// Splits every thread into units of about `target` calls at most: ranges of whole subtrees.
+/// A single call with a bigger subtree becomes a unit of its own that does not descend, and its
+/// children are split further (so a thread with one huge top-level call still runs in parallel).
 fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
     let mut units = Vec::new();
     for (t, thread) in threads.iter().enumerate() {
-        let Some(top) = thread.lanes.first() else {
+        let lanes = &thread.lanes;
+        let Some(top) = lanes.first() else {
             continue;
         };
-        let mut pending: Vec<Range<usize>> = Vec::new();
-        pending.push(0..top.len());
-        while let Some(roots) = pending.pop() {
-            let calls = subtree_calls(&thread.lanes, roots.clone());
-            if calls > target && roots.len() > 1 {
-                let mid = roots.start + roots.len() / 2;
-                pending.push(mid..roots.end);
-                pending.push(roots.start..mid);
-            } else if calls > 0 {
+        let mut pending: Vec<(usize, Range<usize>, Vec<usize>)> = Vec::new();
+        pending.push((0, 0..top.len(), Vec::new()));
+        while let Some((depth, roots, ancestors)) = pending.pop() {
+            let calls = subtree_calls(&lanes[depth..], roots.clone());
+            if calls == 0 {
+                continue;
+            }
+            if calls <= target {
                 units.push(Unit {
                     thread: t,
+                    depth,
                     roots,
+                    ancestors,
+                    descend: true,
                     calls,
                 });
+            } else if roots.len() > 1 {
+                let mid = roots.start + roots.len() / 2;
+                pending.push((depth, mid..roots.end, ancestors.clone()));
+                pending.push((depth, roots.start..mid, ancestors));
+            } else {
+                let call = roots.start;
+                units.push(Unit {
+                    thread: t,
+                    depth,
+                    roots: call..call + 1,
+                    ancestors: ancestors.clone(),
+                    descend: false,
+                    calls: 1,
+                });
+                if let Some(next) = lanes.get(depth + 1) {
+                    let r = lanes[depth].children(call, next.len());
+                    let children = r.start.min(next.len())..r.end.min(next.len());
+                    let mut below = ancestors;
+                    below.push(call);
+                    pending.push((depth + 1, children, below));
+                }
             }
         }
     }
@@ -231,59 +276,72 @@ fn balance(mut units: Vec<Unit>, workers: usize) -> Vec<Vec<Unit>> {
     bins.into_iter().map(|(_, units)| units).collect()
 }
 
-/// Reads a call's (start, duration) on one clock.
-trait ClockRead: Copy {
-    fn span(self, lane: &Lane, i: usize) -> (u64, u64);
-    fn dur(self, lane: &Lane, i: usize) -> u64;
-}
-
+/// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
 #[derive(Clone, Copy)]
-struct AxisClock;
-impl ClockRead for AxisClock {
-    #[inline]
-    fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
-        (lane.start(i), lane.dur(i))
+struct ClockRead<const K: usize> {
+    cpu: [bool; K],
+}
+
+impl<const K: usize> ClockRead<K> {
+    fn new(clocks: [Clock; K], thread_has_cpu: bool) -> Self {
+        Self {
+            cpu: clocks.map(|c| c == Clock::Cpu && thread_has_cpu),
+        }
     }
+
     #[inline]
-    fn dur(self, lane: &Lane, i: usize) -> u64 {
-        lane.dur(i)
+    fn dur(self, lane: &Lane, i: usize) -> [u64; K] {
+        self.cpu.map(|cpu| {
+            if cpu {
+                lane.cpu_dur(i).unwrap_or_else(|| lane.dur(i))
+            } else {
+                lane.dur(i)
+            }
+        })
+    }
+
+    /// End times (start + duration) of call `i`.
+    #[inline]
+    fn end(self, lane: &Lane, i: usize) -> [u64; K] {
+        self.cpu.map(|cpu| {
+            let (s, d) = if cpu {
+                lane.cpu(i).unwrap_or((lane.start(i), lane.dur(i)))
+            } else {
+                (lane.start(i), lane.dur(i))
+            };
+            s + d
+        })
     }
 }
 
-#[derive(Clone, Copy)]
-struct CpuClock;
-impl ClockRead for CpuClock {
-    #[inline]
-    fn span(self, lane: &Lane, i: usize) -> (u64, u64) {
-        lane.cpu(i).unwrap_or((lane.start(i), lane.dur(i)))
-    }
-    #[inline]
-    fn dur(self, lane: &Lane, i: usize) -> u64 {
-        lane.cpu_dur(i).unwrap_or_else(|| lane.dur(i))
+#[inline]
+fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
     }
 }
 
-/// Per-method sums in one cache line: the times, the call counts and a two-entry cache of
-/// parent edges (most call graphs are sparse: a method has few callers), so that most calls
-/// update one cache line and never touch the edge map.
+/// Per-method sums: the times, the call counts and a two-entry cache of parent edges (most call
+/// graphs are sparse: a method has few callers), so that most calls update one or two cache lines
+/// and never touch the edge map. One cache line for one clock.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct MethodAcc {
-    inclusive: u64,
-    exclusive: u64,
-    top_exclusive: u64,
+struct MethodAcc<const K: usize> {
+    inclusive: [u64; K],
+    exclusive: [u64; K],
+    top_exclusive: [u64; K],
     /// Wrapping counters: one worker would need 2³² calls of one method to wrap.
     calls: [u32; 2],
     /// Most recently used first.
-    parents: [ParentSlot; 2],
+    parents: [ParentSlot<K>; 2],
 }
 
-impl Default for MethodAcc {
+impl<const K: usize> Default for MethodAcc<K> {
     fn default() -> Self {
         Self {
-            inclusive: 0,
-            exclusive: 0,
-            top_exclusive: 0,
+            inclusive: [0; K],
+            exclusive: [0; K],
+            top_exclusive: [0; K],
             calls: [0; 2],
             parents: [ParentSlot::EMPTY; 2],
         }
@@ -292,17 +350,17 @@ impl Default for MethodAcc {
 
 /// A cached parent edge of a method: `key` = (parent + 1, 0 for `(toplevel)`) << 2 | flags.
 #[derive(Clone, Copy, Debug)]
-struct ParentSlot {
+struct ParentSlot<const K: usize> {
     key: u32,
     calls: u32,
-    time: u64,
+    time: [u64; K],
 }
 
-impl ParentSlot {
-    const EMPTY: ParentSlot = ParentSlot {
+impl<const K: usize> ParentSlot<K> {
+    const EMPTY: ParentSlot<K> = ParentSlot {
         key: u32::MAX,
         calls: 0,
-        time: 0,
+        time: [0; K],
     };
 }
 
@@ -326,23 +384,26 @@ fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: bool) -> u64 {
     (parent as u64) << 32 | (child as u64) << 2 | (parent_rec as u64) << 1 | child_rec as u64
 }
 
-/// Edge key → (calls, time): open addressing with linear probing over one flat array, so an
-/// update usually touches one cache line. Keys are stored + 1 (0 marks an empty slot).
-struct EdgeMap {
-    slots: Vec<(u64, u64, u64)>,
+/// One edge-table slot: stored key (key + 1; 0 = empty), calls, time per clock.
+type EdgeSlot<const K: usize> = (u64, u64, [u64; K]);
+
+/// Edge key → (calls, times): open addressing with linear probing over one flat array, so an
+/// update usually touches one cache line.
+struct EdgeMap<const K: usize> {
+    slots: Vec<EdgeSlot<K>>,
     len: usize,
 }
 
-impl Default for EdgeMap {
+impl<const K: usize> Default for EdgeMap<K> {
     fn default() -> Self {
         Self {
-            slots: vec![(0, 0, 0); 1 << 10],
+            slots: vec![(0, 0, [0; K]); 1 << 10],
             len: 0,
         }
     }
 }
 
-impl EdgeMap {
+impl<const K: usize> EdgeMap<K> {
     /// murmur3's `fmix64`: edge keys are structured bit fields and need full avalanche.
     #[inline]
     fn hash(key: u64) -> u64 {
@@ -355,7 +416,7 @@ impl EdgeMap {
     }
 
     #[inline]
-    fn add(&mut self, key: u64, calls: u64, time: u64) {
+    fn add(&mut self, key: u64, calls: u64, time: [u64; K]) {
         let stored = key + 1;
         let mask = self.slots.len() - 1;
         let mut i = Self::hash(key) as usize & mask;
@@ -363,7 +424,7 @@ impl EdgeMap {
             let slot = &mut self.slots[i];
             if slot.0 == stored {
                 slot.1 += calls;
-                slot.2 += time;
+                add_k(&mut slot.2, time);
                 return;
             }
             if slot.0 == 0 {
@@ -379,7 +440,7 @@ impl EdgeMap {
     }
 
     fn grow(&mut self) {
-        let doubled = vec![(0, 0, 0); self.slots.len() * 2];
+        let doubled = vec![(0, 0, [0; K]); self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, doubled);
         self.len = 0;
         for (stored, calls, time) in old {
@@ -389,38 +450,37 @@ impl EdgeMap {
         }
     }
 
-    fn into_iter(self) -> impl Iterator<Item = (u64, (u64, u64))> {
+    fn into_entries(self) -> impl Iterator<Item = (u64, u64, [u64; K])> {
         self.slots
             .into_iter()
             .filter(|s| s.0 != 0)
-            .map(|(stored, calls, time)| (stored - 1, (calls, time)))
+            .map(|(stored, calls, time)| (stored - 1, calls, time))
     }
 }
 
 /// One worker's sums.
-struct Acc {
-    methods: Vec<MethodAcc>,
-    /// Edge key → (calls, time).
-    edges: EdgeMap,
+struct Acc<const K: usize> {
+    methods: Vec<MethodAcc<K>>,
+    edges: EdgeMap<K>,
     /// Σ of all calls' exclusive times.
-    exclusive_sum: u64,
+    exclusive_sum: [u64; K],
     /// Whether method ids are small enough for [`ParentSlot`] keys.
     use_slots: bool,
 }
 
-impl Acc {
+impl<const K: usize> Acc<K> {
     fn new(method_count: usize) -> Self {
         Self {
             methods: vec![MethodAcc::default(); method_count],
             edges: EdgeMap::default(),
-            exclusive_sum: 0,
+            exclusive_sum: [0; K],
             use_slots: method_count < SLOT_METHOD_LIMIT,
         }
     }
 
     /// Counts one call edge `parent → child` of `time`.
     #[inline]
-    fn edge(&mut self, parent: u32, child: u32, parent_rec: bool, child_rec: bool, time: u64) {
+    fn edge(&mut self, parent: u32, child: u32, parent_rec: bool, child_rec: bool, time: [u64; K]) {
         if !self.use_slots {
             self.edges
                 .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
@@ -432,7 +492,7 @@ impl Acc {
         for slot in slots.iter_mut() {
             if slot.key == key && slot.calls < u32::MAX {
                 slot.calls += 1;
-                slot.time += time;
+                add_k(&mut slot.time, time);
                 return;
             }
         }
@@ -469,141 +529,144 @@ impl Acc {
         }
     }
 
-    fn merge(&mut self, other: Acc) {
+    fn merge(&mut self, other: Acc<K>) {
         for (a, b) in self.methods.iter_mut().zip(other.methods) {
-            a.inclusive += b.inclusive;
-            a.exclusive += b.exclusive;
-            a.top_exclusive += b.top_exclusive;
+            add_k(&mut a.inclusive, b.inclusive);
+            add_k(&mut a.exclusive, b.exclusive);
+            add_k(&mut a.top_exclusive, b.top_exclusive);
             a.calls[0] = a.calls[0].wrapping_add(b.calls[0]);
             a.calls[1] = a.calls[1].wrapping_add(b.calls[1]);
         }
-        for (k, (c, t)) in other.edges.into_iter() {
-            self.edges.add(k, c, t);
+        for (k, calls, time) in other.edges.into_entries() {
+            self.edges.add(k, calls, time);
         }
-        self.exclusive_sum += other.exclusive_sum;
+        add_k(&mut self.exclusive_sum, other.exclusive_sum);
     }
 
     #[inline]
-    fn exclusive(&mut self, m: u32, time: u64, outermost: bool) {
+    fn exclusive(&mut self, m: u32, time: [u64; K], outermost: bool) {
         let acc = &mut self.methods[m as usize];
-        acc.exclusive += time;
+        add_k(&mut acc.exclusive, time);
         if outermost {
-            acc.top_exclusive += time;
+            add_k(&mut acc.top_exclusive, time);
         }
-        self.exclusive_sum += time;
+        add_k(&mut self.exclusive_sum, time);
     }
 
-    fn into_profile(self, clock: Clock, total_time: u64) -> Profile {
-        let mut methods: Vec<MethodProfile> = self
-            .methods
-            .iter()
-            .map(|a| MethodProfile {
-                inclusive: a.inclusive,
-                exclusive: a.exclusive,
-                top_exclusive: a.top_exclusive,
-                calls: a.calls[0] as u64,
-                recursive_calls: a.calls[1] as u64,
-                ..MethodProfile::default()
-            })
-            .collect();
-        let top_exclusive = total_time.saturating_sub(self.exclusive_sum);
-        let mut toplevel = MethodProfile {
-            inclusive: total_time,
-            exclusive: top_exclusive,
-            top_exclusive,
-            ..MethodProfile::default()
-        };
+    fn into_profiles(self, clocks: [Clock; K], totals: [u64; K]) -> [Profile; K] {
+        let mut profiles: [Profile; K] = std::array::from_fn(|k| {
+            let top_exclusive = totals[k].saturating_sub(self.exclusive_sum[k]);
+            Profile {
+                clock: clocks[k],
+                total_time: totals[k],
+                methods: self
+                    .methods
+                    .iter()
+                    .map(|a| MethodProfile {
+                        inclusive: a.inclusive[k],
+                        exclusive: a.exclusive[k],
+                        top_exclusive: a.top_exclusive[k],
+                        calls: a.calls[0] as u64,
+                        recursive_calls: a.calls[1] as u64,
+                        ..MethodProfile::default()
+                    })
+                    .collect(),
+                toplevel: MethodProfile {
+                    inclusive: totals[k],
+                    exclusive: top_exclusive,
+                    top_exclusive,
+                    ..MethodProfile::default()
+                },
+            }
+        });
 
-        let mut edges: Vec<(u64, (u64, u64))> = self.edges.into_iter().collect();
+        let mut edges: Vec<(u64, u64, [u64; K])> = self.edges.into_entries().collect();
         let id = |m: u32| (m != TOP).then_some(MethodId(m));
+        let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
+        let sum = |group: &[(u64, u64, [u64; K])]| {
+            group.iter().fold((0u64, [0u64; K]), |mut s, e| {
+                s.0 += e.1;
+                add_k(&mut s.1, e.2);
+                s
+            })
+        };
         // Children lists: keyed by (parent, parent-recursive, child), summed over child-recursive.
-        edges.sort_unstable_by_key(|&(k, _)| (k >> 32, (k >> 1) & 1, (k >> 2) & 0x3FFF_FFFF));
+        edges.sort_unstable_by_key(|e| (e.0 >> 32, (e.0 >> 1) & 1, child_of(e.0)));
         for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
-            let k = group[0].0;
-            let (parent, child, parent_rec) = (
-                (k >> 32) as u32,
-                ((k >> 2) as u32) & 0x3FFF_FFFF,
-                k & 2 != 0,
-            );
-            let (calls, time) = group.iter().fold((0, 0), |s, e| (s.0 + e.1.0, s.1 + e.1.1));
-            let entry = if parent == TOP {
-                &mut toplevel
-            } else {
-                &mut methods[parent as usize]
-            };
-            let list = if parent_rec {
-                &mut entry.recursive_children
-            } else {
-                &mut entry.children
-            };
-            list.push(Edge {
-                method: id(child),
-                calls,
-                time,
-            });
+            let key = group[0].0;
+            let (parent, child, parent_rec) = ((key >> 32) as u32, child_of(key), key & 2 != 0);
+            let (calls, time) = sum(group);
+            for (p, t) in profiles.iter_mut().zip(time) {
+                let entry = if parent == TOP {
+                    &mut p.toplevel
+                } else {
+                    &mut p.methods[parent as usize]
+                };
+                let list = if parent_rec {
+                    &mut entry.recursive_children
+                } else {
+                    &mut entry.children
+                };
+                list.push(Edge {
+                    method: id(child),
+                    calls,
+                    time: t,
+                });
+            }
         }
-        // Parent lists: keyed by (child, child-recursive, parent), summed over parent-recursive.
-        edges.sort_unstable_by_key(|&(k, _)| ((k >> 2) & 0x3FFF_FFFF, k & 1, k >> 32));
+        // Parent lists: keyed by (child, child-recursive, parent), summed over parent-recursive;
+        // `(toplevel)` first.
+        let parent_order = |k: u64| {
+            let parent = (k >> 32) as u32;
+            if parent == TOP { 0 } else { parent as u64 + 1 }
+        };
+        edges.sort_unstable_by_key(|e| (child_of(e.0), e.0 & 1, parent_order(e.0)));
         for group in edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2)) {
-            let k = group[0].0;
-            let (parent, child, child_rec) = (
-                (k >> 32) as u32,
-                ((k >> 2) as u32) & 0x3FFF_FFFF,
-                k & 1 != 0,
-            );
-            let (calls, time) = group.iter().fold((0, 0), |s, e| (s.0 + e.1.0, s.1 + e.1.1));
-            let entry = &mut methods[child as usize];
-            let list = if child_rec {
-                &mut entry.recursive_parents
-            } else {
-                &mut entry.parents
-            };
-            list.push(Edge {
-                method: id(parent),
-                calls,
-                time,
-            });
+            let key = group[0].0;
+            let (parent, child, child_rec) = ((key >> 32) as u32, child_of(key), key & 1 != 0);
+            let (calls, time) = sum(group);
+            for (p, t) in profiles.iter_mut().zip(time) {
+                let entry = &mut p.methods[child as usize];
+                let list = if child_rec {
+                    &mut entry.recursive_parents
+                } else {
+                    &mut entry.parents
+                };
+                list.push(Edge {
+                    method: id(parent),
+                    calls,
+                    time: t,
+                });
+            }
         }
-        // `(toplevel)` (TOP) sorts after every method in the keys; put it first.
-        for m in &mut methods {
-            m.parents
-                .sort_by_key(|e| e.method.map_or(-1, |m| m.0 as i64));
-            m.recursive_parents
-                .sort_by_key(|e| e.method.map_or(-1, |m| m.0 as i64));
-        }
-        Profile {
-            clock,
-            total_time,
-            methods,
-            toplevel,
-        }
+        profiles
     }
 }
 
 /// What the walker knows about an open call with children.
-struct Frame {
+struct Frame<const K: usize> {
     depth: usize,
     /// Next child (index into the next lane) and the end of the children.
     next: usize,
     end: usize,
     method: u32,
     /// Duration minus the children visited so far (normal calls).
-    exclusive: u64,
+    exclusive: [u64; K],
     /// Normal calls only: whether the method was already on the stack.
     recursive: bool,
     synthesized: bool,
 }
 
 /// Depth-first walk state, reused across units.
-struct Walker {
+struct Walker<const K: usize> {
     /// Occurrences of each method on the dmtracedump stack (non-synthesized ancestors).
     on_stack: Vec<u32>,
     /// The dmtracedump stack's methods, innermost last.
     stack: Vec<u32>,
-    frames: Vec<Frame>,
+    frames: Vec<Frame<K>>,
 }
 
-impl Walker {
+impl<const K: usize> Walker<K> {
     fn new(method_count: usize) -> Self {
         Self {
             on_stack: vec![0; method_count],
@@ -612,14 +675,47 @@ impl Walker {
         }
     }
 
-    fn walk<C: ClockRead>(&mut self, lanes: &[Lane], roots: Range<usize>, acc: &mut Acc, clock: C) {
+    /// Walks one unit: the dmtracedump stack starts with the unit's ancestors.
+    fn run(&mut self, lanes: &[Lane], unit: &Unit, acc: &mut Acc<K>, clock: ClockRead<K>) {
+        let normal_ancestors = || {
+            unit.ancestors
+                .iter()
+                .enumerate()
+                .filter(|&(d, &i)| !lanes[d].flags(i).synthesized_entry)
+                .map(|(d, &i)| lanes[d].method(i).0)
+        };
+        for m in normal_ancestors() {
+            self.on_stack[m as usize] += 1;
+            self.stack.push(m);
+        }
+        if unit.descend {
+            self.walk(lanes, unit.depth, unit.roots.clone(), acc, clock);
+        } else {
+            for root in unit.roots.clone() {
+                self.visit(lanes, unit.depth, root, acc, clock, false);
+            }
+        }
+        for m in normal_ancestors() {
+            self.on_stack[m as usize] -= 1;
+            self.stack.pop();
+        }
+    }
+
+    fn walk(
+        &mut self,
+        lanes: &[Lane],
+        depth: usize,
+        roots: Range<usize>,
+        acc: &mut Acc<K>,
+        clock: ClockRead<K>,
+    ) {
         for root in roots {
-            self.visit(lanes, 0, root, acc, clock);
+            self.visit(lanes, depth, root, acc, clock, true);
             while let Some(f) = self.frames.last_mut() {
                 if f.next < f.end {
                     let (depth, i) = (f.depth + 1, f.next);
                     f.next += 1;
-                    self.visit(lanes, depth, i, acc, clock);
+                    self.visit(lanes, depth, i, acc, clock, true);
                 } else {
                     let f = self.frames.pop().expect("frame is present");
                     if !f.synthesized {
@@ -633,13 +729,14 @@ impl Walker {
     }
 
     #[inline]
-    fn visit<C: ClockRead>(
+    fn visit(
         &mut self,
         lanes: &[Lane],
         depth: usize,
         i: usize,
-        acc: &mut Acc,
-        clock: C,
+        acc: &mut Acc<K>,
+        clock: ClockRead<K>,
+        descend: bool,
     ) {
         let lane = &lanes[depth];
         let m = lane.method(i).0;
@@ -653,31 +750,33 @@ impl Walker {
             None => 0..0,
         };
         if let Some(parent) = self.frames.last_mut() {
-            parent.exclusive = parent.exclusive.saturating_sub(dur);
+            for (e, d) in parent.exclusive.iter_mut().zip(dur) {
+                *e = e.saturating_sub(d);
+            }
         }
         if synthesized {
             // Charged from time 0 by dmtracedump: the exit's time is the elapsed time.
-            let (start, dur) = clock.span(lane, i);
-            let end = start + dur;
+            let end = clock.end(lane, i);
             let a = &mut acc.methods[m as usize];
-            a.inclusive += end;
+            add_k(&mut a.inclusive, end);
             a.calls[0] = a.calls[0].wrapping_add(1);
             acc.edge(TOP, m, false, false, end);
-            let exclusive = match children.end.checked_sub(1).filter(|_| !children.is_empty()) {
-                Some(last) => {
-                    let (s, d) = clock.span(&lanes[depth + 1], last);
-                    end.saturating_sub(s + d)
+            // Exclusive: the gap since the previous event, the end of the last child.
+            let mut exclusive = [0; K];
+            if let Some(last) = children.end.checked_sub(1).filter(|_| !children.is_empty()) {
+                let child_end = clock.end(&lanes[depth + 1], last);
+                for ((x, e), c) in exclusive.iter_mut().zip(end).zip(child_end) {
+                    *x = e.saturating_sub(c);
                 }
-                None => 0,
-            };
+            }
             acc.exclusive(m, exclusive, true);
-            if !children.is_empty() {
+            if descend && !children.is_empty() {
                 self.frames.push(Frame {
                     depth,
                     next: children.start,
                     end: children.end,
                     method: m,
-                    exclusive: 0,
+                    exclusive: [0; K],
                     recursive: false,
                     synthesized: true,
                 });
@@ -686,16 +785,25 @@ impl Walker {
         }
         let parent = self.stack.last().copied().unwrap_or(TOP);
         let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
-        let depth_of_m = self.on_stack[m as usize];
-        let recursive = depth_of_m > 0;
+        let recursive = self.on_stack[m as usize] > 0;
         let a = &mut acc.methods[m as usize];
         if !recursive {
-            a.inclusive += dur;
+            add_k(&mut a.inclusive, dur);
         }
         a.calls[recursive as usize] = a.calls[recursive as usize].wrapping_add(1);
         acc.edge(parent, m, parent_rec, recursive, dur);
         if children.is_empty() {
             acc.exclusive(m, dur, !recursive);
+        } else if !descend {
+            // The children are walked by other units: subtract their durations here.
+            let next = &lanes[depth + 1];
+            let mut exclusive = dur;
+            for j in children {
+                for (e, d) in exclusive.iter_mut().zip(clock.dur(next, j)) {
+                    *e = e.saturating_sub(d);
+                }
+            }
+            acc.exclusive(m, exclusive, !recursive);
         } else {
             self.on_stack[m as usize] += 1;
             self.stack.push(m);

@@ -12,6 +12,13 @@ use crate::trace::{Clock, Trace, summarize};
 
 /// Arguments of `tracelens profile`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 on success; 1 when the file cannot be read (one line on \
+stderr names the file, the format tried, the byte offset and what is wrong, e.g. a key with no \
+data section, where dmtracedump printed \"Unsupported trace file version\" and an empty profile); \
+2 when --clock names a clock the trace does not have. Recoverable damage is summarized on stderr \
+after the profile."
+)]
 pub struct ProfileArgs {
     /// The trace file.
     pub file: PathBuf,

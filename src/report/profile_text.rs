@@ -644,3 +644,77 @@ impl<'a> Printer<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::profile::profile;
+    use crate::trace::{Action, Builder, Clock, ClockMode};
+
+    /// One thread: `calls` = (method, enter time, exit time), sequential top-level calls.
+    fn trace_with(methods: &[(&str, &str, &str)], calls: &[(u32, u64, u64)]) -> Trace {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        for (i, (class, name, sig)) in methods.iter().enumerate() {
+            b.add_method(i as u64 * 4, class, name, sig, None, None);
+        }
+        let t = b.add_thread(1, "main");
+        for &(m, enter, exit) in calls {
+            b.events_mut(t)
+                .push(Action::Enter, MethodId(m), enter, None);
+            b.events_mut(t).push(Action::Exit, MethodId(m), exit, None);
+        }
+        b.finish()
+    }
+
+    fn text(trace: &Trace, style: &Style) -> String {
+        render(trace, &profile(trace, Clock::Wall), style)
+    }
+
+    #[test]
+    fn unknown_method_is_one_pseudo_row_outside_the_class_sections() {
+        let trace = trace_with(
+            &[("A", "run", "()V"), ("(unknown)", "", "")],
+            &[(0, 0, 10), (1, 10, 15)],
+        );
+        let out = text(&trace, &Style::Text);
+        // Printed as its class alone, once in the exclusive list and once as an inclusive row.
+        let rows: Vec<&str> = out.lines().filter(|l| l.ends_with("(unknown)")).collect();
+        assert_eq!(rows.len(), 3, "{out}"); // exclusive row, method row, (toplevel)'s child row
+        assert!(rows.iter().all(|l| !l.contains("(unknown).")));
+        let classes = out.split("in the class.").nth(1).expect("class section");
+        assert!(!classes.contains("(unknown)"), "{classes}");
+        // Without an unknown method in the model, dmtracedump's empty (unknown) row still takes
+        // an index: A.run is [1], (unknown) [2], A.idle [3] (listed in class A, never called).
+        let trace = trace_with(&[("A", "run", "()V"), ("A", "idle", "()V")], &[(0, 0, 10)]);
+        let out = text(&trace, &Style::Text);
+        assert!(out.contains("[3] idle ()V"), "{out}");
+    }
+
+    #[test]
+    fn html_escapes_names_and_text_does_not() {
+        let trace = trace_with(&[("a/B&C", "<init>", "(I)V")], &[(0, 0, 10)]);
+        let html = text(&trace, &Style::Html { sortable_url: None });
+        assert!(html.contains("a/B&amp;C.&lt;init&gt; (I)V"), "{html}");
+        assert!(html.contains("&lt;init&gt;&nbsp;(I)V"));
+        assert!(!html.contains("<init>"));
+        let plain = text(&trace, &Style::Text);
+        assert!(plain.contains("a/B&C.<init> (I)V"));
+        assert!(!plain.contains("&lt;"));
+    }
+
+    #[test]
+    fn zero_total_prints_inf_like_glibc() {
+        // One unmatched exit at t=7 is the thread's only event: total 0, inclusive 7, so A.run
+        // outranks (toplevel) and its %/total is 7/0.
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        let m = b.add_method(4, "A", "run", "()V", None, None);
+        let t = b.add_thread(1, "main");
+        b.events_mut(t).push(Action::Exit, m, 7, None);
+        let trace = b.finish();
+        let out = text(&trace, &Style::Text);
+        assert!(out.contains("Total cycles: 0\n"));
+        assert!(out.contains("[0]      inf%"), "{out}");
+    }
+}

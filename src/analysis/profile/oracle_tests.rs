@@ -226,17 +226,23 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
         let method_count = 1 + rng.below(6) as u32;
         let threads = random_threads(&mut rng, method_count);
         let trace = build(&threads, method_count);
+        let mut expected = Vec::new();
         for clock in [Clock::Cpu, Clock::Wall] {
-            let expected = oracle(&project(&threads, clock), method_count as usize, clock);
+            let want = oracle(&project(&threads, clock), method_count as usize, clock);
             let fast = profile(&trace, clock);
             assert_eq!(
-                fast, expected,
+                fast, want,
                 "seed {seed}, clock {clock:?}, events {threads:?}"
             );
             // Splitting into many small units and bins must not change anything.
-            let split = profile_split(&trace, clock, 3, 1);
-            assert_eq!(split, expected, "split: seed {seed}, clock {clock:?}");
+            let [split] = profile_split(&trace, [clock], 3, 1);
+            assert_eq!(split, want, "split: seed {seed}, clock {clock:?}");
+            expected.push(want);
         }
+        // Both clocks in one walk give the same profiles.
+        assert_eq!(profile_all_clocks(&trace), expected, "dual: seed {seed}");
+        let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1);
+        assert_eq!(both.to_vec(), expected, "dual split: seed {seed}");
     }
 }
 
