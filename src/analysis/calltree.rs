@@ -273,6 +273,8 @@ struct RawTree {
     exclusive: Vec<i64>,
     calls: Vec<u64>,
     index: FxHashMap<u64, u32>,
+    /// The last (key, node) looked up: repeated calls of one callee skip the hash map.
+    last: (u64, u32),
 }
 
 impl RawTree {
@@ -284,14 +286,19 @@ impl RawTree {
             exclusive: vec![0],
             calls: vec![0],
             index: FxHashMap::default(),
+            last: (u64::MAX, 0),
         }
     }
 
     #[inline]
     fn child(&mut self, parent: u32, method: u32) -> u32 {
         let key = (parent as u64) << 32 | method as u64;
+        if self.last.0 == key {
+            return self.last.1;
+        }
         let len = self.parent.len() as u32;
         let id = *self.index.entry(key).or_insert(len);
+        self.last = (key, id);
         if id == len {
             self.parent.push(parent);
             self.method.push(method);
@@ -327,17 +334,28 @@ impl RawTree {
     /// by method id for a deterministic order).
     fn finish_signed(self, kind: TreeKind, options: TreeOptions) -> CallTree {
         let n = self.parent.len();
-        let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for i in 1..n {
-            kids[self.parent[i] as usize].push(i as u32);
+        // Children lists as one flat array (CSR): kids_of(p) = kids[start[p]..start[p + 1]].
+        let mut start = vec![0u32; n + 1];
+        for &p in &self.parent[1..] {
+            start[p as usize + 1] += 1;
         }
-        for k in &mut kids {
-            k.sort_by(|&a, &b| {
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for (i, &p) in self.parent.iter().enumerate().skip(1) {
+            kids[fill[p as usize] as usize] = i as u32;
+            fill[p as usize] += 1;
+        }
+        for p in 0..n {
+            kids[start[p] as usize..start[p + 1] as usize].sort_unstable_by(|&a, &b| {
                 self.inclusive[b as usize]
                     .cmp(&self.inclusive[a as usize])
                     .then(self.method[a as usize].cmp(&self.method[b as usize]))
             });
         }
+        let kids_of = |p: u32| &kids[start[p as usize] as usize..start[p as usize + 1] as usize];
         let mut order = Vec::with_capacity(n);
         let mut new_index = vec![0u32; n];
         let mut depth = vec![0u32; n];
@@ -347,7 +365,7 @@ impl RawTree {
         new_index[0] = 0;
         order.push(0u32);
         while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&c) = kids[node as usize].get(*next) {
+            if let Some(&c) = kids_of(node).get(*next) {
                 *next += 1;
                 new_index[c as usize] = order.len() as u32;
                 depth[order.len()] = stack.len() as u32;
@@ -434,16 +452,20 @@ fn build_raw(trace: &Trace, options: &TreeOptions) -> RawTree {
         Some(t) => trace.threads.get(t.index()).into_iter().collect(),
         None => trace.threads.iter().collect(),
     };
-    let parts: Vec<RawTree> = threads
+    threads
         .par_iter()
         .map(|t| build_thread(t, options.clock, options.range))
-        .collect();
-    let mut parts = parts.into_iter();
-    let mut out = parts.next().unwrap_or_else(RawTree::new);
-    for p in parts {
-        out.merge(&p);
-    }
-    out
+        .reduce_with(|a, b| {
+            // Merge the smaller into the larger; the final order is fixed by `finish`.
+            let (mut big, small) = if a.parent.len() >= b.parent.len() {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            big.merge(&small);
+            big
+        })
+        .unwrap_or_else(RawTree::new)
 }
 
 /// One thread's tree, lane by lane: the nodes of lane d's calls give their children's parents.
