@@ -1,3 +1,10 @@
 //! Pure analyses over `&Trace`: the dmtracedump profile, timeline queries, call trees.
+
+pub mod calltree;
+pub mod diff;
+pub mod histogram;
 pub mod profile;
 pub mod timeline;
+
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -8,6 +8,7 @@ mod job;
 mod profile_panel;
 pub mod style;
 mod timeline;
+pub mod views;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};

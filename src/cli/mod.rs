@@ -3,8 +3,11 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub mod convert;
+pub mod diff;
 pub mod dump;
 pub mod r#gen;
+pub mod graph;
 pub mod info;
 pub mod profile;
 pub mod summary;
@@ -31,6 +34,12 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Write a large realistic Android trace (for benchmarks): `gen --records N -o FILE`.
     Gen(r#gen::GenArgs),
+    /// Export a trace as speedscope JSON, Chrome trace-event JSON or collapsed stacks.
+    Convert(convert::ConvertArgs),
+    /// Write the call graph as Graphviz DOT (dmtracedump -g), or render it to .png / .svg.
+    Graph(graph::GraphArgs),
+    /// Compare two traces per method (dmtracedump -d, with signed differences).
+    Diff(diff::DiffArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -42,5 +51,8 @@ pub fn run(cli: Cli) -> i32 {
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Gen(args)) => r#gen::run(&args),
         None => crate::app::run_native(cli.files),
+        Some(Command::Convert(args)) => convert::run(&args),
+        Some(Command::Graph(args)) => graph::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
     }
 }

@@ -1,0 +1,354 @@
+//! Comparing two traces: per method, the dmtracedump profile numbers of run A and run B side by
+//! side, with signed differences and ratios, on each clock both traces have.
+//!
+//! Methods are matched by class, name and signature (the ids of two traces are unrelated).
+//! `(toplevel)` and `(unknown)` are pseudo-methods present in every run, as in dmtracedump.
+//! Differences are B − A as signed numbers; ratios are B / A × 100 and undefined when A is 0.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::analysis::profile::{MethodProfile, Profile};
+use crate::trace::{Clock, MethodId, Trace};
+
+/// What a method is matched by.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct MethodKey {
+    pub class: String,
+    /// None for the pseudo-methods `(toplevel)` and `(unknown)` (dmtracedump prints `(null)`).
+    pub name: Option<String>,
+    pub signature: String,
+}
+
+impl MethodKey {
+    pub const TOPLEVEL_CLASS: &'static str = "(toplevel)";
+    pub const UNKNOWN_CLASS: &'static str = "(unknown)";
+
+    pub fn pseudo(class: &str) -> Self {
+        MethodKey {
+            class: class.to_string(),
+            name: None,
+            signature: String::new(),
+        }
+    }
+
+    /// The key of a trace method; the reader's `(unknown)` placeholder becomes the pseudo-method.
+    pub fn of(trace: &Trace, m: MethodId) -> Self {
+        let meth = trace.method(m);
+        let class = trace.str(meth.class);
+        let name = trace.str(meth.name);
+        if class == Self::UNKNOWN_CLASS && name.is_empty() {
+            return Self::pseudo(Self::UNKNOWN_CLASS);
+        }
+        MethodKey {
+            class: class.to_string(),
+            name: Some(name.to_string()),
+            signature: trace.str(meth.signature).to_string(),
+        }
+    }
+
+    /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
+    pub fn dotted(&self) -> String {
+        format!(
+            "{}.{}",
+            self.class,
+            self.name.as_deref().unwrap_or("(null)")
+        )
+    }
+
+    /// `class.name signature`.
+    pub fn full(&self) -> String {
+        match &self.name {
+            Some(n) if self.signature.is_empty() => format!("{}.{n}", self.class),
+            Some(n) => format!("{}.{n} {}", self.class, self.signature),
+            None => self.class.clone(),
+        }
+    }
+
+    /// dmtracedump's tie order for equal inclusive time (`compareElapsedInclusive`): class, then
+    /// name and signature; pseudo-methods (no name) by their fixed ids, `(toplevel)` first.
+    pub fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
+        self.class
+            .cmp(&other.class)
+            .then_with(|| match (&self.name, &other.name) {
+                (Some(a), Some(b)) => a.cmp(b).then_with(|| self.signature.cmp(&other.signature)),
+                _ => pseudo_rank(self).cmp(&pseudo_rank(other)),
+            })
+    }
+}
+
+fn pseudo_rank(k: &MethodKey) -> i64 {
+    match (k.name.is_none(), k.class.as_str()) {
+        (true, MethodKey::TOPLEVEL_CLASS) => -2,
+        (true, MethodKey::UNKNOWN_CLASS) => -1,
+        _ => 0,
+    }
+}
+
+/// One method's numbers in one run (ticks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub inclusive: u64,
+    pub exclusive: u64,
+    /// Non-recursive calls (dmtracedump prints only these in a diff).
+    pub calls: u64,
+    pub recursive_calls: u64,
+}
+
+impl From<&MethodProfile> for Totals {
+    fn from(p: &MethodProfile) -> Self {
+        Totals {
+            inclusive: p.inclusive,
+            exclusive: p.exclusive,
+            calls: p.calls,
+            recursive_calls: p.recursive_calls,
+        }
+    }
+}
+
+/// One run's methods, each with its key, in dmtracedump's inclusive order (largest first).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunTotals {
+    pub clock: Clock,
+    pub methods: Vec<(MethodKey, Totals)>,
+}
+
+impl RunTotals {
+    /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`.
+    pub fn from_profile(trace: &Trace, profile: &Profile) -> Self {
+        let mut methods: Vec<(MethodKey, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
+        methods.push((
+            MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS),
+            (&profile.toplevel).into(),
+        ));
+        let mut has_unknown = false;
+        for (i, p) in profile.methods.iter().enumerate() {
+            let key = MethodKey::of(trace, MethodId(i as u32));
+            has_unknown |= key.name.is_none();
+            methods.push((key, p.into()));
+        }
+        if !has_unknown {
+            methods.push((
+                MethodKey::pseudo(MethodKey::UNKNOWN_CLASS),
+                Totals::default(),
+            ));
+        }
+        Self::sorted(profile.clock, methods)
+    }
+
+    /// Sorts `methods` into dmtracedump's inclusive order.
+    pub fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
+        methods.sort_by(|a, b| {
+            b.1.inclusive
+                .cmp(&a.1.inclusive)
+                .then_with(|| a.0.tie_order(&b.0))
+        });
+        RunTotals { clock, methods }
+    }
+}
+
+/// One row of a diff: a method in run A, run B, or both.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffRow {
+    pub key: MethodKey,
+    pub a: Option<Totals>,
+    pub b: Option<Totals>,
+}
+
+fn delta(a: u64, b: u64) -> i64 {
+    (b as i128 - a as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    (a > 0).then(|| b as f64 / a as f64 * 100.0)
+}
+
+impl DiffRow {
+    fn both(&self) -> Option<(Totals, Totals)> {
+        Some((self.a?, self.b?))
+    }
+    /// B − A inclusive (None unless in both runs).
+    pub fn d_inclusive(&self) -> Option<i64> {
+        self.both().map(|(a, b)| delta(a.inclusive, b.inclusive))
+    }
+    pub fn d_exclusive(&self) -> Option<i64> {
+        self.both().map(|(a, b)| delta(a.exclusive, b.exclusive))
+    }
+    pub fn d_calls(&self) -> Option<i64> {
+        self.both()
+            .map(|(a, b)| delta(a.calls + a.recursive_calls, b.calls + b.recursive_calls))
+    }
+    /// B / A × 100 of inclusive time (None when A is 0 or the method is in one run only).
+    pub fn inclusive_ratio(&self) -> Option<f64> {
+        self.both()
+            .and_then(|(a, b)| ratio(a.inclusive, b.inclusive))
+    }
+    pub fn exclusive_ratio(&self) -> Option<f64> {
+        self.both()
+            .and_then(|(a, b)| ratio(a.exclusive, b.exclusive))
+    }
+}
+
+/// The diff of two runs on one clock.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceDiff {
+    pub clock: Clock,
+    /// Matched methods in run A's inclusive order, then methods of run A only (same order), then
+    /// methods of run B only (run B's inclusive order).
+    pub rows: Vec<DiffRow>,
+}
+
+impl TraceDiff {
+    pub fn new(a: &RunTotals, b: &RunTotals) -> Self {
+        let mut index: FxHashMap<&MethodKey, usize> = FxHashMap::default();
+        for (i, (k, _)) in b.methods.iter().enumerate() {
+            index.entry(k).or_insert(i);
+        }
+        let mut used = vec![false; b.methods.len()];
+        let mut matched = Vec::new();
+        let mut only_a = Vec::new();
+        for (k, t) in &a.methods {
+            match index.get(k) {
+                Some(&j) if !used[j] => {
+                    used[j] = true;
+                    matched.push(DiffRow {
+                        key: k.clone(),
+                        a: Some(*t),
+                        b: Some(b.methods[j].1),
+                    });
+                }
+                _ => only_a.push(DiffRow {
+                    key: k.clone(),
+                    a: Some(*t),
+                    b: None,
+                }),
+            }
+        }
+        let only_b = b
+            .methods
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|((k, t), _)| DiffRow {
+                key: k.clone(),
+                a: None,
+                b: Some(*t),
+            });
+        matched.extend(only_a);
+        matched.extend(only_b);
+        TraceDiff {
+            clock: a.clock,
+            rows: matched,
+        }
+    }
+
+    /// Diffs of two traces on every clock both have (primary first).
+    pub fn of_traces(a: &Trace, b: &Trace) -> Vec<TraceDiff> {
+        let clocks_b = b.clocks();
+        let mut clocks: Vec<Clock> = a
+            .clocks()
+            .into_iter()
+            .filter(|c| clocks_b.contains(c))
+            .collect();
+        if clocks.is_empty() {
+            clocks.push(a.primary_clock());
+        }
+        clocks
+            .into_iter()
+            .map(|c| {
+                let (pa, pb) = rayon::join(
+                    || crate::analysis::profile::profile(a, c),
+                    || crate::analysis::profile::profile(b, c),
+                );
+                TraceDiff::new(
+                    &RunTotals::from_profile(a, &pa),
+                    &RunTotals::from_profile(b, &pb),
+                )
+            })
+            .collect()
+    }
+
+    pub fn matched(&self) -> impl Iterator<Item = &DiffRow> {
+        self.rows.iter().filter(|r| r.a.is_some() && r.b.is_some())
+    }
+    pub fn only_a(&self) -> impl Iterator<Item = &DiffRow> {
+        self.rows.iter().filter(|r| r.b.is_none())
+    }
+    pub fn only_b(&self) -> impl Iterator<Item = &DiffRow> {
+        self.rows.iter().filter(|r| r.a.is_none())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: &str, n: &str) -> MethodKey {
+        MethodKey {
+            class: c.into(),
+            name: Some(n.into()),
+            signature: "()V".into(),
+        }
+    }
+
+    fn t(incl: u64, excl: u64, calls: u64) -> Totals {
+        Totals {
+            inclusive: incl,
+            exclusive: excl,
+            calls,
+            recursive_calls: 0,
+        }
+    }
+
+    #[test]
+    fn rows_are_matched_by_key_and_signed() {
+        let a = RunTotals::sorted(
+            Clock::Cpu,
+            vec![
+                (key("A", "x"), t(10, 4, 1)),
+                (key("B", "y"), t(20, 8, 2)),
+                (key("D", "z"), t(1, 1, 1)),
+            ],
+        );
+        let b = RunTotals::sorted(
+            Clock::Cpu,
+            vec![
+                (key("B", "y"), t(5, 2, 1)),
+                (key("A", "x"), t(30, 4, 1)),
+                (key("E", "w"), t(2, 2, 1)),
+            ],
+        );
+        let d = TraceDiff::new(&a, &b);
+        let names: Vec<String> = d.rows.iter().map(|r| r.key.dotted()).collect();
+        assert_eq!(names, vec!["B.y", "A.x", "D.z", "E.w"]);
+        let by = &d.rows[0];
+        assert_eq!(by.d_inclusive(), Some(-15));
+        assert_eq!(by.d_exclusive(), Some(-6));
+        assert_eq!(by.d_calls(), Some(-1));
+        assert_eq!(by.inclusive_ratio(), Some(25.0));
+        assert_eq!(d.rows[1].d_inclusive(), Some(20));
+        assert_eq!(d.only_a().count(), 1);
+        assert_eq!(d.only_b().next().unwrap().key.dotted(), "E.w");
+        assert_eq!(d.rows[3].d_inclusive(), None);
+    }
+
+    #[test]
+    fn ties_follow_dmtracedump() {
+        let top = MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS);
+        let unk = MethodKey::pseudo(MethodKey::UNKNOWN_CLASS);
+        let r = RunTotals::sorted(
+            Clock::Wall,
+            vec![
+                (key("B", "a"), t(0, 0, 0)),
+                (unk.clone(), t(0, 0, 0)),
+                (key("A", "b"), t(0, 0, 0)),
+                (top.clone(), t(0, 0, 0)),
+            ],
+        );
+        let order: Vec<String> = r.methods.iter().map(|m| m.0.dotted()).collect();
+        assert_eq!(
+            order,
+            vec!["(toplevel).(null)", "(unknown).(null)", "A.b", "B.a"]
+        );
+    }
+}

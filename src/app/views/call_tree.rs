@@ -1,0 +1,300 @@
+//! Top-down and bottom-up call tree tables: expandable rows with inclusive time, its share of the
+//! total, exclusive time and calls. Only visible rows are laid out (`TableBody::rows`); the
+//! bottom-up tree ([`BottomUpTree`]) computes a node's callers when it is first opened.
+
+use eframe::egui::{self, RichText};
+use egui_extras::{Column, TableBuilder};
+use rustc_hash::FxHashSet;
+
+use super::{Action, format_duration};
+use crate::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeKind};
+use crate::trace::MethodId;
+use crate::trace::Trace;
+
+/// View state: which nodes are open and which is selected. Reset automatically when a different
+/// tree is shown.
+#[derive(Debug, Default)]
+pub struct CallTreeState {
+    pub expanded: FxHashSet<NodeId>,
+    pub selected: Option<NodeId>,
+    shown: Option<(usize, u64, TreeKind)>,
+}
+
+/// What the table needs from a tree.
+trait Rows {
+    fn kind(&self) -> TreeKind;
+    /// Changes when a different tree is shown.
+    fn fingerprint(&self) -> (usize, u64, TreeKind);
+    fn node_count(&self) -> usize;
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId>;
+    fn method(&self, n: NodeId) -> Option<MethodId>;
+    fn depth(&self, n: NodeId) -> u32;
+    fn inclusive(&self, n: NodeId) -> u64;
+    fn exclusive(&self, n: NodeId) -> u64;
+    fn calls(&self, n: NodeId) -> u64;
+    fn has_children(&self, n: NodeId) -> bool;
+}
+
+impl Rows for &CallTree {
+    fn kind(&self) -> TreeKind {
+        self.kind
+    }
+    fn fingerprint(&self) -> (usize, u64, TreeKind) {
+        (
+            self.len(),
+            CallTree::inclusive(self, NodeId::ROOT),
+            self.kind,
+        )
+    }
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId> {
+        self.children(n).collect()
+    }
+    fn method(&self, n: NodeId) -> Option<MethodId> {
+        CallTree::method(self, n)
+    }
+    fn depth(&self, n: NodeId) -> u32 {
+        CallTree::depth(self, n)
+    }
+    fn inclusive(&self, n: NodeId) -> u64 {
+        CallTree::inclusive(self, n)
+    }
+    fn exclusive(&self, n: NodeId) -> u64 {
+        CallTree::exclusive(self, n)
+    }
+    fn calls(&self, n: NodeId) -> u64 {
+        CallTree::calls(self, n)
+    }
+    fn has_children(&self, n: NodeId) -> bool {
+        CallTree::has_children(self, n)
+    }
+}
+
+impl Rows for &mut BottomUpTree {
+    fn kind(&self) -> TreeKind {
+        TreeKind::BottomUp
+    }
+    fn fingerprint(&self) -> (usize, u64, TreeKind) {
+        let top = self.top_down();
+        (top.len(), top.inclusive(NodeId::ROOT), TreeKind::BottomUp)
+    }
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+    fn kids(&mut self, n: NodeId) -> Vec<NodeId> {
+        self.expand(n).to_vec()
+    }
+    fn method(&self, n: NodeId) -> Option<MethodId> {
+        BottomUpTree::method(self, n)
+    }
+    fn depth(&self, n: NodeId) -> u32 {
+        BottomUpTree::depth(self, n)
+    }
+    fn inclusive(&self, n: NodeId) -> u64 {
+        BottomUpTree::inclusive(self, n)
+    }
+    fn exclusive(&self, n: NodeId) -> u64 {
+        BottomUpTree::exclusive(self, n)
+    }
+    fn calls(&self, n: NodeId) -> u64 {
+        BottomUpTree::calls(self, n)
+    }
+    fn has_children(&self, n: NodeId) -> bool {
+        BottomUpTree::has_children(self, n)
+    }
+}
+
+impl CallTreeState {
+    fn sync(&mut self, fp: (usize, u64, TreeKind)) {
+        if self.shown != Some(fp) {
+            self.expanded.clear();
+            self.selected = None;
+            self.shown = Some(fp);
+        }
+    }
+
+    /// Opens `from` and, below it, each largest child while it holds at least half of its
+    /// parent's time (the hot path) in a top-down tree.
+    pub fn expand_hot_path(&mut self, mut tree: &CallTree, from: NodeId) {
+        hot_path(self, &mut tree, from);
+    }
+}
+
+fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) {
+    let mut n = from;
+    loop {
+        state.expanded.insert(n);
+        match tree.kids(n).first().copied() {
+            Some(c) if tree.inclusive(c) * 2 >= tree.inclusive(n) && tree.has_children(c) => n = c,
+            _ => break,
+        }
+    }
+}
+
+/// The rows currently visible, in display order.
+fn visible_rows<T: Rows>(tree: &mut T, state: &CallTreeState) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = tree.kids(NodeId::ROOT);
+    stack.reverse();
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        if state.expanded.contains(&n) {
+            let start = stack.len();
+            stack.extend(tree.kids(n));
+            stack[start..].reverse();
+        }
+    }
+    out
+}
+
+/// Shows a top-down `tree`. Clicking a row selects its method; the `+` opens a row;
+/// double-click (or "Expand hot path") opens the hot path below it.
+pub fn call_tree_ui(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &CallTree,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    let mut rows = tree;
+    tree_table_ui(ui, trace, &mut rows, state)
+}
+
+/// Shows a bottom-up tree: methods, then their callers (computed when a row is first opened).
+pub fn bottom_up_ui(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &mut BottomUpTree,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    let mut rows = tree;
+    tree_table_ui(ui, trace, &mut rows, state)
+}
+
+fn tree_table_ui<T: Rows>(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    tree: &mut T,
+    state: &mut CallTreeState,
+) -> Option<Action> {
+    state.sync(tree.fingerprint());
+    let mut action = None;
+    let total = tree.inclusive(NodeId::ROOT).max(1);
+    let tps = trace.ticks_per_sec;
+    ui.horizontal(|ui| {
+        let title = match tree.kind() {
+            TreeKind::TopDown => "Call tree (top-down)",
+            TreeKind::BottomUp => "Call tree (bottom-up)",
+        };
+        ui.label(RichText::new(title).strong());
+        ui.label(format!(
+            "{} nodes, total {}",
+            tree.node_count() - 1,
+            format_duration(tree.inclusive(NodeId::ROOT), tps)
+        ));
+        if ui.button("Expand hot path").clicked() {
+            let from = state.selected.unwrap_or(NodeId::ROOT);
+            hot_path(state, tree, from);
+        }
+        if ui.button("Collapse all").clicked() {
+            state.expanded.clear();
+        }
+    });
+    let rows = visible_rows(tree, state);
+    let row_h = ui.spacing().interact_size.y + 4.0;
+    let (incl_label, excl_label) = match tree.kind() {
+        TreeKind::TopDown => ("Inclusive", "Exclusive"),
+        TreeKind::BottomUp => ("Total", "Self"),
+    };
+    TableBuilder::new(ui)
+        .id_salt(("call_tree", tree.kind()))
+        .striped(true)
+        .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .sense(egui::Sense::click())
+        .column(Column::remainder().at_least(200.0).clip(true))
+        .column(Column::auto().at_least(80.0))
+        .column(Column::auto().at_least(50.0))
+        .column(Column::auto().at_least(80.0))
+        .column(Column::auto().at_least(50.0))
+        .header(row_h, |mut h| {
+            h.col(|ui| {
+                ui.strong("Method");
+            });
+            h.col(|ui| {
+                ui.strong(incl_label);
+            });
+            h.col(|ui| {
+                ui.strong("%");
+            });
+            h.col(|ui| {
+                ui.strong(excl_label);
+            });
+            h.col(|ui| {
+                ui.strong("Calls");
+            });
+        })
+        .body(|body| {
+            body.rows(row_h, rows.len(), |mut row| {
+                let n = rows[row.index()];
+                let Some(m) = tree.method(n) else { return };
+                row.set_selected(state.selected == Some(n));
+                let depth = tree.depth(n).saturating_sub(1) as f32;
+                row.col(|ui| {
+                    ui.add_space(depth * 12.0);
+                    if tree.has_children(n) {
+                        let open = state.expanded.contains(&n);
+                        let arrow = if open { "-" } else { "+" };
+                        if ui.small_button(arrow).on_hover_text("Expand").clicked() {
+                            if open {
+                                state.expanded.remove(&n);
+                            } else {
+                                state.expanded.insert(n);
+                            }
+                        }
+                    } else {
+                        ui.add_space(18.0);
+                    }
+                    let selected = state.selected == Some(n);
+                    let name = ui
+                        .selectable_label(selected, trace.method_short_name(m))
+                        .on_hover_text(trace.method_full_name(m));
+                    if name.double_clicked() {
+                        hot_path(state, tree, n);
+                    } else if name.clicked() {
+                        state.selected = Some(n);
+                        action = Some(Action::SelectMethod(m));
+                    }
+                });
+                row.col(|ui| {
+                    cell(ui, format_duration(tree.inclusive(n), tps));
+                });
+                row.col(|ui| {
+                    cell(
+                        ui,
+                        format!("{:.1}", tree.inclusive(n) as f64 * 100.0 / total as f64),
+                    );
+                });
+                row.col(|ui| {
+                    cell(ui, format_duration(tree.exclusive(n), tps));
+                });
+                row.col(|ui| {
+                    cell(ui, tree.calls(n).to_string());
+                });
+                let resp = row.response();
+                if resp.double_clicked() {
+                    hot_path(state, tree, n);
+                } else if resp.clicked() {
+                    state.selected = Some(n);
+                    action = Some(Action::SelectMethod(m));
+                }
+            });
+        });
+    action
+}
+
+/// A non-selectable label, so clicks reach the row.
+fn cell(ui: &mut egui::Ui, text: String) {
+    ui.add(egui::Label::new(text).selectable(false));
+}

@@ -1,0 +1,252 @@
+//! The diff of two open traces as a table: per method run A / run B inclusive and exclusive time,
+//! Δ inclusive, Δ exclusive, Δ calls and ratio, per clock; sortable by any column (click a
+//! header), searchable, with methods present in one trace only marked.
+
+use std::cmp::Ordering;
+
+use eframe::egui::{self, Color32, RichText};
+use egui_extras::{Column, TableBuilder};
+
+use super::{Action, format_duration, format_signed_duration};
+use crate::analysis::diff::{DiffRow, MethodKey, TraceDiff};
+use crate::trace::{MethodId, Trace};
+
+/// Sortable columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DiffColumn {
+    Method,
+    InclusiveA,
+    InclusiveB,
+    DeltaInclusive,
+    DeltaExclusive,
+    DeltaCalls,
+    Ratio,
+}
+
+const COLUMNS: [(DiffColumn, &str); 7] = [
+    (DiffColumn::Method, "Method"),
+    (DiffColumn::InclusiveA, "Incl A"),
+    (DiffColumn::InclusiveB, "Incl B"),
+    (DiffColumn::DeltaInclusive, "Δ Incl"),
+    (DiffColumn::DeltaExclusive, "Δ Excl"),
+    (DiffColumn::DeltaCalls, "Δ Calls"),
+    (DiffColumn::Ratio, "Ratio %"),
+];
+
+/// View state: clock, sort, search, selection.
+#[derive(Debug)]
+pub struct DiffTableState {
+    /// Index into the diffs (one per clock).
+    pub clock_index: usize,
+    pub sort: DiffColumn,
+    pub descending: bool,
+    pub search: String,
+    pub selected: Option<MethodKey>,
+    order: Vec<usize>,
+    order_key: Option<(usize, DiffColumn, bool, String, usize)>,
+}
+
+impl Default for DiffTableState {
+    fn default() -> Self {
+        Self {
+            clock_index: 0,
+            sort: DiffColumn::DeltaInclusive,
+            descending: true,
+            search: String::new(),
+            selected: None,
+            order: Vec::new(),
+            order_key: None,
+        }
+    }
+}
+
+/// The value a row is sorted by (None sorts last in both directions).
+fn sort_value(r: &DiffRow, col: DiffColumn) -> Option<f64> {
+    match col {
+        DiffColumn::Method => Some(0.0),
+        DiffColumn::InclusiveA => r.a.map(|t| t.inclusive as f64),
+        DiffColumn::InclusiveB => r.b.map(|t| t.inclusive as f64),
+        DiffColumn::DeltaInclusive => r.d_inclusive().map(|d| d as f64),
+        DiffColumn::DeltaExclusive => r.d_exclusive().map(|d| d as f64),
+        DiffColumn::DeltaCalls => r.d_calls().map(|d| d as f64),
+        DiffColumn::Ratio => r.inclusive_ratio(),
+    }
+}
+
+fn cmp_rows(a: &DiffRow, b: &DiffRow, col: DiffColumn, descending: bool) -> Ordering {
+    let dir = |o: Ordering| if descending { o.reverse() } else { o };
+    if col == DiffColumn::Method {
+        return dir(a.key.full().cmp(&b.key.full()));
+    }
+    match (sort_value(a, col), sort_value(b, col)) {
+        (Some(x), Some(y)) => dir(x.total_cmp(&y)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.key.full().cmp(&b.key.full()),
+    }
+}
+
+impl DiffTableState {
+    /// Row indices after search and sort (cached until one of them changes).
+    pub fn order(&mut self, diff: &TraceDiff) -> &[usize] {
+        let key = (
+            self.clock_index,
+            self.sort,
+            self.descending,
+            self.search.clone(),
+            diff.rows.len(),
+        );
+        if self.order_key.as_ref() != Some(&key) {
+            let needle = self.search.to_lowercase();
+            let mut order: Vec<usize> = (0..diff.rows.len())
+                .filter(|&i| {
+                    needle.is_empty() || diff.rows[i].key.full().to_lowercase().contains(&needle)
+                })
+                .collect();
+            order.sort_by(|&i, &j| {
+                cmp_rows(&diff.rows[i], &diff.rows[j], self.sort, self.descending)
+            });
+            self.order = order;
+            self.order_key = Some(key);
+        }
+        &self.order
+    }
+}
+
+/// Shows the diffs (one per clock, as [`TraceDiff::of_traces`] returns). Clicking a row selects
+/// it and, when the method exists in `trace_a`, selects it there.
+pub fn diff_table_ui(
+    ui: &mut egui::Ui,
+    trace_a: &Trace,
+    diffs: &[TraceDiff],
+    state: &mut DiffTableState,
+) -> Option<Action> {
+    let mut action = None;
+    if diffs.is_empty() {
+        ui.label("Nothing to compare.");
+        return None;
+    }
+    state.clock_index = state.clock_index.min(diffs.len() - 1);
+    ui.horizontal(|ui| {
+        ui.label("Clock:");
+        for (i, d) in diffs.iter().enumerate() {
+            let name = match d.clock {
+                crate::trace::Clock::Cpu => "CPU",
+                crate::trace::Clock::Wall => "Wall",
+            };
+            if ui.selectable_label(state.clock_index == i, name).clicked() {
+                state.clock_index = i;
+            }
+        }
+        ui.separator();
+        let search_label = ui.label("Search:");
+        ui.add(
+            egui::TextEdit::singleline(&mut state.search)
+                .hint_text("class or method")
+                .desired_width(200.0),
+        )
+        .labelled_by(search_label.id);
+    });
+    let diff = &diffs[state.clock_index];
+    let tps = trace_a.ticks_per_sec;
+    let order = state.order(diff).to_vec();
+    ui.label(format!(
+        "{} of {} shown: {} in both, {} only in A, {} only in B",
+        order.len(),
+        diff.rows.len(),
+        diff.matched().count(),
+        diff.only_a().count(),
+        diff.only_b().count()
+    ));
+    let row_h = ui.spacing().interact_size.y + 4.0;
+    let mut clicked_header = None;
+    TableBuilder::new(ui)
+        .id_salt("diff_table")
+        .striped(true)
+        .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .sense(egui::Sense::click())
+        .column(Column::remainder().at_least(220.0).clip(true))
+        .columns(Column::auto().at_least(70.0), 6)
+        .header(row_h, |mut h| {
+            for (col, label) in COLUMNS {
+                h.col(|ui| {
+                    let arrow = match (state.sort == col, state.descending) {
+                        (true, true) => " v",
+                        (true, false) => " ^",
+                        _ => "",
+                    };
+                    if ui.button(format!("{label}{arrow}")).clicked() {
+                        clicked_header = Some(col);
+                    }
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(row_h, order.len(), |mut row| {
+                let r = &diff.rows[order[row.index()]];
+                row.set_selected(state.selected.as_ref() == Some(&r.key));
+                let mark = match (r.a.is_some(), r.b.is_some()) {
+                    (true, false) => Some(("only in A", Color32::from_rgb(200, 80, 80))),
+                    (false, true) => Some(("only in B", Color32::from_rgb(60, 150, 60))),
+                    _ => None,
+                };
+                row.col(|ui| {
+                    if let Some((text, color)) = mark {
+                        ui.label(RichText::new(text).color(color).small());
+                    }
+                    ui.add(egui::Label::new(r.key.full()).selectable(false));
+                });
+                let incl = |t: Option<crate::analysis::diff::Totals>| {
+                    t.map_or("—".to_string(), |t| format_duration(t.inclusive, tps))
+                };
+                let signed = |d: Option<i64>, ui: &mut egui::Ui| {
+                    let text = d.map_or("—".to_string(), |d| format_signed_duration(d, tps));
+                    let color = match d {
+                        Some(d) if d > 0 => Color32::from_rgb(200, 60, 60),
+                        Some(d) if d < 0 => Color32::from_rgb(40, 140, 40),
+                        _ => ui.visuals().text_color(),
+                    };
+                    ui.add(egui::Label::new(RichText::new(text).color(color)).selectable(false));
+                };
+                row.col(|ui| {
+                    ui.add(egui::Label::new(incl(r.a)).selectable(false));
+                });
+                row.col(|ui| {
+                    ui.add(egui::Label::new(incl(r.b)).selectable(false));
+                });
+                row.col(|ui| signed(r.d_inclusive(), ui));
+                row.col(|ui| signed(r.d_exclusive(), ui));
+                row.col(|ui| {
+                    let text = r.d_calls().map_or("—".to_string(), |d| format!("{d:+}"));
+                    ui.add(egui::Label::new(text).selectable(false));
+                });
+                row.col(|ui| {
+                    let text = r
+                        .inclusive_ratio()
+                        .map_or("—".to_string(), |x| format!("{x:.1}"));
+                    ui.add(egui::Label::new(text).selectable(false));
+                });
+                if row.response().clicked() {
+                    state.selected = Some(r.key.clone());
+                    action = method_in(trace_a, &r.key).map(Action::SelectMethod);
+                }
+            });
+        });
+    if let Some(col) = clicked_header {
+        if state.sort == col {
+            state.descending = !state.descending;
+        } else {
+            state.sort = col;
+            state.descending = col != DiffColumn::Method;
+        }
+    }
+    action
+}
+
+/// The method of `trace` with this key, if any.
+fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
+    (0..trace.methods.len() as u32)
+        .map(MethodId)
+        .find(|&m| MethodKey::of(trace, m) == *key)
+}

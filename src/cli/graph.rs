@@ -1,0 +1,96 @@
+//! `tracelens graph FILE -o OUT [-t PCT]`: dmtracedump's `-g` call graph.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::Args;
+
+use crate::analysis::profile::profile;
+use crate::formats::Progress;
+use crate::report::graph::{DEFAULT_THRESHOLD_PCT, write_dot};
+
+/// Write the call graph as Graphviz DOT (dmtracedump -g); OUT ending in .png or .svg is rendered
+/// with Graphviz `dot`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// The trace.
+    pub file: PathBuf,
+    /// Output: a .dot file, or .png / .svg to render with Graphviz (the DOT is kept next to it
+    /// as OUT.dot).
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// Threshold percentage 0..99: a child is drawn iff its inclusive time is at least this
+    /// share of its parent's (other values mean 20, as in dmtracedump).
+    #[arg(short = 't', long = "threshold", default_value_t = DEFAULT_THRESHOLD_PCT, allow_negative_numbers = true)]
+    pub threshold: i64,
+}
+
+fn render_kind(path: &Path) -> Option<&'static str> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "png" => Some("png"),
+        "svg" => Some("svg"),
+        _ => None,
+    }
+}
+
+pub fn run(args: &GraphArgs) -> i32 {
+    let trace = match crate::load::load_path(&args.file, &Progress::default()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("tracelens graph: {e}");
+            return 1;
+        }
+    };
+    let p = profile(&trace, trace.primary_clock());
+    let mut dot = Vec::new();
+    if let Err(e) = write_dot(&trace, &p, args.threshold, &mut dot) {
+        eprintln!("tracelens graph: {e}");
+        return 1;
+    }
+    let Some(kind) = render_kind(&args.output) else {
+        return match std::fs::write(&args.output, &dot) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!(
+                    "tracelens graph: cannot write: {e}: {}",
+                    args.output.display()
+                );
+                1
+            }
+        };
+    };
+    let mut dot_path = args.output.clone().into_os_string();
+    dot_path.push(".dot");
+    let dot_path = PathBuf::from(dot_path);
+    if let Err(e) = std::fs::write(&dot_path, &dot) {
+        eprintln!("tracelens graph: cannot write: {e}: {}", dot_path.display());
+        return 1;
+    }
+    match Command::new("dot")
+        .arg(format!("-T{kind}"))
+        .arg("-o")
+        .arg(&args.output)
+        .arg(&dot_path)
+        .status()
+    {
+        Ok(s) if s.success() => 0,
+        Ok(s) => {
+            eprintln!(
+                "tracelens graph: `dot` failed ({s}); the DOT file is {}",
+                dot_path.display()
+            );
+            1
+        }
+        Err(e) => {
+            eprintln!(
+                "tracelens graph: cannot run Graphviz `dot` ({e}). The DOT file is {}.\n\
+                 Install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz) \
+                 and run: dot -T{kind} -o {} {}",
+                dot_path.display(),
+                args.output.display(),
+                dot_path.display()
+            );
+            1
+        }
+    }
+}

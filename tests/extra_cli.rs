@@ -1,0 +1,309 @@
+//! `tracelens graph`, `diff` and `convert` through the real binary.
+//!
+//! - graph / diff: dmtracedump's outputs for the synthetic traces in tests/data/dmtracedump are
+//!   reproduced (diff with signed numbers instead of dmtracedump's unsigned negatives);
+//! - convert: every export of the real traces in ../shared/traces parses and its call counts and
+//!   durations per thread and method match the loaded model. When ../shared is missing these
+//!   skip locally, but fail when `CI=true`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use tracelens::formats::Progress;
+use tracelens::trace::{Clock, Trace};
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/dmtracedump")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn tracelens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(args)
+        .output()
+        .expect("run tracelens")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "tracelens failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn graph_reproduces_simple_png_dot() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("simple.dot");
+    stdout(&tracelens(&[
+        "graph",
+        &data("simple.trace"),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let want = std::fs::read_to_string(data("simple.png.dot")).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+    // A threshold of 60 keeps (toplevel) -> A.main (68%) only.
+    stdout(&tracelens(&[
+        "graph",
+        &data("simple.trace"),
+        "-o",
+        out.to_str().unwrap(),
+        "-t",
+        "60",
+    ]));
+    let pruned = std::fs::read_to_string(&out).unwrap();
+    assert!(pruned.ends_with("node0 -> node1\n}"), "{pruned}");
+}
+
+#[test]
+fn graph_renders_png_when_dot_is_installed() {
+    let has_dot = Command::new("dot").arg("-V").output().is_ok();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("simple.png");
+    let o = tracelens(&["graph", &data("simple.trace"), "-o", out.to_str().unwrap()]);
+    // The DOT source is kept next to the image either way.
+    let kept = std::fs::read_to_string(dir.path().join("simple.png.dot")).unwrap();
+    assert!(kept.starts_with("digraph g {"));
+    if has_dot {
+        assert!(o.status.success());
+        let png = std::fs::read(&out).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    } else {
+        assert!(!o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).contains("Install Graphviz"));
+    }
+}
+
+/// dmtracedump's text with its unsigned 64-bit negatives read back as signed numbers.
+fn signed(expected: &str) -> String {
+    expected
+        .split('\n')
+        .map(|line| {
+            line.split(' ')
+                .map(|w| match w.parse::<u64>() {
+                    Ok(v) if v > i64::MAX as u64 => (v as i64).to_string(),
+                    _ => w.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn diff_reproduces_dmtracedump_with_signs_fixed() {
+    let got = stdout(&tracelens(&[
+        "diff",
+        &data("simple.trace"),
+        &data("simple2.trace"),
+    ]));
+    let raw = std::fs::read_to_string(data("simple_vs_simple2.diff.txt")).unwrap();
+    assert!(raw.contains("18446744073709551612"));
+    let want = signed(&raw);
+    assert!(want.contains("B.foo 13 8 -5 61.54\n"));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn diff_json() {
+    let got = stdout(&tracelens(&[
+        "diff",
+        "--json",
+        &data("simple.trace"),
+        &data("simple2.trace"),
+    ]));
+    let v: Value = serde_json::from_str(&got).unwrap();
+    let clocks = v["clocks"].as_array().unwrap();
+    assert_eq!(clocks.len(), 1, "thread-cpu traces have one clock");
+    let methods = clocks[0]["methods"].as_array().unwrap();
+    let find = |class: &str| methods.iter().find(|m| m["class"] == class).unwrap();
+    assert_eq!(find("C")["d_exclusive"], -4);
+    assert_eq!(find("C")["a"]["calls"], 2);
+    assert_eq!(find("C")["b"]["calls"], 1);
+    assert_eq!(find("A")["d_inclusive"], 14);
+    assert_eq!(find("D")["present"], "a");
+    assert_eq!(find("E")["present"], "b");
+}
+
+fn shared_traces() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if !dir.is_dir() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("CI=true but {} is missing", dir.display());
+        }
+        eprintln!("skipping: {} is missing", dir.display());
+        return None;
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "trace"))
+        .filter(|p| !p.to_string_lossy().contains("header"))
+        .collect();
+    out.sort();
+    Some(out)
+}
+
+/// (thread raw id, method full name) -> (calls, summed duration in µs) from the model.
+fn model_counts(trace: &Trace, clock: Clock) -> BTreeMap<(u64, String), (u64, u64)> {
+    let mut out = BTreeMap::new();
+    for th in &trace.threads {
+        for lane in &th.lanes {
+            for i in 0..lane.len() {
+                let d = match clock {
+                    Clock::Cpu => lane.cpu(i).map_or(lane.dur(i), |c| c.1),
+                    Clock::Wall => lane.dur(i),
+                };
+                let e = out
+                    .entry((th.raw_id, trace.method_full_name(lane.method(i))))
+                    .or_insert((0, 0));
+                e.0 += 1;
+                e.1 += d;
+            }
+        }
+    }
+    out
+}
+
+/// Replays open/close events (is_open, name, time µs) of one thread into `out`.
+fn replay(
+    tid: u64,
+    events: impl Iterator<Item = (bool, String, f64)>,
+    out: &mut BTreeMap<(u64, String), (u64, u64)>,
+) {
+    let mut stack: Vec<(String, f64)> = Vec::new();
+    for (open, name, t) in events {
+        if open {
+            stack.push((name, t));
+        } else {
+            let (n, t0) = stack.pop().expect("close without open");
+            assert_eq!(n, name);
+            let e = out.entry((tid, name)).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += (t - t0).round() as u64;
+        }
+    }
+    assert!(stack.is_empty());
+}
+
+#[test]
+fn convert_round_trips_on_the_corpus() {
+    let Some(traces) = shared_traces() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for path in traces {
+        let p = path.to_str().unwrap();
+        let trace = tracelens::load::load_path(&path, &Progress::default()).unwrap();
+        assert_eq!(trace.ticks_per_sec, 1_000_000);
+        let clock = trace.primary_clock();
+
+        let out = dir.path().join("x.speedscope.json");
+        stdout(&tracelens(&[
+            "convert",
+            p,
+            "--to",
+            "speedscope",
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let frames: Vec<String> = v["shared"]["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect();
+        let mut got = BTreeMap::new();
+        let with_events: Vec<_> = trace
+            .threads
+            .iter()
+            .filter(|t| t.axis_range.is_some())
+            .collect();
+        let profiles = v["profiles"].as_array().unwrap();
+        assert_eq!(profiles.len(), with_events.len(), "{p}");
+        for (prof, th) in profiles.iter().zip(&with_events) {
+            replay(
+                th.raw_id,
+                prof["events"].as_array().unwrap().iter().map(|e| {
+                    (
+                        e["type"] == "O",
+                        frames[e["frame"].as_u64().unwrap() as usize].clone(),
+                        e["at"].as_f64().unwrap(),
+                    )
+                }),
+                &mut got,
+            );
+        }
+        assert_eq!(got, model_counts(&trace, clock), "speedscope {p}");
+
+        let out = dir.path().join("x.json");
+        stdout(&tracelens(&[
+            "convert",
+            p,
+            "--to",
+            "chrome",
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let mut got = BTreeMap::new();
+        for th in &trace.threads {
+            replay(
+                th.raw_id,
+                events
+                    .iter()
+                    .filter(|e| e["tid"] == th.raw_id && (e["ph"] == "B" || e["ph"] == "E"))
+                    .map(|e| {
+                        (
+                            e["ph"] == "B",
+                            e["name"].as_str().unwrap().to_string(),
+                            e["ts"].as_f64().unwrap(),
+                        )
+                    }),
+                &mut got,
+            );
+        }
+        assert_eq!(got, model_counts(&trace, Clock::Wall), "chrome {p}");
+
+        let out = dir.path().join("x.folded");
+        stdout(&tracelens(&[
+            "convert",
+            p,
+            "--to",
+            "collapsed",
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let total: u64 = text
+            .lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum();
+        // Self times over all paths add up to the time of the top-level calls.
+        let top: u64 = trace
+            .threads
+            .iter()
+            .filter_map(|t| t.lanes.first())
+            .map(|l| {
+                (0..l.len())
+                    .map(|i| match clock {
+                        Clock::Cpu => l.cpu(i).map_or(l.dur(i), |c| c.1),
+                        Clock::Wall => l.dur(i),
+                    })
+                    .sum::<u64>()
+            })
+            .sum();
+        assert_eq!(total, top, "collapsed {p}");
+    }
+}
