@@ -4,6 +4,7 @@
 //! runtime state; files load on the rayon pool ([`job`]) and the UI thread only polls; UI actions
 //! are collected as [`Msg`]s during a frame and applied in one place at its end.
 
+mod analysis_tabs;
 mod job;
 mod profile_panel;
 pub mod style;
@@ -21,6 +22,7 @@ pub use job::{Loaded, TabState};
 pub use profile_panel::SortColumn;
 pub use timeline::TimelineState;
 
+use crate::report::export::ExportFormat;
 use crate::trace::{Clock, MethodId};
 
 const SETTINGS_KEY: &str = "tracelens-settings";
@@ -51,6 +53,8 @@ pub enum Msg {
     SelectTab(usize),
     SelectMethod(Option<MethodId>),
     Cancel(usize),
+    /// Export the active trace (asks for a path).
+    Export(ExportFormat),
 }
 
 /// Per-tab view state (what the user looks at; never trace data).
@@ -63,6 +67,7 @@ pub struct ViewState {
     pub profile: profile_panel::ProfileState,
     pub show_info: bool,
     pub show_diagnostics: bool,
+    pub analysis: analysis_tabs::AnalysisState,
 }
 
 /// One open file.
@@ -79,6 +84,8 @@ pub struct TraceLensApp {
     pub active: usize,
     pub settings: Settings,
     dialog: Option<Receiver<Option<PathBuf>>>,
+    /// Status messages from background exports.
+    export_status: Option<Receiver<String>>,
     /// Shown in the status bar (e.g. "Dialog cancelled or unavailable").
     pub status: String,
     msgs: Vec<Msg>,
@@ -93,6 +100,7 @@ impl TraceLensApp {
             active: 0,
             settings,
             dialog: None,
+            export_status: None,
             status: String::new(),
             msgs: Vec::new(),
             title_shown: String::new(),
@@ -167,10 +175,20 @@ impl TraceLensApp {
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let others: analysis_tabs::Others = self
+            .tabs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.active)
+            .filter_map(|(_, t)| match &t.state {
+                TabState::Ready(l) => Some((t.title.clone(), l.trace.clone())),
+                _ => None,
+            })
+            .collect();
         egui::CentralPanel::default().show(ui, |ui| {
             let msgs = &mut self.msgs;
             match self.tabs.get_mut(self.active) {
-                Some(tab) => tab_ui(ui, tab, self.active, msgs),
+                Some(tab) => tab_ui(ui, tab, self.active, &others, msgs),
                 None => {
                     ui.centered_and_justified(|ui| {
                         ui.label("Open a trace with File > Open (Ctrl+O) or drop it here.");
@@ -204,6 +222,7 @@ impl TraceLensApp {
                         select_method(tab, m);
                     }
                 }
+                Msg::Export(format) => self.start_export(format, ctx),
                 Msg::Cancel(i) => {
                     if let Some(TabState::Loading(job)) = self.tabs.get(i).map(|t| &t.state) {
                         job.cancel();
@@ -237,7 +256,57 @@ impl TraceLensApp {
         self.dialog = Some(rx);
     }
 
+    fn start_export(&mut self, format: ExportFormat, ctx: &egui::Context) {
+        let Some(Tab {
+            state: TabState::Ready(l),
+            title,
+            view,
+            ..
+        }) = self.tabs.get(self.active)
+        else {
+            return;
+        };
+        let trace = l.trace.clone();
+        let clock = l
+            .profiles
+            .get(view.clock_index)
+            .map_or(trace.primary_clock(), |p| p.clock);
+        let (ext, what) = match format {
+            ExportFormat::Speedscope => ("speedscope.json", "speedscope"),
+            ExportFormat::Chrome => ("chrome.json", "Chrome trace"),
+            ExportFormat::Collapsed => ("folded", "collapsed stacks"),
+        };
+        let default_name = format!("{title}.{ext}");
+        let (tx, rx) = channel();
+        let ctx = ctx.clone();
+        std::thread::spawn(move || {
+            let picked = rfd::FileDialog::new()
+                .set_title(format!("Export as {what}"))
+                .set_file_name(default_name)
+                .save_file();
+            let msg = match picked {
+                None => "Export cancelled (or no file dialog available; use `tracelens convert`)"
+                    .to_string(),
+                Some(path) => {
+                    match crate::report::export::export_file(&trace, format, clock, &path) {
+                        Ok(()) => format!("Exported {what} to {}", path.display()),
+                        Err(e) => format!("Export to {} failed: {e}", path.display()),
+                    }
+                }
+            };
+            let _ = tx.send(msg);
+            ctx.request_repaint();
+        });
+        self.export_status = Some(rx);
+    }
+
     fn poll_dialog(&mut self) {
+        if let Some(rx) = &self.export_status
+            && let Ok(msg) = rx.try_recv()
+        {
+            self.status = msg;
+            self.export_status = None;
+        }
         let Some(rx) = &self.dialog else { return };
         match rx.try_recv() {
             Ok(Some(path)) => {
@@ -307,6 +376,11 @@ impl TraceLensApp {
                         }
                     }
                 });
+                let ready = matches!(
+                    self.tabs.get(self.active).map(|t| &t.state),
+                    Some(TabState::Ready(_))
+                );
+                analysis_tabs::export_menu(ui, ready, &mut self.msgs);
                 if ui.button("Close tab").clicked() {
                     self.msgs.push(Msg::CloseTab(self.active));
                     ui.close();
@@ -393,7 +467,13 @@ fn select_method(tab: &mut Tab, m: Option<MethodId>) {
     }
 }
 
-fn tab_ui(ui: &mut egui::Ui, tab: &mut Tab, index: usize, msgs: &mut Vec<Msg>) {
+fn tab_ui(
+    ui: &mut egui::Ui,
+    tab: &mut Tab,
+    index: usize,
+    others: &analysis_tabs::Others,
+    msgs: &mut Vec<Msg>,
+) {
     match &tab.state {
         TabState::Loading(job) => {
             ui.vertical_centered(|ui| {
@@ -424,12 +504,18 @@ fn tab_ui(ui: &mut egui::Ui, tab: &mut Tab, index: usize, msgs: &mut Vec<Msg>) {
         }
         TabState::Ready(loaded) => {
             let loaded = loaded.as_ref();
-            ready_ui(ui, loaded, &mut tab.view, msgs);
+            ready_ui(ui, loaded, &mut tab.view, others, msgs);
         }
     }
 }
 
-fn ready_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<Msg>) {
+fn ready_ui(
+    ui: &mut egui::Ui,
+    l: &Loaded,
+    view: &mut ViewState,
+    others: &analysis_tabs::Others,
+    msgs: &mut Vec<Msg>,
+) {
     let trace = &l.trace;
     ui.horizontal(|ui| {
         if trace.clocks().len() > 1 {
@@ -468,7 +554,7 @@ fn ready_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<
             .default_size(h)
             .show(ui, |ui| timeline::timeline_ui(ui, l, view, msgs));
     }
-    egui::CentralPanel::default().show(ui, |ui| profile_panel::profile_ui(ui, l, view, msgs));
+    egui::CentralPanel::default().show(ui, |ui| analysis_tabs::lower_ui(ui, l, view, others, msgs));
 }
 
 fn info_ui(ui: &mut egui::Ui, l: &Loaded) {

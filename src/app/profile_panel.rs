@@ -75,7 +75,7 @@ impl EdgeKind {
 enum Row {
     Method(MethodId),
     Header(EdgeKind),
-    SelfRow(MethodId),
+    OwnTime(MethodId),
     Edge(MethodId, EdgeKind, usize),
 }
 
@@ -152,7 +152,7 @@ fn flatten(l: &Loaded, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
             }
             rows.push(Row::Header(kind));
             if kind == EdgeKind::Children {
-                rows.push(Row::SelfRow(m));
+                rows.push(Row::OwnTime(m));
             }
             rows.extend((0..list.len()).map(|i| Row::Edge(m, kind, i)));
         }
@@ -310,7 +310,7 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
                     Row::Edge(_, k, _) | Row::Header(k) if k.is_parent() => {
                         Some(Color32::from_rgba_unmultiplied(120, 120, 255, 40))
                     }
-                    Row::Edge(..) | Row::Header(_) | Row::SelfRow(_) => {
+                    Row::Edge(..) | Row::Header(_) | Row::OwnTime(_) => {
                         Some(Color32::from_rgba_unmultiplied(255, 200, 80, 40))
                     }
                     Row::Method(m) => (Some(m) == selected)
@@ -359,7 +359,7 @@ fn row_cells(
                     per_call: Some(mp.inclusive / mp.total_calls().max(1)),
                 }
             }
-            Row::SelfRow(m) => {
+            Row::OwnTime(m) => {
                 let mp = p.method(m);
                 V {
                     incl: Some(mp.exclusive),
@@ -476,7 +476,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, l: &Loaded, st: &mut ProfileState, msgs:
             ui.add_space(24.0);
             ui.label(RichText::new(kind.title()).italics().strong());
         }
-        Row::SelfRow(_) => {
+        Row::OwnTime(_) => {
             ui.add_space(36.0);
             ui.label("self");
         }
