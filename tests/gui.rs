@@ -1,0 +1,235 @@
+//! The real viewer driven through egui_kittest: the same `TraceLensApp::ui` that eframe calls,
+//! with real files, real background loads, clicks, typing, keys and dropped files.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use tracelens::app::{Settings, TabState, TraceLensApp};
+
+fn harness(files: &[PathBuf]) -> Harness<'static, TraceLensApp> {
+    let app = TraceLensApp::new(files, Settings::default(), &egui::Context::default());
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_max_steps(64)
+        .build_ui_state(|ui, app: &mut TraceLensApp| app.ui(ui), app)
+}
+
+/// Steps until no tab is loading (fails after 60 s).
+fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
+    let t0 = Instant::now();
+    while h.state().is_loading() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "load did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.step();
+    h.step();
+}
+
+fn ready(app: &TraceLensApp, i: usize) -> &tracelens::app::Loaded {
+    match &app.tabs[i].state {
+        TabState::Ready(l) => l,
+        TabState::Failed(e) => panic!("tab {i} failed: {e}"),
+        TabState::Loading(_) => panic!("tab {i} still loading"),
+    }
+}
+
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+fn drop_file(h: &mut Harness<'static, TraceLensApp>, path: &Path) {
+    h.input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(path.to_path_buf())));
+    h.step();
+}
+
+fn sample_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/sample-app.trace")
+}
+
+#[test]
+fn starts_on_the_embedded_sample() {
+    let mut h = harness(&[]);
+    assert_eq!(h.state().tabs.len(), 1);
+    wait_loaded(&mut h);
+    let l = ready(h.state(), 0);
+    assert_eq!(h.state().tabs[0].title, tracelens::SAMPLE_TRACE_NAME);
+    assert_eq!(l.trace.source.record_count, 40_000);
+    assert_eq!(l.profiles.len(), 2, "dual clock: both profiles");
+    // The profile table is on screen, sorted by inclusive CPU time, rank 0 first.
+    h.get_by_label("Incl Cpu % v");
+    let first = format!("[0] {}", l.trace.method_full_name(l.ranked[0]));
+    h.get_by_label(&first);
+}
+
+#[test]
+fn clicking_a_profile_row_selects_the_method_in_the_timeline() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    let (m, label) = {
+        let l = ready(h.state(), 0);
+        let m = l.ranked[3];
+        (m, format!("[3] {}", l.trace.method_full_name(m)))
+    };
+    h.get_by_label(&label).click();
+    h.run();
+    let tab = &h.state().tabs[0];
+    assert_eq!(tab.view.selected, Some(m));
+    let marked: usize = tab.view.timeline.marks.iter().map(Vec::len).sum();
+    let l = ready(h.state(), 0);
+    assert_eq!(
+        marked as u64,
+        l.profiles[0].method(m).total_calls(),
+        "every call of the method is marked in the timeline"
+    );
+}
+
+#[test]
+fn typing_in_find_moves_the_selection() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    let target = {
+        let l = ready(h.state(), 0);
+        // A method far down the ranking, found by a distinctive part of its name.
+        l.ranked[l.ranked.len() / 2]
+    };
+    let name = ready(h.state(), 0).trace.method_full_name(target);
+    let query = name.to_lowercase();
+    let field = h.get_by_role(egui::accesskit::Role::TextInput);
+    field.click();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::TextInput)
+        .type_text(&query);
+    h.run();
+    assert_eq!(h.state().tabs[0].view.selected, Some(target));
+    // A query that matches nothing says so and keeps the selection.
+    h.get_by_role(egui::accesskit::Role::TextInput)
+        .type_text("zzzz-no-such-method");
+    h.run();
+    assert!(h.query_by_label("no match").is_some());
+}
+
+#[test]
+fn keys_zoom_and_pan_the_timeline() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    let full = ready(h.state(), 0).trace.axis_range().unwrap();
+    assert!(h.state().tabs[0].view.timeline.range.is_none());
+    h.key_press(egui::Key::W);
+    h.run();
+    let (a, b) = h.state().tabs[0].view.timeline.range.expect("zoomed");
+    let full_span = (full.1 - full.0) as f64;
+    assert!(((b - a) - full_span / 2.0).abs() < 1.0, "W halves the span");
+    h.key_press(egui::Key::D);
+    h.run();
+    let (a2, _) = h.state().tabs[0].view.timeline.range.unwrap();
+    assert!(a2 > a, "D pans right");
+    h.key_press(egui::Key::Home);
+    h.run();
+    assert!(
+        h.state().tabs[0].view.timeline.range.is_none(),
+        "Home resets"
+    );
+}
+
+#[test]
+fn a_dropped_file_opens_in_a_new_tab() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    drop_file(&mut h, &sample_path());
+    assert_eq!(h.state().tabs.len(), 2);
+    assert_eq!(h.state().active, 1);
+    wait_loaded(&mut h);
+    assert_eq!(ready(h.state(), 1).trace.source.record_count, 40_000);
+}
+
+#[test]
+fn a_corrupt_dropped_file_shows_an_error_and_other_tabs_keep_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.trace");
+    std::fs::write(&bad, b"*version\n3\nclock=dual\n*threads\n1\tmain\n*methods\n0x4\tA\tb\t()V\n*end\nSLOW\x03\x00garbage").unwrap();
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    drop_file(&mut h, &bad);
+    wait_loaded(&mut h);
+    match &h.state().tabs[1].state {
+        TabState::Failed(e) => assert!(e.contains("broken.trace"), "error names the file: {e}"),
+        TabState::Ready(l) => assert!(
+            !l.trace.diagnostics.is_empty(),
+            "a damaged file that loads carries diagnostics"
+        ),
+        TabState::Loading(_) => unreachable!(),
+    }
+    // Back to the first tab: still usable.
+    h.get_by_label(tracelens::SAMPLE_TRACE_NAME).click();
+    h.run();
+    assert_eq!(h.state().active, 0);
+    h.key_press(egui::Key::W);
+    h.run();
+    assert!(h.state().tabs[0].view.timeline.range.is_some());
+}
+
+#[test]
+fn frames_keep_running_while_a_big_trace_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.trace");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(["gen", "--records", "1000000", "--threads", "4", "-o"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    let mut h = harness(&[big]);
+    let mut frames_while_loading = 0;
+    let t0 = Instant::now();
+    while h.state().is_loading() {
+        let f0 = Instant::now();
+        h.step();
+        assert!(f0.elapsed() < Duration::from_millis(500), "a frame blocked");
+        frames_while_loading += 1;
+        assert!(t0.elapsed() < Duration::from_secs(120));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        frames_while_loading >= 2,
+        "the UI ran frames during the load"
+    );
+    h.step();
+    assert_eq!(ready(h.state(), 0).trace.source.record_count, 1_000_000);
+}
+
+#[test]
+fn analysis_views_open_on_the_sample() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    for name in ["Call tree", "Flame graph", "Bottom-up"] {
+        h.get_by_label(name).click();
+        let t0 = Instant::now();
+        while h.query_by_label_contains("nodes, total").is_none() && name != "Flame graph" {
+            assert!(t0.elapsed() < Duration::from_secs(30), "{name} never built");
+            std::thread::sleep(Duration::from_millis(5));
+            h.step();
+        }
+        h.step();
+    }
+    h.get_by_label("Histogram").click();
+    h.run();
+    assert!(h.query_by_label_contains("Select a method").is_some());
+}
