@@ -29,6 +29,7 @@
 pub mod analysis;
 pub mod app;
 pub mod cli;
+pub mod desktop;
 pub mod formats;
 pub mod load;
 pub mod report;

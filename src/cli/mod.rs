@@ -20,6 +20,14 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Files to open in the viewer (each in its own tab). With none, the embedded sample trace.
     pub files: Vec<PathBuf>,
+    /// Install the desktop entry, icon and `.trace` MIME type for the current user (under
+    /// $XDG_DATA_HOME, default ~/.local/share), so tracelens is in the menu and opens traces on
+    /// double-click.
+    #[arg(long, conflicts_with = "uninstall_desktop")]
+    pub install_desktop: bool,
+    /// Remove what --install-desktop installed.
+    #[arg(long)]
+    pub uninstall_desktop: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +52,25 @@ pub enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    if cli.install_desktop || cli.uninstall_desktop {
+        let result = if cli.install_desktop {
+            std::env::current_exe()
+                .map_err(|e| format!("cannot find this executable: {e}"))
+                .and_then(|exe| crate::desktop::install(&exe.canonicalize().unwrap_or(exe)))
+        } else {
+            crate::desktop::uninstall()
+        };
+        return match result {
+            Ok(lines) => {
+                lines.iter().for_each(|l| println!("{l}"));
+                0
+            }
+            Err(e) => {
+                eprintln!("tracelens: {e}");
+                1
+            }
+        };
+    }
     match cli.command {
         Some(Command::Profile(args)) => profile::run(&args),
         Some(Command::Summary(args)) => summary::run(&args),

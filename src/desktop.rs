@@ -1,0 +1,130 @@
+//! Desktop integration for the current user: a `.desktop` entry (so tracelens appears in the
+//! desktop's menu), the icon, and a MIME type for Android `.trace` files with tracelens as its
+//! default application, so double-clicking a trace opens it. Everything goes under
+//! `$XDG_DATA_HOME` (default `~/.local/share`); `uninstall` removes exactly those files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DESKTOP: &str = include_str!("../assets/tracelens.desktop");
+const MIME_XML: &str = include_str!("../assets/tracelens-mime.xml");
+const ICON: &[u8] = include_bytes!("../assets/icon.png");
+/// The MIME type registered for Android method traces.
+pub const MIME_TYPE: &str = "application/x-android-method-trace";
+
+/// Where the files go.
+pub struct Paths {
+    pub desktop: PathBuf,
+    pub icon: PathBuf,
+    pub mime: PathBuf,
+    pub data_home: PathBuf,
+}
+
+impl Paths {
+    pub fn for_user() -> Option<Paths> {
+        let data_home = match std::env::var_os("XDG_DATA_HOME") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+        };
+        Some(Paths {
+            desktop: data_home.join("applications/tracelens.desktop"),
+            icon: data_home.join("icons/hicolor/256x256/apps/tracelens.png"),
+            mime: data_home.join("mime/packages/tracelens-mime.xml"),
+            data_home,
+        })
+    }
+}
+
+/// The `.desktop` text with `Exec` pointing at `exe`.
+pub fn desktop_entry(exe: &Path) -> String {
+    let exec = exe.display().to_string();
+    let quoted = if exec.contains(' ') {
+        format!("\"{exec}\"")
+    } else {
+        exec
+    };
+    DESKTOP.replace("Exec=tracelens %F", &format!("Exec={quoted} %F"))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, bytes)
+}
+
+/// Runs a helper tool if it exists; returns a line describing what happened.
+fn refresh(tool: &str, args: &[&str], data_home: &Path) -> String {
+    match Command::new(tool)
+        .args(args)
+        .env("XDG_DATA_HOME", data_home)
+        .output()
+    {
+        Ok(o) if o.status.success() => format!("ran {tool}"),
+        Ok(o) => format!(
+            "{tool} failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(_) => format!("{tool} not found (skipped)"),
+    }
+}
+
+/// Installs the desktop entry, icon and MIME type for the current user. Returns what was done.
+pub fn install(exe: &Path) -> Result<Vec<String>, String> {
+    let p = Paths::for_user().ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+    let mut log = Vec::new();
+    for (path, bytes) in [
+        (&p.desktop, desktop_entry(exe).into_bytes()),
+        (&p.icon, ICON.to_vec()),
+        (&p.mime, MIME_XML.as_bytes().to_vec()),
+    ] {
+        write(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        log.push(format!("wrote {}", path.display()));
+    }
+    let mime_dir = p.data_home.join("mime");
+    let apps_dir = p.data_home.join("applications");
+    log.push(refresh(
+        "update-mime-database",
+        &[&mime_dir.to_string_lossy()],
+        &p.data_home,
+    ));
+    log.push(refresh(
+        "update-desktop-database",
+        &[&apps_dir.to_string_lossy()],
+        &p.data_home,
+    ));
+    log.push(refresh(
+        "xdg-mime",
+        &["default", "tracelens.desktop", MIME_TYPE],
+        &p.data_home,
+    ));
+    Ok(log)
+}
+
+/// Removes what [`install`] wrote.
+pub fn uninstall() -> Result<Vec<String>, String> {
+    let p = Paths::for_user().ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+    let mut log = Vec::new();
+    for path in [&p.desktop, &p.icon, &p.mime] {
+        match std::fs::remove_file(path) {
+            Ok(()) => log.push(format!("removed {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                log.push(format!("{} was not installed", path.display()))
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    let mime_dir = p.data_home.join("mime");
+    let apps_dir = p.data_home.join("applications");
+    log.push(refresh(
+        "update-mime-database",
+        &[&mime_dir.to_string_lossy()],
+        &p.data_home,
+    ));
+    log.push(refresh(
+        "update-desktop-database",
+        &[&apps_dir.to_string_lossy()],
+        &p.data_home,
+    ));
+    Ok(log)
+}
