@@ -1,1 +1,152 @@
-fn main() {}
+//! End-to-end load/profile benchmark (`cargo bench --bench load`).
+//!
+//! Uses a trace from `TRACELENS_BENCH_TRACE`, or generates one with `tracelens gen` into
+//! `target/bench/` (`TRACELENS_BENCH_RECORDS`, default 10 million records, dual clock). Reports:
+//! - `cat`-equivalent read time of the file (page cache), the floor for any reader;
+//! - in-process parse+build time, records/s, bytes per call of the model;
+//! - profile time per clock;
+//! - the whole `tracelens profile FILE > /dev/null` command: wall time and peak RSS;
+//! - with `DMTRACEDUMP=/path/to/dmtracedump`, the same for dmtracedump.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tracelens::analysis::profile::profile;
+use tracelens::formats::Progress;
+use tracelens::load::load_path;
+
+const RUNS: usize = 3;
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let v = f();
+        best = best.min(t0.elapsed());
+        last = Some(v);
+    }
+    (best, last.expect("runs > 0"))
+}
+
+fn trace_file() -> PathBuf {
+    if let Ok(p) = std::env::var("TRACELENS_BENCH_TRACE") {
+        return PathBuf::from(p);
+    }
+    let records: u64 = std::env::var("TRACELENS_BENCH_RECORDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    std::fs::create_dir_all(&dir).expect("create target/bench");
+    let path = dir.join(format!("gen-{records}.trace"));
+    if !path.exists() {
+        eprintln!("generating {} ...", path.display());
+        let status = Command::new(env!("CARGO_BIN_EXE_tracelens"))
+            .args(["gen", "--records", &records.to_string(), "--threads", "8"])
+            .args(["--methods", "20000", "--seed", "1", "-o"])
+            .arg(&path)
+            .status()
+            .expect("run tracelens gen");
+        assert!(status.success(), "tracelens gen failed");
+    }
+    path
+}
+
+fn read_all(path: &Path) -> u64 {
+    let mut f = std::fs::File::open(path).expect("open");
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf).expect("read");
+        if k == 0 {
+            return n;
+        }
+        n += k as u64;
+    }
+}
+
+/// Runs a command with stdout to /dev/null; returns (best wall time, peak RSS in KiB if known).
+fn time_command(program: &Path, args: &[&str], file: &Path) -> (Duration, Option<u64>) {
+    let (t, peak) = best_of(RUNS, || {
+        let out = Command::new(program)
+            .args(args)
+            .arg(file)
+            .env("TRACELENS_REPORT_PEAK_RSS", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run command");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("peak-rss-kib: "))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    });
+    (t, peak)
+}
+
+fn main() {
+    let path = trace_file();
+    let size = std::fs::metadata(&path).expect("stat trace").len();
+    read_all(&path); // warm the page cache
+    let (cat, _) = best_of(5, || read_all(&path));
+
+    let (load_t, trace) = best_of(RUNS, || {
+        load_path(&path, &Progress::default()).expect("load")
+    });
+    let records = trace.source.record_count;
+    let calls = trace.call_count();
+    let bytes_per_call = trace.call_heap_bytes() as f64 / calls.max(1) as f64;
+
+    println!(
+        "file            {} ({:.1} MB)",
+        path.display(),
+        size as f64 / 1e6
+    );
+    println!(
+        "records         {records}   calls {calls}   threads {}",
+        trace.threads.len()
+    );
+    println!("read (cat)      {:>8.1} ms", cat.as_secs_f64() * 1e3);
+    println!(
+        "parse+build     {:>8.1} ms   {:.1} M records/s",
+        load_t.as_secs_f64() * 1e3,
+        records as f64 / load_t.as_secs_f64() / 1e6
+    );
+    println!(
+        "model           {bytes_per_call:>8.2} bytes/call (clocks: {:?})",
+        trace.clocks()
+    );
+    for clock in trace.clocks() {
+        let (t, p) = best_of(RUNS, || profile(&trace, clock));
+        println!(
+            "profile {:<7} {:>8.1} ms   {:.1} M calls/s   total {}",
+            format!("{clock:?}"),
+            t.as_secs_f64() * 1e3,
+            calls as f64 / t.as_secs_f64() / 1e6,
+            p.total_time
+        );
+    }
+    drop(trace);
+
+    let exe = Path::new(env!("CARGO_BIN_EXE_tracelens"));
+    let (cmd_t, peak) = time_command(exe, &["profile"], &path);
+    println!(
+        "`tracelens profile` {:>8.1} ms = {:.1}x cat (target <= 8x); peak RSS {} ({:.2}x file, target < 2.5x)",
+        cmd_t.as_secs_f64() * 1e3,
+        cmd_t.as_secs_f64() / cat.as_secs_f64(),
+        peak.map_or("?".into(), |k| format!("{:.1} MB", k as f64 / 1024.0)),
+        peak.map_or(f64::NAN, |k| k as f64 * 1024.0 / size as f64)
+    );
+    if let Ok(dm) = std::env::var("DMTRACEDUMP") {
+        let (dm_t, _) = time_command(Path::new(&dm), &[], &path);
+        println!(
+            "dmtracedump        {:>8.1} ms -> tracelens is {:.1}x faster (target >= 10x)",
+            dm_t.as_secs_f64() * 1e3,
+            dm_t.as_secs_f64() / cmd_t.as_secs_f64()
+        );
+    }
+}
