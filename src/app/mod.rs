@@ -548,7 +548,9 @@ fn ready_ui(
         diagnostics_ui(ui, l);
     }
     if trace.call_count() > 0 {
-        let h = (ui.available_height() * 0.5).max(160.0);
+        let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
+        let wanted = 60.0 + rows * 29.0;
+        let h = wanted.clamp(120.0, (ui.available_height() * 0.55).max(160.0));
         egui::Panel::top("timeline-panel")
             .resizable(true)
             .default_size(h)
