@@ -326,9 +326,15 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
     // Pass 1: count unmatched exits.
     let mut stack: Vec<u32> = Vec::new();
     let mut unmatched = 0usize;
+    // Calls entered per stack depth: the exact lane sizes when no exit is unmatched.
+    let mut entered_per_depth: Vec<usize> = Vec::new();
     for &op in &events.ops {
         let m = op >> 2;
         if op & 3 == 0 {
+            match entered_per_depth.get_mut(stack.len()) {
+                Some(c) => *c += 1,
+                None => entered_per_depth.push(1),
+            }
             stack.push(m);
             continue;
         }
@@ -342,7 +348,14 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
     // Pass 2: build lanes.
     let mut axis = events.axis.reader();
     let mut cpu = events.cpu.as_ref().map(Times::reader);
-    let mut lanes: Vec<LaneBuilder> = Vec::new();
+    let mut lanes: Vec<LaneBuilder> = if unmatched == 0 {
+        entered_per_depth
+            .iter()
+            .map(|&n| LaneBuilder::with_capacity(n, has_cpu))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut frames: Vec<Frame> = Vec::new();
     let mut epoch = 0usize;
     let (mut first_a, mut first_c) = (0u64, 0u64);

@@ -49,6 +49,39 @@ impl TimeColumn {
         TimeColumn::Compact { bases, offsets }
     }
 
+    /// An empty compact column with room for `n` values.
+    pub fn with_capacity(n: usize) -> Self {
+        TimeColumn::Compact {
+            bases: Vec::with_capacity(n.div_ceil(BLOCK_LEN)),
+            offsets: Vec::with_capacity(n),
+        }
+    }
+
+    /// Appends a value. Values must be pushed in non-decreasing order to stay compact; a value
+    /// more than `u32::MAX` past its block's base switches the column to u64.
+    #[inline]
+    pub fn push(&mut self, v: u64) {
+        match self {
+            TimeColumn::Compact { bases, offsets } => {
+                let i = offsets.len();
+                if i % BLOCK_LEN == 0 {
+                    bases.push(v);
+                    offsets.push(0);
+                    return;
+                }
+                let base = bases[i >> BLOCK_SHIFT];
+                if v >= base && v - base <= u32::MAX as u64 {
+                    offsets.push((v - base) as u32);
+                } else {
+                    let mut wide: Vec<u64> = (0..i).map(|k| self.get(k)).collect();
+                    wide.push(v);
+                    *self = TimeColumn::Wide(wide);
+                }
+            }
+            TimeColumn::Wide(w) => w.push(v),
+        }
+    }
+
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
         match self {
@@ -91,6 +124,20 @@ impl Default for DurColumn {
 }
 
 impl DurColumn {
+    /// Appends a duration, switching to u64 storage on the first one above `u32::MAX`.
+    #[inline]
+    pub fn push(&mut self, d: u64) {
+        match self {
+            DurColumn::Narrow(v) if d <= u32::MAX as u64 => v.push(d as u32),
+            DurColumn::Narrow(v) => {
+                let mut wide: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+                wide.push(d);
+                *self = DurColumn::Wide(wide);
+            }
+            DurColumn::Wide(v) => v.push(d),
+        }
+    }
+
     pub fn from_vec(values: Vec<u64>) -> Self {
         if values.iter().all(|&d| d <= u32::MAX as u64) {
             DurColumn::Narrow(values.into_iter().map(|d| d as u32).collect())
@@ -292,18 +339,37 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// Accumulates one lane with u64 columns; [`LaneBuilder::finish`] compresses it.
-#[derive(Debug, Default)]
+/// Accumulates one lane, compressing as it goes (calls arrive in start order).
+#[derive(Debug)]
 pub struct LaneBuilder {
-    start: Vec<u64>,
-    dur: Vec<u64>,
+    start: TimeColumn,
+    dur: DurColumn,
     method: Vec<u32>,
     first_child: Vec<u32>,
-    cpu_start: Vec<u64>,
-    cpu_dur: Vec<u64>,
+    cpu_start: TimeColumn,
+    cpu_dur: DurColumn,
+}
+
+impl Default for LaneBuilder {
+    fn default() -> Self {
+        Self::with_capacity(0, false)
+    }
 }
 
 impl LaneBuilder {
+    /// A builder with room for `n` calls (and their CPU times when `cpu`).
+    pub fn with_capacity(n: usize, cpu: bool) -> Self {
+        let c = if cpu { n } else { 0 };
+        Self {
+            start: TimeColumn::with_capacity(n),
+            dur: DurColumn::Narrow(Vec::with_capacity(n)),
+            method: Vec::with_capacity(n),
+            first_child: Vec::with_capacity(n),
+            cpu_start: TimeColumn::with_capacity(c),
+            cpu_dur: DurColumn::Narrow(Vec::with_capacity(c)),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.method.len()
     }
@@ -313,6 +379,7 @@ impl LaneBuilder {
     }
 
     /// Appends a call. Calls must be pushed in start order and must not overlap.
+    #[inline]
     pub fn push(&mut self, call: &Call, first_child: u32) {
         self.start.push(call.start);
         self.dur.push(call.dur);
@@ -325,16 +392,11 @@ impl LaneBuilder {
     }
 
     pub fn finish(self) -> Lane {
-        let cpu =
-            (!self.cpu_start.is_empty() && self.cpu_start.len() == self.method.len()).then(|| {
-                (
-                    TimeColumn::from_vec(self.cpu_start),
-                    DurColumn::from_vec(self.cpu_dur),
-                )
-            });
+        let n = self.method.len();
+        let cpu = (n > 0 && self.cpu_start.len() == n).then_some((self.cpu_start, self.cpu_dur));
         Lane {
-            start: TimeColumn::from_vec(self.start),
-            dur: DurColumn::from_vec(self.dur),
+            start: self.start,
+            dur: self.dur,
             method: self.method,
             first_child: self.first_child,
             cpu,
@@ -356,6 +418,24 @@ mod tests {
         let c = TimeColumn::from_vec(w.clone());
         assert!(matches!(c, TimeColumn::Wide(_)));
         assert!((0..w.len()).all(|i| c.get(i) == w[i]));
+    }
+
+    #[test]
+    fn pushed_columns_match_from_vec_and_widen() {
+        let v: Vec<u64> = (0..3000u64).map(|i| 7 + i * i * 100).collect();
+        let mut c = TimeColumn::with_capacity(0);
+        let mut d = DurColumn::Narrow(Vec::new());
+        for &x in &v {
+            c.push(x);
+            d.push(x);
+        }
+        assert!((0..v.len()).all(|i| c.get(i) == v[i] && d.get(i) == v[i]));
+        assert!(matches!(c, TimeColumn::Compact { .. }));
+        c.push(u64::MAX / 2);
+        d.push(u64::MAX / 2);
+        assert!(matches!(c, TimeColumn::Wide(_)) && matches!(d, DurColumn::Wide(_)));
+        assert!((0..v.len()).all(|i| c.get(i) == v[i] && d.get(i) == v[i]));
+        assert_eq!(c.get(v.len()), u64::MAX / 2);
     }
 
     #[test]
