@@ -76,7 +76,13 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
         } else {
             i + 1 + lane_first_start_at_or_after(lane, i + 1, limit_t.ceil() as u64)
         };
-        let end = limit.min(n);
+        // ... but never a call that starts right of the view.
+        let visible_end = if view.t1 >= u64::MAX as f64 {
+            n
+        } else {
+            i + 1 + lane_first_start_at_or_after(lane, i + 1, view.t1.floor() as u64 + 1)
+        };
+        let end = limit.min(visible_end).min(n);
         let last = end - 1;
         let x_end = view
             .x(lane.end(last) as f64)
