@@ -160,13 +160,13 @@ pub struct RawRecord {
     pub time2: u32,
 }
 
-#[inline]
+#[inline(always)]
 fn le32(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
 }
 
 /// Decodes one record; `r` must be at least `header.record_size` (≥ 9) bytes.
-#[inline]
+#[inline(always)]
 pub fn decode_record(r: &[u8], tid_bytes: usize, has_t2: bool) -> RawRecord {
     let tid = if tid_bytes == 1 {
         r[0] as u16
@@ -215,6 +215,103 @@ struct ChunkCount {
     internal_advance: u64,
     invalid: u64,
     first_invalid: Option<usize>,
+}
+
+/// Pass 1 over one chunk: thread ids in order of appearance, records per thread, and (`SYNTH`)
+/// the CPU advance inside the chunk.
+fn count_chunk<const TB: usize, const SYNTH: bool>(chunk: &[u8], rs: usize) -> ChunkCount {
+    let mut c = ChunkCount::default();
+    let mut slot = vec![NONE; if TB == 1 { 256 } else { 65536 }];
+    for (i, r) in chunk.chunks_exact(rs).enumerate() {
+        let rec = decode_record(r, TB, false);
+        if rec.op & 3 == 3 {
+            c.invalid += 1;
+            c.first_invalid.get_or_insert(i);
+            continue;
+        }
+        let s = &mut slot[rec.tid as usize];
+        if *s == NONE {
+            *s = c.tids.len() as u32;
+            c.tids.push(rec.tid);
+            c.counts.push(0);
+            if SYNTH {
+                c.first_t1.push(rec.time1);
+                c.last_t1.push(rec.time1);
+            }
+        }
+        let s = *s as usize;
+        c.counts[s] += 1;
+        if SYNTH && c.counts[s] > 1 {
+            c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
+            c.last_t1[s] = rec.time1;
+        }
+    }
+    c
+}
+
+/// Pass 2 state of one chunk.
+struct Fill<'a, 'o> {
+    rs: usize,
+    lookup: &'a super::MethodLookup,
+    unknown_id: u32,
+    /// Thread-CPU axis: each local thread's previous time1, and the global clock.
+    prev: Vec<Option<u32>>,
+    clock: u64,
+    out: &'a mut ChunkOut<'o>,
+}
+
+impl Fill<'_, '_> {
+    /// Decodes `chunk` into the output slices; returns the count and first index of records
+    /// with unknown method ids.
+    fn run<const TB: usize, const T2: bool, const SYNTH: bool>(
+        &mut self,
+        chunk: &[u8],
+        cc: &ChunkCount,
+    ) -> (u64, Option<usize>) {
+        let mut slot = vec![NONE; if TB == 1 { 256 } else { 65536 }];
+        for (s, &tid) in cc.tids.iter().enumerate() {
+            slot[tid as usize] = s as u32;
+        }
+        let mut cursor = vec![0usize; cc.tids.len()];
+        let (mut unknown, mut first_unknown) = (0u64, None);
+        let out = &mut *self.out;
+        for (i, r) in chunk.chunks_exact(self.rs).enumerate() {
+            let rec = decode_record(r, TB, T2);
+            let action = rec.op & 3;
+            if action == 3 {
+                continue;
+            }
+            let s = slot[rec.tid as usize] as usize;
+            let Some(k) = cursor.get_mut(s) else { continue };
+            let j = *k;
+            *k += 1;
+            let mut m = self.lookup.get(rec.op & !3);
+            if m == NONE {
+                unknown += 1;
+                first_unknown.get_or_insert(i);
+                m = self.unknown_id;
+            }
+            if let Some(o) = out.ops[s].get_mut(j) {
+                *o = m << 2 | action;
+            }
+            if let Some(t) = out.t1[s].get_mut(j) {
+                *t = rec.time1;
+            }
+            if T2 && let Some(t) = out.t2[s].get_mut(j) {
+                *t = rec.time2;
+            }
+            if SYNTH {
+                if let Some(p) = self.prev[s] {
+                    self.clock += rec.time1.wrapping_sub(p) as u64;
+                }
+                self.prev[s] = Some(rec.time1);
+                if let Some(t) = out.axis[s].get_mut(j) {
+                    *t = self.clock;
+                }
+            }
+        }
+        (unknown, first_unknown)
+    }
 }
 
 /// Where pass 2 of one chunk writes.
@@ -285,7 +382,6 @@ pub(crate) fn decode(
     let tb = header.tid_bytes();
     let has_t2 = header.has_time2() && clock == ClockMode::Dual;
     let synth = clock == ClockMode::ThreadCpu;
-    let tid_space = if tb == 1 { 256 } else { 65536 };
 
     let threads = rayon::current_num_threads().max(1);
     let chunk_records = (n / (threads * 4)).max(1 << 16);
@@ -297,36 +393,15 @@ pub(crate) fn decode(
     let counts: Vec<ChunkCount> = chunks
         .par_iter()
         .map(|chunk| {
-            let mut c = ChunkCount::default();
             if progress.is_cancelled() {
-                return c;
+                return ChunkCount::default();
             }
-            let mut slot = vec![NONE; tid_space];
-            for (i, r) in chunk.chunks_exact(rs).enumerate() {
-                let rec = decode_record(r, tb, false);
-                if rec.op & 3 == 3 {
-                    c.invalid += 1;
-                    c.first_invalid.get_or_insert(i);
-                    continue;
-                }
-                let s = &mut slot[rec.tid as usize];
-                if *s == NONE {
-                    *s = c.tids.len() as u32;
-                    c.tids.push(rec.tid);
-                    c.counts.push(0);
-                    if synth {
-                        c.first_t1.push(rec.time1);
-                        c.last_t1.push(rec.time1);
-                    }
-                }
-                let s = *s as usize;
-                c.counts[s] += 1;
-                if synth && c.counts[s] > 1 {
-                    c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
-                    c.last_t1[s] = rec.time1;
-                }
+            match (tb, synth) {
+                (1, false) => count_chunk::<1, false>(chunk, rs),
+                (1, true) => count_chunk::<1, true>(chunk, rs),
+                (_, false) => count_chunk::<2, false>(chunk, rs),
+                (_, true) => count_chunk::<2, true>(chunk, rs),
             }
-            c
         })
         .collect();
     if progress.is_cancelled() {
@@ -438,56 +513,29 @@ pub(crate) fn decode(
             if progress.is_cancelled() {
                 return (0, None);
             }
-            let mut slot = vec![NONE; tid_space];
-            for (s, &tid) in cc.tids.iter().enumerate() {
-                slot[tid as usize] = s as u32;
-            }
-            let mut cursor = vec![0usize; cc.tids.len()];
-            let mut prev: Vec<Option<u32>> = if synth {
-                chunk_prev[ci].clone()
-            } else {
-                Vec::new()
+            let mut fill = Fill {
+                rs,
+                lookup,
+                unknown_id,
+                prev: if synth {
+                    chunk_prev[ci].clone()
+                } else {
+                    Vec::new()
+                },
+                clock: chunk_clock[ci],
+                out: &mut out,
             };
-            let mut clock = chunk_clock[ci];
-            let (mut unknown, mut first_unknown) = (0u64, None);
-            for (i, r) in chunk.chunks_exact(rs).enumerate() {
-                let rec = decode_record(r, tb, has_t2);
-                let action = rec.op & 3;
-                if action == 3 {
-                    continue;
-                }
-                let s = slot[rec.tid as usize] as usize;
-                let Some(k) = cursor.get_mut(s) else { continue };
-                let j = *k;
-                *k += 1;
-                let mut m = lookup.get(rec.op & !3);
-                if m == NONE {
-                    unknown += 1;
-                    first_unknown.get_or_insert(i);
-                    m = unknown_id;
-                }
-                if let Some(o) = out.ops[s].get_mut(j) {
-                    *o = m << 2 | action;
-                }
-                if let Some(t) = out.t1[s].get_mut(j) {
-                    *t = rec.time1;
-                }
-                if has_t2 && let Some(t) = out.t2[s].get_mut(j) {
-                    *t = rec.time2;
-                }
-                if synth {
-                    if let Some(p) = prev[s] {
-                        clock += rec.time1.wrapping_sub(p) as u64;
-                    }
-                    prev[s] = Some(rec.time1);
-                    if let Some(t) = out.axis[s].get_mut(j) {
-                        *t = clock;
-                    }
-                }
-            }
+            let (unknown, first) = match (tb, has_t2, synth) {
+                (1, _, false) => fill.run::<1, false, false>(chunk, cc),
+                (1, _, true) => fill.run::<1, false, true>(chunk, cc),
+                (_, false, false) => fill.run::<2, false, false>(chunk, cc),
+                (_, false, true) => fill.run::<2, false, true>(chunk, cc),
+                (_, true, false) => fill.run::<2, true, false>(chunk, cc),
+                (_, true, true) => fill.run::<2, true, true>(chunk, cc),
+            };
             progress.add_bytes(chunk.len() as u64);
             progress.add_records((chunk.len() / rs) as u64);
-            (unknown, first_unknown.map(|i| ci * chunk_records + i))
+            (unknown, first.map(|i| ci * chunk_records + i))
         })
         .collect();
     if progress.is_cancelled() {

@@ -402,7 +402,7 @@ pub fn generate(
             None => &prog.roots,
         };
         let p_enter = (500 + (TARGET_DEPTH - depth) * 40).clamp(50, 950) as u64;
-        let (method, action) = if !st.pre_stack.is_empty() && top.is_none() && rng.below(3) == 0 {
+        let (method, action) = if !st.pre_stack.is_empty() && top.is_none() {
             let m = st.pre_stack.pop().unwrap_or(0);
             stats.unmatched_exits += 1;
             (m, Action::Exit)

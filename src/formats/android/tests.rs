@@ -1,1 +1,197 @@
-//! Reader tests over traces made by [`super::writer`].
+//! Reader tests over traces made by [`super::writer`]: write → read → the same events.
+
+use super::writer::{Event, Layout, MethodDef, TraceSpec, write_data, write_key, write_trace};
+use super::{read, read_pair};
+use crate::formats::{Progress, ReadContext};
+use crate::trace::{Action, Builder, ClockMode, Trace};
+
+fn spec(layout: Layout, clock: ClockMode) -> TraceSpec {
+    let mut s = TraceSpec::new(layout, clock);
+    s.threads = vec![(1, "main".into()), (7, "worker".into())];
+    s.methods = (0..4)
+        .map(|i| MethodDef {
+            id: i << 2,
+            class: format!("com.ex.C{i}"),
+            name: "m".into(),
+            signature: "()V".into(),
+            source_file: Some("C.java".into()),
+            line: Some(i as i32),
+        })
+        .collect();
+    let e = |tid, m: u32, action, t1, t2| Event {
+        tid,
+        method_id: m << 2,
+        action,
+        time1: t1,
+        time2: t2,
+    };
+    s.events = vec![
+        e(1, 3, Action::Exit, 0, 100), // unmatched exit
+        e(1, 0, Action::Enter, 2, 102),
+        e(7, 1, Action::Enter, 0, 103),
+        e(1, 0, Action::Enter, 5, 106), // recursion
+        e(1, 0, Action::Unroll, 9, 110),
+        e(7, 2, Action::Enter, 4, 111),
+        e(7, 2, Action::Exit, 6, 115),
+        e(1, 9, Action::Enter, 12, 120), // id missing from the key
+        e(1, 9, Action::Exit, 13, 121),
+    ];
+    s
+}
+
+fn ctx(p: &Progress) -> ReadContext<'_> {
+    ReadContext {
+        path: None,
+        progress: p,
+    }
+}
+
+/// The events of a trace per thread as (tid, class, action, time1, time2).
+fn events(b: Builder) -> (Trace, Vec<(u64, String, u32)>) {
+    let t = b.finish();
+    let mut out = Vec::new();
+    for th in &t.threads {
+        for lane in &th.lanes {
+            for i in 0..lane.len() {
+                out.push((
+                    th.raw_id,
+                    t.str(t.method(lane.method(i)).class).to_string(),
+                    lane.start(i) as u32,
+                ));
+            }
+        }
+    }
+    out.sort();
+    (t, out)
+}
+
+#[test]
+fn round_trip_every_layout() {
+    let p = Progress::default();
+    for (layout, clock) in [
+        (Layout::V1, ClockMode::ThreadCpu),
+        (Layout::V2, ClockMode::Wall),
+        (Layout::V2, ClockMode::ThreadCpu),
+        (Layout::V3, ClockMode::Dual),
+        (Layout::Streaming, ClockMode::Dual),
+        (Layout::Streaming, ClockMode::Wall),
+    ] {
+        let s = spec(layout, clock);
+        let b = read(&write_trace(&s), &ctx(&p)).unwrap();
+        assert_eq!(b.source.record_count, s.events.len() as u64);
+        assert_eq!(b.clock, Some(clock), "{layout:?}");
+        assert_eq!(b.axis_synthesized, clock == ClockMode::ThreadCpu);
+        let codes: Vec<_> = b.diagnostics.iter().map(|d| d.code.clone()).collect();
+        assert!(codes.contains(&"unknown-method".to_string()), "{codes:?}");
+        let (t, calls) = events(b);
+        // 5 enters + 1 unmatched exit; the unknown id became one (unknown) method.
+        assert_eq!(t.call_count(), 6, "{layout:?}");
+        assert_eq!(t.methods.len(), 5);
+        assert_eq!(t.str(t.methods[4].class), "(unknown)");
+        assert_eq!(t.threads.len(), 2);
+        assert_eq!(t.threads[0].name, "main");
+        assert_eq!(t.threads[0].event_count, 6);
+        assert_eq!(t.threads[1].event_count, 3);
+        assert_eq!(t.method(t.threads[0].lanes[0].method(0)).line, Some(3));
+        // Times are raw: the dual axis is time2, wall is time1.
+        let axis_of_main_first = match clock {
+            ClockMode::Dual => 100,
+            _ => 0,
+        };
+        assert_eq!(t.threads[0].axis_range.unwrap().0, axis_of_main_first);
+        assert!(calls.iter().any(|c| c.1 == "com.ex.C2"));
+    }
+}
+
+#[test]
+fn pair_reads_like_the_combined_file() {
+    let p = Progress::default();
+    let s = spec(Layout::V3, ClockMode::Dual);
+    let (_, a) = events(read(&write_trace(&s), &ctx(&p)).unwrap());
+    let (_, b) = events(read_pair(&write_key(&s), &write_data(&s), &ctx(&p)).unwrap());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn thread_cpu_axis_is_rebuilt_from_file_order() {
+    let p = Progress::default();
+    let s = spec(Layout::V2, ClockMode::ThreadCpu);
+    let (t, _) = events(read(&write_trace(&s), &ctx(&p)).unwrap());
+    // File order main 0, main 2, worker 0 (first record: no advance), main 5, main 9, worker 4
+    // (+4), worker 6 (+2), main 12 (+3), main 13 (+1): clock 0,2,2,5,9,13,15,18,19.
+    let worker = &t.threads[1];
+    assert_eq!(worker.axis_range.unwrap().0, 2);
+    assert_eq!(t.threads[0].axis_range.unwrap(), (0, 19));
+}
+
+#[test]
+fn truncated_tail_keeps_whole_records() {
+    let p = Progress::default();
+    let s = spec(Layout::V3, ClockMode::Dual);
+    let bytes = write_trace(&s);
+    let b = read(&bytes[..bytes.len() - 5], &ctx(&p)).unwrap();
+    assert_eq!(b.source.record_count, s.events.len() as u64 - 1);
+    let d = b
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "truncated")
+        .unwrap();
+    assert_eq!(
+        d.location,
+        crate::trace::Location::Offset((bytes.len() - 14) as u64)
+    );
+}
+
+#[test]
+fn many_records_decode_in_parallel_chunks_like_one_pass() {
+    use super::synth::{GenOptions, generate_vec};
+    let p = Progress::default();
+    for (layout, clock) in [
+        (Layout::V3, ClockMode::Dual),
+        (Layout::V2, ClockMode::ThreadCpu),
+    ] {
+        let opts = GenOptions {
+            records: 300_000,
+            threads: 5,
+            methods: 300,
+            seed: 9,
+            layout,
+            clock,
+        };
+        let bytes = generate_vec(&opts);
+        let b = read(&bytes, &ctx(&p)).unwrap();
+        // Oracle: a plain sequential decode of the same records.
+        let key = super::parse_key(&bytes, "t", 0).unwrap();
+        let data = &bytes[key.end_offset..];
+        let h = super::DataHeader::parse(data, 0).unwrap();
+        let mut per_tid: std::collections::BTreeMap<u16, Vec<(u32, u32)>> = Default::default();
+        let mut clock_us = 0u64;
+        let mut last: std::collections::HashMap<u16, u32> = Default::default();
+        let mut axis: std::collections::BTreeMap<u16, Vec<u64>> = Default::default();
+        super::data::for_each_record(data, &h, |r| {
+            per_tid.entry(r.tid).or_default().push((r.op, r.time1));
+            if let Some(p) = last.insert(r.tid, r.time1) {
+                clock_us += r.time1.wrapping_sub(p) as u64;
+            }
+            axis.entry(r.tid).or_default().push(clock_us);
+        });
+        let tids: Vec<u16> = per_tid.keys().copied().collect();
+        for (g, tid) in tids.iter().enumerate() {
+            let (raw, _) = b.thread_info(crate::trace::ThreadId(g as u32));
+            assert_eq!(raw, *tid as u64);
+        }
+        let mut b = b;
+        for (g, tid) in tids.iter().enumerate() {
+            let ev = b.events_mut(crate::trace::ThreadId(g as u32));
+            let want = &per_tid[tid];
+            assert_eq!(ev.ops.len(), want.len());
+            // ART ids are index << 2, so the method index equals op >> 2.
+            assert!(ev.ops.iter().zip(want).all(|(a, w)| *a == w.0));
+            if clock == ClockMode::ThreadCpu
+                && let crate::trace::Times::U64(ax) = &ev.axis
+            {
+                assert_eq!(ax, &axis[tid]);
+            }
+        }
+    }
+}
