@@ -93,3 +93,21 @@ fn truncated_trace_loads_what_is_valid_with_a_diagnostic() {
     assert!(t.diagnostics.iter().any(|d| d.code == "truncated"
         && d.location == tracelens::trace::Location::Offset((bytes.len() - 14) as u64)));
 }
+
+/// Opening a pair by its base name, its `.key` or its `.data` reads the same trace; a missing
+/// path is retried with `.trace` (Traceview's rule).
+#[test]
+fn key_data_pair_and_retry_rules() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+    let p = Progress::default();
+    let calls = |name: &str| {
+        tracelens::load::load_path(&dir.join(name), &p)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .call_count()
+    };
+    let base = calls("pair");
+    assert!(base > 0);
+    assert_eq!(calls("pair.key"), base);
+    assert_eq!(calls("pair.data"), base);
+    assert_eq!(calls("v3-dual"), calls("v3-dual.trace"));
+}
