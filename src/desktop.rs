@@ -69,16 +69,49 @@ fn refresh(tool: &str, args: &[&str], data_home: &Path) -> String {
     }
 }
 
+/// What [`install`] / [`uninstall`] did, one line per file written/removed or tool run
+/// (a missing helper tool is a note, not an error).
+#[derive(Debug, Default)]
+pub struct Report {
+    pub lines: Vec<String>,
+}
+
+/// Why installing or uninstalling failed.
+#[derive(Debug)]
+pub enum DesktopError {
+    /// Neither `XDG_DATA_HOME` nor `HOME` is set.
+    NoDataHome,
+    /// Writing or removing `path` failed.
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for DesktopError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DesktopError::NoDataHome => write!(f, "neither XDG_DATA_HOME nor HOME is set"),
+            DesktopError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for DesktopError {}
+
 /// Installs the desktop entry, icon and MIME type for the current user. Returns what was done.
-pub fn install(exe: &Path) -> Result<Vec<String>, String> {
-    let p = Paths::for_user().ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+pub fn install(exe: &Path) -> Result<Report, DesktopError> {
+    let p = Paths::for_user().ok_or(DesktopError::NoDataHome)?;
     let mut log = Vec::new();
     for (path, bytes) in [
         (&p.desktop, desktop_entry(exe).into_bytes()),
         (&p.icon, ICON.to_vec()),
         (&p.mime, MIME_XML.as_bytes().to_vec()),
     ] {
-        write(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        write(path, &bytes).map_err(|error| DesktopError::Io {
+            path: path.clone(),
+            error,
+        })?;
         log.push(format!("wrote {}", path.display()));
     }
     let mime_dir = p.data_home.join("mime");
@@ -98,12 +131,12 @@ pub fn install(exe: &Path) -> Result<Vec<String>, String> {
         &["default", "tracelens.desktop", MIME_TYPE],
         &p.data_home,
     ));
-    Ok(log)
+    Ok(Report { lines: log })
 }
 
 /// Removes what [`install`] wrote.
-pub fn uninstall() -> Result<Vec<String>, String> {
-    let p = Paths::for_user().ok_or("neither XDG_DATA_HOME nor HOME is set")?;
+pub fn uninstall() -> Result<Report, DesktopError> {
+    let p = Paths::for_user().ok_or(DesktopError::NoDataHome)?;
     let mut log = Vec::new();
     for path in [&p.desktop, &p.icon, &p.mime] {
         match std::fs::remove_file(path) {
@@ -111,7 +144,12 @@ pub fn uninstall() -> Result<Vec<String>, String> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 log.push(format!("{} was not installed", path.display()))
             }
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+            Err(error) => {
+                return Err(DesktopError::Io {
+                    path: path.clone(),
+                    error,
+                });
+            }
         }
     }
     let mime_dir = p.data_home.join("mime");
@@ -126,5 +164,5 @@ pub fn uninstall() -> Result<Vec<String>, String> {
         &[&apps_dir.to_string_lossy()],
         &p.data_home,
     ));
-    Ok(log)
+    Ok(Report { lines: log })
 }

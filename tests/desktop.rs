@@ -8,6 +8,7 @@ fn run(data_home: &Path, flag: &str) -> std::process::Output {
         .arg(flag)
         .env("XDG_DATA_HOME", data_home)
         .env("HOME", data_home)
+        .env("XDG_CONFIG_HOME", data_home.join("config"))
         .output()
         .expect("run tracelens")
 }
@@ -73,4 +74,33 @@ fn install_then_uninstall() {
             .exists()
     );
     assert!(!home.join("mime/packages/tracelens-mime.xml").exists());
+}
+
+/// Without the helper tools on PATH, install still writes its files and notes each skipped tool.
+#[test]
+fn install_without_helper_tools_notes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .arg("--install-desktop")
+        .env("XDG_DATA_HOME", home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("PATH", home.join("empty-bin"))
+        .output()
+        .expect("run tracelens");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for tool in ["update-mime-database", "update-desktop-database", "xdg-mime"] {
+        assert!(
+            stdout.contains(&format!("{tool} not found (skipped)")),
+            "{tool} missing from:\n{stdout}"
+        );
+    }
+    assert!(home.join("applications/tracelens.desktop").exists());
+    assert!(home.join("mime/packages/tracelens-mime.xml").exists());
 }

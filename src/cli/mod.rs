@@ -56,13 +56,16 @@ pub fn run(cli: Cli) -> i32 {
         let result = if cli.install_desktop {
             std::env::current_exe()
                 .map_err(|e| format!("cannot find this executable: {e}"))
-                .and_then(|exe| crate::desktop::install(&exe.canonicalize().unwrap_or(exe)))
+                .and_then(|exe| {
+                    crate::desktop::install(&exe.canonicalize().unwrap_or(exe))
+                        .map_err(|e| e.to_string())
+                })
         } else {
-            crate::desktop::uninstall()
+            crate::desktop::uninstall().map_err(|e| e.to_string())
         };
         return match result {
-            Ok(lines) => {
-                lines.iter().for_each(|l| println!("{l}"));
+            Ok(report) => {
+                report.lines.iter().for_each(|l| println!("{l}"));
                 0
             }
             Err(e) => {
