@@ -81,3 +81,4 @@ pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError>
         "no format readers are built in yet",
     ))
 }
+pub mod legacy;
