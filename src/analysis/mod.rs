@@ -1,1 +1,2 @@
 //! Pure analyses over `&Trace`: the dmtracedump profile, timeline queries, call trees.
+pub mod stats;

@@ -21,8 +21,16 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let mut b = Builder::new(FORMAT);
     b.clock = None;
     b.source.byte_len = bytes.len() as u64;
-    let file_name = ctx.path.and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("run").to_string();
-    let temp_tid = file_name.strip_suffix(".profiler").filter(|s| s.bytes().all(|c| c.is_ascii_digit()) && !s.is_empty()).map(str::to_string);
+    let file_name = ctx
+        .path
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("run")
+        .to_string();
+    let temp_tid = file_name
+        .strip_suffix(".profiler")
+        .filter(|s| s.bytes().all(|c| c.is_ascii_digit()) && !s.is_empty())
+        .map(str::to_string);
     let base_group = match &temp_tid {
         Some(t) => format!("thread {t}"),
         None => file_name.clone(),
@@ -60,32 +68,60 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         if t.is_empty() {
             continue; // C6
         }
-        if let Some(v) = t.strip_prefix("Frequency,").or_else(|| t.strip_prefix("Frequency ,")) {
+        if let Some(v) = t
+            .strip_prefix("Frequency,")
+            .or_else(|| t.strip_prefix("Frequency ,"))
+        {
             flush(&mut b, &mut raw, freq);
             if seen_freq {
                 segment += 1;
-                b.diag(Diagnostic::warning("C8", loc, format!("another Frequency line: segment {segment} starts here")).with_raw(line));
+                b.diag(
+                    Diagnostic::warning(
+                        "C8",
+                        loc,
+                        format!("another Frequency line: segment {segment} starts here"),
+                    )
+                    .with_raw(line),
+                );
             }
             seen_freq = true;
             match v.trim().parse::<u64>() {
                 Ok(0) => {
                     freq = None;
-                    b.diag(Diagnostic::warning("C3", loc, "Frequency is 0: values stay in ticks").with_raw(line));
+                    b.diag(
+                        Diagnostic::warning("C3", loc, "Frequency is 0: values stay in ticks")
+                            .with_raw(line),
+                    );
                 }
                 Ok(f) => {
                     freq = Some(f);
-                    let key = if segment == 0 { "frequency".to_string() } else { format!("frequency.{segment}") };
+                    let key = if segment == 0 {
+                        "frequency".to_string()
+                    } else {
+                        format!("frequency.{segment}")
+                    };
                     b.source.options.push((key, f.to_string()));
                 }
                 Err(_) => {
                     freq = None;
-                    b.diag(Diagnostic::warning("C3", loc, "non-numeric Frequency: values stay in ticks").with_raw(line));
+                    b.diag(
+                        Diagnostic::warning(
+                            "C3",
+                            loc,
+                            "non-numeric Frequency: values stay in ticks",
+                        )
+                        .with_raw(line),
+                    );
                 }
             }
             continue;
         }
         if !seen_freq && temp_tid.is_none() && records == 0 {
-            b.diag(Diagnostic::warning("C2", Location::File, "no Frequency line: values stay in ticks"));
+            b.diag(Diagnostic::warning(
+                "C2",
+                Location::File,
+                "no Frequency line: values stay in ticks",
+            ));
             seen_freq = true;
         }
         let Some((id, delta)) = t.rsplit_once(',') else {
@@ -95,9 +131,18 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         let id = id.trim();
         let delta = delta.trim();
         records += 1;
-        let group = if segment == 0 { base_group.clone() } else { format!("{base_group}#{segment}") };
+        let group = if segment == 0 {
+            base_group.clone()
+        } else {
+            format!("{base_group}#{segment}")
+        };
         let s = *series.entry((segment, id.to_string())).or_insert_with(|| {
-            b.durations.push(DurationSeries { name: id.to_string(), group, durations_s: Vec::new(), incomplete: 0 });
+            b.durations.push(DurationSeries {
+                name: id.to_string(),
+                group,
+                durations_s: Vec::new(),
+                incomplete: 0,
+            });
             b.durations.len() - 1
         });
         if delta.is_empty() {
@@ -107,20 +152,48 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         }
         match delta.parse::<i64>() {
             Ok(d) if d >= 0 => raw.push((s, d as u64)),
-            Ok(d) => b.diag(Diagnostic::warning("C5", loc, format!("negative delta {d} excluded")).with_raw(line)),
+            Ok(d) => b.diag(
+                Diagnostic::warning("C5", loc, format!("negative delta {d} excluded"))
+                    .with_raw(line),
+            ),
             Err(_) => match delta.parse::<u64>() {
-                Ok(d) => b.diag(Diagnostic::warning("C5", loc, format!("delta {d} > 2^63 (negative wrap) excluded")).with_raw(line)),
-                Err(_) => b.diag(Diagnostic::warning("C6", loc, format!("non-numeric delta `{delta}` skipped")).with_raw(line)),
+                Ok(d) => b.diag(
+                    Diagnostic::warning(
+                        "C5",
+                        loc,
+                        format!("delta {d} > 2^63 (negative wrap) excluded"),
+                    )
+                    .with_raw(line),
+                ),
+                Err(_) => b.diag(
+                    Diagnostic::warning("C6", loc, format!("non-numeric delta `{delta}` skipped"))
+                        .with_raw(line),
+                ),
             },
         }
     }
     flush(&mut b, &mut raw, freq);
     if !incomplete_ids.is_empty() {
-        let list: Vec<String> = incomplete_ids.iter().map(|(l, id)| format!("{id} (line {l})")).collect();
-        b.diag(Diagnostic::warning("C1", Location::File, format!("{} records without delta (stop never reached): {}", incomplete_ids.len(), list.join(", "))));
+        let list: Vec<String> = incomplete_ids
+            .iter()
+            .map(|(l, id)| format!("{id} (line {l})"))
+            .collect();
+        b.diag(Diagnostic::warning(
+            "C1",
+            Location::File,
+            format!(
+                "{} records without delta (stop never reached): {}",
+                incomplete_ids.len(),
+                list.join(", ")
+            ),
+        ));
     }
     if records == 0 && b.durations.is_empty() && !seen_freq {
-        return Err(FormatError::new(FORMAT, Location::File, "no `id,delta` records"));
+        return Err(FormatError::new(
+            FORMAT,
+            Location::File,
+            "no `id,delta` records",
+        ));
     }
     b.source.record_count = records;
     ctx.progress.add_records(records);

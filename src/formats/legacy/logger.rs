@@ -46,12 +46,23 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     // L9: column count by majority of numeric rows.
     let mut counts: HashMap<usize, usize> = HashMap::new();
     for (_, f, _, _) in &rows {
-        if f.iter().all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit())) {
+        if f.iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
+        {
             *counts.entry(f.len()).or_default() += 1;
         }
     }
-    let cols = match (counts.get(&7).copied().unwrap_or(0), counts.get(&5).copied().unwrap_or(0)) {
-        (0, 0) => return Err(FormatError::new(FORMAT, Location::File, "no lines of 7 or 5 comma-separated integers")),
+    let cols = match (
+        counts.get(&7).copied().unwrap_or(0),
+        counts.get(&5).copied().unwrap_or(0),
+    ) {
+        (0, 0) => {
+            return Err(FormatError::new(
+                FORMAT,
+                Location::File,
+                "no lines of 7 or 5 comma-separated integers",
+            ));
+        }
         (a, c) if a >= c => 7,
         _ => 5,
     };
@@ -61,14 +72,38 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let last_line = rows.last().map(|r| r.0);
     for (i, (line_no, f, raw, eol)) in rows.iter().enumerate() {
         let loc = Location::Line(*line_no);
-        let numeric = f.iter().all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()));
-        if i == 0 && !f.iter().any(|x| x.bytes().all(|c| c.is_ascii_digit()) && !x.is_empty()) {
-            b.diag(Diagnostic::new(Severity::Info, "L10", loc, "header line skipped").with_raw(*raw));
+        let numeric = f
+            .iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()));
+        if i == 0
+            && !f
+                .iter()
+                .any(|x| x.bytes().all(|c| c.is_ascii_digit()) && !x.is_empty())
+        {
+            b.diag(
+                Diagnostic::new(Severity::Info, "L10", loc, "header line skipped").with_raw(*raw),
+            );
             continue;
         }
         if f.len() != cols || !numeric {
-            let code = if !eol && Some(*line_no) == last_line { "L2" } else if f.len() != cols { "L9" } else { "L4" };
-            b.diag(Diagnostic::warning(code, loc, format!("record skipped ({} fields, expected {cols} integers)", f.len())).with_raw(*raw));
+            let code = if !eol && Some(*line_no) == last_line {
+                "L2"
+            } else if f.len() != cols {
+                "L9"
+            } else {
+                "L4"
+            };
+            b.diag(
+                Diagnostic::warning(
+                    code,
+                    loc,
+                    format!(
+                        "record skipped ({} fields, expected {cols} integers)",
+                        f.len()
+                    ),
+                )
+                .with_raw(*raw),
+            );
             continue;
         }
         let p = |k: usize| f[k].parse::<u64>().ok();
@@ -76,16 +111,32 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             b.diag(Diagnostic::warning("L4", loc, "field out of range").with_raw(*raw));
             continue;
         };
-        let (cpu, wall) = if cols == 7 { (ns(f[3], f[4]), ns(f[5], f[6])) } else { (Some(0), ns(f[3], f[4])) };
+        let (cpu, wall) = if cols == 7 {
+            (ns(f[3], f[4]), ns(f[5], f[6]))
+        } else {
+            (Some(0), ns(f[3], f[4]))
+        };
         let (Some(cpu_ns), Some(wall_ns)) = (cpu, wall) else {
-            b.diag(Diagnostic::warning("L4", loc, "nanoseconds ≥ 1e9 or value out of range; record skipped").with_raw(*raw));
+            b.diag(
+                Diagnostic::warning(
+                    "L4",
+                    loc,
+                    "nanoseconds ≥ 1e9 or value out of range; record skipped",
+                )
+                .with_raw(*raw),
+            );
             continue;
         };
         if !eol && Some(*line_no) == last_line && f.len() == cols {
             // A complete last record without EOL is accepted.
         }
         records += 1;
-        threads.entry((pid, tid)).or_default().push(Hit { probe, cpu_ns, wall_ns, order: records });
+        threads.entry((pid, tid)).or_default().push(Hit {
+            probe,
+            cpu_ns,
+            wall_ns,
+            order: records,
+        });
     }
     let all = threads.values().flatten();
     let has_cpu = all.clone().any(|h| h.cpu_ns != 0);
@@ -95,15 +146,33 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         (true, false) => ClockMode::ThreadCpu,
         _ => ClockMode::Wall,
     });
-    let axis_of = |h: &Hit| if has_wall { h.wall_ns } else if has_cpu { h.cpu_ns } else { h.order };
+    let axis_of = |h: &Hit| {
+        if has_wall {
+            h.wall_ns
+        } else if has_cpu {
+            h.cpu_ns
+        } else {
+            h.order
+        }
+    };
     if !has_wall && !has_cpu {
         b.axis_synthesized = true;
         b.ticks_per_sec = 1;
     }
-    let base = threads.values().flatten().map(|h| axis_of(h)).min().unwrap_or(0);
+    let base = threads
+        .values()
+        .flatten()
+        .map(|h| axis_of(h))
+        .min()
+        .unwrap_or(0);
     let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
     if pids.len() > 1 {
-        b.diag(Diagnostic::new(Severity::Info, "L7", Location::File, format!("{} processes in one file", pids.len())));
+        b.diag(Diagnostic::new(
+            Severity::Info,
+            "L7",
+            Location::File,
+            format!("{} processes in one file", pids.len()),
+        ));
     }
     let mut methods: HashMap<(u64, u64), crate::trace::MethodId> = HashMap::new();
     let mut l5 = 0u64;
@@ -113,7 +182,11 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         hits.sort_by_key(|h| (axis_of(h), h.cpu_ns, h.order));
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         for h in &hits {
-            b.instants.push(Instant { thread: t.0, time: axis_of(h) - base, label: format!("probe {}", h.probe) });
+            b.instants.push(Instant {
+                thread: t.0,
+                time: axis_of(h) - base,
+                label: format!("probe {}", h.probe),
+            });
         }
         let _ = in_file_order_wall_back;
         for w in hits.windows(2) {
@@ -122,7 +195,14 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             let m = match methods.get(&key) {
                 Some(&m) => m,
                 None => {
-                    let m = b.add_method(methods.len() as u64, "block", &format!("{}→{}", a.probe, c.probe), "", None, None);
+                    let m = b.add_method(
+                        methods.len() as u64,
+                        "block",
+                        &format!("{}→{}", a.probe, c.probe),
+                        "",
+                        None,
+                        None,
+                    );
                     methods.insert(key, m);
                     m
                 }
@@ -137,21 +217,39 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             if has_wall && c.order < a.order && c.wall_ns < a.wall_ns {
                 l6 += 1;
             }
-            let cpu = |h: &Hit| if has_cpu && has_wall { Some(h.cpu_ns) } else { None };
+            let cpu = |h: &Hit| {
+                if has_cpu && has_wall {
+                    Some(h.cpu_ns)
+                } else {
+                    None
+                }
+            };
             let ev = b.events_mut(t);
             // Blocks are back to back: exit of one and enter of the next share a time.
             ev.push(Action::Enter, m, axis_of(a) - base, cpu(a));
-            ev.push(Action::Exit, m, axis_of(c) - base, cpu(c).map(|x| x.max(a.cpu_ns)));
+            ev.push(
+                Action::Exit,
+                m,
+                axis_of(c) - base,
+                cpu(c).map(|x| x.max(a.cpu_ns)),
+            );
         }
         if hits.len() == 1 {
-            b.diag(Diagnostic::new(Severity::Info, "L8", Location::File, format!("thread {tid} of pid {pid} has a single probe hit: no block")));
+            b.diag(Diagnostic::new(
+                Severity::Info,
+                "L8",
+                Location::File,
+                format!("thread {tid} of pid {pid} has a single probe hit: no block"),
+            ));
         }
     }
     let _ = l6;
     if l5 > 0 {
         b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));
     }
-    b.source.options.push(("wall_base_ns".into(), base.to_string()));
+    b.source
+        .options
+        .push(("wall_base_ns".into(), base.to_string()));
     b.source.record_count = records;
     ctx.progress.add_records(records);
     Ok(b.finish())

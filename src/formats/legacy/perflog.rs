@@ -24,7 +24,11 @@ pub fn parse_msvc_float(s: &str) -> Option<f64> {
     }
     let neg = s.starts_with('-');
     if s.contains("#INF") {
-        Some(if neg { f64::NEG_INFINITY } else { f64::INFINITY })
+        Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        })
     } else if s.contains("#IND") || s.contains("#QNAN") || s.contains("#SNAN") {
         Some(f64::NAN)
     } else {
@@ -63,7 +67,10 @@ struct Reader {
 impl Reader {
     fn cur(&mut self) -> &mut Session {
         if self.sessions.is_empty() {
-            self.sessions.push(Session { index: 0, ..Session::default() });
+            self.sessions.push(Session {
+                index: 0,
+                ..Session::default()
+            });
         }
         self.sessions.last_mut().expect("non-empty")
     }
@@ -88,11 +95,16 @@ impl Reader {
     fn new_session(&mut self) {
         self.end_session();
         let index = self.sessions.len();
-        self.sessions.push(Session { index, ..Session::default() });
+        self.sessions.push(Session {
+            index,
+            ..Session::default()
+        });
     }
 
     fn end_session(&mut self) {
-        let Some(s) = self.sessions.last_mut() else { return };
+        let Some(s) = self.sessions.last_mut() else {
+            return;
+        };
         let raw = std::mem::take(&mut s.raw);
         let res = s.resolution.filter(|&r| r > 0);
         for (series, ticks) in raw {
@@ -116,7 +128,11 @@ impl Reader {
             return i;
         }
         let i = self.b.counters.len();
-        let (name, unit) = if kind == "CPU" { ("CPU %", "%") } else { ("MEM", "bytes") };
+        let (name, unit) = if kind == "CPU" {
+            ("CPU %", "%")
+        } else {
+            ("MEM", "bytes")
+        };
         self.b.counters.push(Counter {
             name: format!("{name} (session {si}: {app})"),
             unit: unit.into(),
@@ -158,12 +174,16 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         let body = body_owned.as_str();
         let loc = Location::Line(line_no);
         if !eol && !body.ends_with(']') && !body.ends_with("SECOND") {
-            rd.b.diag(Diagnostic::warning("P19", loc, "truncated last line skipped").with_raw(line));
+            rd.b.diag(
+                Diagnostic::warning("P19", loc, "truncated last line skipped").with_raw(line),
+            );
             continue;
         }
         records += 1;
         if !prefix.is_empty() {
-            rd.b.source.options.push((format!("line{line_no}.prefix"), prefix.to_string()));
+            rd.b.source
+                .options
+                .push((format!("line{line_no}.prefix"), prefix.to_string()));
         }
         let upper = body.to_ascii_uppercase();
         if upper.starts_with("OSVERSION") {
@@ -171,9 +191,13 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             last_was_app = false;
             let si = rd.cur().index;
             if let Some((v, rest)) = bracket_after(body, "=") {
-                rd.b.source.options.push((format!("s{si}.osversion"), v.to_string()));
+                rd.b.source
+                    .options
+                    .push((format!("s{si}.osversion"), v.to_string()));
                 if let Some((bld, _)) = bracket_after(rest, "BUILD=") {
-                    rd.b.source.options.push((format!("s{si}.build"), bld.to_string()));
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.build"), bld.to_string()));
                 }
             }
             continue;
@@ -182,7 +206,9 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             let si = rd.cur().index;
             for key in ["PLATFORM", "CPU", "DEVNAME"] {
                 if let Some((v, _)) = bracket_after(body, &format!("{key}=")) {
-                    rd.b.source.options.push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
                 }
             }
             continue;
@@ -196,10 +222,15 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             last_was_app = true;
             let si = rd.cur().index;
             if let Some((app, rest)) = bracket_after(body, "REGISTERED APP") {
-                rd.b.source.options.push((format!("s{si}.app"), app.to_string()));
-                let pid = bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
+                rd.b.source
+                    .options
+                    .push((format!("s{si}.app"), app.to_string()));
+                let pid =
+                    bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
                 if let Some((p, _)) = pid {
-                    rd.b.source.options.push((format!("s{si}.pid"), p.to_string()));
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.pid"), p.to_string()));
                 }
             }
             continue;
@@ -207,30 +238,52 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         last_was_app = false;
         if upper.starts_with("RESOLUTION") {
             let si = rd.cur().index;
-            match bracket_after(body, "RESOLUTION").and_then(|(v, _)| v.trim().parse::<u64>().ok()) {
+            match bracket_after(body, "RESOLUTION").and_then(|(v, _)| v.trim().parse::<u64>().ok())
+            {
                 Some(r) => {
                     if r == 0 {
-                        rd.b.diag(Diagnostic::warning("P9", loc, "RESOLUTION is 0: durations stay in ticks").with_raw(line));
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P9",
+                                loc,
+                                "RESOLUTION is 0: durations stay in ticks",
+                            )
+                            .with_raw(line),
+                        );
                     } else if !rd.cur().raw.is_empty() {
-                        rd.b.diag(Diagnostic::new(Severity::Info, "P9", loc, "RESOLUTION after events: earlier durations converted retroactively"));
+                        rd.b.diag(Diagnostic::new(
+                            Severity::Info,
+                            "P9",
+                            loc,
+                            "RESOLUTION after events: earlier durations converted retroactively",
+                        ));
                     }
                     rd.cur().resolution = Some(r);
-                    rd.b.source.options.push((format!("s{si}.resolution"), r.to_string()));
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.resolution"), r.to_string()));
                 }
-                None => rd.b.diag(Diagnostic::warning("P9", loc, "unreadable RESOLUTION").with_raw(line)),
+                None => rd
+                    .b
+                    .diag(Diagnostic::warning("P9", loc, "unreadable RESOLUTION").with_raw(line)),
             }
             continue;
         }
         if upper.starts_with("REGISTERED MARKER") {
             // Right-anchored (P12/P13): `... AS [id] BY APP [app]`.
             let Some(as_pos) = body.rfind("] AS [") else {
-                rd.b.diag(Diagnostic::warning("P18", loc, "unreadable marker registration").with_raw(line));
+                rd.b.diag(
+                    Diagnostic::warning("P18", loc, "unreadable marker registration")
+                        .with_raw(line),
+                );
                 continue;
             };
             let name_start = body.find('[').map(|i| i + 1).unwrap_or(as_pos);
             let name = body[name_start.min(as_pos)..as_pos].to_string();
             let rest = &body[as_pos + 6..];
-            let Some(close) = rest.find(']') else { continue };
+            let Some(close) = rest.find(']') else {
+                continue;
+            };
             let Ok(id) = rest[..close].trim().parse::<u64>() else {
                 rd.b.diag(Diagnostic::warning("P15", loc, "non-numeric marker id").with_raw(line));
                 continue;
@@ -239,7 +292,14 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             let lower = after.to_ascii_lowercase();
             let app = lower
                 .find("app")
-                .map(|i| after[i + 3..].trim().trim_start_matches('[').trim_end().trim_end_matches(']').to_string())
+                .map(|i| {
+                    after[i + 3..]
+                        .trim()
+                        .trim_start_matches('[')
+                        .trim_end()
+                        .trim_end_matches(']')
+                        .to_string()
+                })
                 .unwrap_or_default();
             let si = rd.cur().index;
             if id == 102 || id == 103 {
@@ -249,13 +309,21 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             rd.cur().bound.insert((app, id), s);
             continue;
         }
-        if let Some(rest) = body.strip_prefix("APP [").or_else(|| body.strip_prefix("APP[")) {
+        if let Some(rest) = body
+            .strip_prefix("APP [")
+            .or_else(|| body.strip_prefix("APP["))
+        {
             let Some(evt) = rest.rfind("] EVT [") else {
                 if upper.contains(" CAL [") || upper.contains(" FREQ [") {
                     let si = rd.cur().index;
-                    rd.b.source.options.push((format!("s{si}.cal"), body.to_string())); // P17
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.cal"), body.to_string())); // P17
                 } else {
-                    rd.b.diag(Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw").with_raw(line));
+                    rd.b.diag(
+                        Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw")
+                            .with_raw(line),
+                    );
                 }
                 continue;
             };
@@ -268,42 +336,102 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             };
             let tail = tail[c + 1..].trim();
             let (word, value) = match tail.find('[') {
-                Some(i) if tail.ends_with(']') && tail[..i].trim().chars().all(|c| c.is_ascii_alphabetic()) => {
+                Some(i)
+                    if tail.ends_with(']')
+                        && tail[..i].trim().chars().all(|c| c.is_ascii_alphabetic()) =>
+                {
                     (tail[..i].trim(), &tail[i + 1..tail.len() - 1])
                 }
                 _ => {
-                    rd.b.diag(Diagnostic::new(Severity::Info, "P18", loc, "undocumented event kind kept raw").with_raw(line));
+                    rd.b.diag(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "P18",
+                            loc,
+                            "undocumented event kind kept raw",
+                        )
+                        .with_raw(line),
+                    );
                     continue;
                 }
             };
             match word {
                 "DUR" => {
                     let Ok(ticks) = value.trim().parse::<u64>() else {
-                        rd.b.diag(Diagnostic::warning("P15", loc, format!("non-numeric duration `{value}` skipped")).with_raw(line));
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("non-numeric duration `{value}` skipped"),
+                            )
+                            .with_raw(line),
+                        );
                         continue;
                     };
                     if ticks >= 1 << 31 {
-                        rd.b.diag(Diagnostic::warning("P15", loc, format!("suspicious duration {ticks} ticks (≥ 2^31, DWORD wrap?)")).with_raw(line));
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("suspicious duration {ticks} ticks (≥ 2^31, DWORD wrap?)"),
+                            )
+                            .with_raw(line),
+                        );
                     }
                     let si = rd.cur().index;
                     let s = match rd.cur().bound.get(&(app.clone(), id)) {
                         Some(&s) => s,
                         None => {
-                            let code = if rd.b.source.options.iter().any(|(k, _)| k.starts_with(&format!("s{si}."))) { "P10" } else { "P8" };
-                            rd.b.diag(Diagnostic::warning(code, loc, format!("event for unregistered id {id}")).with_raw(line));
+                            let code = if rd
+                                .b
+                                .source
+                                .options
+                                .iter()
+                                .any(|(k, _)| k.starts_with(&format!("s{si}.")))
+                            {
+                                "P10"
+                            } else {
+                                "P8"
+                            };
+                            rd.b.diag(
+                                Diagnostic::warning(
+                                    code,
+                                    loc,
+                                    format!("event for unregistered id {id}"),
+                                )
+                                .with_raw(line),
+                            );
                             rd.series(si, &app, &format!("unregistered id {id}"))
                         }
                     };
                     rd.cur().raw.push((s, ticks));
                 }
                 "CPU" | "MEM" => {
-                    let v = if word == "CPU" { parse_msvc_float(value) } else { value.trim().parse::<u64>().ok().map(|v| v as f64) };
+                    let v = if word == "CPU" {
+                        parse_msvc_float(value)
+                    } else {
+                        value.trim().parse::<u64>().ok().map(|v| v as f64)
+                    };
                     let Some(v) = v else {
-                        rd.b.diag(Diagnostic::warning("P15", loc, format!("non-numeric {word} value skipped")).with_raw(line));
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("non-numeric {word} value skipped"),
+                            )
+                            .with_raw(line),
+                        );
                         continue;
                     };
                     if !v.is_finite() {
-                        rd.b.diag(Diagnostic::warning("P16", loc, format!("{word} value `{value}` is NaN/inf; excluded")).with_raw(line));
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P16",
+                                loc,
+                                format!("{word} value `{value}` is NaN/inf; excluded"),
+                            )
+                            .with_raw(line),
+                        );
                         continue;
                     }
                     let kind = if word == "CPU" { "CPU" } else { "MEM" };
@@ -312,23 +440,48 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                     rd.b.counters[ci].points.push((x, v));
                 }
                 _ => {
-                    rd.b.diag(Diagnostic::new(Severity::Info, "P18", loc, format!("undocumented event kind `{word}` kept raw")).with_raw(line));
+                    rd.b.diag(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "P18",
+                            loc,
+                            format!("undocumented event kind `{word}` kept raw"),
+                        )
+                        .with_raw(line),
+                    );
                 }
             }
             continue;
         }
         if upper.contains(" TOOK [") {
-            rd.b.diag(Diagnostic::new(Severity::Info, "P6", loc, "multiperflogger `took` line skipped").with_raw(line));
+            rd.b.diag(
+                Diagnostic::new(
+                    Severity::Info,
+                    "P6",
+                    loc,
+                    "multiperflogger `took` line skipped",
+                )
+                .with_raw(line),
+            );
             continue;
         }
-        rd.b.diag(Diagnostic::new(Severity::Info, "P18", loc, "unknown PERF record kept raw").with_raw(line));
+        rd.b.diag(
+            Diagnostic::new(Severity::Info, "P18", loc, "unknown PERF record kept raw")
+                .with_raw(line),
+        );
     }
     rd.end_session();
     if skipped > 0 {
-        rd.b.source.options.push(("non_perf_lines".into(), skipped.to_string()));
+        rd.b.source
+            .options
+            .push(("non_perf_lines".into(), skipped.to_string()));
     }
     if records == 0 {
-        return Err(FormatError::new(FORMAT, Location::File, "no `## PERF ##` records"));
+        return Err(FormatError::new(
+            FORMAT,
+            Location::File,
+            "no `## PERF ##` records",
+        ));
     }
     rd.b.source.record_count = records;
     ctx.progress.add_records(records);

@@ -73,7 +73,10 @@ fn find_embedded(line: &str, from: usize) -> Option<usize> {
     let b = line.as_bytes();
     let mut i = from;
     while i < b.len() {
-        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()) && parse_record(&line[i..]).is_some() {
+        if b[i].is_ascii_digit()
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && parse_record(&line[i..]).is_some()
+        {
             return Some(i);
         }
         i += 1;
@@ -125,7 +128,8 @@ impl Reader {
         let m = match (kind, parse_scope(scope)) {
             (Kind::Logical, _) => self.b.add_method(raw, "logical", scope, "", None, None),
             (Kind::Physical, Some((module, author, func))) => {
-                self.b.add_method(raw, module, func, &format!("({author})"), None, None)
+                self.b
+                    .add_method(raw, module, func, &format!("({author})"), None, None)
             }
             (Kind::Physical, None) => self.b.add_method(raw, "", scope, "", None, None),
         };
@@ -138,7 +142,13 @@ impl Reader {
             let id = self.b.add_thread(tid, &format!("thread {tid}"));
             self.threads.insert(
                 tid,
-                ThreadState { id, stack: Vec::new(), last_ms: 0, wrap_add: 0, any: false },
+                ThreadState {
+                    id,
+                    stack: Vec::new(),
+                    last_ms: 0,
+                    wrap_add: 0,
+                    any: false,
+                },
             );
         }
         self.threads.get_mut(&tid).expect("inserted above")
@@ -152,11 +162,17 @@ impl Reader {
             if st.last_ms - t > (1u64 << 31) {
                 st.wrap_add += 1u64 << 32;
                 t = raw + st.wrap_add;
-                diag = Some(("R4", "time stamp wrapped past 2^32 ms; unwrapped".to_string()));
+                diag = Some((
+                    "R4",
+                    "time stamp wrapped past 2^32 ms; unwrapped".to_string(),
+                ));
             } else {
                 diag = Some((
                     "R4",
-                    format!("time went back {} ms on this thread; clamped", st.last_ms - t),
+                    format!(
+                        "time went back {} ms on this thread; clamped",
+                        st.last_ms - t
+                    ),
                 ));
                 t = st.last_ms;
             }
@@ -164,7 +180,8 @@ impl Reader {
         st.any = true;
         st.last_ms = t;
         if let Some((code, msg)) = diag {
-            self.b.diag(Diagnostic::warning(code, Location::Line(line_no), msg).with_raw(line));
+            self.b
+                .diag(Diagnostic::warning(code, Location::Line(line_no), msg).with_raw(line));
         }
         t
     }
@@ -183,30 +200,57 @@ impl Reader {
             }
             b'}' => {
                 let (scope, _suffix) = strip_logbridge(r.body);
-                let pos = self.thread(r.tid).stack.iter().rposition(|(k, n, _)| *k == Kind::Physical && n == scope);
+                let pos = self
+                    .thread(r.tid)
+                    .stack
+                    .iter()
+                    .rposition(|(k, n, _)| *k == Kind::Physical && n == scope);
                 self.close(r.tid, pos, t, line_no, line, scope);
             }
             _ => self.message(r, t, line_no, line),
         }
     }
 
-    fn close(&mut self, tid: u64, pos: Option<usize>, t: u64, line_no: u64, line: &str, label: &str) {
+    fn close(
+        &mut self,
+        tid: u64,
+        pos: Option<usize>,
+        t: u64,
+        line_no: u64,
+        line: &str,
+        label: &str,
+    ) {
         let st = self.thread(tid);
         let id = st.id;
         match pos {
             None => {
                 self.b.diag(
-                    Diagnostic::warning("R8", Location::Line(line_no), format!("end of scope `{label}` that was never opened on this thread"))
-                        .with_raw(line),
+                    Diagnostic::warning(
+                        "R8",
+                        Location::Line(line_no),
+                        format!("end of scope `{label}` that was never opened on this thread"),
+                    )
+                    .with_raw(line),
                 );
-                self.b.instants.push(Instant { thread: id.0, time: t, label: format!("orphan end: {label}") });
+                self.b.instants.push(Instant {
+                    thread: id.0,
+                    time: t,
+                    label: format!("orphan end: {label}"),
+                });
             }
             Some(p) => {
                 let popped: Vec<_> = st.stack.drain(p..).collect();
                 if popped.len() > 1 {
                     self.b.diag(
-                        Diagnostic::warning("R9", Location::Line(line_no), format!("`{label}` closes {} inner scopes left open", popped.len() - 1))
-                            .with_raw(line),
+                        Diagnostic::warning(
+                            "R9",
+                            Location::Line(line_no),
+                            format!(
+                                "`{label}` closes {} inner scopes left open",
+                                popped.len() - 1
+                            ),
+                        )
+                        .with_raw(line),
                     );
                 }
                 let ev = self.b.events_mut(id);
@@ -224,7 +268,11 @@ impl Reader {
             .thread(r.tid)
             .stack
             .iter()
-            .filter(|(k, n, _)| *k == Kind::Physical && body.starts_with(n.as_str()) && body[n.len()..].starts_with(" : "))
+            .filter(|(k, n, _)| {
+                *k == Kind::Physical
+                    && body.starts_with(n.as_str())
+                    && body[n.len()..].starts_with(" : ")
+            })
             .map(|(_, n, _)| n.len())
             .max();
         let (scope, msg) = if let Some(l) = open_scope {
@@ -242,7 +290,9 @@ impl Reader {
         let id = self.thread(r.tid).id;
         if let Some(label) = msg.strip_prefix("{ ") {
             let m = self.method(Kind::Logical, label);
-            self.thread(r.tid).stack.push((Kind::Logical, label.to_string(), m));
+            self.thread(r.tid)
+                .stack
+                .push((Kind::Logical, label.to_string(), m));
             self.b.events_mut(id).push(Action::Enter, m, t, None);
             return;
         }
@@ -252,12 +302,21 @@ impl Reader {
                 .stack
                 .iter()
                 .rposition(|(k, n, _)| *k == Kind::Logical && n == label)
-                .or_else(|| st.stack.iter().rposition(|(k, n, _)| *k == Kind::Logical && (n.starts_with(label) || label.starts_with(n.as_str()))))
+                .or_else(|| {
+                    st.stack.iter().rposition(|(k, n, _)| {
+                        *k == Kind::Logical
+                            && (n.starts_with(label) || label.starts_with(n.as_str()))
+                    })
+                })
                 .or_else(|| st.stack.iter().rposition(|(k, _, _)| *k == Kind::Logical));
             self.close(r.tid, pos, t, line_no, line, label);
             return;
         }
-        self.b.instants.push(Instant { thread: id.0, time: t, label: msg.to_string() });
+        self.b.instants.push(Instant {
+            thread: id.0,
+            time: t,
+            label: msg.to_string(),
+        });
         self.last_instant = Some(self.b.instants.len() - 1);
         if msg.is_empty() {
             self.pending_msg = self.last_instant;
@@ -281,7 +340,14 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     rd.b.ticks_per_sec = 1000;
     rd.b.source.byte_len = bytes.len() as u64;
     if dec.nuls_removed > 0 && !dec.utf16 {
-        rd.b.diag(Diagnostic::warning("R13", Location::File, format!("{} NUL bytes removed (message longer than 4095 bytes)", dec.nuls_removed)));
+        rd.b.diag(Diagnostic::warning(
+            "R13",
+            Location::File,
+            format!(
+                "{} NUL bytes removed (message longer than 4095 bytes)",
+                dec.nuls_removed
+            ),
+        ));
     }
     let mut pid: Option<String> = None;
     let mut closed_at: Option<u64> = None;
@@ -294,16 +360,28 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             continue;
         }
         if closed_at.is_some() {
-            rd.b.diag(Diagnostic::warning("R11", Location::Line(line_no), "text after `closing log file` ignored (stale tail)").with_raw(line));
+            rd.b.diag(
+                Diagnostic::warning(
+                    "R11",
+                    Location::Line(line_no),
+                    "text after `closing log file` ignored (stale tail)",
+                )
+                .with_raw(line),
+            );
             continue;
         }
         if let Some(v) = line.strip_prefix("opening log file ") {
-            let v = v.trim_end_matches(" seconds past January 1st 1970").replace(',', ".");
+            let v = v
+                .trim_end_matches(" seconds past January 1st 1970")
+                .replace(',', ".");
             rd.b.source.options.push(("epoch_s".into(), v));
             continue;
         }
         if let Some(v) = line.strip_prefix("corresponding to ") {
-            rd.b.source.options.push(("timer_ms".into(), v.trim_end_matches(" ms after timer start").to_string()));
+            rd.b.source.options.push((
+                "timer_ms".into(),
+                v.trim_end_matches(" ms after timer start").to_string(),
+            ));
             continue;
         }
         if let Some(v) = line.strip_prefix("Process id is ") {
@@ -316,11 +394,32 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                 closed_at = Some(n);
                 continue;
             }
+            // Stale tail glued after the closing time (no EOL is written after it).
+            let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+            if let Some(k) = (6..=digits).find(|&k| parse_record(&v[k..]).is_some()) {
+                closed_at = v[..k].parse().ok();
+                rd.b.diag(
+                    Diagnostic::warning(
+                        "R11",
+                        Location::Line(line_no),
+                        "text after `closing log file` ignored (stale tail)",
+                    )
+                    .with_raw(line),
+                );
+                continue;
+            }
         }
         let Some(_) = parse_record(line) else {
             // R6 continuation / R19 garbage.
             if !seen_record {
-                rd.b.diag(Diagnostic::warning("R19", Location::Line(line_no), "line before the first record skipped").with_raw(line));
+                rd.b.diag(
+                    Diagnostic::warning(
+                        "R19",
+                        Location::Line(line_no),
+                        "line before the first record skipped",
+                    )
+                    .with_raw(line),
+                );
             } else if let Some(i) = rd.pending_msg.take() {
                 rd.b.instants[i].label = line.to_string();
             } else {
@@ -329,7 +428,15 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                     l.push('\n');
                     l.push_str(line);
                 }
-                rd.b.diag(Diagnostic::new(Severity::Info, "R6", Location::Line(line_no), "unprefixed line kept as continuation of the previous record").with_raw(line));
+                rd.b.diag(
+                    Diagnostic::new(
+                        Severity::Info,
+                        "R6",
+                        Location::Line(line_no),
+                        "unprefixed line kept as continuation of the previous record",
+                    )
+                    .with_raw(line),
+                );
             }
             continue;
         };
@@ -344,7 +451,11 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             let from = if rec.kind == b'|' {
                 // Embedded record right at message start (R5) or anywhere in a huge line (R13).
                 let body_off = rest.len() - rec.body.len();
-                let msg_off = rec.body.find(" : ").map(|i| body_off + i + 3).or_else(|| rec.body.starts_with(": ").then_some(body_off + 2));
+                let msg_off = rec
+                    .body
+                    .find(" : ")
+                    .map(|i| body_off + i + 3)
+                    .or_else(|| rec.body.starts_with(": ").then_some(body_off + 2));
                 match msg_off {
                     Some(o) if parse_record(&rest[o..]).is_some() => Some(o),
                     _ if rest.len() > 4000 => find_embedded(rest, body_off),
@@ -358,7 +469,14 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             match from {
                 Some(o) => {
                     let head = &rest[..o];
-                    rd.b.diag(Diagnostic::warning(if rest.len() > 4000 { "R13" } else { "R5" }, Location::Line(line_no), "two records glued on one line; split").with_raw(line));
+                    rd.b.diag(
+                        Diagnostic::warning(
+                            if rest.len() > 4000 { "R13" } else { "R5" },
+                            Location::Line(line_no),
+                            "two records glued on one line; split",
+                        )
+                        .with_raw(line),
+                    );
                     if let Some(h) = parse_record(head) {
                         rd.record(&h, line_no, head);
                         if h.kind == b'|' && head.ends_with(": ") {
@@ -384,7 +502,24 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         }
     }
     // R10: open scopes at EOF close at the thread's last time (builder does this); summarize.
-    let mut open: Vec<(u64, usize)> = rd.threads.iter().filter(|(_, s)| !s.stack.is_empty()).map(|(t, s)| (*t, s.stack.len())).collect();
+    let open_threads: Vec<(ThreadId, u64, Vec<MethodId>)> = rd
+        .threads
+        .values()
+        .filter(|s| !s.stack.is_empty())
+        .map(|s| (s.id, s.last_ms, s.stack.iter().map(|e| e.2).collect()))
+        .collect();
+    for (id, last, ms) in open_threads {
+        let ev = rd.b.events_mut(id);
+        for m in ms.iter().rev() {
+            ev.push(Action::Exit, *m, last, None);
+        }
+    }
+    let mut open: Vec<(u64, usize)> = rd
+        .threads
+        .iter()
+        .filter(|(_, s)| !s.stack.is_empty())
+        .map(|(t, s)| (*t, s.stack.len()))
+        .collect();
     open.sort();
     for (_, n) in &open {
         rd.unterminated += *n as u64;
@@ -401,15 +536,25 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         "none"
     };
     if rd.b.source.option("epoch_s").is_none() {
-        rd.b.diag(Diagnostic::warning("R1", Location::File, "no `opening log file` header: no absolute time"));
+        rd.b.diag(Diagnostic::warning(
+            "R1",
+            Location::File,
+            "no `opening log file` header: no absolute time",
+        ));
     }
     if let Some(p) = pid {
         rd.b.source.options.push(("pid".into(), p));
     }
-    rd.b.source.options.push(("pid_source".into(), pid_source.into()));
-    rd.b.source.options.push(("clean_exit".into(), closed_at.is_some().to_string()));
+    rd.b.source
+        .options
+        .push(("pid_source".into(), pid_source.into()));
+    rd.b.source
+        .options
+        .push(("clean_exit".into(), closed_at.is_some().to_string()));
     if let Some(c) = closed_at {
-        rd.b.source.options.push(("closing_ms".into(), c.to_string()));
+        rd.b.source
+            .options
+            .push(("closing_ms".into(), c.to_string()));
     }
     rd.b.source.record_count = rd.records;
     ctx.progress.add_records(rd.records);
@@ -427,6 +572,10 @@ pub fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
 /// Absolute epoch seconds of trace time `t_ms`, from the header (`epoch_s + (t − timer_ms)/1000`).
 pub fn epoch_seconds(trace: &Trace, t_ms: u64) -> Option<f64> {
     let e: f64 = trace.source.option("epoch_s")?.parse().ok()?;
-    let c: f64 = trace.source.option("timer_ms").and_then(|c| c.parse().ok()).unwrap_or(0.0);
+    let c: f64 = trace
+        .source
+        .option("timer_ms")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0.0);
     Some(e + (t_ms as f64 - c) / 1000.0)
 }
