@@ -8,8 +8,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::formats::{self, FormatError, Progress, ReadContext};
-use crate::trace::{Builder, Trace};
+use crate::formats::{self, FormatError, Parsed, Progress, ReadContext};
+use crate::trace::Trace;
 
 /// The bytes of an input file.
 pub enum Source {
@@ -151,18 +151,18 @@ pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
                 path: Some(key),
                 progress,
             };
-            formats::android::read_pair(&key_bytes, &data_bytes, &ctx).map_err(|error| {
-                LoadError::Format {
+            formats::android::read_pair(&key_bytes, &data_bytes, &ctx)
+                .map(Parsed::Unfinished)
+                .map_err(|error| LoadError::Format {
                     path: key.clone(),
                     error,
-                }
-            })?
+                })?
         }
     };
     Ok(builder.finish())
 }
 
-fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Builder, LoadError> {
+fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {
     progress
         .bytes_total
         .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);

@@ -8,6 +8,7 @@ use crate::trace::{Builder, Location, Trace};
 
 pub mod android;
 pub mod detect;
+pub mod legacy;
 
 /// A file that could not be read as the format it was taken for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,23 +78,39 @@ pub fn cancelled(format: &str) -> FormatError {
 
 /// Detects the format of `bytes` and reads it.
 pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
-    read_to_builder(bytes, ctx).map(Builder::finish)
+    read_to_builder(bytes, ctx).map(Parsed::finish)
 }
 
-/// Detects the format of `bytes` and reads it into a [`Builder`] (not finished yet, so that a
-/// caller can release the input before the lanes are built).
-pub fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+/// What a reader returns: a [`Builder`] still to be finished (Android: the caller releases the
+/// input first, so the lanes are built without it in memory) or a finished trace.
+pub enum Parsed {
+    Unfinished(Builder),
+    Done(Trace),
+}
+
+impl Parsed {
+    pub fn finish(self) -> Trace {
+        match self {
+            Parsed::Unfinished(b) => b.finish(),
+            Parsed::Done(t) => t,
+        }
+    }
+}
+
+/// Detects the format of `bytes` and reads it (Android traces are left unfinished).
+pub fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let detected = detect::detect(bytes);
     if detected.is_android() {
-        return android::read(bytes, ctx);
+        return android::read(bytes, ctx).map(Parsed::Unfinished);
     }
-    // The legacy text formats (formats::legacy) plug in here: sniff, then read.
-    Err(FormatError::new(
-        "unknown",
-        Location::Offset(0),
-        format!(
-            "unrecognised file: not an Android trace ('*version' or 'SLOW' expected at the start, found '{}')",
-            String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).escape_debug()
-        ),
-    ))
+    if let Some(kind) = legacy::sniff(bytes, ctx.path) {
+        return legacy::read(kind, bytes, ctx).map(Parsed::Done);
+    }
+    let mut err = legacy::no_format_error();
+    err.message = format!(
+        "{}; nor an Android trace ('*version' or 'SLOW' expected at the start, found '{}')",
+        err.message,
+        String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).escape_debug()
+    );
+    Err(err)
 }

@@ -1,0 +1,179 @@
+//! Duration statistics for the legacy formats: per series (PerfLog marker, CProfiler id),
+//! per method (RTL scope, Logger block), run comparison against a baseline, RTL multi-process
+//! alignment on absolute time.
+
+use serde::Serialize;
+
+use crate::trace::{MethodId, Trace};
+
+/// Summary statistics of a set of durations (seconds).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub count: usize,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub median: f64,
+    /// Population standard deviation.
+    pub stddev: f64,
+    pub total: f64,
+}
+
+impl Stats {
+    /// Statistics over the finite values of `values` (NaN/inf are ignored).
+    pub fn of(values: &[f64]) -> Stats {
+        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return Stats::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let total: f64 = v.iter().sum();
+        let mean = total / n as f64;
+        let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Stats {
+            count: n,
+            min: v[0],
+            max: v[n - 1],
+            mean,
+            median,
+            stddev: var.sqrt(),
+            total,
+        }
+    }
+}
+
+/// One row of a per-series table.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeriesStats {
+    pub name: String,
+    pub group: String,
+    pub stats: Stats,
+    pub incomplete: u64,
+}
+
+/// Statistics of every `DurationSeries` of a trace, in trace order.
+pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
+    trace
+        .durations
+        .iter()
+        .map(|d| SeriesStats {
+            name: d.name.clone(),
+            group: d.group.clone(),
+            stats: Stats::of(&d.durations_s),
+            incomplete: d.incomplete,
+        })
+        .collect()
+}
+
+/// Per-method call-duration statistics in seconds (RTL scopes, Logger blocks), all threads.
+pub fn method_stats(trace: &Trace) -> Vec<(MethodId, Stats)> {
+    let mut per: Vec<Vec<f64>> = vec![Vec::new(); trace.methods.len()];
+    let tps = trace.ticks_per_sec.max(1) as f64;
+    for th in &trace.threads {
+        for lane in &th.lanes {
+            for i in 0..lane.len() {
+                per[lane.method(i).index()].push(lane.dur(i) as f64 / tps);
+            }
+        }
+    }
+    per.into_iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(i, v)| (MethodId(i as u32), Stats::of(&v)))
+        .collect()
+}
+
+/// Per-method CPU-time / wall-time ratio (Logger blocks), `None` without CPU times.
+pub fn method_cpu_ratio(trace: &Trace) -> Vec<(MethodId, f64)> {
+    let mut acc = vec![(0u64, 0u64); trace.methods.len()];
+    for th in &trace.threads {
+        for lane in &th.lanes {
+            for i in 0..lane.len() {
+                if let Some((_, cpu)) = lane.cpu(i) {
+                    let a = &mut acc[lane.method(i).index()];
+                    a.0 += cpu;
+                    a.1 += lane.dur(i);
+                }
+            }
+        }
+    }
+    acc.into_iter()
+        .enumerate()
+        .filter(|(_, (_, w))| *w > 0)
+        .map(|(i, (c, w))| (MethodId(i as u32), c as f64 / w as f64))
+        .collect()
+}
+
+/// One id's mean duration across runs compared with the baseline run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ComparisonRow {
+    pub name: String,
+    /// Per run: (count, mean seconds); `None` when the run lacks this name.
+    pub runs: Vec<Option<(usize, f64)>>,
+    /// Per run: mean / baseline mean − 1 (relative change), `None` when not comparable.
+    pub change_vs_baseline: Vec<Option<f64>>,
+}
+
+/// Compares several runs (CProfiler files, PerfLog files) by series name; series with the same
+/// name in one run are merged. Rows are sorted by name.
+pub fn compare_runs(runs: &[&Trace], baseline: usize) -> Vec<ComparisonRow> {
+    use std::collections::BTreeMap;
+    let mut by_name: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
+    for (r, t) in runs.iter().enumerate() {
+        for d in &t.durations {
+            let e = by_name
+                .entry(d.name.clone())
+                .or_insert_with(|| vec![Vec::new(); runs.len()]);
+            e[r].extend(d.durations_s.iter().copied());
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, per_run)| {
+            let runs_s: Vec<Option<(usize, f64)>> = per_run
+                .iter()
+                .map(|v| {
+                    let s = Stats::of(v);
+                    (s.count > 0).then_some((s.count, s.mean))
+                })
+                .collect();
+            let base = runs_s.get(baseline).copied().flatten();
+            let change = runs_s
+                .iter()
+                .map(|r| match (r, base) {
+                    (Some((_, m)), Some((_, b))) if b > 0.0 => Some(m / b - 1.0),
+                    _ => None,
+                })
+                .collect();
+            ComparisonRow {
+                name,
+                runs: runs_s,
+                change_vs_baseline: change,
+            }
+        })
+        .collect()
+}
+
+/// Offsets (ms) to add to each RTL trace's times to place them on one absolute axis whose zero
+/// is the earliest process start; `None` for a trace without an `opening log file` header.
+pub fn rtl_alignment_ms(traces: &[&Trace]) -> Vec<Option<f64>> {
+    let starts: Vec<Option<f64>> = traces
+        .iter()
+        .map(|t| crate::formats::legacy::rtl::epoch_seconds(t, 0))
+        .collect();
+    let min = starts
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    starts
+        .into_iter()
+        .map(|s| s.map(|s| (s - min) * 1000.0))
+        .collect()
+}

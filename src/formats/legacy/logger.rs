@@ -1,0 +1,256 @@
+//! A. Tarvo's Logger CSV (`PID,TID,probe,cpu_s,cpu_ns,wall_s,wall_ns`, legacy.md §4).
+//!
+//! Mapping: one thread per (pid, tid) (raw id = tid, name `pid P tid T`); records sorted per
+//! thread by wall time (tie → cpu → file order, L1); a call per block between consecutive
+//! probes, method `p_i→p_j` (class `block`); every hit is an instant labelled with its probe id.
+//! Times are nanoseconds (`ticks_per_sec = 1e9`) relative to the earliest wall time of the
+//! file, so threads align on the wall clock. `ClockMode::Dual` when both clocks are present
+//! (cpu = cpu_s·1e9 + cpu_ns), `Wall` when the CPU pair is 0,0 on every row or there are 5
+//! columns (5 columns are taken as `PID,TID,probe,wall_s,wall_ns`), `ThreadCpu` when only the
+//! wall pair is all zero (then the axis is CPU time and threads are not aligned).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{decode, lines};
+use crate::formats::{FormatError, ReadContext};
+use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, Severity, Trace};
+
+const FORMAT: &str = "logger-csv";
+
+struct Hit {
+    probe: u64,
+    cpu_ns: u64,
+    wall_ns: u64,
+    order: u64,
+}
+
+fn ns(s: &str, ns_: &str) -> Option<u64> {
+    let s: u64 = s.parse().ok()?;
+    let n: u64 = ns_.parse().ok()?;
+    if n >= 1_000_000_000 {
+        return None;
+    }
+    s.checked_mul(1_000_000_000)?.checked_add(n)
+}
+
+/// Reads a Logger CSV.
+pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+    let dec = decode(bytes);
+    let mut b = Builder::new(FORMAT);
+    b.source.byte_len = bytes.len() as u64;
+    b.ticks_per_sec = 1_000_000_000;
+    let rows: Vec<(u64, Vec<&str>, &str, bool)> = lines(&dec.text)
+        .filter(|(_, l, _)| !l.trim().is_empty())
+        .map(|(n, l, eol)| (n, l.split([',', ';']).map(str::trim).collect(), l, eol))
+        .collect();
+    // L9: column count by majority of numeric rows.
+    let mut counts: HashMap<usize, usize> = HashMap::new();
+    for (_, f, _, _) in &rows {
+        if f.iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
+        {
+            *counts.entry(f.len()).or_default() += 1;
+        }
+    }
+    let cols = match (
+        counts.get(&7).copied().unwrap_or(0),
+        counts.get(&5).copied().unwrap_or(0),
+    ) {
+        (0, 0) => {
+            return Err(FormatError::new(
+                FORMAT,
+                Location::File,
+                "no lines of 7 or 5 comma-separated integers",
+            ));
+        }
+        (a, c) if a >= c => 7,
+        _ => 5,
+    };
+    b.source.options.push(("columns".into(), cols.to_string()));
+    let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
+    let mut records = 0u64;
+    let last_line = rows.last().map(|r| r.0);
+    for (i, (line_no, f, raw, eol)) in rows.iter().enumerate() {
+        let loc = Location::Line(*line_no);
+        let numeric = f
+            .iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()));
+        if i == 0
+            && !f
+                .iter()
+                .any(|x| x.bytes().all(|c| c.is_ascii_digit()) && !x.is_empty())
+        {
+            b.diag(
+                Diagnostic::new(Severity::Info, "L10", loc, "header line skipped").with_raw(*raw),
+            );
+            continue;
+        }
+        if f.len() != cols || !numeric {
+            let code = if !eol && Some(*line_no) == last_line {
+                "L2"
+            } else if f.len() != cols {
+                "L9"
+            } else {
+                "L4"
+            };
+            b.diag(
+                Diagnostic::warning(
+                    code,
+                    loc,
+                    format!(
+                        "record skipped ({} fields, expected {cols} integers)",
+                        f.len()
+                    ),
+                )
+                .with_raw(*raw),
+            );
+            continue;
+        }
+        let p = |k: usize| f[k].parse::<u64>().ok();
+        let (Some(pid), Some(tid), Some(probe)) = (p(0), p(1), p(2)) else {
+            b.diag(Diagnostic::warning("L4", loc, "field out of range").with_raw(*raw));
+            continue;
+        };
+        let (cpu, wall) = if cols == 7 {
+            (ns(f[3], f[4]), ns(f[5], f[6]))
+        } else {
+            (Some(0), ns(f[3], f[4]))
+        };
+        let (Some(cpu_ns), Some(wall_ns)) = (cpu, wall) else {
+            b.diag(
+                Diagnostic::warning(
+                    "L4",
+                    loc,
+                    "nanoseconds ≥ 1e9 or value out of range; record skipped",
+                )
+                .with_raw(*raw),
+            );
+            continue;
+        };
+        if !eol && Some(*line_no) == last_line && f.len() == cols {
+            // A complete last record without EOL is accepted.
+        }
+        records += 1;
+        threads.entry((pid, tid)).or_default().push(Hit {
+            probe,
+            cpu_ns,
+            wall_ns,
+            order: records,
+        });
+    }
+    let all = threads.values().flatten();
+    let has_cpu = all.clone().any(|h| h.cpu_ns != 0);
+    let has_wall = threads.values().flatten().any(|h| h.wall_ns != 0);
+    b.clock = Some(match (has_cpu, has_wall) {
+        (true, true) => ClockMode::Dual,
+        (true, false) => ClockMode::ThreadCpu,
+        _ => ClockMode::Wall,
+    });
+    let axis_of = |h: &Hit| {
+        if has_wall {
+            h.wall_ns
+        } else if has_cpu {
+            h.cpu_ns
+        } else {
+            h.order
+        }
+    };
+    if !has_wall && !has_cpu {
+        b.axis_synthesized = true;
+        b.ticks_per_sec = 1;
+    }
+    let base = threads
+        .values()
+        .flatten()
+        .map(|h| axis_of(h))
+        .min()
+        .unwrap_or(0);
+    let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
+    if pids.len() > 1 {
+        b.diag(Diagnostic::new(
+            Severity::Info,
+            "L7",
+            Location::File,
+            format!("{} processes in one file", pids.len()),
+        ));
+    }
+    let mut methods: HashMap<(u64, u64), crate::trace::MethodId> = HashMap::new();
+    let mut l5 = 0u64;
+    let mut l6 = 0u64;
+    for ((pid, tid), mut hits) in threads {
+        let in_file_order_wall_back = hits.windows(2).any(|w| axis_of(&w[1]) < axis_of(&w[0]));
+        hits.sort_by_key(|h| (axis_of(h), h.cpu_ns, h.order));
+        let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
+        for h in &hits {
+            b.instants.push(Instant {
+                thread: t.0,
+                time: axis_of(h) - base,
+                label: format!("probe {}", h.probe),
+            });
+        }
+        let _ = in_file_order_wall_back;
+        for w in hits.windows(2) {
+            let (a, c) = (&w[0], &w[1]);
+            let key = (a.probe, c.probe);
+            let m = match methods.get(&key) {
+                Some(&m) => m,
+                None => {
+                    let m = b.add_method(
+                        methods.len() as u64,
+                        "block",
+                        &format!("{}→{}", a.probe, c.probe),
+                        "",
+                        None,
+                        None,
+                    );
+                    methods.insert(key, m);
+                    m
+                }
+            };
+            if has_cpu && has_wall {
+                if c.cpu_ns < a.cpu_ns {
+                    l5 += 1;
+                } else if c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns {
+                    l5 += 1;
+                }
+            }
+            if has_wall && c.order < a.order && c.wall_ns < a.wall_ns {
+                l6 += 1;
+            }
+            let cpu = |h: &Hit| {
+                if has_cpu && has_wall {
+                    Some(h.cpu_ns)
+                } else {
+                    None
+                }
+            };
+            let ev = b.events_mut(t);
+            // Blocks are back to back: exit of one and enter of the next share a time.
+            ev.push(Action::Enter, m, axis_of(a) - base, cpu(a));
+            ev.push(
+                Action::Exit,
+                m,
+                axis_of(c) - base,
+                cpu(c).map(|x| x.max(a.cpu_ns)),
+            );
+        }
+        if hits.len() == 1 {
+            b.diag(Diagnostic::new(
+                Severity::Info,
+                "L8",
+                Location::File,
+                format!("thread {tid} of pid {pid} has a single probe hit: no block"),
+            ));
+        }
+    }
+    let _ = l6;
+    if l5 > 0 {
+        b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));
+    }
+    b.source
+        .options
+        .push(("wall_base_ns".into(), base.to_string()));
+    b.source.record_count = records;
+    ctx.progress.add_records(records);
+    Ok(b.finish())
+}

@@ -1,0 +1,489 @@
+//! Windows CE / Embedded CE 6.0 PerfLog (`## PERF ##`, legacy.md §2).
+//!
+//! Mapping: no clock; one `DurationSeries` per (session, app, marker string) — name = marker
+//! string, group = `session N: app` (events bind to the latest registration of an id, P11;
+//! identical re-registered strings share a series); `counters` `CPU % …` / `MEM …` per session
+//! and app against sample index; session header facts in `source.options` as `sN.key`.
+//! Durations are converted with the session's `RESOLUTION`, also when it appears late (P9); a
+//! session that never states one keeps raw ticks in `durations_s` and its series name ends with
+//! ` [ticks]`.
+
+use std::collections::HashMap;
+
+use super::{decode, lines};
+use crate::formats::{FormatError, ReadContext};
+use crate::trace::{Builder, Counter, Diagnostic, DurationSeries, Location, Severity, Trace};
+
+const FORMAT: &str = "ce-perflog";
+
+/// Parses a float as printed by MSVC `%f`, including `1.#INF00`, `-1.#IND00`, `1.#QNAN0` (P16).
+pub fn parse_msvc_float(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if let Ok(v) = s.parse::<f64>() {
+        return Some(v);
+    }
+    let neg = s.starts_with('-');
+    if s.contains("#INF") {
+        Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        })
+    } else if s.contains("#IND") || s.contains("#QNAN") || s.contains("#SNAN") {
+        Some(f64::NAN)
+    } else {
+        None
+    }
+}
+
+/// Splits `"[a] b [c]"`-style text: returns the content of the first `[...]` after `key`,
+/// anchored on the last `]` when `greedy`.
+fn bracket_after<'a>(s: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
+    let i = s.find(key)? + key.len();
+    let rest = s[i..].trim_start();
+    let rest = rest.strip_prefix('[')?;
+    let close = rest.find(']')?;
+    Some((&rest[..close], &rest[close + 1..]))
+}
+
+#[derive(Default)]
+struct Session {
+    index: usize,
+    resolution: Option<u64>,
+    /// (app, id) → series index.
+    bound: HashMap<(String, u64), usize>,
+    /// Raw tick values waiting for conversion: (series, ticks).
+    raw: Vec<(usize, u64)>,
+    counters: HashMap<(String, &'static str), usize>,
+}
+
+struct Reader {
+    b: Builder,
+    sessions: Vec<Session>,
+    series_by_name: HashMap<(usize, String, String), usize>,
+    raw_series: Vec<Vec<u64>>,
+}
+
+impl Reader {
+    fn cur(&mut self) -> &mut Session {
+        if self.sessions.is_empty() {
+            self.sessions.push(Session {
+                index: 0,
+                ..Session::default()
+            });
+        }
+        self.sessions.last_mut().expect("non-empty")
+    }
+
+    fn series(&mut self, session: usize, app: &str, name: &str) -> usize {
+        let key = (session, app.to_string(), name.to_string());
+        if let Some(&i) = self.series_by_name.get(&key) {
+            return i;
+        }
+        let i = self.b.durations.len();
+        self.b.durations.push(DurationSeries {
+            name: name.to_string(),
+            group: format!("session {session}: {app}"),
+            durations_s: Vec::new(),
+            incomplete: 0,
+        });
+        self.raw_series.push(Vec::new());
+        self.series_by_name.insert(key, i);
+        i
+    }
+
+    fn new_session(&mut self) {
+        self.end_session();
+        let index = self.sessions.len();
+        self.sessions.push(Session {
+            index,
+            ..Session::default()
+        });
+    }
+
+    fn end_session(&mut self) {
+        let Some(s) = self.sessions.last_mut() else {
+            return;
+        };
+        let raw = std::mem::take(&mut s.raw);
+        let res = s.resolution.filter(|&r| r > 0);
+        for (series, ticks) in raw {
+            self.raw_series[series].push(ticks);
+            let d = &mut self.b.durations[series];
+            match res {
+                Some(r) => d.durations_s.push(ticks as f64 / r as f64),
+                None => {
+                    d.durations_s.push(ticks as f64);
+                    if !d.name.ends_with(" [ticks]") {
+                        d.name.push_str(" [ticks]");
+                    }
+                }
+            }
+        }
+    }
+
+    fn counter(&mut self, app: &str, kind: &'static str) -> usize {
+        let si = self.cur().index;
+        if let Some(&i) = self.cur().counters.get(&(app.to_string(), kind)) {
+            return i;
+        }
+        let i = self.b.counters.len();
+        let (name, unit) = if kind == "CPU" {
+            ("CPU %", "%")
+        } else {
+            ("MEM", "bytes")
+        };
+        self.b.counters.push(Counter {
+            name: format!("{name} (session {si}: {app})"),
+            unit: unit.into(),
+            points: Vec::new(),
+            x_is_time: false,
+        });
+        self.cur().counters.insert((app.to_string(), kind), i);
+        i
+    }
+}
+
+/// Reads a PerfLog file.
+pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+    let dec = decode(bytes);
+    let mut rd = Reader {
+        b: Builder::new(FORMAT),
+        sessions: Vec::new(),
+        series_by_name: HashMap::new(),
+        raw_series: Vec::new(),
+    };
+    rd.b.clock = None;
+    rd.b.source.byte_len = bytes.len() as u64;
+    let mut records = 0u64;
+    let mut skipped = 0u64;
+    let mut last_was_app = false;
+    for (line_no, line, eol) in lines(&dec.text) {
+        if line_no % 4096 == 0 && ctx.progress.is_cancelled() {
+            return Err(crate::formats::cancelled(FORMAT));
+        }
+        let Some(pos) = line.find("## PERF ##") else {
+            if !line.trim().is_empty() {
+                skipped += 1; // P5
+            }
+            continue;
+        };
+        let prefix = line[..pos].trim();
+        let body = line[pos + 10..].trim();
+        let body_owned = body.split_whitespace().collect::<Vec<_>>().join(" "); // P3
+        let body = body_owned.as_str();
+        let loc = Location::Line(line_no);
+        if !eol && !body.ends_with(']') && !body.ends_with("SECOND") {
+            rd.b.diag(
+                Diagnostic::warning("P19", loc, "truncated last line skipped").with_raw(line),
+            );
+            continue;
+        }
+        records += 1;
+        if !prefix.is_empty() {
+            rd.b.source
+                .options
+                .push((format!("line{line_no}.prefix"), prefix.to_string()));
+        }
+        let upper = body.to_ascii_uppercase();
+        if upper.starts_with("OSVERSION") {
+            rd.new_session();
+            last_was_app = false;
+            let si = rd.cur().index;
+            if let Some((v, rest)) = bracket_after(body, "=") {
+                rd.b.source
+                    .options
+                    .push((format!("s{si}.osversion"), v.to_string()));
+                if let Some((bld, _)) = bracket_after(rest, "BUILD=") {
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.build"), bld.to_string()));
+                }
+            }
+            continue;
+        }
+        if upper.starts_with("PLATFORM=") || upper.starts_with("DEVNAME=") {
+            let si = rd.cur().index;
+            for key in ["PLATFORM", "CPU", "DEVNAME"] {
+                if let Some((v, _)) = bracket_after(body, &format!("{key}=")) {
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
+                }
+            }
+            continue;
+        }
+        if upper.starts_with("REGISTERED APP") {
+            // P7: a REGISTERED APP without an OSVERSION right before starts a new session
+            // only when the current session already has events.
+            if rd.sessions.is_empty() || (!rd.cur().raw.is_empty() && !last_was_app) {
+                rd.new_session();
+            }
+            last_was_app = true;
+            let si = rd.cur().index;
+            if let Some((app, rest)) = bracket_after(body, "REGISTERED APP") {
+                rd.b.source
+                    .options
+                    .push((format!("s{si}.app"), app.to_string()));
+                let pid =
+                    bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
+                if let Some((p, _)) = pid {
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.pid"), p.to_string()));
+                }
+            }
+            continue;
+        }
+        last_was_app = false;
+        if upper.starts_with("RESOLUTION") {
+            let si = rd.cur().index;
+            match bracket_after(body, "RESOLUTION").and_then(|(v, _)| v.trim().parse::<u64>().ok())
+            {
+                Some(r) => {
+                    if r == 0 {
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P9",
+                                loc,
+                                "RESOLUTION is 0: durations stay in ticks",
+                            )
+                            .with_raw(line),
+                        );
+                    } else if !rd.cur().raw.is_empty() {
+                        rd.b.diag(Diagnostic::new(
+                            Severity::Info,
+                            "P9",
+                            loc,
+                            "RESOLUTION after events: earlier durations converted retroactively",
+                        ));
+                    }
+                    rd.cur().resolution = Some(r);
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.resolution"), r.to_string()));
+                }
+                None => rd
+                    .b
+                    .diag(Diagnostic::warning("P9", loc, "unreadable RESOLUTION").with_raw(line)),
+            }
+            continue;
+        }
+        if upper.starts_with("REGISTERED MARKER") {
+            // Right-anchored (P12/P13): `... AS [id] BY APP [app]`.
+            let Some(as_pos) = body.rfind("] AS [") else {
+                rd.b.diag(
+                    Diagnostic::warning("P18", loc, "unreadable marker registration")
+                        .with_raw(line),
+                );
+                continue;
+            };
+            let name_start = body.find('[').map(|i| i + 1).unwrap_or(as_pos);
+            let name = body[name_start.min(as_pos)..as_pos].to_string();
+            let rest = &body[as_pos + 6..];
+            let Some(close) = rest.find(']') else {
+                continue;
+            };
+            let Ok(id) = rest[..close].trim().parse::<u64>() else {
+                rd.b.diag(Diagnostic::warning("P15", loc, "non-numeric marker id").with_raw(line));
+                continue;
+            };
+            let after = rest[close + 1..].trim();
+            let lower = after.to_ascii_lowercase();
+            let app = lower
+                .find("app")
+                .map(|i| {
+                    after[i + 3..]
+                        .trim()
+                        .trim_start_matches('[')
+                        .trim_end()
+                        .trim_end_matches(']')
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let si = rd.cur().index;
+            if id == 102 || id == 103 {
+                continue; // monitor markers: events go to counters
+            }
+            let s = rd.series(si, &app, &name);
+            rd.cur().bound.insert((app, id), s);
+            continue;
+        }
+        if let Some(rest) = body
+            .strip_prefix("APP [")
+            .or_else(|| body.strip_prefix("APP["))
+        {
+            let Some(evt) = rest.rfind("] EVT [") else {
+                if upper.contains(" CAL [") || upper.contains(" FREQ [") {
+                    let si = rd.cur().index;
+                    rd.b.source
+                        .options
+                        .push((format!("s{si}.cal"), body.to_string())); // P17
+                } else {
+                    rd.b.diag(
+                        Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw")
+                            .with_raw(line),
+                    );
+                }
+                continue;
+            };
+            let app = rest[..evt].to_string();
+            let tail = &rest[evt + 7..];
+            let Some(c) = tail.find(']') else { continue };
+            let Ok(id) = tail[..c].trim().parse::<u64>() else {
+                rd.b.diag(Diagnostic::warning("P15", loc, "non-numeric event id").with_raw(line));
+                continue;
+            };
+            let tail = tail[c + 1..].trim();
+            let (word, value) = match tail.find('[') {
+                Some(i)
+                    if tail.ends_with(']')
+                        && tail[..i].trim().chars().all(|c| c.is_ascii_alphabetic()) =>
+                {
+                    (tail[..i].trim(), &tail[i + 1..tail.len() - 1])
+                }
+                _ => {
+                    rd.b.diag(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "P18",
+                            loc,
+                            "undocumented event kind kept raw",
+                        )
+                        .with_raw(line),
+                    );
+                    continue;
+                }
+            };
+            match word {
+                "DUR" => {
+                    let Ok(ticks) = value.trim().parse::<u64>() else {
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("non-numeric duration `{value}` skipped"),
+                            )
+                            .with_raw(line),
+                        );
+                        continue;
+                    };
+                    if ticks >= 1 << 31 {
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("suspicious duration {ticks} ticks (≥ 2^31, DWORD wrap?)"),
+                            )
+                            .with_raw(line),
+                        );
+                    }
+                    let si = rd.cur().index;
+                    let s = match rd.cur().bound.get(&(app.clone(), id)) {
+                        Some(&s) => s,
+                        None => {
+                            let code = if rd
+                                .b
+                                .source
+                                .options
+                                .iter()
+                                .any(|(k, _)| k.starts_with(&format!("s{si}.")))
+                            {
+                                "P10"
+                            } else {
+                                "P8"
+                            };
+                            rd.b.diag(
+                                Diagnostic::warning(
+                                    code,
+                                    loc,
+                                    format!("event for unregistered id {id}"),
+                                )
+                                .with_raw(line),
+                            );
+                            rd.series(si, &app, &format!("unregistered id {id}"))
+                        }
+                    };
+                    rd.cur().raw.push((s, ticks));
+                }
+                "CPU" | "MEM" => {
+                    let v = if word == "CPU" {
+                        parse_msvc_float(value)
+                    } else {
+                        value.trim().parse::<u64>().ok().map(|v| v as f64)
+                    };
+                    let Some(v) = v else {
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P15",
+                                loc,
+                                format!("non-numeric {word} value skipped"),
+                            )
+                            .with_raw(line),
+                        );
+                        continue;
+                    };
+                    if !v.is_finite() {
+                        rd.b.diag(
+                            Diagnostic::warning(
+                                "P16",
+                                loc,
+                                format!("{word} value `{value}` is NaN/inf; excluded"),
+                            )
+                            .with_raw(line),
+                        );
+                        continue;
+                    }
+                    let kind = if word == "CPU" { "CPU" } else { "MEM" };
+                    let ci = rd.counter(&app, kind);
+                    let x = rd.b.counters[ci].points.len() as f64;
+                    rd.b.counters[ci].points.push((x, v));
+                }
+                _ => {
+                    rd.b.diag(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "P18",
+                            loc,
+                            format!("undocumented event kind `{word}` kept raw"),
+                        )
+                        .with_raw(line),
+                    );
+                }
+            }
+            continue;
+        }
+        if upper.contains(" TOOK [") {
+            rd.b.diag(
+                Diagnostic::new(
+                    Severity::Info,
+                    "P6",
+                    loc,
+                    "multiperflogger `took` line skipped",
+                )
+                .with_raw(line),
+            );
+            continue;
+        }
+        rd.b.diag(
+            Diagnostic::new(Severity::Info, "P18", loc, "unknown PERF record kept raw")
+                .with_raw(line),
+        );
+    }
+    rd.end_session();
+    if skipped > 0 {
+        rd.b.source
+            .options
+            .push(("non_perf_lines".into(), skipped.to_string()));
+    }
+    if records == 0 {
+        return Err(FormatError::new(
+            FORMAT,
+            Location::File,
+            "no `## PERF ##` records",
+        ));
+    }
+    rd.b.source.record_count = records;
+    ctx.progress.add_records(records);
+    Ok(rd.b.finish())
+}

@@ -1,0 +1,581 @@
+//! OpenOffice / StarOffice `RTL_LOGFILE` time-stamp logs (legacy.md §1).
+//!
+//! Mapping: one thread per thread id; `{`/`}` records → calls (method class = module, name =
+//! function, signature = `(author)`, or name = whole scope text when it does not follow the
+//! `module (author) func` convention); `| X : { L` / `| X : } L` → calls of a method with class
+//! `logical` and name `L`; other `|` records → instants (label = message); header facts in
+//! `source.options` (`epoch_s`, `timer_ms`, `pid`, `pid_source`, `clean_exit`, `closing_ms`).
+//! Times are milliseconds (`ticks_per_sec = 1000`), wall clock.
+
+use std::collections::HashMap;
+
+use super::{decode, lines};
+use crate::formats::{FormatError, ReadContext};
+use crate::trace::{
+    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, ThreadId, Trace,
+};
+
+const FORMAT: &str = "rtl-logfile";
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Physical,
+    Logical,
+}
+
+struct ThreadState {
+    id: ThreadId,
+    stack: Vec<(Kind, String, MethodId)>,
+    last_ms: u64,
+    wrap_add: u64,
+    any: bool,
+}
+
+/// One parsed record `TIME TID <c> body`.
+struct Rec<'a> {
+    time: u64,
+    tid: u64,
+    kind: u8,
+    body: &'a str,
+}
+
+fn parse_record(line: &str) -> Option<Rec<'_>> {
+    let sp = line.find(' ')?;
+    let t = &line[..sp];
+    if t.len() < 6 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rest = &line[sp + 1..];
+    let sp2 = rest.find(' ')?;
+    let tid = &rest[..sp2];
+    if tid.is_empty() || !tid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let body = &rest[sp2 + 1..];
+    let kind = *body.as_bytes().first()?;
+    if !matches!(kind, b'{' | b'}' | b'|') {
+        return None;
+    }
+    let after = &body[1..];
+    if !(after.is_empty() || after.starts_with(' ')) {
+        return None;
+    }
+    Some(Rec {
+        time: t.parse().ok()?,
+        tid: tid.parse().ok()?,
+        kind,
+        body: after.strip_prefix(' ').unwrap_or(after),
+    })
+}
+
+/// Finds an embedded record start (R5/R13) in `line` at or after byte `from`.
+fn find_embedded(line: &str, from: usize) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        if b[i].is_ascii_digit()
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && parse_record(&line[i..]).is_some()
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `module (author) func` → (module, author, func).
+pub fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
+    let sp = scope.find(' ')?;
+    let module = &scope[..sp];
+    let rest = scope[sp + 1..].strip_prefix('(')?;
+    let close = rest.find(')')?;
+    let author = &rest[..close];
+    let func = rest[close + 1..].strip_prefix(' ')?;
+    if module.is_empty() || func.is_empty() {
+        return None;
+    }
+    Some((module, author, func))
+}
+
+/// Strips a LogBridge suffix (R7) from a `}` scope; returns (scope, suffix).
+fn strip_logbridge(s: &str) -> (&str, Option<&str>) {
+    for pat in [" return : ", " excption occured : "] {
+        if let Some(i) = s.find(pat) {
+            return (&s[..i], Some(&s[i + 1..]));
+        }
+    }
+    (s, None)
+}
+
+struct Reader {
+    b: Builder,
+    threads: HashMap<u64, ThreadState>,
+    methods: HashMap<(Kind, String), MethodId>,
+    records: u64,
+    /// Index of the instant waiting for its R5 message line.
+    pending_msg: Option<usize>,
+    last_instant: Option<usize>,
+    unterminated: u64,
+}
+
+impl Reader {
+    fn method(&mut self, kind: Kind, scope: &str) -> MethodId {
+        if let Some(&m) = self.methods.get(&(kind, scope.to_string())) {
+            return m;
+        }
+        let raw = self.methods.len() as u64;
+        let m = match (kind, parse_scope(scope)) {
+            (Kind::Logical, _) => self.b.add_method(raw, "logical", scope, "", None, None),
+            (Kind::Physical, Some((module, author, func))) => {
+                self.b
+                    .add_method(raw, module, func, &format!("({author})"), None, None)
+            }
+            (Kind::Physical, None) => self.b.add_method(raw, "", scope, "", None, None),
+        };
+        self.methods.insert((kind, scope.to_string()), m);
+        m
+    }
+
+    fn thread(&mut self, tid: u64) -> &mut ThreadState {
+        if !self.threads.contains_key(&tid) {
+            let id = self.b.add_thread(tid, &format!("thread {tid}"));
+            self.threads.insert(
+                tid,
+                ThreadState {
+                    id,
+                    stack: Vec::new(),
+                    last_ms: 0,
+                    wrap_add: 0,
+                    any: false,
+                },
+            );
+        }
+        self.threads.get_mut(&tid).expect("inserted above")
+    }
+
+    fn time(&mut self, tid: u64, raw: u64, line_no: u64, line: &str) -> u64 {
+        let st = self.thread(tid);
+        let mut t = raw + st.wrap_add;
+        let mut diag = None;
+        if st.any && t < st.last_ms {
+            if st.last_ms - t > (1u64 << 31) {
+                st.wrap_add += 1u64 << 32;
+                t = raw + st.wrap_add;
+                diag = Some((
+                    "R4",
+                    "time stamp wrapped past 2^32 ms; unwrapped".to_string(),
+                ));
+            } else {
+                diag = Some((
+                    "R4",
+                    format!(
+                        "time went back {} ms on this thread; clamped",
+                        st.last_ms - t
+                    ),
+                ));
+                t = st.last_ms;
+            }
+        }
+        st.any = true;
+        st.last_ms = t;
+        if let Some((code, msg)) = diag {
+            self.b
+                .diag(Diagnostic::warning(code, Location::Line(line_no), msg).with_raw(line));
+        }
+        t
+    }
+
+    fn record(&mut self, r: &Rec, line_no: u64, line: &str) {
+        self.records += 1;
+        self.pending_msg = None;
+        let t = self.time(r.tid, r.time, line_no, line);
+        match r.kind {
+            b'{' => {
+                let m = self.method(Kind::Physical, r.body);
+                let st = self.thread(r.tid);
+                st.stack.push((Kind::Physical, r.body.to_string(), m));
+                let id = st.id;
+                self.b.events_mut(id).push(Action::Enter, m, t, None);
+            }
+            b'}' => {
+                let (scope, _suffix) = strip_logbridge(r.body);
+                let pos = self
+                    .thread(r.tid)
+                    .stack
+                    .iter()
+                    .rposition(|(k, n, _)| *k == Kind::Physical && n == scope);
+                self.close(r.tid, pos, t, line_no, line, scope);
+            }
+            _ => self.message(r, t, line_no, line),
+        }
+    }
+
+    fn close(
+        &mut self,
+        tid: u64,
+        pos: Option<usize>,
+        t: u64,
+        line_no: u64,
+        line: &str,
+        label: &str,
+    ) {
+        let st = self.thread(tid);
+        let id = st.id;
+        match pos {
+            None => {
+                self.b.diag(
+                    Diagnostic::warning(
+                        "R8",
+                        Location::Line(line_no),
+                        format!("end of scope `{label}` that was never opened on this thread"),
+                    )
+                    .with_raw(line),
+                );
+                self.b.instants.push(Instant {
+                    thread: id.0,
+                    time: t,
+                    label: format!("orphan end: {label}"),
+                });
+            }
+            Some(p) => {
+                let popped: Vec<_> = st.stack.drain(p..).collect();
+                if popped.len() > 1 {
+                    self.b.diag(
+                        Diagnostic::warning(
+                            "R9",
+                            Location::Line(line_no),
+                            format!(
+                                "`{label}` closes {} inner scopes left open",
+                                popped.len() - 1
+                            ),
+                        )
+                        .with_raw(line),
+                    );
+                }
+                let ev = self.b.events_mut(id);
+                for (_, _, m) in popped.iter().rev() {
+                    ev.push(Action::Exit, *m, t, None);
+                }
+            }
+        }
+    }
+
+    fn message(&mut self, r: &Rec, t: u64, line_no: u64, line: &str) {
+        // Split scope and message (R12: prefer the longest open scope name).
+        let body = r.body;
+        let open_scope = self
+            .thread(r.tid)
+            .stack
+            .iter()
+            .filter(|(k, n, _)| {
+                *k == Kind::Physical
+                    && body.starts_with(n.as_str())
+                    && body[n.len()..].starts_with(" : ")
+            })
+            .map(|(_, n, _)| n.len())
+            .max();
+        let (scope, msg) = if let Some(l) = open_scope {
+            (&body[..l], &body[l + 3..])
+        } else if let Some(m) = body.strip_prefix(": ") {
+            ("", m)
+        } else if body == ":" {
+            ("", "")
+        } else if let Some(i) = body.find(" : ") {
+            (&body[..i], &body[i + 3..])
+        } else {
+            ("", body)
+        };
+        let _ = scope;
+        let id = self.thread(r.tid).id;
+        if let Some(label) = msg.strip_prefix("{ ") {
+            let m = self.method(Kind::Logical, label);
+            self.thread(r.tid)
+                .stack
+                .push((Kind::Logical, label.to_string(), m));
+            self.b.events_mut(id).push(Action::Enter, m, t, None);
+            return;
+        }
+        if let Some(label) = msg.strip_prefix("} ") {
+            let st = self.thread(r.tid);
+            let pos = st
+                .stack
+                .iter()
+                .rposition(|(k, n, _)| *k == Kind::Logical && n == label)
+                .or_else(|| {
+                    st.stack.iter().rposition(|(k, n, _)| {
+                        *k == Kind::Logical
+                            && (n.starts_with(label) || label.starts_with(n.as_str()))
+                    })
+                })
+                .or_else(|| st.stack.iter().rposition(|(k, _, _)| *k == Kind::Logical));
+            self.close(r.tid, pos, t, line_no, line, label);
+            return;
+        }
+        self.b.instants.push(Instant {
+            thread: id.0,
+            time: t,
+            label: msg.to_string(),
+        });
+        self.last_instant = Some(self.b.instants.len() - 1);
+        if msg.is_empty() {
+            self.pending_msg = self.last_instant;
+        }
+    }
+}
+
+/// Reads an RTL log.
+pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+    let dec = decode(bytes);
+    let mut rd = Reader {
+        b: Builder::new(FORMAT),
+        threads: HashMap::new(),
+        methods: HashMap::new(),
+        records: 0,
+        pending_msg: None,
+        last_instant: None,
+        unterminated: 0,
+    };
+    rd.b.clock = Some(ClockMode::Wall);
+    rd.b.ticks_per_sec = 1000;
+    rd.b.source.byte_len = bytes.len() as u64;
+    if dec.nuls_removed > 0 && !dec.utf16 {
+        rd.b.diag(Diagnostic::warning(
+            "R13",
+            Location::File,
+            format!(
+                "{} NUL bytes removed (message longer than 4095 bytes)",
+                dec.nuls_removed
+            ),
+        ));
+    }
+    let mut pid: Option<String> = None;
+    let mut closed_at: Option<u64> = None;
+    let mut seen_record = false;
+    for (line_no, line, eol) in lines(&dec.text) {
+        if line_no % 4096 == 0 && ctx.progress.is_cancelled() {
+            return Err(crate::formats::cancelled(FORMAT));
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if closed_at.is_some() {
+            rd.b.diag(
+                Diagnostic::warning(
+                    "R11",
+                    Location::Line(line_no),
+                    "text after `closing log file` ignored (stale tail)",
+                )
+                .with_raw(line),
+            );
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("opening log file ") {
+            let v = v
+                .trim_end_matches(" seconds past January 1st 1970")
+                .replace(',', ".");
+            rd.b.source.options.push(("epoch_s".into(), v));
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("corresponding to ") {
+            rd.b.source.options.push((
+                "timer_ms".into(),
+                v.trim_end_matches(" ms after timer start").to_string(),
+            ));
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("Process id is ") {
+            pid = Some(v.trim().to_string());
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("closing log file at ") {
+            let v = v.trim();
+            if let Ok(n) = v.parse::<u64>() {
+                closed_at = Some(n);
+                continue;
+            }
+            // Stale tail glued after the closing time (no EOL is written after it).
+            let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+            if let Some(k) = (6..=digits).find(|&k| parse_record(&v[k..]).is_some()) {
+                closed_at = v[..k].parse().ok();
+                rd.b.diag(
+                    Diagnostic::warning(
+                        "R11",
+                        Location::Line(line_no),
+                        "text after `closing log file` ignored (stale tail)",
+                    )
+                    .with_raw(line),
+                );
+                continue;
+            }
+        }
+        let Some(_) = parse_record(line) else {
+            // R6 continuation / R19 garbage.
+            if !seen_record {
+                rd.b.diag(
+                    Diagnostic::warning(
+                        "R19",
+                        Location::Line(line_no),
+                        "line before the first record skipped",
+                    )
+                    .with_raw(line),
+                );
+            } else if let Some(i) = rd.pending_msg.take() {
+                rd.b.instants[i].label = line.to_string();
+            } else {
+                if let Some(i) = rd.last_instant {
+                    let l = &mut rd.b.instants[i].label;
+                    l.push('\n');
+                    l.push_str(line);
+                }
+                rd.b.diag(
+                    Diagnostic::new(
+                        Severity::Info,
+                        "R6",
+                        Location::Line(line_no),
+                        "unprefixed line kept as continuation of the previous record",
+                    )
+                    .with_raw(line),
+                );
+            }
+            continue;
+        };
+        if !eol && line_no > 1 {
+            // A last record without EOL is still complete text; accept it.
+        }
+        seen_record = true;
+        // R5 / R13: split glued records.
+        let mut rest = line;
+        loop {
+            let Some(rec) = parse_record(rest) else { break };
+            let from = if rec.kind == b'|' {
+                // Embedded record right at message start (R5) or anywhere in a huge line (R13).
+                let body_off = rest.len() - rec.body.len();
+                let msg_off = rec
+                    .body
+                    .find(" : ")
+                    .map(|i| body_off + i + 3)
+                    .or_else(|| rec.body.starts_with(": ").then_some(body_off + 2));
+                match msg_off {
+                    Some(o) if parse_record(&rest[o..]).is_some() => Some(o),
+                    _ if rest.len() > 4000 => find_embedded(rest, body_off),
+                    _ => None,
+                }
+            } else if rest.len() > 4000 {
+                find_embedded(rest, rest.len() - rec.body.len())
+            } else {
+                None
+            };
+            match from {
+                Some(o) => {
+                    let head = &rest[..o];
+                    rd.b.diag(
+                        Diagnostic::warning(
+                            if rest.len() > 4000 { "R13" } else { "R5" },
+                            Location::Line(line_no),
+                            "two records glued on one line; split",
+                        )
+                        .with_raw(line),
+                    );
+                    if let Some(h) = parse_record(head) {
+                        rd.record(&h, line_no, head);
+                        if h.kind == b'|' && head.ends_with(": ") {
+                            // R5: the message follows on the next unprefixed line.
+                            let i = rd.b.instants.len() - 1;
+                            rd.b.instants[i].label.clear();
+                            let pending = Some(i);
+                            rest = &rest[o..];
+                            if let Some(r2) = parse_record(rest) {
+                                rd.record(&r2, line_no, rest);
+                            }
+                            rd.pending_msg = pending;
+                            break;
+                        }
+                    }
+                    rest = &rest[o..];
+                }
+                None => {
+                    rd.record(&rec, line_no, rest);
+                    break;
+                }
+            }
+        }
+    }
+    // R10: open scopes at EOF close at the thread's last time (builder does this); summarize.
+    let open_threads: Vec<(ThreadId, u64, Vec<MethodId>)> = rd
+        .threads
+        .values()
+        .filter(|s| !s.stack.is_empty())
+        .map(|s| (s.id, s.last_ms, s.stack.iter().map(|e| e.2).collect()))
+        .collect();
+    for (id, last, ms) in open_threads {
+        let ev = rd.b.events_mut(id);
+        for m in ms.iter().rev() {
+            ev.push(Action::Exit, *m, last, None);
+        }
+    }
+    let mut open: Vec<(u64, usize)> = rd
+        .threads
+        .iter()
+        .filter(|(_, s)| !s.stack.is_empty())
+        .map(|(t, s)| (*t, s.stack.len()))
+        .collect();
+    open.sort();
+    for (_, n) in &open {
+        rd.unterminated += *n as u64;
+    }
+    if rd.unterminated > 0 {
+        rd.b.diag(Diagnostic::warning("R10", Location::File, format!("{} scopes still open at end of file (threads {:?}); closed at each thread's last time stamp", rd.unterminated, open.iter().map(|o| o.0).collect::<Vec<_>>())));
+    }
+    let pid_source = if pid.is_some() {
+        "header"
+    } else if let Some(p) = ctx.path.and_then(pid_from_file_name) {
+        pid = Some(p.to_string());
+        "file-name"
+    } else {
+        "none"
+    };
+    if rd.b.source.option("epoch_s").is_none() {
+        rd.b.diag(Diagnostic::warning(
+            "R1",
+            Location::File,
+            "no `opening log file` header: no absolute time",
+        ));
+    }
+    if let Some(p) = pid {
+        rd.b.source.options.push(("pid".into(), p));
+    }
+    rd.b.source
+        .options
+        .push(("pid_source".into(), pid_source.into()));
+    rd.b.source
+        .options
+        .push(("clean_exit".into(), closed_at.is_some().to_string()));
+    if let Some(c) = closed_at {
+        rd.b.source
+            .options
+            .push(("closing_ms".into(), c.to_string()));
+    }
+    rd.b.source.record_count = rd.records;
+    ctx.progress.add_records(rd.records);
+    Ok(rd.b.finish())
+}
+
+/// The pid in a `name_<pid>.log` file name.
+pub fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".log")?;
+    let (_, pid) = stem.rsplit_once('_')?;
+    pid.parse().ok()
+}
+
+/// Absolute epoch seconds of trace time `t_ms`, from the header (`epoch_s + (t − timer_ms)/1000`).
+pub fn epoch_seconds(trace: &Trace, t_ms: u64) -> Option<f64> {
+    let e: f64 = trace.source.option("epoch_s")?.parse().ok()?;
+    let c: f64 = trace
+        .source
+        .option("timer_ms")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0.0);
+    Some(e + (t_ms as f64 - c) / 1000.0)
+}
