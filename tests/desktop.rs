@@ -95,7 +95,11 @@ fn install_without_helper_tools_notes_them() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for tool in ["update-mime-database", "update-desktop-database", "xdg-mime"] {
+    for tool in [
+        "update-mime-database",
+        "update-desktop-database",
+        "xdg-mime",
+    ] {
         assert!(
             stdout.contains(&format!("{tool} not found (skipped)")),
             "{tool} missing from:\n{stdout}"
