@@ -37,7 +37,39 @@ pub struct FileSummary {
     /// Methods with at least one call, by inclusive time on the primary clock (descending), then
     /// by full name.
     pub methods: Vec<MethodSummary>,
+    /// Duration series without timestamps (PerfLog markers, CProfiler ids), with statistics.
+    pub durations: Vec<DurationSummary>,
+    /// Sampled values (PerfLog CPU %, memory).
+    pub counters: Vec<CounterSummary>,
+    /// Number of point events (RTL messages, Logger probe hits).
+    pub instant_count: u64,
     pub diagnostics: Vec<DiagnosticSummary>,
+}
+
+/// Statistics of one duration series, in milliseconds.
+#[derive(Debug, Serialize)]
+pub struct DurationSummary {
+    pub name: String,
+    pub group: String,
+    pub count: u64,
+    pub incomplete: u64,
+    pub total_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub mean_ms: f64,
+    pub median_ms: f64,
+    pub stddev_ms: f64,
+}
+
+/// One counter series.
+#[derive(Debug, Serialize)]
+pub struct CounterSummary {
+    pub name: String,
+    pub unit: String,
+    pub samples: u64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
 }
 
 /// A value per clock: `{"cpu": …, "wall": …}`, with only the clocks the trace has.
@@ -161,6 +193,9 @@ pub fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSum
         total_us: PerClock::default(),
         threads: Vec::new(),
         methods: Vec::new(),
+        durations: Vec::new(),
+        counters: Vec::new(),
+        instant_count: 0,
         diagnostics: Vec::new(),
     }
 }
@@ -231,6 +266,43 @@ pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) 
             })
             .collect(),
         methods: methods.into_iter().map(|(_, m)| m).collect(),
+        durations: trace
+            .durations
+            .iter()
+            .map(|d| {
+                let st = crate::analysis::stats::Stats::of(&d.durations_s);
+                let ms = |x: f64| x * 1e3;
+                DurationSummary {
+                    name: d.name.clone(),
+                    group: d.group.clone(),
+                    count: st.count as u64,
+                    incomplete: d.incomplete,
+                    total_ms: ms(st.total),
+                    min_ms: ms(st.min),
+                    max_ms: ms(st.max),
+                    mean_ms: ms(st.mean),
+                    median_ms: ms(st.median),
+                    stddev_ms: ms(st.stddev),
+                }
+            })
+            .collect(),
+        counters: trace
+            .counters
+            .iter()
+            .map(|c| {
+                let values: Vec<f64> = c.points.iter().map(|p| p.1).collect();
+                let st = crate::analysis::stats::Stats::of(&values);
+                CounterSummary {
+                    name: c.name.clone(),
+                    unit: c.unit.clone(),
+                    samples: c.points.len() as u64,
+                    min: st.min,
+                    max: st.max,
+                    mean: st.mean,
+                }
+            })
+            .collect(),
+        instant_count: trace.instants.len() as u64,
         diagnostics: trace
             .diagnostics
             .iter()
@@ -320,6 +392,43 @@ pub fn to_text(s: &FileSummary, top: usize) -> String {
                 m.name
             );
         }
+    }
+    if !s.durations.is_empty() {
+        let _ = writeln!(out, "  durations (ms):");
+        let _ = writeln!(
+            out,
+            "  {:>7} {:>10} {:>10} {:>10} {:>10} {:>12}  series",
+            "count", "min", "median", "mean", "max", "total"
+        );
+        for d in s.durations.iter().take(top) {
+            let _ = writeln!(
+                out,
+                "  {:>7} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>12.3}  {} [{}]{}",
+                d.count,
+                d.min_ms,
+                d.median_ms,
+                d.mean_ms,
+                d.max_ms,
+                d.total_ms,
+                d.name,
+                d.group,
+                if d.incomplete > 0 {
+                    format!(" ({} incomplete)", d.incomplete)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    for c in &s.counters {
+        let _ = writeln!(
+            out,
+            "  counter {} ({}): {} samples, min {:.2}, mean {:.2}, max {:.2}",
+            c.name, c.unit, c.samples, c.min, c.mean, c.max
+        );
+    }
+    if s.instant_count > 0 {
+        let _ = writeln!(out, "  {} instants (messages, probe hits)", s.instant_count);
     }
     if !s.diagnostics.is_empty() {
         let diags: Vec<Diagnostic> = s
