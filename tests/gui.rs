@@ -241,3 +241,27 @@ fn analysis_views_open_on_the_sample() {
     h.run();
     assert!(h.query_by_label_contains("Select a method").is_some());
 }
+
+#[test]
+fn a_perflog_opens_on_statistics_with_plots_and_selectable_series() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-traces/legacy/fsperflog_CEPC_x86_6_0_2915.log");
+    let log = if log.exists() {
+        log
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/legacy-examples/synthetic/ce_perflog/fsperflog_CEPC_x86_6_0_2915.log")
+    };
+    let mut h = harness(std::slice::from_ref(&log));
+    wait_loaded(&mut h);
+    let l = ready(h.state(), 0);
+    assert_eq!(l.trace.call_count(), 0, "PerfLog has no timestamps");
+    assert!(!l.trace.durations.is_empty());
+    h.get_by_label("Statistics");
+    h.get_by_label("Duration statistics (ms)");
+    let name = l.trace.durations[1].name.clone();
+    h.get_by_label(&name).click();
+    h.run();
+    let tab = &h.state().tabs[0];
+    assert_eq!(tab.view.analysis.stats.selected, Some(1));
+}

@@ -28,16 +28,20 @@ pub enum LowerView {
     Flame,
     Histogram,
     Compare,
+    Statistics,
+    Messages,
 }
 
 impl LowerView {
-    const ALL: [(LowerView, &'static str); 6] = [
+    const ALL: [(LowerView, &'static str); 8] = [
         (LowerView::Profile, "Profile"),
         (LowerView::TopDown, "Call tree"),
         (LowerView::BottomUp, "Bottom-up"),
         (LowerView::Flame, "Flame graph"),
         (LowerView::Histogram, "Histogram"),
         (LowerView::Compare, "Compare"),
+        (LowerView::Statistics, "Statistics"),
+        (LowerView::Messages, "Messages"),
     ];
 }
 
@@ -85,6 +89,8 @@ pub struct AnalysisState {
     diffs: Option<(String, Vec<TraceDiff>)>,
     pending_diff: Option<(String, Pending<Vec<TraceDiff>>)>,
     pub diff_table: DiffTableState,
+    pub stats: super::stats_panel::StatsState,
+    pub message_filter: String,
 }
 
 impl std::fmt::Debug for AnalysisState {
@@ -105,9 +111,22 @@ pub fn lower_ui(
     others: &Others,
     msgs: &mut Vec<Msg>,
 ) {
+    let has_calls = l.trace.call_count() > 0;
+    let has_stats = !l.trace.durations.is_empty() || !l.trace.counters.is_empty();
+    let has_messages = !l.trace.instants.is_empty();
+    if !has_calls && view.analysis.view != LowerView::Messages {
+        view.analysis.view = LowerView::Statistics;
+    }
     ui.horizontal(|ui| {
         for (v, name) in LowerView::ALL {
-            ui.selectable_value(&mut view.analysis.view, v, name);
+            let offered = match v {
+                LowerView::Statistics => has_stats,
+                LowerView::Messages => has_messages,
+                _ => has_calls,
+            };
+            if offered {
+                ui.selectable_value(&mut view.analysis.view, v, name);
+            }
         }
         if matches!(
             view.analysis.view,
@@ -136,6 +155,14 @@ pub fn lower_ui(
         LowerView::TopDown | LowerView::BottomUp | LowerView::Flame => trees_ui(ui, l, view, range),
         LowerView::Histogram => histogram_view(ui, l, view, range),
         LowerView::Compare => compare_ui(ui, l, view, others),
+        LowerView::Statistics => {
+            super::stats_panel::stats_ui(ui, &l.trace, &mut view.analysis.stats, others);
+            None
+        }
+        LowerView::Messages => {
+            super::stats_panel::instants_ui(ui, &l.trace, &mut view.analysis.message_filter);
+            None
+        }
     };
     match action {
         Some(Action::SelectMethod(m)) => msgs.push(Msg::SelectMethod(Some(m))),

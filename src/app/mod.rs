@@ -4,9 +4,10 @@
 //! runtime state; files load on the rayon pool ([`job`]) and the UI thread only polls; UI actions
 //! are collected as [`Msg`]s during a frame and applied in one place at its end.
 
-mod analysis_tabs;
+pub mod analysis_tabs;
 mod job;
 mod profile_panel;
+pub mod stats_panel;
 pub mod style;
 mod timeline;
 pub mod views;

@@ -518,6 +518,9 @@ fn hover_ui(ui: &mut egui::Ui, trace: &Trace, ti: usize, d: usize, i: usize) {
             fmt_duration(cd as f64, tps),
             fmt_duration(cd.saturating_sub(csum) as f64, tps)
         ));
+        if dur > 0 {
+            ui.label(format!("cpu/wall: {:.0}%", cd as f64 * 100.0 / dur as f64));
+        }
     }
     let f = lane.flags(i);
     if f.synthesized_entry {

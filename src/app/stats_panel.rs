@@ -1,0 +1,298 @@
+//! Panels for what is not calls: duration series without timestamps (PerfLog markers, CProfiler
+//! ids) with statistics, a per-iteration plot and a histogram; counters (PerfLog CPU %, memory)
+//! as plots against sample index; a comparison of runs (other open tabs) against a baseline; and
+//! the list of instants (RTL messages, Logger probe hits). Generic over the model: no format
+//! names appear here.
+
+use eframe::egui::{self, RichText};
+use egui_extras::{Column, TableBuilder};
+use egui_plot::{Bar, BarChart, Line, Plot};
+
+use super::analysis_tabs::Others;
+use crate::analysis::stats::Stats;
+use crate::trace::{DurationSeries, Trace};
+
+/// View state of the statistics panel.
+#[derive(Debug, Default)]
+pub struct StatsState {
+    pub selected: Option<usize>,
+    /// The other tab compared with (its title).
+    pub compare_with: Option<String>,
+}
+
+fn key(d: &DurationSeries) -> (&str, &str) {
+    (d.name.as_str(), d.group.as_str())
+}
+
+pub fn stats_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
+    if trace.durations.is_empty() && trace.counters.is_empty() {
+        ui.label("This trace has no duration series or counters.");
+        return;
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("stats-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (i, c) in trace.counters.iter().enumerate() {
+                ui.label(RichText::new(format!("{} ({})", c.name, c.unit)).strong());
+                let pts: Vec<[f64; 2]> = c.points.iter().map(|&(x, y)| [x, y]).collect();
+                Plot::new(("counter", i))
+                    .height(140.0)
+                    .x_axis_label(if c.x_is_time { "time" } else { "sample" })
+                    .allow_scroll(false)
+                    .show(ui, |p| p.line(Line::new(c.name.clone(), pts)));
+            }
+            if !trace.durations.is_empty() {
+                ui.label(RichText::new("Duration statistics (ms)").strong());
+                durations_table(ui, trace, st);
+                if let Some(d) = st.selected.and_then(|i| trace.durations.get(i)) {
+                    series_plots(ui, d);
+                }
+                compare_ui(ui, trace, st, others);
+            }
+        });
+}
+
+fn durations_table(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState) {
+    let stats: Vec<Stats> = trace
+        .durations
+        .iter()
+        .map(|d| Stats::of(&d.durations_s))
+        .collect();
+    let headers = [
+        "series", "group", "count", "incompl.", "min", "median", "mean", "max", "stddev", "total",
+    ];
+    let mut table = TableBuilder::new(ui)
+        .id_salt("durations")
+        .striped(true)
+        .resizable(true)
+        .max_scroll_height(260.0)
+        .column(Column::initial(320.0).at_least(100.0).clip(true))
+        .column(Column::initial(140.0).at_least(60.0).clip(true));
+    for _ in 2..headers.len() {
+        table = table.column(Column::initial(72.0).at_least(40.0));
+    }
+    table
+        .header(20.0, |mut h| {
+            for name in headers {
+                h.col(|ui| {
+                    ui.strong(name);
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(18.0, trace.durations.len(), |mut row| {
+                let i = row.index();
+                let d = &trace.durations[i];
+                let s = &stats[i];
+                row.set_selected(st.selected == Some(i));
+                row.col(|ui| {
+                    if ui
+                        .add(
+                            egui::Label::new(&d.name)
+                                .sense(egui::Sense::click())
+                                .truncate(),
+                        )
+                        .clicked()
+                    {
+                        st.selected = Some(i);
+                    }
+                });
+                row.col(|ui| {
+                    ui.label(&d.group);
+                });
+                let ms = |x: f64| format!("{:.3}", x * 1e3);
+                for text in [
+                    s.count.to_string(),
+                    d.incomplete.to_string(),
+                    ms(s.min),
+                    ms(s.median),
+                    ms(s.mean),
+                    ms(s.max),
+                    ms(s.stddev),
+                    ms(s.total),
+                ] {
+                    row.col(|ui| {
+                        ui.label(text);
+                    });
+                }
+            });
+        });
+}
+
+/// Each iteration's duration, and a histogram of them.
+fn series_plots(ui: &mut egui::Ui, d: &DurationSeries) {
+    ui.label(RichText::new(format!("{} [{}]", d.name, d.group)).strong());
+    let ms: Vec<f64> = d.durations_s.iter().map(|s| s * 1e3).collect();
+    ui.columns(2, |cols| {
+        let pts: Vec<[f64; 2]> = ms.iter().enumerate().map(|(i, &v)| [i as f64, v]).collect();
+        Plot::new("iterations")
+            .height(160.0)
+            .x_axis_label("iteration")
+            .y_axis_label("ms")
+            .allow_scroll(false)
+            .show(&mut cols[0], |p| p.line(Line::new("duration", pts)));
+        let bars = histogram(&ms, 20);
+        Plot::new("histogram")
+            .height(160.0)
+            .x_axis_label("ms")
+            .y_axis_label("count")
+            .allow_scroll(false)
+            .show(&mut cols[1], |p| p.bar_chart(BarChart::new("count", bars)));
+    });
+}
+
+/// Linear bins over [min, max].
+pub fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let (Some(lo), Some(hi)) = (
+        finite.iter().copied().reduce(f64::min),
+        finite.iter().copied().reduce(f64::max),
+    ) else {
+        return Vec::new();
+    };
+    let width = ((hi - lo) / bins as f64).max(1e-9);
+    let mut counts = vec![0u64; bins];
+    for v in finite {
+        let b = (((v - lo) / width) as usize).min(bins - 1);
+        counts[b] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| Bar::new(lo + (i as f64 + 0.5) * width, c as f64).width(width * 0.95))
+        .collect()
+}
+
+/// Runs compared: the mean of each series here against another open trace (the baseline).
+fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
+    let candidates: Vec<&(String, std::sync::Arc<Trace>)> = others
+        .iter()
+        .filter(|(_, t)| !t.durations.is_empty())
+        .collect();
+    if candidates.is_empty() {
+        ui.label("Open more runs (other files) to compare them here.");
+        return;
+    }
+    ui.separator();
+    ui.horizontal(|ui| {
+        ui.label("Compare with baseline:");
+        for (title, _) in &candidates {
+            ui.radio_value(&mut st.compare_with, Some(title.clone()), title);
+        }
+    });
+    let Some(base) = st
+        .compare_with
+        .as_ref()
+        .and_then(|t| candidates.iter().find(|(title, _)| title == t))
+        .map(|(_, t)| t.clone())
+    else {
+        return;
+    };
+    let mut rows = Vec::new();
+    for d in &trace.durations {
+        let mean = Stats::of(&d.durations_s).mean * 1e3;
+        let b = base
+            .durations
+            .iter()
+            .find(|b| key(b).0 == key(d).0)
+            .map(|b| Stats::of(&b.durations_s).mean * 1e3);
+        rows.push((d.name.clone(), b, mean));
+    }
+    egui::Grid::new("compare-runs")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in ["series", "baseline mean ms", "this run mean ms", "change"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for (name, b, m) in &rows {
+                ui.label(name);
+                ui.label(b.map_or("-".into(), |b| format!("{b:.3}")));
+                ui.label(format!("{m:.3}"));
+                ui.label(match b {
+                    Some(b) if *b > 0.0 => format!("{:+.1}%", (m - b) / b * 100.0),
+                    _ => "-".into(),
+                });
+                ui.end_row();
+            }
+        });
+    let base_bars: Vec<Bar> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, b, _))| b.map(|b| Bar::new(i as f64 - 0.2, b).width(0.4)))
+        .collect();
+    let run_bars: Vec<Bar> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, m))| Bar::new(i as f64 + 0.2, *m).width(0.4))
+        .collect();
+    Plot::new("compare-bars")
+        .height(180.0)
+        .y_axis_label("mean ms")
+        .allow_scroll(false)
+        .legend(egui_plot::Legend::default())
+        .show(ui, |p| {
+            p.bar_chart(BarChart::new("baseline", base_bars));
+            p.bar_chart(BarChart::new("this run", run_bars));
+        });
+}
+
+/// The instants (messages, probe hits) in time order.
+pub fn instants_ui(ui: &mut egui::Ui, trace: &Trace, filter: &mut String) {
+    ui.horizontal(|ui| {
+        ui.label("Filter:");
+        ui.text_edit_singleline(filter);
+        ui.label(format!("{} messages", trace.instants.len()));
+    });
+    let q = filter.to_lowercase();
+    let rows: Vec<usize> = (0..trace.instants.len())
+        .filter(|&i| q.is_empty() || trace.instants[i].label.to_lowercase().contains(&q))
+        .collect();
+    let t0 = trace.axis_range().map_or(0, |r| r.0);
+    TableBuilder::new(ui)
+        .id_salt("instants")
+        .striped(true)
+        .column(Column::initial(100.0))
+        .column(Column::initial(140.0).clip(true))
+        .column(Column::remainder().clip(true))
+        .header(20.0, |mut h| {
+            for name in ["time", "thread", "message"] {
+                h.col(|ui| {
+                    ui.strong(name);
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(18.0, rows.len(), |mut row| {
+                let it = &trace.instants[rows[row.index()]];
+                row.col(|ui| {
+                    ui.label(super::style::fmt_duration(
+                        it.time.saturating_sub(t0) as f64,
+                        trace.ticks_per_sec,
+                    ));
+                });
+                row.col(|ui| {
+                    let th = trace.threads.get(it.thread as usize);
+                    ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
+                });
+                row.col(|ui| {
+                    ui.label(&it.label);
+                });
+            });
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_counts_every_value() {
+        let v = [1.0, 2.0, 2.5, 9.0, 10.0, f64::NAN];
+        let bars = histogram(&v, 3);
+        assert_eq!(bars.len(), 3);
+        let counts: Vec<f64> = bars.iter().map(|b| b.value).collect();
+        assert_eq!(counts, vec![3.0, 0.0, 2.0]);
+    }
+}
