@@ -162,7 +162,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let base = threads
         .values()
         .flatten()
-        .map(|h| axis_of(h))
+        .map(&axis_of)
         .min()
         .unwrap_or(0);
     let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
@@ -207,12 +207,11 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                     m
                 }
             };
-            if has_cpu && has_wall {
-                if c.cpu_ns < a.cpu_ns {
-                    l5 += 1;
-                } else if c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns {
-                    l5 += 1;
-                }
+            if has_cpu
+                && has_wall
+                && (c.cpu_ns < a.cpu_ns || c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns)
+            {
+                l5 += 1;
             }
             if has_wall && c.order < a.order && c.wall_ns < a.wall_ns {
                 l6 += 1;

@@ -218,11 +218,11 @@ pub fn sniff(bytes: &[u8], path: Option<&Path>) -> Option<LegacyKind> {
     if !ls.is_empty() && ls.iter().filter(|l| is_rtl_record(l)).count() * 2 >= ls.len() {
         return Some(LegacyKind::Rtl);
     }
-    if let Some(first) = ls.first() {
-        if let Some(rest) = first.trim().strip_prefix("Frequency,") {
-            let _ = rest;
-            return Some(LegacyKind::CProfiler);
-        }
+    if ls
+        .first()
+        .is_some_and(|first| first.trim().starts_with("Frequency,"))
+    {
+        return Some(LegacyKind::CProfiler);
     }
     let name = path
         .and_then(|p| p.file_name())

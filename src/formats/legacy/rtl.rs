@@ -446,8 +446,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         seen_record = true;
         // R5 / R13: split glued records.
         let mut rest = line;
-        loop {
-            let Some(rec) = parse_record(rest) else { break };
+        while let Some(rec) = parse_record(rest) {
             let from = if rec.kind == b'|' {
                 // Embedded record right at message start (R5) or anywhere in a huge line (R13).
                 let body_off = rest.len() - rec.body.len();
