@@ -159,12 +159,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         b.axis_synthesized = true;
         b.ticks_per_sec = 1;
     }
-    let base = threads
-        .values()
-        .flatten()
-        .map(&axis_of)
-        .min()
-        .unwrap_or(0);
+    let base = threads.values().flatten().map(&axis_of).min().unwrap_or(0);
     let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
     if pids.len() > 1 {
         b.diag(Diagnostic::new(
