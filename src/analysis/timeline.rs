@@ -50,7 +50,14 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
     }
     let t0 = view.t0.max(0.0).floor() as u64;
     let mut i = lane.first_ending_at_or_after(t0);
-    while i < n {
+    // Calls from `n_visible` on start right of the view.
+    let right_t = view.t1.floor() + 1.0;
+    let n_visible = if right_t >= u64::MAX as f64 {
+        n
+    } else {
+        lane.first_starting_at_or_after(right_t as u64)
+    };
+    while i < n_visible {
         let start = lane.start(i) as f64;
         if start > view.t1 {
             break;
@@ -71,19 +78,12 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
         }
         // Fold: every call starting before x0 + min_px joins this item.
         let limit_t = view.t(x0 + min_px);
-        let limit = if limit_t >= u64::MAX as f64 {
-            n
-        } else {
-            i + 1 + lane_first_start_at_or_after(lane, i + 1, limit_t.ceil() as u64)
-        };
         // ... but none starting right of the view.
-        let right_t = view.t1.floor() + 1.0;
-        let right = if right_t >= u64::MAX as f64 {
-            n
+        let end = if limit_t >= u64::MAX as f64 {
+            n_visible
         } else {
-            i + 1 + lane_first_start_at_or_after(lane, i + 1, right_t as u64)
+            gallop_first_start_at_or_after(lane, i + 1, n_visible, limit_t.ceil() as u64)
         };
-        let end = limit.min(right).min(n);
         let last = end - 1;
         let x_end = view
             .x(lane.end(last) as f64)
@@ -118,9 +118,20 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
     }
 }
 
-/// Index relative to `from` of the first call at or after `from` starting at or after `t`.
-fn lane_first_start_at_or_after(lane: &Lane, from: usize, t: u64) -> usize {
-    let (mut lo, mut hi) = (from, lane.len());
+/// The first index in `from..to` whose call starts at or after `t` (or `to`), by galloping from
+/// `from`: O(log k) for a fold of k calls, instead of O(log n).
+fn gallop_first_start_at_or_after(lane: &Lane, from: usize, to: usize, t: u64) -> usize {
+    let mut lo = from;
+    let mut step = 1;
+    let mut hi = from;
+    while hi < to && lane.start(hi) < t {
+        lo = hi + 1;
+        hi = (from + step).min(to);
+        step *= 2;
+    }
+    // The answer is in lo..=hi.
+    let mut hi = hi.min(to);
+    let mut lo = lo.min(hi);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if lane.start(mid) < t {
@@ -129,8 +140,9 @@ fn lane_first_start_at_or_after(lane: &Lane, from: usize, t: u64) -> usize {
             hi = mid;
         }
     }
-    lo - from
+    lo
 }
+
 
 /// The index of the call of `lane` that contains time `t`, if any.
 pub fn call_at(lane: &Lane, t: u64) -> Option<usize> {

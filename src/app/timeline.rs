@@ -179,6 +179,8 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
             let mut texts: Vec<(Rect, String)> = Vec::new();
             let mut y = rect.top();
             let mut items: Vec<Item> = Vec::new();
+            let mut px_method: Vec<u32> = Vec::new();
+            let mut px_height: Vec<f32> = Vec::new();
             for (k, &ti) in threads.iter().enumerate() {
                 let th = &trace.threads[ti];
                 let h = heights[k];
@@ -209,6 +211,11 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                     view.timeline.expanded.remove(&ti);
                 }
                 painter.rect_filled(row, 0.0, ui.visuals().extreme_bg_color);
+                let width_px = plot_w.ceil().max(1.0) as usize;
+                px_method.clear();
+                px_method.resize(width_px, NO_METHOD);
+                px_height.clear();
+                px_height.resize(width_px, 0.0);
                 for (d, lane) in th.lanes.iter().enumerate() {
                     items.clear();
                     lane_items(lane, &tv, MIN_ITEM_PX, &mut items);
@@ -217,7 +224,12 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                     } else {
                         (y, ROW_H)
                     };
-                    for it in &items {
+                    if !expanded {
+                        // Collapsed row: deeper lanes overwrite shallower ones per pixel, so the
+                        // innermost running method wins; the mesh is emitted once per row below.
+                        paint_pixels(&items, &mut px_method, &mut px_height);
+                    }
+                    for it in items.iter().filter(|_| expanded) {
                         let hh = if it.count > 1 { lh * it.coverage } else { lh };
                         let r = Rect::from_min_max(
                             pos2(plot_x0 + it.x0_px, ly + lh - hh),
@@ -241,6 +253,15 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                             hovered = Some((ti, d, i));
                         }
                     }
+                }
+                if !expanded {
+                    emit_pixel_runs(&px_method, &px_height, |x0, x1, m, hfrac| {
+                        let r = Rect::from_min_max(
+                            pos2(plot_x0 + x0 as f32, y + ROW_H * (1.0 - hfrac)),
+                            pos2(plot_x0 + x1 as f32, y + ROW_H),
+                        );
+                        mesh.add_colored_rect(r, method_color(l, MethodId(m), view.selected));
+                    });
                 }
                 marks(
                     &painter,
@@ -310,6 +331,38 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 msgs.push(Msg::SelectMethod(m));
             }
         });
+}
+
+const NO_METHOD: u32 = u32::MAX;
+
+/// Writes items into a per-pixel buffer (method, height fraction); later writes win.
+fn paint_pixels(items: &[Item], method: &mut [u32], height: &mut [f32]) {
+    let w = method.len();
+    for it in items {
+        let a = it.x0_px.max(0.0) as usize;
+        let b = (it.x1_px.max(it.x0_px + 1.0).ceil().max(0.0) as usize).min(w);
+        let h = if it.count > 1 { it.coverage } else { 1.0 };
+        for p in a.min(w)..b {
+            method[p] = it.method.0;
+            height[p] = h;
+        }
+    }
+}
+
+/// Calls `emit(x0, x1, method, height)` once per run of equal pixels.
+fn emit_pixel_runs(method: &[u32], height: &[f32], mut emit: impl FnMut(usize, usize, u32, f32)) {
+    let mut i = 0;
+    while i < method.len() {
+        let (m, h) = (method[i], height[i]);
+        let mut j = i + 1;
+        while j < method.len() && method[j] == m && height[j] == h {
+            j += 1;
+        }
+        if m != NO_METHOD {
+            emit(i, j, m, h);
+        }
+        i = j;
+    }
 }
 
 fn row_height(th: &Thread, st: &TimelineState, ti: usize) -> f32 {
