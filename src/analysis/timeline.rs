@@ -143,7 +143,6 @@ fn gallop_first_start_at_or_after(lane: &Lane, from: usize, to: usize, t: u64) -
     lo
 }
 
-
 /// The index of the call of `lane` that contains time `t`, if any.
 pub fn call_at(lane: &Lane, t: u64) -> Option<usize> {
     let i = lane.first_ending_at_or_after(t);
