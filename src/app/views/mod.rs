@@ -63,34 +63,10 @@ pub fn format_signed_duration(ticks: i64, ticks_per_sec: u64) -> String {
     )
 }
 
-/// Traceview's 16-colour palette (formats/android.md §2.2).
-pub const TRACEVIEW_PALETTE: [(u8, u8, u8); 16] = [
-    (90, 90, 255),
-    (0, 240, 0),
-    (255, 0, 0),
-    (0, 255, 255),
-    (255, 80, 255),
-    (200, 200, 0),
-    (40, 0, 200),
-    (150, 255, 150),
-    (150, 0, 0),
-    (30, 150, 150),
-    (200, 200, 255),
-    (0, 120, 0),
-    (255, 150, 150),
-    (140, 80, 140),
-    (150, 100, 50),
-    (70, 70, 70),
-];
-
-/// A stable colour per method (palette entry by method index), faded when `faded`.
+/// A stable colour per method (Traceview's palette by method index), faded when `faded`.
 pub fn method_color(m: MethodId, faded: bool) -> Color32 {
-    let (r, g, b) = TRACEVIEW_PALETTE[m.index() % TRACEVIEW_PALETTE.len()];
-    if faded {
-        Color32::from_rgb(150 + r / 4, 150 + g / 4, 150 + b / 4)
-    } else {
-        Color32::from_rgb(r, g, b)
-    }
+    let c = super::style::rank_color(m.0);
+    if faded { super::style::faded(c) } else { c }
 }
 
 /// Black or white, whichever reads better on `bg`.
