@@ -167,11 +167,14 @@ pub fn lower_ui(
     match action {
         Some(Action::SelectMethod(m)) => msgs.push(Msg::SelectMethod(Some(m))),
         Some(Action::HighlightCalls(calls)) => {
+            // Select the method but mark only this bar's calls in the timeline.
             if let Some(c) = calls.first() {
                 let m = l.trace.threads[c.thread.index()].lanes[c.depth as usize]
                     .method(c.index as usize);
-                msgs.push(Msg::SelectMethod(Some(m)));
+                view.selected = Some(m);
+                view.profile.scroll_to = Some(m);
             }
+            view.timeline.set_marked_calls(&l.trace, &calls);
         }
         Some(Action::GoToCall(c)) => {
             let lane = &l.trace.threads[c.thread.index()].lanes[c.depth as usize];

@@ -51,20 +51,33 @@ impl TimelineState {
                             }
                         }
                     }
-                    // Keep only outermost calls (recursive inner calls lie under their outer
-                    // call's mark): the kept calls are disjoint, so their ends are sorted too and
-                    // `marks` can skip sub-pixel runs by binary search.
-                    v.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
-                    let mut max_end = 0u64;
-                    v.retain(|&(_, e)| {
-                        let keep = e > max_end;
-                        max_end = max_end.max(e);
-                        keep
-                    });
+                    keep_outermost(&mut v);
                     v
                 })
                 .collect(),
         };
+    }
+
+    /// Marks exactly `calls` (a histogram bar's calls) instead of every call of a method.
+    pub fn set_marked_calls(
+        &mut self,
+        trace: &Trace,
+        calls: &[crate::analysis::histogram::CallRef],
+    ) {
+        let mut marks: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.threads.len()];
+        for c in calls {
+            if let Some(lane) = trace
+                .threads
+                .get(c.thread.index())
+                .and_then(|t| t.lanes.get(c.depth as usize))
+                && (c.index as usize) < lane.len()
+            {
+                let i = c.index as usize;
+                marks[c.thread.index()].push((lane.start(i), lane.end(i)));
+            }
+        }
+        marks.iter_mut().for_each(keep_outermost);
+        self.marks = marks;
     }
 
     /// The visible range, clamped to the trace.
@@ -331,6 +344,19 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 msgs.push(Msg::SelectMethod(m));
             }
         });
+}
+
+/// Sorts marks and keeps only outermost calls (recursive inner calls lie under their outer call's
+/// mark): the kept calls are disjoint, so their ends are sorted too and `marks` can skip sub-pixel
+/// runs by binary search.
+fn keep_outermost(v: &mut Vec<(u64, u64)>) {
+    v.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+    let mut max_end = 0u64;
+    v.retain(|&(_, e)| {
+        let keep = e > max_end;
+        max_end = max_end.max(e);
+        keep
+    });
 }
 
 const NO_METHOD: u32 = u32::MAX;
@@ -677,5 +703,26 @@ mod tests {
         assert_eq!(st.marks, vec![vec![(0, 7), (8, 9), (11, 12)]]);
         st.set_selection(&trace, Some(g));
         assert_eq!(st.marks, vec![vec![(1, 6), (10, 13)]]);
+
+        // A histogram bar's calls: only those are marked (here the f at 8..9, depth 0, index 1,
+        // and the f at 11..12, depth 1 — found through the lanes, not hard-coded).
+        use crate::analysis::histogram::CallRef;
+        use crate::trace::ThreadId;
+        let lanes = &trace.threads[0].lanes;
+        let find = |s: u64| {
+            (0..lanes.len())
+                .find_map(|d| {
+                    (0..lanes[d].len())
+                        .find(|&i| lanes[d].start(i) == s && lanes[d].method(i) == f)
+                        .map(|i| CallRef {
+                            thread: ThreadId(0),
+                            depth: d as u32,
+                            index: i as u32,
+                        })
+                })
+                .unwrap()
+        };
+        st.set_marked_calls(&trace, &[find(11), find(8)]);
+        assert_eq!(st.marks, vec![vec![(8, 9), (11, 12)]]);
     }
 }
