@@ -265,3 +265,50 @@ fn a_perflog_opens_on_statistics_with_plots_and_selectable_series() {
     let tab = &h.state().tabs[0];
     assert_eq!(tab.view.analysis.stats.selected, Some(1));
 }
+
+#[test]
+fn the_profile_table_can_be_restricted_to_the_visible_range() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    // Zoom to the middle quarter of the trace.
+    h.key_press(egui::Key::W);
+    h.run();
+    h.key_press(egui::Key::W);
+    h.run();
+    let (a, b) = h.state().tabs[0].view.timeline.range.expect("zoomed");
+    let range = (a.max(0.0) as u64, b.max(0.0) as u64);
+    h.get_by_label("Only the visible time range").click();
+    let t0 = Instant::now();
+    while h.state().tabs[0].view.analysis.range_profile().is_none() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "range profile never came"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.run();
+    let app = h.state();
+    let full = ready(app, 0);
+    let (r, restricted) = app.tabs[0].view.analysis.range_profile().unwrap();
+    assert_eq!(r, range);
+    // The table's numbers are the profile of the clipped calls, not the whole trace's.
+    let expect = tracelens::analysis::restrict::restrict(&full.trace, range.0, range.1);
+    assert_eq!(
+        restricted.profiles[0],
+        tracelens::analysis::profile::profile(&expect, full.profiles[0].clock)
+    );
+    assert!(restricted.profiles[0].total_time < full.profiles[0].total_time);
+    // Its first row is the range's top method, with the whole trace's rank number (colour).
+    let top = restricted.ranked[0];
+    let label = format!(
+        "[{}] {}",
+        full.rank_of(top),
+        full.trace.method_full_name(top)
+    );
+    assert!(
+        h.query_by_label_contains("Profile of the calls inside")
+            .is_some()
+    );
+    h.get_by_label(&label);
+}

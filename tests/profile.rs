@@ -287,3 +287,43 @@ fn summary_of_several_files_and_a_bad_one() {
         "{text}"
     );
 }
+
+/// `--range` profiles the clipped calls: the whole range is the plain profile; an empty range
+/// leaves only headers; a middle range has fewer total cycles.
+#[test]
+fn profile_range_restricts_to_the_clipped_calls() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/sample-app.trace");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracelens"))
+            .arg("profile")
+            .arg(&sample)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let total = |text: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Total cycles"))
+            .unwrap();
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let full = run(&[]);
+    assert_eq!(run(&["--range", ".."]), full);
+    assert_eq!(run(&["--range", "0.."]), full);
+    let part = run(&["--range", "10..20"]);
+    assert!(total(&part) < total(&full) && total(&part) > 0);
+    let bad = Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(["profile", "--range", "20..10"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("before it starts"));
+}

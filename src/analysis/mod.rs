@@ -4,6 +4,7 @@ pub mod calltree;
 pub mod diff;
 pub mod histogram;
 pub mod profile;
+pub mod restrict;
 pub mod stats;
 pub mod timeline;
 

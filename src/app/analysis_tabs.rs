@@ -75,8 +75,11 @@ type TreeKey = (Option<(u64, u64)>, usize);
 #[derive(Default)]
 pub struct AnalysisState {
     pub view: LowerView,
-    /// Restrict trees and the histogram to the timeline's visible range.
+    /// Restrict the profile, trees and the histogram to the timeline's visible range.
     pub restrict_to_range: bool,
+    /// The profile of the restricted range, and one being computed.
+    range_profile: Option<((u64, u64), Box<Loaded>)>,
+    pending_range_profile: Option<((u64, u64), Pending<Loaded>)>,
     trees: Option<(TreeKey, Box<CallTree>, Box<BottomUpTree>)>,
     pending_trees: Option<(TreeKey, Pending<(CallTree, BottomUpTree)>)>,
     pub top_down: CallTreeState,
@@ -91,6 +94,14 @@ pub struct AnalysisState {
     pub diff_table: DiffTableState,
     pub stats: super::stats_panel::StatsState,
     pub message_filter: String,
+}
+
+impl AnalysisState {
+    /// The profile of the restricted range the panel shows (its range, and the restricted trace
+    /// with its profiles), once computed.
+    pub fn range_profile(&self) -> Option<((u64, u64), &Loaded)> {
+        self.range_profile.as_ref().map(|(r, l)| (*r, &**l))
+    }
 }
 
 impl std::fmt::Debug for AnalysisState {
@@ -130,7 +141,11 @@ pub fn lower_ui(
         }
         if matches!(
             view.analysis.view,
-            LowerView::TopDown | LowerView::BottomUp | LowerView::Flame | LowerView::Histogram
+            LowerView::Profile
+                | LowerView::TopDown
+                | LowerView::BottomUp
+                | LowerView::Flame
+                | LowerView::Histogram
         ) {
             ui.separator();
             ui.checkbox(
@@ -149,7 +164,10 @@ pub fn lower_ui(
     };
     let action = match view.analysis.view {
         LowerView::Profile => {
-            profile_panel::profile_ui(ui, l, view, msgs);
+            match range {
+                Some(r) => range_profile_ui(ui, l, view, r, msgs),
+                None => profile_panel::profile_ui(ui, l, view, msgs),
+            }
             None
         }
         LowerView::TopDown | LowerView::BottomUp | LowerView::Flame => trees_ui(ui, l, view, range),
@@ -190,6 +208,51 @@ pub fn lower_ui(
     }
 }
 
+/// The profile table of the calls inside `range` (clipped), computed on a worker.
+fn range_profile_ui(
+    ui: &mut egui::Ui,
+    l: &Loaded,
+    view: &mut ViewState,
+    range: (u64, u64),
+    msgs: &mut Vec<Msg>,
+) {
+    let st = &mut view.analysis;
+    if let Some((r, p)) = &st.pending_range_profile
+        && let Some(done) = p.try_take()
+    {
+        st.range_profile = Some((*r, Box::new(done)));
+        st.pending_range_profile = None;
+    }
+    let fresh = st.range_profile.as_ref().is_some_and(|(r, _)| *r == range);
+    // One job in flight: while the range moves (panning), the latest range is computed next.
+    if !fresh && st.pending_range_profile.is_none() {
+        let (trace, rank) = (l.trace.clone(), l.rank.clone());
+        let job = Pending::spawn(ui.ctx(), move || {
+            Loaded::restricted(&trace, rank, range.0, range.1)
+        });
+        st.pending_range_profile = Some((range, job));
+    }
+    let tps = l.trace.ticks_per_sec;
+    let origin = l.trace.axis_range().map_or(0, |r| r.0);
+    let at = |t: u64| super::style::fmt_duration(t.saturating_sub(origin) as f64, tps);
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "Profile of the calls inside {} – {} (clipped to the range)",
+            at(range.0),
+            at(range.1)
+        ));
+        if !fresh {
+            ui.spinner();
+        }
+    });
+    // Take the restricted profile out of the state while the panel borrows the view.
+    let Some((r, restricted)) = view.analysis.range_profile.take() else {
+        return;
+    };
+    profile_panel::profile_ui(ui, &restricted, view, msgs);
+    view.analysis.range_profile = Some((r, restricted));
+}
+
 fn trees_ui(
     ui: &mut egui::Ui,
     l: &Loaded,
@@ -205,8 +268,8 @@ fn trees_ui(
         st.pending_trees = None;
     }
     let fresh = st.trees.as_ref().is_some_and(|(k, ..)| *k == key);
-    let pending = st.pending_trees.as_ref().is_some_and(|(k, _)| *k == key);
-    if !fresh && !pending {
+    // One job in flight: while the range moves (panning), the latest key is computed next.
+    if !fresh && st.pending_trees.is_none() {
         let trace = l.trace.clone();
         let clock = l
             .profiles

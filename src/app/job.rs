@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use eframe::egui;
 
 use crate::analysis::profile::{Profile, profile_all_clocks};
+use crate::analysis::restrict::restrict;
 use crate::formats::Progress;
 use crate::trace::{MethodId, Trace};
 
@@ -25,6 +26,18 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn new(trace: Trace) -> Self {
+        Self::of(Arc::new(trace))
+    }
+
+    /// The part of `trace` inside `[t0, t1)` (axis ticks), profiled and ranked on its own;
+    /// `rank` (the whole trace's) keeps rank numbers and colours matching the timeline.
+    pub fn restricted(trace: &Trace, rank: Vec<u32>, t0: u64, t1: u64) -> Self {
+        let mut l = Self::of(Arc::new(restrict(trace, t0, t1)));
+        l.rank = rank;
+        l
+    }
+
+    fn of(trace: Arc<Trace>) -> Self {
         let profiles = if trace.call_count() > 0 {
             profile_all_clocks(&trace)
         } else {
@@ -47,7 +60,7 @@ impl Loaded {
             rank[m.index()] = i as u32;
         }
         Self {
-            trace: Arc::new(trace),
+            trace,
             profiles,
             ranked,
             rank,

@@ -29,9 +29,61 @@ pub struct ProfileArgs {
     /// dual traces, wall for wall traces), as dmtracedump.
     #[arg(long, value_enum)]
     pub clock: Option<ClockArg>,
+    /// Profile only the calls inside a time range, clipped to it: `FROM..TO` in milliseconds
+    /// from the start of the trace (timeline axis); either end may be left out (`..250`,
+    /// `100..`). Calls overlapping the range count with their part inside it.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_range)]
+    pub range: Option<MsRange>,
     /// Base URL of `sortable.js` in the HTML page (dmtracedump's `-s`).
     #[arg(long, value_name = "URL", requires = "html")]
     pub sortable: Option<String>,
+}
+
+/// A time range in milliseconds from the start of the trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MsRange {
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+impl MsRange {
+    /// The range in axis ticks of `trace`, or None when the trace has no time axis.
+    pub fn ticks(&self, trace: &Trace) -> Option<(u64, u64)> {
+        let (lo, hi) = trace.axis_range()?;
+        let tps = trace.ticks_per_sec.max(1) as f64;
+        let at = |ms: f64| lo.saturating_add((ms.max(0.0) * tps / 1e3).round() as u64);
+        let a = self.from.map_or(lo, at);
+        // The end is inclusive of the trace's last time when left out.
+        let b = self.to.map_or(hi.saturating_add(1), at);
+        Some((a, b.max(a)))
+    }
+}
+
+/// Parses `FROM..TO` (milliseconds; either end optional).
+pub fn parse_range(s: &str) -> Result<MsRange, String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("expected FROM..TO in milliseconds, got {s:?}"))?;
+    let num = |x: &str| -> Result<Option<f64>, String> {
+        let x = x.trim();
+        if x.is_empty() {
+            return Ok(None);
+        }
+        match x.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+            _ => Err(format!("{x:?} is not a time in milliseconds")),
+        }
+    };
+    let r = MsRange {
+        from: num(a)?,
+        to: num(b)?,
+    };
+    if let (Some(f), Some(t)) = (r.from, r.to)
+        && t < f
+    {
+        return Err(format!("the range ends ({t} ms) before it starts ({f} ms)"));
+    }
+    Ok(r)
 }
 
 /// A clock named on the command line.
@@ -124,6 +176,10 @@ pub fn run(args: &ProfileArgs) -> i32 {
             clock
         }
         None => trace.primary_clock(),
+    };
+    let trace = match args.range.and_then(|r| r.ticks(&trace)) {
+        Some((a, b)) => crate::analysis::restrict::restrict(&trace, a, b),
+        None => trace,
     };
     let p = profile(&trace, clock);
     let style = if args.html {
