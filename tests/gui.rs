@@ -312,3 +312,56 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     );
     h.get_by_label(&label);
 }
+
+/// Two RTL process logs opened together: a third tab shows both on one absolute time axis.
+#[test]
+fn rtl_logs_opened_together_align_on_absolute_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let a = root.join("../shared/legacy-examples/synthetic/rtl_logfile/soffice_4242.log");
+    let b = root.join("sample-traces/legacy/unopkg_5151.log");
+    let mut h = harness(&[a, b]);
+    wait_loaded(&mut h);
+    wait_loaded(&mut h);
+    assert_eq!(h.state().tabs.len(), 3, "the aligned tab opened by itself");
+    assert_eq!(h.state().tabs[2].title, "2 RTL logs, aligned");
+    let merged = ready(h.state(), 2);
+    let first = ready(h.state(), 0);
+    let second = ready(h.state(), 1);
+    assert_eq!(
+        merged.trace.threads.len(),
+        first.trace.threads.len() + second.trace.threads.len()
+    );
+    // unopkg's header is 1.5 s after soffice's: its calls move by 1500 ms, soffice's stay.
+    let find = |name: &str| {
+        merged
+            .trace
+            .threads
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no thread {name}"))
+    };
+    let main = find("pid 5151: thread 1");
+    assert_eq!(main.lanes[0].start(0), 1500);
+    assert_eq!(main.lanes[0].end(0), 1500 + 1010);
+    let so = find("pid 4242: thread 1");
+    assert_eq!(so.axis_range, first.trace.threads[0].axis_range);
+    // Messages of both processes are on the merged timeline, at their shifted times.
+    assert_eq!(
+        merged.trace.instants.len(),
+        first.trace.instants.len() + second.trace.instants.len()
+    );
+    assert!(
+        merged
+            .trace
+            .instants
+            .iter()
+            .any(|i| i.time == 1505 && i.label.contains("connect to office"))
+    );
+    // The menu item does the same on demand.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Align open RTL logs on one time axis")
+        .click();
+    wait_loaded(&mut h);
+    assert_eq!(h.state().tabs.len(), 4);
+}

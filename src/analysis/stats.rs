@@ -177,3 +177,29 @@ pub fn rtl_alignment_ms(traces: &[&Trace]) -> Vec<Option<f64>> {
         .map(|s| s.map(|s| (s - min) * 1000.0))
         .collect()
 }
+
+/// Several RTL process logs merged into one trace on one absolute time axis whose zero is the
+/// earliest process start (each log shifted by [`rtl_alignment_ms`]); threads are named
+/// `label: thread N`. Logs without an `opening log file` header cannot be placed and are refused.
+pub fn align_rtl(parts: &[(&str, &Trace)]) -> Result<Trace, crate::trace::merge::MergeError> {
+    use crate::trace::merge::{MergeError, Part, merge};
+    let traces: Vec<&Trace> = parts.iter().map(|p| p.1).collect();
+    let offsets = rtl_alignment_ms(&traces);
+    let mut merged = Vec::with_capacity(parts.len());
+    for (&(label, trace), off) in parts.iter().zip(offsets) {
+        let Some(ms) = off else {
+            return Err(MergeError::NotAligned(label.to_string()));
+        };
+        let offset = (ms * trace.ticks_per_sec as f64 / 1e3).round().max(0.0) as u64;
+        merged.push(Part {
+            label,
+            trace,
+            offset,
+        });
+    }
+    let mut out = merge(&merged)?;
+    out.source
+        .options
+        .push(("aligned".into(), "absolute start time".into()));
+    Ok(out)
+}

@@ -22,6 +22,8 @@ pub struct Loaded {
     pub ranked: Vec<MethodId>,
     /// `rank[method]` = position in `ranked` (u32::MAX: never called).
     pub rank: Vec<u32>,
+    /// Per thread, indices into `trace.instants` sorted by time (timeline markers).
+    pub instants_by_thread: Vec<Vec<u32>>,
 }
 
 impl Loaded {
@@ -59,11 +61,21 @@ impl Loaded {
         for (i, m) in ranked.iter().enumerate() {
             rank[m.index()] = i as u32;
         }
+        let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
+        for (i, inst) in trace.instants.iter().enumerate() {
+            if let Some(v) = instants_by_thread.get_mut(inst.thread as usize) {
+                v.push(i as u32);
+            }
+        }
+        for v in &mut instants_by_thread {
+            v.sort_by_key(|&i| trace.instants[i as usize].time);
+        }
         Self {
             trace,
             profiles,
             ranked,
             rank,
+            instants_by_thread,
         }
     }
 
@@ -110,6 +122,14 @@ impl LoadJob {
     pub fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |p| {
             crate::load::load_bytes(&name, bytes, p).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Merges RTL logs (label, trace) on one absolute time axis.
+    pub fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
+        Self::spawn(ctx, move |_| {
+            let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
+            crate::analysis::stats::align_rtl(&refs).map_err(|e| e.to_string())
         })
     }
 

@@ -13,6 +13,7 @@ mod timeline;
 pub mod views;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
@@ -24,7 +25,7 @@ pub use profile_panel::SortColumn;
 pub use timeline::TimelineState;
 
 use crate::report::export::ExportFormat;
-use crate::trace::{Clock, MethodId};
+use crate::trace::{Clock, MethodId, Trace};
 
 const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
@@ -56,6 +57,8 @@ pub enum Msg {
     Cancel(usize),
     /// Export the active trace (asks for a path).
     Export(ExportFormat),
+    /// Merge the open RTL logs into a new tab on one absolute time axis.
+    AlignRtl,
 }
 
 /// Per-tab view state (what the user looks at; never trace data).
@@ -91,6 +94,8 @@ pub struct TraceLensApp {
     pub status: String,
     msgs: Vec<Msg>,
     title_shown: String,
+    /// Several files were opened together: once they have loaded, align those that are RTL logs.
+    align_when_loaded: bool,
 }
 
 impl TraceLensApp {
@@ -105,6 +110,7 @@ impl TraceLensApp {
             status: String::new(),
             msgs: Vec::new(),
             title_shown: String::new(),
+            align_when_loaded: files.len() > 1,
         };
         if files.is_empty() {
             app.open_sample(ctx);
@@ -142,6 +148,44 @@ impl TraceLensApp {
             title,
             path: Some(path),
             state: TabState::Loading(job),
+            view: ViewState::default(),
+        });
+        self.active = self.tabs.len() - 1;
+    }
+
+    /// Ready tabs holding RTL logs with an absolute start time: (label, trace).
+    pub fn alignable_rtl(&self) -> Vec<(String, Arc<Trace>)> {
+        self.tabs
+            .iter()
+            .filter_map(|t| match &t.state {
+                TabState::Ready(l)
+                    if crate::formats::legacy::rtl::epoch_seconds(&l.trace, 0).is_some() =>
+                {
+                    // Short thread labels: the process id when the log states it.
+                    let label = l
+                        .trace
+                        .source
+                        .option("pid")
+                        .map_or_else(|| t.title.clone(), |p| format!("pid {p}"));
+                    Some((label, l.trace.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Opens a tab with the RTL logs of the open tabs merged on one absolute time axis.
+    fn align_rtl(&mut self, ctx: &egui::Context) {
+        let parts = self.alignable_rtl();
+        if parts.len() < 2 {
+            self.status = "Aligning needs two or more open RTL logs with a header.".into();
+            return;
+        }
+        let title = format!("{} RTL logs, aligned", parts.len());
+        self.tabs.push(Tab {
+            title,
+            path: None,
+            state: TabState::Loading(LoadJob::spawn_align_rtl(parts, ctx.clone())),
             view: ViewState::default(),
         });
         self.active = self.tabs.len() - 1;
@@ -205,6 +249,12 @@ impl TraceLensApp {
             }
         });
         self.drop_overlay(&ctx);
+        if self.align_when_loaded && !self.is_loading() {
+            self.align_when_loaded = false;
+            if self.alignable_rtl().len() > 1 {
+                self.msgs.push(Msg::AlignRtl);
+            }
+        }
         self.apply_msgs(&ctx);
         self.update_title(&ctx);
         if self.is_loading() {
@@ -231,6 +281,7 @@ impl TraceLensApp {
                     }
                 }
                 Msg::Export(format) => self.start_export(format, ctx),
+                Msg::AlignRtl => self.align_rtl(ctx),
                 Msg::Cancel(i) => {
                     if let Some(TabState::Loading(job)) = self.tabs.get(i).map(|t| &t.state) {
                         job.cancel();
@@ -332,6 +383,9 @@ impl TraceLensApp {
 
     fn handle_dropped_files(&mut self, ctx: &egui::Context) {
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        if dropped.len() > 1 {
+            self.align_when_loaded = true;
+        }
         for f in dropped {
             let path = f.path().to_path_buf();
             if !path.as_os_str().is_empty() {
@@ -389,6 +443,18 @@ impl TraceLensApp {
                     Some(TabState::Ready(_))
                 );
                 analysis_tabs::export_menu(ui, ready, &mut self.msgs);
+                let rtl = self.alignable_rtl().len();
+                if ui
+                    .add_enabled(
+                        rtl > 1,
+                        egui::Button::new("Align open RTL logs on one time axis"),
+                    )
+                    .on_disabled_hover_text("Needs two or more open RTL logs with their header")
+                    .clicked()
+                {
+                    self.msgs.push(Msg::AlignRtl);
+                    ui.close();
+                }
                 if ui.button("Close tab").clicked() {
                     self.msgs.push(Msg::CloseTab(self.active));
                     ui.close();
@@ -559,7 +625,8 @@ fn ready_ui(
         let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
         let wanted = 60.0 + rows * 29.0;
         let h = wanted.clamp(120.0, (ui.available_height() * 0.55).max(160.0));
-        egui::Panel::top("timeline-panel")
+        // Sized per row count (a panel remembers its size by id).
+        egui::Panel::top(egui::IdSalt::new(("timeline-panel", rows as u32)))
             .resizable(true)
             .default_size(h)
             .show(ui, |ui| timeline::timeline_ui(ui, l, view, msgs));

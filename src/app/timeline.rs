@@ -118,9 +118,11 @@ impl TimelineState {
 }
 
 /// Threads with calls, by elapsed time descending.
-pub fn visible_threads(trace: &Trace) -> Vec<usize> {
+pub fn visible_threads(l: &Loaded) -> Vec<usize> {
+    let trace = &l.trace;
+    let has_instants = |i: usize| l.instants_by_thread.get(i).is_some_and(|v| !v.is_empty());
     let mut v: Vec<usize> = (0..trace.threads.len())
-        .filter(|&i| trace.threads[i].call_count() > 0)
+        .filter(|&i| trace.threads[i].call_count() > 0 || has_instants(i))
         .collect();
     v.sort_by_key(|&i| std::cmp::Reverse(trace.threads[i].elapsed()));
     v
@@ -145,7 +147,7 @@ fn method_color(l: &Loaded, m: MethodId, selected: Option<MethodId>) -> Color32 
 pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<Msg>) {
     let trace = &l.trace;
     let full = full_range(trace);
-    let threads = visible_threads(trace);
+    let threads = visible_threads(l);
     keyboard(ui, &mut view.timeline, full);
 
     // Ruler (fixed) then rows (scrolling).
@@ -188,6 +190,9 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
             let painter = ui.painter_at(rect);
             let pointer = resp.hover_pos();
             let mut hovered = None;
+            let mut hovered_instants: Option<Vec<u32>> = None;
+            // Drawn over the calls' mesh: instant markers.
+            let mut overlay: Vec<egui::Shape> = Vec::new();
             let mut mesh = egui::Mesh::default();
             let mut texts: Vec<(Rect, String)> = Vec::new();
             let mut y = rect.top();
@@ -286,9 +291,14 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                     l,
                     view.selected,
                 );
+                let near = instant_markers(&mut overlay, l, ti, &tv, plot_x0, row, pointer);
+                if !near.is_empty() {
+                    hovered_instants = Some(near);
+                }
                 y += h + ROW_GAP;
             }
             painter.add(egui::Shape::mesh(mesh));
+            painter.extend(overlay);
             for (r, s) in texts {
                 let clip = painter.with_clip_rect(r.intersect(rect));
                 clip.text(
@@ -318,7 +328,21 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 );
             }
             view.timeline.hovered = hovered;
-            if let Some((ti, d, i)) = hovered {
+            if let Some(near) = hovered_instants {
+                resp.clone().on_hover_ui_at_pointer(|ui| {
+                    for &i in near.iter().take(8) {
+                        let inst = &trace.instants[i as usize];
+                        ui.label(format!(
+                            "{}  {}",
+                            fmt_duration(inst.time as f64 - full.0, trace.ticks_per_sec),
+                            inst.label
+                        ));
+                    }
+                    if near.len() > 8 {
+                        ui.weak(format!("… and {} more", near.len() - 8));
+                    }
+                });
+            } else if let Some((ti, d, i)) = hovered {
                 resp.clone()
                     .on_hover_ui_at_pointer(|ui| hover_ui(ui, trace, ti, d, i));
             }
@@ -344,6 +368,58 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 msgs.push(Msg::SelectMethod(m));
             }
         });
+}
+
+const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
+
+/// Adds the instants (messages, probe hits) of thread `ti` to `out` as small triangles on top of its row,
+/// at most one per pixel; returns the instants within 3 px of the pointer when it is in the row.
+fn instant_markers(
+    out: &mut Vec<egui::Shape>,
+    l: &Loaded,
+    ti: usize,
+    tv: &View,
+    plot_x0: f32,
+    row: Rect,
+    pointer: Option<egui::Pos2>,
+) -> Vec<u32> {
+    let Some(ids) = l.instants_by_thread.get(ti).filter(|v| !v.is_empty()) else {
+        return Vec::new();
+    };
+    let inst = &l.trace.instants;
+    let time = |k: usize| inst[ids[k] as usize].time as f64;
+    let first = ids.partition_point(|&i| (inst[i as usize].time as f64) < tv.t0);
+    let near_x = pointer.filter(|p| row.contains(*p)).map(|p| p.x - plot_x0);
+    let mut near = Vec::new();
+    let mut last_px = f32::NEG_INFINITY;
+    let mut k = first;
+    while k < ids.len() && time(k) <= tv.t1 {
+        let x = tv.x(time(k));
+        if near_x.is_some_and(|px| (px - x).abs() <= 3.0) {
+            near.push(ids[k]);
+        }
+        if x - last_px >= 1.0 {
+            last_px = x;
+            let cx = plot_x0 + x;
+            let top = row.top();
+            out.push(egui::Shape::convex_polygon(
+                vec![
+                    pos2(cx - 3.5, top),
+                    pos2(cx + 3.5, top),
+                    pos2(cx, top + 6.0),
+                ],
+                INSTANT_COLOR,
+                Stroke::new(1.0, Color32::BLACK),
+            ));
+        } else if near_x.is_none() {
+            // Skip the rest of this pixel by binary search (dense instants zoomed out).
+            let next_t = tv.t(last_px + 1.0);
+            k += ids[k..].partition_point(|&i| (inst[i as usize].time as f64) < next_t);
+            continue;
+        }
+        k += 1;
+    }
+    near
 }
 
 /// Sorts marks and keeps only outermost calls (recursive inner calls lie under their outer call's

@@ -82,9 +82,11 @@ pub fn render(path: &Path, t: &Trace, header: Option<&DataHeader>) -> String {
     row(&mut s, "clock", &clock_text(t.clock, t.axis_synthesized));
     row(&mut s, "vm", &opt("vm"));
     row(&mut s, "pid", &opt("pid"));
-    let start = header.map_or("-".to_string(), |h| {
-        format!("{} µs (data header)", h.start_time_us)
-    });
+    let start = match (header, crate::formats::legacy::rtl::epoch_seconds(t, 0)) {
+        (Some(h), _) => format!("{} µs (data header)", h.start_time_us),
+        (None, Some(epoch)) => format!("{epoch:.6} s since 1970 at time 0 (log header)"),
+        (None, None) => "-".to_string(),
+    };
     row(&mut s, "start time", &start);
     let tps = t.ticks_per_sec.max(1) as f64;
     let span = t.axis_range().map_or(0, |(a, b)| b - a);

@@ -16,6 +16,8 @@ mod ids;
 mod lane;
 mod strings;
 
+pub mod merge;
+
 pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};

@@ -1,0 +1,222 @@
+//! Several traces on one time axis: each part's times shifted by its offset, its threads and
+//! instants appended (thread names prefixed with the part's label), methods united by
+//! (class, name, signature) so a function that runs in two processes has one profile row.
+//! Used to align several OpenOffice RTL process logs on their absolute start times
+//! (formats/legacy.md §1.5), and generic over the model.
+
+use rustc_hash::FxHashMap;
+
+use super::{
+    Call, Counter, Diagnostic, DurationSeries, Instant, LaneBuilder, Method, MethodId, SourceInfo,
+    StringTable, Thread, Trace,
+};
+
+/// One trace to merge.
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a> {
+    /// Prefix of its thread names, counters and duration groups (e.g. the file name).
+    pub label: &'a str,
+    pub trace: &'a Trace,
+    /// Added to every axis time of the part, in ticks.
+    pub offset: u64,
+}
+
+/// Why traces cannot be merged.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MergeError {
+    #[error("nothing to merge")]
+    Empty,
+    #[error("{0} counts {1} ticks per second where the first trace counts {2}")]
+    TickRate(String, u64, u64),
+    #[error("{0} states no absolute start time, so it cannot be placed on a common axis")]
+    NotAligned(String),
+}
+
+/// Merges `parts` into one trace (see the module docs). All parts must count time in the same
+/// ticks per second.
+pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
+    let first = parts.first().ok_or(MergeError::Empty)?.trace;
+    let tps = first.ticks_per_sec;
+    if let Some(p) = parts.iter().find(|p| p.trace.ticks_per_sec != tps) {
+        return Err(MergeError::TickRate(
+            p.label.to_string(),
+            p.trace.ticks_per_sec,
+            tps,
+        ));
+    }
+    let mut out = Trace {
+        source: SourceInfo {
+            format: first.source.format.clone(),
+            version: first.source.version,
+            options: Vec::new(),
+            record_count: 0,
+            byte_len: 0,
+        },
+        clock: first.clock,
+        axis_synthesized: first.axis_synthesized,
+        ticks_per_sec: tps,
+        strings: StringTable::default(),
+        ..Trace::default()
+    };
+    let mut by_name: FxHashMap<(String, String, String), MethodId> = FxHashMap::default();
+    for part in parts {
+        let t = part.trace;
+        out.source.record_count += t.source.record_count;
+        out.source.byte_len += t.source.byte_len;
+        out.source.options.push((
+            "part".into(),
+            format!("{} (+{} ticks)", part.label, part.offset),
+        ));
+        let remap: Vec<MethodId> = t
+            .methods
+            .iter()
+            .map(|m| {
+                let key = (
+                    t.str(m.class).to_string(),
+                    t.str(m.name).to_string(),
+                    t.str(m.signature).to_string(),
+                );
+                *by_name.entry(key).or_insert_with(|| {
+                    let id = MethodId(out.methods.len() as u32);
+                    out.methods.push(Method {
+                        raw_id: m.raw_id,
+                        class: out.strings.intern(t.str(m.class)),
+                        name: out.strings.intern(t.str(m.name)),
+                        signature: out.strings.intern(t.str(m.signature)),
+                        source_file: m.source_file.map(|s| out.strings.intern(t.str(s))),
+                        line: m.line,
+                    });
+                    id
+                })
+            })
+            .collect();
+        let thread_base = out.threads.len() as u32;
+        for th in &t.threads {
+            out.threads.push(shift_thread(th, part, &remap));
+        }
+        out.instants.extend(t.instants.iter().map(|i| Instant {
+            thread: i.thread + thread_base,
+            time: i.time + part.offset,
+            label: i.label.clone(),
+        }));
+        out.counters.extend(t.counters.iter().map(|c| Counter {
+            name: format!("{}: {}", part.label, c.name),
+            ..c.clone()
+        }));
+        out.durations
+            .extend(t.durations.iter().map(|d| DurationSeries {
+                group: format!("{}: {}", part.label, d.group),
+                ..d.clone()
+            }));
+        out.diagnostics
+            .extend(t.diagnostics.iter().map(|d| Diagnostic {
+                message: format!("{}: {}", part.label, d.message),
+                ..d.clone()
+            }));
+    }
+    Ok(out)
+}
+
+fn shift_thread(th: &Thread, part: &Part, remap: &[MethodId]) -> Thread {
+    let lanes = th
+        .lanes
+        .iter()
+        .map(|lane| {
+            let mut b = LaneBuilder::with_capacity(lane.len(), lane.has_cpu());
+            for i in 0..lane.len() {
+                let c = lane.call(i);
+                let call = Call {
+                    method: remap[c.method.index()],
+                    start: c.start + part.offset,
+                    ..c
+                };
+                b.push(&call, lane.first_child(i) as u32);
+            }
+            b.finish()
+        })
+        .collect();
+    Thread {
+        raw_id: th.raw_id,
+        name: format!("{}: {}", part.label, th.name),
+        lanes,
+        axis_range: th
+            .axis_range
+            .map(|(a, b)| (a + part.offset, b + part.offset)),
+        cpu_range: th.cpu_range,
+        event_count: th.event_count,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::profile::profile;
+    use crate::trace::{Action, Builder, Clock, ClockMode};
+
+    /// A wall-clock trace with one thread: `calls` = (method name, start, end), top level.
+    fn trace(calls: &[(&str, u64, u64)]) -> Trace {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        b.ticks_per_sec = 1000;
+        let t = b.add_thread(1, "main");
+        for &(name, s, e) in calls {
+            let m = b.add_method(0, "mod", name, "", None, None);
+            b.events_mut(t).push(Action::Enter, m, s, None);
+            b.events_mut(t).push(Action::Exit, m, e, None);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn parts_are_shifted_and_methods_united_by_name() {
+        let a = trace(&[("load", 0, 10), ("draw", 10, 15)]);
+        let b = trace(&[("draw", 0, 4)]);
+        let m = merge(&[
+            Part {
+                label: "a.log",
+                trace: &a,
+                offset: 0,
+            },
+            Part {
+                label: "b.log",
+                trace: &b,
+                offset: 100,
+            },
+        ])
+        .unwrap();
+        assert_eq!(m.threads.len(), 2);
+        assert_eq!(m.threads[1].name, "b.log: main");
+        assert_eq!(m.threads[1].axis_range, Some((100, 104)));
+        assert_eq!(m.threads[1].lanes[0].start(0), 100);
+        assert_eq!(m.methods.len(), 2, "draw is one method in both parts");
+        let draw = (0..2)
+            .map(MethodId)
+            .find(|&id| m.method_short_name(id) == "mod.draw")
+            .unwrap();
+        let p = profile(&m, Clock::Wall);
+        assert_eq!(p.method(draw).calls, 2);
+        assert_eq!(p.method(draw).inclusive, 5 + 4);
+        assert_eq!(m.axis_range(), Some((0, 104)));
+    }
+
+    #[test]
+    fn different_tick_rates_are_refused() {
+        let a = trace(&[("x", 0, 1)]);
+        let mut b = trace(&[("x", 0, 1)]);
+        b.ticks_per_sec = 1_000_000;
+        let parts = [
+            Part {
+                label: "a",
+                trace: &a,
+                offset: 0,
+            },
+            Part {
+                label: "b",
+                trace: &b,
+                offset: 0,
+            },
+        ];
+        assert!(matches!(merge(&parts), Err(MergeError::TickRate(..))));
+        assert_eq!(merge(&[]).unwrap_err(), MergeError::Empty);
+    }
+}
