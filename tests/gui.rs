@@ -365,3 +365,33 @@ fn rtl_logs_opened_together_align_on_absolute_time() {
     wait_loaded(&mut h);
     assert_eq!(h.state().tabs.len(), 4);
 }
+
+/// A PerfLog marker named in the CETK convention shows its attributes, formulas evaluated.
+#[test]
+fn a_perflog_marker_shows_its_attributes_with_formulas_evaluated() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/legacy-examples/synthetic/ce_perflog/fsperflog_CEPC_x86_6_0_2915.log");
+    let mut h = harness(std::slice::from_ref(&log));
+    wait_loaded(&mut h);
+    let (name, bps) = {
+        let l = ready(h.state(), 0);
+        let d = l
+            .trace
+            .durations
+            .iter()
+            .find(|d| d.name.starts_with("Bytes=4096,"))
+            .unwrap();
+        let mean = tracelens::analysis::stats::Stats::of(&d.durations_s).mean;
+        (d.name.clone(), 4096.0 / mean)
+    };
+    // The table has a column per attribute key, and shows the evaluated formula.
+    h.get_by_label("Bps AVG");
+    h.get_by_label("Bytes");
+    let short = tracelens::app::stats_panel::fmt_si(bps);
+    assert!(h.query_by_label(&short).is_some(), "table shows {short}");
+    h.get_by_label(&name).click();
+    h.run();
+    h.get_by_label("attribute");
+    h.get_by_label("%Bytes%/%AVG%");
+    h.get_by_label(&format!("{bps:.6}"));
+}

@@ -7,7 +7,7 @@ use tracelens::formats::legacy::{LegacyKind, read, sniff};
 use tracelens::formats::{Progress, ReadContext};
 use tracelens::trace::{Location, Trace};
 
-const EX: &str = "/work/shared/legacy-examples";
+const EX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/legacy-examples");
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -938,4 +938,62 @@ fn series_and_method_stats() {
     let ms = method_stats(&rt);
     let outer = method_named(&rt, "outer").unwrap();
     assert_eq!(ms.iter().find(|(m, _)| *m == outer).unwrap().1.total, 0.020);
+}
+
+/// PerfToCsv-style attributes: the marker name's `key=value` pairs become columns of the
+/// summary, and its formulas are evaluated on the marker's statistics (seconds).
+#[test]
+fn perflog_marker_attributes_and_formulas_in_the_summary() {
+    let path = format!("{EX}/synthetic/ce_perflog/fsperflog_CEPC_x86_6_0_2915.log");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(["summary", "--json", &path])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = if v.is_array() { &v[0] } else { &v };
+    let durations = file["durations"].as_array().unwrap();
+    let w4k = durations
+        .iter()
+        .find(|d| {
+            d["name"].as_str().unwrap().starts_with("Bytes=4096,")
+                && d["group"].as_str().unwrap().starts_with("session 0")
+        })
+        .unwrap();
+    let attr = |k: &str| {
+        w4k["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == k)
+            .unwrap_or_else(|| panic!("no attribute {k}: {w4k}"))
+            .clone()
+    };
+    assert_eq!(attr("Bytes")["number"], 4096.0);
+    assert_eq!(attr("Test")["value"], "Write");
+    assert!(attr("Test")["number"].is_null());
+    // 4.534 and 4.516 ms: 4096 bytes / mean 4.525 ms, / max, / min.
+    let mean_s = w4k["mean_ms"].as_f64().unwrap() / 1e3;
+    assert!(close(mean_s * 1e3, 4.525, 0.001), "{mean_s}");
+    let bps = attr("Bps AVG")["number"].as_f64().unwrap();
+    assert!(close(bps, 4096.0 / mean_s, 1e-6), "{bps}");
+    assert_eq!(attr("Bps AVG")["derived"], true);
+    let min_bps = attr("Bps MIN")["number"].as_f64().unwrap();
+    assert!(close(
+        min_bps,
+        4096.0 / (w4k["max_ms"].as_f64().unwrap() / 1e3),
+        1e-6
+    ));
+    // `time=%AVG%` is the mean in seconds.
+    let m0 = durations
+        .iter()
+        .find(|d| {
+            d["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("Test=CeWriteRecord")
+        })
+        .unwrap();
+    let time = m0["attributes"][1]["number"].as_f64().unwrap();
+    assert!(close(time * 1e3, m0["mean_ms"].as_f64().unwrap(), 1e-9));
 }

@@ -9,6 +9,7 @@ use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, Line, Plot};
 
 use super::analysis_tabs::Others;
+use crate::analysis::attributes::{Attribute, attributes};
 use crate::analysis::stats::Stats;
 use crate::trace::{DurationSeries, Trace};
 
@@ -59,70 +60,131 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState) {
         .iter()
         .map(|d| Stats::of(&d.durations_s))
         .collect();
-    let headers = [
+    // PerfToCsv's layout: one column per attribute key of the marker names (first seen first),
+    // formulas evaluated.
+    let attrs: Vec<Vec<Attribute>> = trace
+        .durations
+        .iter()
+        .zip(&stats)
+        .map(|(d, s)| attributes(&d.name, s))
+        .collect();
+    let mut keys: Vec<&str> = Vec::new();
+    for a in attrs.iter().flatten() {
+        if !keys.contains(&a.key.as_str()) {
+            keys.push(&a.key);
+        }
+    }
+    let fixed = [
         "series", "group", "count", "incompl.", "min", "median", "mean", "max", "stddev", "total",
     ];
-    let mut table = TableBuilder::new(ui)
-        .id_salt("durations")
-        .striped(true)
-        .resizable(true)
-        .max_scroll_height(260.0)
-        .column(Column::initial(320.0).at_least(100.0).clip(true))
-        .column(Column::initial(140.0).at_least(60.0).clip(true));
-    for _ in 2..headers.len() {
-        table = table.column(Column::initial(72.0).at_least(40.0));
-    }
-    table
-        .header(20.0, |mut h| {
-            for name in headers {
-                h.col(|ui| {
-                    ui.strong(name);
-                });
+    egui::ScrollArea::horizontal()
+        .id_salt("durations-h")
+        .show(ui, |ui| {
+            let mut table = TableBuilder::new(ui)
+                .id_salt("durations")
+                .striped(true)
+                .resizable(true)
+                .max_scroll_height(260.0)
+                .column(Column::initial(260.0).at_least(100.0).clip(true))
+                .column(Column::initial(130.0).at_least(60.0).clip(true));
+            for _ in 2..fixed.len() {
+                table = table.column(Column::initial(72.0).at_least(40.0));
             }
-        })
-        .body(|body| {
-            body.rows(18.0, trace.durations.len(), |mut row| {
-                let i = row.index();
-                let d = &trace.durations[i];
-                let s = &stats[i];
-                row.set_selected(st.selected == Some(i));
-                row.col(|ui| {
-                    if ui
-                        .add(
-                            egui::Label::new(&d.name)
-                                .sense(egui::Sense::click())
-                                .truncate(),
-                        )
-                        .clicked()
-                    {
-                        st.selected = Some(i);
+            for _ in &keys {
+                table = table.column(Column::initial(110.0).at_least(50.0).clip(true));
+            }
+            table
+                .header(20.0, |mut h| {
+                    for name in fixed.iter().copied().chain(keys.iter().copied()) {
+                        h.col(|ui| {
+                            ui.strong(name);
+                        });
                     }
-                });
-                row.col(|ui| {
-                    ui.label(&d.group);
-                });
-                let ms = |x: f64| format!("{:.3}", x * 1e3);
-                for text in [
-                    s.count.to_string(),
-                    d.incomplete.to_string(),
-                    ms(s.min),
-                    ms(s.median),
-                    ms(s.mean),
-                    ms(s.max),
-                    ms(s.stddev),
-                    ms(s.total),
-                ] {
-                    row.col(|ui| {
-                        ui.label(text);
+                })
+                .body(|body| {
+                    body.rows(18.0, trace.durations.len(), |mut row| {
+                        let i = row.index();
+                        let d = &trace.durations[i];
+                        let s = &stats[i];
+                        row.set_selected(st.selected == Some(i));
+                        row.col(|ui| {
+                            let name = egui::Label::new(&d.name)
+                                .sense(egui::Sense::click())
+                                .truncate();
+                            if ui.add(name).clicked() {
+                                st.selected = Some(i);
+                            }
+                        });
+                        row.col(|ui| {
+                            ui.label(&d.group);
+                        });
+                        let ms = |x: f64| format!("{:.3}", x * 1e3);
+                        let values = [
+                            s.count.to_string(),
+                            d.incomplete.to_string(),
+                            ms(s.min),
+                            ms(s.median),
+                            ms(s.mean),
+                            ms(s.max),
+                            ms(s.stddev),
+                            ms(s.total),
+                        ];
+                        let cells = keys.iter().map(|k| {
+                            attrs[i]
+                                .iter()
+                                .find(|a| a.key == *k)
+                                .map_or_else(String::new, |a| match (a.derived, a.number) {
+                                    (true, Some(n)) => fmt_si(n),
+                                    _ => a.value.clone(),
+                                })
+                        });
+                        for text in values.into_iter().chain(cells) {
+                            row.col(|ui| {
+                                ui.label(text);
+                            });
+                        }
                     });
-                }
-            });
+                });
         });
+}
+
+/// A number with 4 significant digits and an SI suffix (k, M, G; m, µ).
+pub fn fmt_si(x: f64) -> String {
+    let a = x.abs();
+    let (v, suffix) = match a {
+        _ if a == 0.0 || !a.is_finite() => (x, ""),
+        _ if a >= 1e9 => (x / 1e9, "G"),
+        _ if a >= 1e6 => (x / 1e6, "M"),
+        _ if a >= 1e4 => (x / 1e3, "k"),
+        _ if a >= 1.0 => (x, ""),
+        _ if a >= 1e-3 => (x * 1e3, "m"),
+        _ => (x * 1e6, "µ"),
+    };
+    let digits = 3usize.saturating_sub(v.abs().log10().floor().max(0.0) as usize);
+    format!("{v:.digits$}{suffix}")
 }
 
 /// Each iteration's duration, and a histogram of them.
 fn series_plots(ui: &mut egui::Ui, d: &DurationSeries) {
     ui.label(RichText::new(format!("{} [{}]", d.name, d.group)).strong());
+    let attrs = attributes(&d.name, &Stats::of(&d.durations_s));
+    if !attrs.is_empty() {
+        egui::Grid::new("attributes")
+            .striped(true)
+            .num_columns(3)
+            .show(ui, |ui| {
+                ui.strong("attribute");
+                ui.strong("as written");
+                ui.strong("value");
+                ui.end_row();
+                for a in &attrs {
+                    ui.label(&a.key);
+                    ui.label(&a.value);
+                    ui.label(a.number.map_or_else(|| "-".into(), |n| format!("{n:.6}")));
+                    ui.end_row();
+                }
+            });
+    }
     let ms: Vec<f64> = d.durations_s.iter().map(|s| s * 1e3).collect();
     ui.columns(2, |cols| {
         let pts: Vec<[f64; 2]> = ms.iter().enumerate().map(|(i, &v)| [i as f64, v]).collect();
@@ -294,5 +356,15 @@ mod tests {
         assert_eq!(bars.len(), 3);
         let counts: Vec<f64> = bars.iter().map(|b| b.value).collect();
         assert_eq!(counts, vec![3.0, 0.0, 2.0]);
+    }
+
+    #[test]
+    fn si_formatting_keeps_four_significant_digits() {
+        assert_eq!(fmt_si(905_193.4), "905.2k");
+        assert_eq!(fmt_si(4096.0), "4096");
+        assert_eq!(fmt_si(0.004525), "4.525m");
+        assert_eq!(fmt_si(1.5e9), "1.500G");
+        assert_eq!(fmt_si(0.0), "0.000");
+        assert_eq!(fmt_si(-2.5e6), "-2.500M");
     }
 }

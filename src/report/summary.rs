@@ -59,6 +59,9 @@ pub struct DurationSummary {
     pub mean_ms: f64,
     pub median_ms: f64,
     pub stddev_ms: f64,
+    /// `key=value` attributes of the name (CETK convention), formulas evaluated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<crate::analysis::attributes::Attribute>,
 }
 
 /// One counter series.
@@ -283,6 +286,7 @@ pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) 
                     mean_ms: ms(st.mean),
                     median_ms: ms(st.median),
                     stddev_ms: ms(st.stddev),
+                    attributes: crate::analysis::attributes::attributes(&d.name, &st),
                 }
             })
             .collect(),
