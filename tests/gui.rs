@@ -395,3 +395,107 @@ fn a_perflog_marker_shows_its_attributes_with_formulas_evaluated() {
     h.get_by_label("%Bytes%/%AVG%");
     h.get_by_label(&format!("{bps:.6}"));
 }
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/legacy-examples/synthetic")
+        .join(rel)
+}
+
+/// Logger CSV: blocks between probes on the timeline, both clocks in the profile with the
+/// CPU/wall ratio, and the clock switch.
+#[test]
+fn a_logger_csv_shows_blocks_on_both_clocks_with_the_ratio() {
+    let mut h = harness(&[shared("alexta_logger/logger_out.csv")]);
+    wait_loaded(&mut h);
+    let (top, ratio) = {
+        let l = ready(h.state(), 0);
+        assert!(l.trace.call_count() > 0, "blocks become calls");
+        assert_eq!(l.profiles.len(), 2, "CPU and wall");
+        let top = l.ranked[0];
+        let cpu = l.profiles[0].method(top).inclusive as f64;
+        let wall = l.profiles[1].method(top).inclusive as f64;
+        (top, format!("{:.0}%", cpu * 100.0 / wall))
+    };
+    h.get_by_label("Cpu/Real");
+    assert!(
+        h.query_all_by_label(&ratio).next().is_some(),
+        "ratio {ratio} of the top block is shown"
+    );
+    h.get_by_label("Wall").click();
+    h.run();
+    assert_eq!(h.state().tabs[0].view.clock_index, 1);
+    // Probe hits are instants, listed in the Messages view.
+    let hits = ready(h.state(), 0).trace.instants.len();
+    assert!(hits > 0);
+    h.get_by_label("Messages").click();
+    h.run();
+    h.get_by_label(&format!("{hits} messages"));
+    let _ = top;
+}
+
+/// An RTL log: scopes on the timeline, messages listed and filtered.
+#[test]
+fn an_rtl_log_lists_and_filters_its_messages() {
+    let mut h = harness(&[shared("rtl_logfile/soffice_4242.log")]);
+    wait_loaded(&mut h);
+    let (total, perf) = {
+        let l = ready(h.state(), 0);
+        assert_eq!(l.trace.threads.len(), 3);
+        let perf = l
+            .trace
+            .instants
+            .iter()
+            .filter(|i| i.label.to_lowercase().contains("performance"))
+            .count();
+        (l.trace.instants.len(), perf)
+    };
+    assert!(perf > 0 && perf < total);
+    h.get_by_label("Messages").click();
+    h.run();
+    h.get_by_label(&format!("{total} messages"));
+    let rows_before = h.query_all_by_label_contains("PERFORMANCE").count();
+    h.get_by_label("Filter:").click();
+    h.get_by_role(egui::accesskit::Role::TextInput).click();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::TextInput)
+        .type_text("performance");
+    h.run();
+    assert_eq!(
+        h.state().tabs[0].view.analysis.message_filter,
+        "performance"
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("PERFORMANCE").count(),
+        perf,
+        "filter keeps only matching messages (had {rows_before})"
+    );
+    assert!(h.query_by_label_contains("Main()").is_some());
+}
+
+/// Two CProfiler runs: the statistics view compares them with a chosen baseline.
+#[test]
+fn cprofiler_runs_compare_against_a_chosen_baseline() {
+    let a = shared("cprofiler/profiler_2006.06.14.10.31.07.csv");
+    let b = shared("cprofiler/profiler_2006.06.15.09.00.00.csv");
+    let mut h = harness(&[a, b]);
+    wait_loaded(&mut h);
+    assert_eq!(h.state().active, 1);
+    h.get_by_label("Runs compared (2)");
+    // Baseline = the first file's tab: the change column is this run vs that one.
+    h.get_by_role_and_label(
+        egui::accesskit::Role::RadioButton,
+        "profiler_2006.06.14.10.31.07.csv",
+    )
+    .click();
+    h.run();
+    let rows = {
+        let this = &ready(h.state(), 1).trace;
+        let base = &ready(h.state(), 0).trace;
+        tracelens::analysis::stats::compare_runs(&[this, base], 1)
+    };
+    let foo = rows.iter().find(|r| r.name == "CFoo::Foo").unwrap();
+    let change = foo.change_vs_baseline[0].unwrap();
+    h.get_by_label(&format!("{:+.1}%", change * 100.0));
+    h.get_by_label("profiler_2006.06.14.10.31.07.csv (baseline): mean ms (n)");
+}

@@ -253,12 +253,12 @@ fn example_logger_out() {
         .expect("tid 28870");
     let lane = &th.lanes[0];
     let first = (0..lane.len())
-        .find(|&i| t.str(t.methods[lane.method(i).index()].name) == "1→2")
+        .find(|&i| t.str(t.methods[lane.method(i).index()].name) == "1->2")
         .unwrap();
     assert_eq!(lane.dur(first), 10_500_000);
     assert!(lane.cpu(first).unwrap().1.abs_diff(5_001_000) < 1_000);
     let second = (0..lane.len())
-        .find(|&i| t.str(t.methods[lane.method(i).index()].name) == "2→4")
+        .find(|&i| t.str(t.methods[lane.method(i).index()].name) == "2->4")
         .unwrap();
     assert!(lane.dur(second).abs_diff(89_500_000) < 1_000);
     assert!(lane.cpu(second).unwrap().1.abs_diff(79_000) < 1_000);
@@ -777,8 +777,8 @@ fn l(name: &str) -> Trace {
 #[test]
 fn l01_out_of_order_sorted() {
     let t = l("l01_out_of_order.csv");
-    assert_eq!(calls_of(&t, "1→2"), vec![(0, 2000)]);
-    assert_eq!(calls_of(&t, "2→3"), vec![(2000, 1000)]);
+    assert_eq!(calls_of(&t, "1->2"), vec![(0, 2000)]);
+    assert_eq!(calls_of(&t, "2->3"), vec![(2000, 1000)]);
 }
 
 #[test]
@@ -791,27 +791,27 @@ fn l02_truncated_tail_skipped() {
 
 #[test]
 fn l03_unpadded_ns_integer_math() {
-    assert_eq!(calls_of(&l("l03_unpadded_ns.csv"), "1→2"), vec![(0, 45)]);
+    assert_eq!(calls_of(&l("l03_unpadded_ns.csv"), "1->2"), vec![(0, 45)]);
 }
 
 #[test]
 fn l04_bad_ns_skipped() {
     let t = l("l04_bad_ns.csv");
     assert_eq!(t.diagnostics.iter().filter(|d| d.code == "L4").count(), 2);
-    assert_eq!(calls_of(&t, "2→4"), vec![(0, 4)]);
+    assert_eq!(calls_of(&t, "2->4"), vec![(0, 4)]);
 }
 
 #[test]
 fn l05_cpu_greater_than_wall_flagged() {
     let t = l("l05_cpu_gt_wall.csv");
     assert!(has_code(&t, "L5"));
-    assert_eq!(calls_of(&t, "1→2"), vec![(0, 1000)]);
+    assert_eq!(calls_of(&t, "1->2"), vec![(0, 1000)]);
 }
 
 #[test]
 fn l06_wall_back_in_file_order_sorted_by_wall() {
     let t = l("l06_wall_back.csv");
-    assert_eq!(calls_of(&t, "2→1"), vec![(0, 4000)]);
+    assert_eq!(calls_of(&t, "2->1"), vec![(0, 4000)]);
 }
 
 #[test]
@@ -819,7 +819,7 @@ fn l07_several_pids_grouped() {
     let t = l("l07_two_pids.csv");
     assert_eq!(t.threads.len(), 2);
     assert!(has_code(&t, "L7"));
-    assert_eq!(calls_of(&t, "1→2"), vec![(0, 10), (5, 15)]);
+    assert_eq!(calls_of(&t, "1->2"), vec![(0, 10), (5, 15)]);
 }
 
 #[test]
@@ -847,13 +847,13 @@ fn l10_header_line_skipped() {
 
 #[test]
 fn l11_semicolon_separator() {
-    assert_eq!(calls_of(&l("l11_semicolon.csv"), "1→2"), vec![(0, 10)]);
+    assert_eq!(calls_of(&l("l11_semicolon.csv"), "1->2"), vec![(0, 10)]);
 }
 
 #[test]
 fn l12_probe_reuse_is_one_block_key() {
     let t = l("l12_probe_reuse.csv");
-    assert_eq!(calls_of(&t, "1→1").len(), 2);
+    assert_eq!(calls_of(&t, "1->1").len(), 2);
 }
 
 // ---------------------------------------------------------------- robustness

@@ -25,6 +25,7 @@ pub enum SortColumn {
     Calls,
     CpuPerCall,
     WallPerCall,
+    CpuRatio,
 }
 
 /// View state of the profile panel.
@@ -120,6 +121,10 @@ fn sort_key(c: &Clocks, col: SortColumn, m: MethodId) -> u64 {
         SortColumn::Calls => get(c.cpu.or(c.wall), |p| p.total_calls()),
         SortColumn::CpuPerCall => per_call(c.cpu),
         SortColumn::WallPerCall => per_call(c.wall),
+        SortColumn::CpuRatio => {
+            let (cpu, wall) = (get(c.cpu, |p| p.inclusive), get(c.wall, |p| p.inclusive));
+            (cpu as u128 * 1_000_000 / wall.max(1) as u128) as u64
+        }
     }
 }
 
@@ -291,6 +296,11 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
     if c.wall.is_some() {
         columns.push(("Real Time/Call", SortColumn::WallPerCall));
     }
+    if c.cpu.is_some() && c.wall.is_some() {
+        // How much of the wall time the thread was on a CPU (blocked, waiting or preempted
+        // otherwise).
+        columns.push(("Cpu/Real", SortColumn::CpuRatio));
+    }
 
     let mut table = TableBuilder::new(ui)
         .striped(true)
@@ -431,6 +441,14 @@ fn row_cells(
             paint_bg(ui);
             match *name {
                 "Name" => name_cell(ui, r, l, st, msgs),
+                "Cpu/Real" => {
+                    let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
+                    if let (Some(c), Some(w)) = (incl(&cpu), incl(&wall))
+                        && w > 0
+                    {
+                        ui.label(format!("{:.0}%", c as f64 * 100.0 / w as f64));
+                    }
+                }
                 _ => {
                     let (v, what) = if name.contains("Cpu") {
                         (cpu.as_ref(), *name)

@@ -10,19 +10,15 @@ use egui_plot::{Bar, BarChart, Line, Plot};
 
 use super::analysis_tabs::Others;
 use crate::analysis::attributes::{Attribute, attributes};
-use crate::analysis::stats::Stats;
+use crate::analysis::stats::{Stats, compare_runs};
 use crate::trace::{DurationSeries, Trace};
 
 /// View state of the statistics panel.
 #[derive(Debug, Default)]
 pub struct StatsState {
     pub selected: Option<usize>,
-    /// The other tab compared with (its title).
+    /// The baseline run of the comparison (another tab's title); None = this tab.
     pub compare_with: Option<String>,
-}
-
-fn key(d: &DurationSeries) -> (&str, &str) {
-    (d.name.as_str(), d.group.as_str())
 }
 
 pub fn stats_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
@@ -227,84 +223,98 @@ pub fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
 }
 
 /// Runs compared: the mean of each series here against another open trace (the baseline).
+/// All runs side by side (this tab and every other tab with duration series, e.g. several
+/// CProfiler CSV files): mean per series and run, change against the chosen baseline run, and a
+/// grouped bar chart.
 fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
-    let candidates: Vec<&(String, std::sync::Arc<Trace>)> = others
-        .iter()
-        .filter(|(_, t)| !t.durations.is_empty())
-        .collect();
-    if candidates.is_empty() {
+    let mut runs: Vec<(&str, &Trace)> = vec![("this run", trace)];
+    runs.extend(
+        others
+            .iter()
+            .filter(|(_, t)| !t.durations.is_empty())
+            .map(|(title, t)| (title.as_str(), &**t)),
+    );
+    if runs.len() < 2 {
         ui.label("Open more runs (other files) to compare them here.");
         return;
     }
     ui.separator();
-    ui.horizontal(|ui| {
-        ui.label("Compare with baseline:");
-        for (title, _) in &candidates {
-            ui.radio_value(&mut st.compare_with, Some(title.clone()), title);
+    ui.strong(format!("Runs compared ({})", runs.len()));
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Baseline:");
+        ui.radio_value(&mut st.compare_with, None, "this run");
+        for (title, _) in &runs[1..] {
+            ui.radio_value(&mut st.compare_with, Some(title.to_string()), *title);
         }
     });
-    let Some(base) = st
+    let baseline = st
         .compare_with
         .as_ref()
-        .and_then(|t| candidates.iter().find(|(title, _)| title == t))
-        .map(|(_, t)| t.clone())
-    else {
-        return;
-    };
-    let mut rows = Vec::new();
-    for d in &trace.durations {
-        let mean = Stats::of(&d.durations_s).mean * 1e3;
-        let b = base
-            .durations
-            .iter()
-            .find(|b| key(b).0 == key(d).0)
-            .map(|b| Stats::of(&b.durations_s).mean * 1e3);
-        rows.push((d.name.clone(), b, mean));
-    }
-    egui::Grid::new("compare-runs")
-        .striped(true)
+        .and_then(|b| runs.iter().position(|(t, _)| t == b))
+        .unwrap_or(0);
+    let traces: Vec<&Trace> = runs.iter().map(|r| r.1).collect();
+    let rows = compare_runs(&traces, baseline);
+    egui::ScrollArea::horizontal()
+        .id_salt("compare-runs-h")
         .show(ui, |ui| {
-            for h in ["series", "baseline mean ms", "this run mean ms", "change"] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            for (name, b, m) in &rows {
-                ui.label(name);
-                ui.label(b.map_or("-".into(), |b| format!("{b:.3}")));
-                ui.label(format!("{m:.3}"));
-                ui.label(match b {
-                    Some(b) if *b > 0.0 => format!("{:+.1}%", (m - b) / b * 100.0),
-                    _ => "-".into(),
+            egui::Grid::new("compare-runs")
+                .striped(true)
+                .show(ui, |ui| {
+                    ui.strong("series");
+                    for (i, (title, _)) in runs.iter().enumerate() {
+                        let mark = if i == baseline { " (baseline)" } else { "" };
+                        ui.strong(format!("{title}{mark}: mean ms (n)"));
+                    }
+                    for (i, (title, _)) in runs.iter().enumerate() {
+                        if i != baseline {
+                            ui.strong(format!("{title}: change"));
+                        }
+                    }
+                    ui.end_row();
+                    for r in &rows {
+                        ui.label(&r.name);
+                        for run in &r.runs {
+                            ui.label(
+                                run.map_or("-".into(), |(n, m)| format!("{:.3} ({n})", m * 1e3)),
+                            );
+                        }
+                        for (i, c) in r.change_vs_baseline.iter().enumerate() {
+                            if i != baseline {
+                                ui.label(c.map_or("-".into(), |c| format!("{:+.1}%", c * 100.0)));
+                            }
+                        }
+                        ui.end_row();
+                    }
                 });
-                ui.end_row();
-            }
         });
-    let base_bars: Vec<Bar> = rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (_, b, _))| b.map(|b| Bar::new(i as f64 - 0.2, b).width(0.4)))
-        .collect();
-    let run_bars: Vec<Bar> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, (_, _, m))| Bar::new(i as f64 + 0.2, *m).width(0.4))
-        .collect();
+    let width = 0.8 / runs.len() as f64;
     Plot::new("compare-bars")
-        .height(180.0)
+        .height(200.0)
         .y_axis_label("mean ms")
+        .x_axis_label("series (table order)")
         .allow_scroll(false)
         .legend(egui_plot::Legend::default())
         .show(ui, |p| {
-            p.bar_chart(BarChart::new("baseline", base_bars));
-            p.bar_chart(BarChart::new("this run", run_bars));
+            for (k, (title, _)) in runs.iter().enumerate() {
+                let bars: Vec<Bar> = rows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, r)| {
+                        let (_, mean) = r.runs[k]?;
+                        let x = i as f64 - 0.4 + width * (k as f64 + 0.5);
+                        Some(Bar::new(x, mean * 1e3).width(width).name(&r.name))
+                    })
+                    .collect();
+                p.bar_chart(BarChart::new(*title, bars));
+            }
         });
 }
 
 /// The instants (messages, probe hits) in time order.
 pub fn instants_ui(ui: &mut egui::Ui, trace: &Trace, filter: &mut String) {
     ui.horizontal(|ui| {
-        ui.label("Filter:");
-        ui.text_edit_singleline(filter);
+        let label = ui.label("Filter:");
+        ui.text_edit_singleline(filter).labelled_by(label.id);
         ui.label(format!("{} messages", trace.instants.len()));
     });
     let q = filter.to_lowercase();

@@ -193,7 +193,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                     let m = b.add_method(
                         methods.len() as u64,
                         "block",
-                        &format!("{}→{}", a.probe, c.probe),
+                        &format!("{}->{}", a.probe, c.probe),
                         "",
                         None,
                         None,
