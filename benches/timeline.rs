@@ -84,7 +84,17 @@ fn main() {
     );
     let t = Instant::now();
     let loaded = Loaded::new(trace);
-    eprintln!("profile + rank: {:.2?}", t.elapsed());
+    let summary_bytes: usize = loaded
+        .summaries
+        .iter()
+        .flatten()
+        .map(|s| s.heap_bytes())
+        .sum();
+    eprintln!(
+        "profile + rank + lane summaries: {:.2?} (summaries {:.2} bytes/call)",
+        t.elapsed(),
+        summary_bytes as f64 / calls as f64
+    );
     let (a, b) = match loaded.trace.axis_range() {
         Some((a, b)) if b > a => (a as f64, b as f64),
         _ => panic!("trace has no time range"),
@@ -102,6 +112,39 @@ fn main() {
             Some((mid - span / 200_000.0, mid + span / 200_000.0)),
         ),
     ];
+    // The lane queries alone (what a zoomed-out collapsed frame spends most of its time in).
+    for (label, range) in zooms {
+        let (t0, t1) = range.unwrap_or((a, b));
+        let view = tracelens::analysis::timeline::View {
+            t0,
+            t1,
+            width_px: WIDTH_PX - 170.0,
+        };
+        let mut items = Vec::new();
+        let mut times = Vec::new();
+        let mut n = 0;
+        for _ in 0..FRAMES {
+            let start = Instant::now();
+            n = 0;
+            for (th, sums) in loaded.trace.threads.iter().zip(&loaded.summaries) {
+                for (lane, sum) in th.lanes.iter().zip(sums) {
+                    items.clear();
+                    tracelens::analysis::timeline::lane_items_summarized(
+                        lane, sum, &view, 3.0, &mut items,
+                    );
+                    n += items.len();
+                }
+            }
+            times.push(start.elapsed());
+        }
+        times.sort();
+        let lanes: usize = loaded.trace.threads.iter().map(|t| t.lanes.len()).sum();
+        println!(
+            "  lane queries {label:<16} median {:>7.3} ms  {n} items over {lanes} lanes ({:.0} ns/item)",
+            times[FRAMES / 2].as_secs_f64() * 1e3,
+            times[FRAMES / 2].as_secs_f64() * 1e9 / n.max(1) as f64
+        );
+    }
     let ctx = egui::Context::default();
     println!("timeline frame, {WIDTH_PX}x{HEIGHT_PX} px, median/max of {FRAMES} (target < 4 ms):");
     // The most-called method, selected: its marks and brackets are drawn too.

@@ -118,6 +118,231 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
     }
 }
 
+/// Block summaries of a lane, so that a zoomed-out query reads a few small arrays instead of
+/// every call: for blocks of 16 calls (and 128, 1024, ... — ×8 per level) the start of the first
+/// call, the end of the last, the sum of the durations and the longest call. About 2.6 bytes per
+/// call; built once per loaded trace.
+#[derive(Clone, Debug, Default)]
+pub struct LaneSummary {
+    /// Finest first.
+    levels: Vec<Level>,
+}
+
+#[derive(Clone, Debug)]
+struct Level {
+    /// Block size = `1 << shift` calls.
+    shift: u32,
+    start: Vec<u64>,
+    end: Vec<u64>,
+    covered: Vec<u64>,
+    /// Duration and method of the block's longest call (the first of equals): kept here so a
+    /// query never reads the calls of a folded block.
+    longest_dur: Vec<u64>,
+    longest_method: Vec<MethodId>,
+}
+
+const SUMMARY_SHIFT: u32 = 4;
+const SUMMARY_FAN_SHIFT: u32 = 3;
+
+impl LaneSummary {
+    pub fn new(lane: &Lane) -> Self {
+        let n = lane.len();
+        let mut levels: Vec<Level> = Vec::new();
+        let mut shift = SUMMARY_SHIFT;
+        while n >> shift >= 2 {
+            let blocks = n.div_ceil(1 << shift);
+            let mut lv = Level {
+                shift,
+                start: Vec::with_capacity(blocks),
+                end: Vec::with_capacity(blocks),
+                covered: Vec::with_capacity(blocks),
+                longest_dur: Vec::with_capacity(blocks),
+                longest_method: Vec::with_capacity(blocks),
+            };
+            for b in 0..blocks {
+                let (lo, hi) = (b << shift, ((b + 1) << shift).min(n));
+                lv.start.push(lane.start(lo));
+                lv.end.push(lane.end(hi - 1));
+                let (covered, dur, method) = match levels.last() {
+                    // From the finer level's blocks.
+                    Some(f) => {
+                        let k = (shift - f.shift) as usize;
+                        let (a, z) = (b << k, ((b + 1) << k).min(f.start.len()));
+                        let mut best = a;
+                        for x in a..z {
+                            if f.longest_dur[x] > f.longest_dur[best] {
+                                best = x;
+                            }
+                        }
+                        let covered = f.covered[a..z].iter().sum();
+                        (covered, f.longest_dur[best], f.longest_method[best])
+                    }
+                    None => {
+                        let mut covered = 0;
+                        let mut longest = lo;
+                        for i in lo..hi {
+                            let d = lane.dur(i);
+                            covered += d;
+                            if d > lane.dur(longest) {
+                                longest = i;
+                            }
+                        }
+                        (covered, lane.dur(longest), lane.method(longest))
+                    }
+                };
+                lv.covered.push(covered);
+                lv.longest_dur.push(dur);
+                lv.longest_method.push(method);
+            }
+            levels.push(lv);
+            shift += SUMMARY_FAN_SHIFT;
+        }
+        Self { levels }
+    }
+
+    /// Heap bytes of the summary.
+    pub fn heap_bytes(&self) -> usize {
+        self.levels.iter().map(|l| l.start.len() * 36).sum()
+    }
+}
+
+/// A run of calls `first..end` treated as one unit of a fold.
+#[derive(Clone, Copy)]
+struct Unit {
+    end: usize,
+    start_t: u64,
+    end_t: u64,
+    covered: u64,
+    longest_dur: u64,
+    method: MethodId,
+}
+
+/// The largest block starting at call `j` that ends by `limit` and spans less than `min_ticks`,
+/// or the single call `j`.
+#[inline]
+fn unit_at(lane: &Lane, sum: &LaneSummary, min_ticks: f64, j: usize, limit: usize) -> Unit {
+    // Blocks of level k start at multiples of 1 << (SUMMARY_SHIFT + k * SUMMARY_FAN_SHIFT).
+    let aligned = if j == 0 {
+        sum.levels.len()
+    } else {
+        let tz = j.trailing_zeros();
+        if tz < SUMMARY_SHIFT {
+            0
+        } else {
+            (((tz - SUMMARY_SHIFT) / SUMMARY_FAN_SHIFT) as usize + 1).min(sum.levels.len())
+        }
+    };
+    for lv in sum.levels[..aligned].iter().rev() {
+        let b = j >> lv.shift;
+        let end = ((b + 1) << lv.shift).min(lane.len());
+        if end > limit {
+            continue;
+        }
+        let (s, e) = (lv.start[b], lv.end[b]);
+        if ((e - s) as f64) < min_ticks {
+            return Unit {
+                end,
+                start_t: s,
+                end_t: e,
+                covered: lv.covered[b],
+                longest_dur: lv.longest_dur[b],
+                method: lv.longest_method[b],
+            };
+        }
+    }
+    Unit {
+        end: j + 1,
+        start_t: lane.start(j),
+        end_t: lane.end(j),
+        covered: lane.dur(j),
+        longest_dur: lane.dur(j),
+        method: lane.method(j),
+    }
+}
+
+/// [`lane_items`] using the lane's block summaries: the same items, except that a fold takes
+/// whole narrow blocks, so it may reach up to one block (less than `min_px`) past the fold
+/// distance; its coverage and method are exact (every call counted, the longest call wins).
+pub fn lane_items_summarized(
+    lane: &Lane,
+    sum: &LaneSummary,
+    view: &View,
+    min_px: f32,
+    out: &mut Vec<Item>,
+) {
+    let n = lane.len();
+    if n == 0 || view.t1 <= view.t0 || view.width_px <= 0.0 {
+        return;
+    }
+    let t0 = view.t0.max(0.0).floor() as u64;
+    let mut i = lane.first_ending_at_or_after(t0);
+    let right_t = view.t1.floor() + 1.0;
+    let n_visible = if right_t >= u64::MAX as f64 {
+        n
+    } else {
+        lane.first_starting_at_or_after(right_t as u64)
+    };
+    // A block is narrow when it spans less than min_px: compared in ticks, no division per block.
+    let min_ticks = min_px as f64 * (view.t1 - view.t0) / view.width_px as f64;
+    let mut next: Option<Unit> = None;
+    while i < n_visible {
+        let u = next
+            .take()
+            .unwrap_or_else(|| unit_at(lane, sum, min_ticks, i, n_visible));
+        let x0 = view.x(u.start_t as f64).max(-1.0);
+        if u.end == i + 1 {
+            let x1 = view.x(u.end_t as f64).min(view.width_px + 1.0);
+            if x1 - x0 >= min_px {
+                out.push(Item {
+                    x0_px: x0,
+                    x1_px: x1,
+                    first: i,
+                    count: 1,
+                    method: u.method,
+                    coverage: 1.0,
+                });
+                i += 1;
+                continue;
+            }
+        }
+        // Fold: every unit starting before x0 + min_px joins this item.
+        let limit_t = view.t(x0 + min_px);
+        let first = i;
+        let (mut covered, mut longest, mut method, mut last_end) =
+            (u.covered, u.longest_dur, u.method, u.end_t);
+        i = u.end;
+        while i < n_visible {
+            let v = unit_at(lane, sum, min_ticks, i, n_visible);
+            if v.start_t as f64 >= limit_t {
+                next = Some(v);
+                break;
+            }
+            covered += v.covered;
+            if v.longest_dur > longest {
+                (longest, method) = (v.longest_dur, v.method);
+            }
+            last_end = v.end_t;
+            i = v.end;
+        }
+        let count = i - first;
+        let x_end = view.x(last_end as f64).min(view.width_px + 1.0).max(x0);
+        let span_t = (last_end - u.start_t).max(1) as f64;
+        let coverage = if count == 1 {
+            1.0
+        } else {
+            (covered as f64 / span_t).clamp(0.05, 1.0)
+        };
+        out.push(Item {
+            x0_px: x0,
+            x1_px: x_end.max(x0 + 1.0),
+            first,
+            count,
+            method,
+            coverage: coverage as f32,
+        });
+    }
+}
+
 /// The first index in `from..to` whose call starts at or after `t` (or `to`), by galloping from
 /// `from`: O(log k) for a fold of k calls, instead of O(log n).
 fn gallop_first_start_at_or_after(lane: &Lane, from: usize, to: usize, t: u64) -> usize {
@@ -197,18 +422,27 @@ mod tests {
                 t1: (seed % 500) as f64 + 50.0 + (seed >> 50) as f64 % 3000.0,
                 width_px: 300.0,
             };
-            let mut out = vec![];
-            lane_items(&l, &v, 3.0, &mut out);
-            let mut covered = vec![];
-            for it in &out {
-                covered.extend(it.first..it.first + it.count);
-                assert!(it.x1_px >= it.x0_px);
+            for out in both_queries(&l, &v) {
+                let mut covered = vec![];
+                for it in &out {
+                    covered.extend(it.first..it.first + it.count);
+                    assert!(it.x1_px >= it.x0_px);
+                }
+                assert_eq!(covered, visible_naive(&l, &v), "round {round}");
+                // Bounded by pixels: at most one folded item per min_px plus the wide ones.
+                let wide = out.iter().filter(|i| i.count == 1).count();
+                assert!(out.len() - wide <= (v.width_px / 3.0) as usize + 2);
             }
-            assert_eq!(covered, visible_naive(&l, &v), "round {round}");
-            // Bounded by pixels: at most one folded item per min_px plus the wide ones.
-            let wide = out.iter().filter(|i| i.count == 1).count();
-            assert!(out.len() - wide <= (v.width_px / 3.0) as usize + 2);
         }
+    }
+
+    /// The items of the plain query and of the summarized one.
+    fn both_queries(l: &Lane, v: &View) -> [Vec<Item>; 2] {
+        let mut plain = vec![];
+        lane_items(l, v, 3.0, &mut plain);
+        let mut fast = vec![];
+        lane_items_summarized(l, &LaneSummary::new(l), v, 3.0, &mut fast);
+        [plain, fast]
     }
 
     /// Per-pixel reference: a pixel centre is busy when a call of the lane covers it. Every busy
@@ -223,10 +457,16 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
-        for round in 0..100 {
+        for round in 0..160 {
             let mut calls = vec![];
             let mut t = next(100);
-            for _ in 0..next(300) {
+            // Small lanes, and big ones whose summaries have several levels.
+            let n = if round % 4 == 3 {
+                5000 + next(20000)
+            } else {
+                next(300)
+            };
+            for _ in 0..n {
                 let d = if next(10) == 0 { next(3000) } else { next(30) };
                 calls.push((t, d));
                 t += d + next(40);
@@ -239,8 +479,16 @@ mod tests {
                 t1: t0 + 10.0 + next(span as u64) as f64,
                 width_px: 50.0 + next(400) as f32,
             };
-            let mut out = vec![];
-            lane_items(&l, &v, 3.0, &mut out);
+            let [plain, fast] = both_queries(&l, &v);
+            check_pixels(&l, &v, &plain, 64, round);
+            check_pixels(&l, &v, &fast, usize::MAX, round);
+        }
+    }
+
+    /// Per-pixel checks of one query's items; folds of at most `exact_up_to` calls must take the
+    /// method of their longest call.
+    fn check_pixels(l: &Lane, v: &View, out: &[Item], exact_up_to: usize, round: usize) {
+        {
             // Mark the pixel centres c = px + 0.5 with a <= c <= b, by the obvious per-pixel
             // test, for every call (busy) and every call widened by the fold distance (near).
             let w = v.width_px as usize;
@@ -267,7 +515,10 @@ mod tests {
                     "round {round}: pixel {px} drawn, no call near"
                 );
             }
-            for it in out.iter().filter(|it| it.count > 1 && it.count <= 64) {
+            for it in out
+                .iter()
+                .filter(|it| it.count > 1 && it.count <= exact_up_to)
+            {
                 let mut best = it.first;
                 for k in it.first..it.first + it.count {
                     if l.dur(k) > l.dur(best) {

@@ -10,8 +10,10 @@ use eframe::egui;
 
 use crate::analysis::profile::{Profile, profile_all_clocks};
 use crate::analysis::restrict::restrict;
+use crate::analysis::timeline::LaneSummary;
 use crate::formats::Progress;
 use crate::trace::{MethodId, Trace};
+use rayon::prelude::*;
 
 /// A loaded trace plus everything derived from it once.
 pub struct Loaded {
@@ -24,6 +26,8 @@ pub struct Loaded {
     pub rank: Vec<u32>,
     /// Per thread, indices into `trace.instants` sorted by time (timeline markers).
     pub instants_by_thread: Vec<Vec<u32>>,
+    /// Per thread and lane, block summaries for zoomed-out timeline queries.
+    pub summaries: Vec<Vec<LaneSummary>>,
 }
 
 impl Loaded {
@@ -70,12 +74,18 @@ impl Loaded {
         for v in &mut instants_by_thread {
             v.sort_by_key(|&i| trace.instants[i as usize].time);
         }
+        let summaries = trace
+            .threads
+            .par_iter()
+            .map(|t| t.lanes.par_iter().map(LaneSummary::new).collect())
+            .collect();
         Self {
             trace,
             profiles,
             ranked,
             rank,
             instants_by_thread,
+            summaries,
         }
     }
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::job::Loaded;
 use super::style::{faded, fmt_duration, nice_step, rank_color};
 use super::{Msg, ViewState};
-use crate::analysis::timeline::{Item, View, call_at, lane_items};
+use crate::analysis::timeline::{Item, View, call_at, lane_items, lane_items_summarized};
 use crate::trace::{MethodId, Thread, Trace};
 
 const LABEL_W: f32 = 170.0;
@@ -236,7 +236,10 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 px_height.resize(width_px, 0.0);
                 for (d, lane) in th.lanes.iter().enumerate() {
                     items.clear();
-                    lane_items(lane, &tv, MIN_ITEM_PX, &mut items);
+                    match l.summaries.get(ti).and_then(|v| v.get(d)) {
+                        Some(sum) => lane_items_summarized(lane, sum, &tv, MIN_ITEM_PX, &mut items),
+                        None => lane_items(lane, &tv, MIN_ITEM_PX, &mut items),
+                    }
                     let (ly, lh) = if expanded {
                         (y + d as f32 * LANE_H, LANE_H - 1.0)
                     } else {
