@@ -191,14 +191,39 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
             let pointer = resp.hover_pos();
             let mut hovered = None;
             let mut hovered_instants: Option<Vec<u32>> = None;
-            // Drawn over the calls' mesh: instant markers.
+            // Drawn over the calls' mesh: selection marks and instant markers.
             let mut overlay: Vec<egui::Shape> = Vec::new();
+            let mut marks_mesh = egui::Mesh::default();
             let mut mesh = egui::Mesh::default();
             let mut texts: Vec<(Rect, String)> = Vec::new();
+            // The lane queries of the rows on screen, in parallel (they are pure and dominate a
+            // zoomed-out frame): a per-pixel buffer for a collapsed row, items per lane for an
+            // expanded one.
+            let clip = ui.clip_rect();
+            let width_px = plot_w.ceil().max(1.0) as usize;
+            let mut row_tops = Vec::with_capacity(threads.len());
+            let mut top = rect.top();
+            for h in &heights {
+                row_tops.push(top);
+                top += h + ROW_GAP;
+            }
+            let rows_data: Vec<Option<(RowData, RowMarks)>> = threads
+                .par_iter()
+                .enumerate()
+                .map(|(k, &ti)| {
+                    let (y0, y1) = (row_tops[k], row_tops[k] + heights[k]);
+                    if y1 < clip.top() || y0 > clip.bottom() {
+                        return None;
+                    }
+                    let expanded = view.timeline.expand_all || view.timeline.expanded.contains(&ti);
+                    let marks = match (view.timeline.marks.get(ti), view.selected) {
+                        (Some(calls), Some(_)) => visible_marks(calls, &tv),
+                        _ => Vec::new(),
+                    };
+                    Some((row_data(l, ti, &tv, expanded, width_px), marks))
+                })
+                .collect();
             let mut y = rect.top();
-            let mut items: Vec<Item> = Vec::new();
-            let mut px_method: Vec<u32> = Vec::new();
-            let mut px_height: Vec<f32> = Vec::new();
             for (k, &ti) in threads.iter().enumerate() {
                 let th = &trace.threads[ti];
                 let h = heights[k];
@@ -229,71 +254,60 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                     view.timeline.expanded.remove(&ti);
                 }
                 painter.rect_filled(row, 0.0, ui.visuals().extreme_bg_color);
-                let width_px = plot_w.ceil().max(1.0) as usize;
-                px_method.clear();
-                px_method.resize(width_px, NO_METHOD);
-                px_height.clear();
-                px_height.resize(width_px, 0.0);
-                for (d, lane) in th.lanes.iter().enumerate() {
-                    items.clear();
-                    match l.summaries.get(ti).and_then(|v| v.get(d)) {
-                        Some(sum) => lane_items_summarized(lane, sum, &tv, MIN_ITEM_PX, &mut items),
-                        None => lane_items(lane, &tv, MIN_ITEM_PX, &mut items),
+                let Some((data, row_marks)) = &rows_data[k] else {
+                    y += h + ROW_GAP;
+                    continue;
+                };
+                match data {
+                    RowData::Pixels(px_method, px_height) => {
+                        emit_pixel_runs(px_method, px_height, |x0, x1, m, hfrac| {
+                            let r = Rect::from_min_max(
+                                pos2(plot_x0 + x0 as f32, y + ROW_H * (1.0 - hfrac)),
+                                pos2(plot_x0 + x1 as f32, y + ROW_H),
+                            );
+                            mesh.add_colored_rect(r, method_color(l, MethodId(m), view.selected));
+                        });
                     }
-                    let (ly, lh) = if expanded {
-                        (y + d as f32 * LANE_H, LANE_H - 1.0)
-                    } else {
-                        (y, ROW_H)
-                    };
-                    if !expanded {
-                        // Collapsed row: deeper lanes overwrite shallower ones per pixel, so the
-                        // innermost running method wins; the mesh is emitted once per row below.
-                        paint_pixels(&items, &mut px_method, &mut px_height);
-                    }
-                    for it in items.iter().filter(|_| expanded) {
-                        let hh = if it.count > 1 { lh * it.coverage } else { lh };
-                        let r = Rect::from_min_max(
-                            pos2(plot_x0 + it.x0_px, ly + lh - hh),
-                            pos2(plot_x0 + it.x1_px.max(it.x0_px + 1.0), ly + lh),
-                        );
-                        mesh.add_colored_rect(r, method_color(l, it.method, view.selected));
-                        if expanded && it.count == 1 && r.width() > 40.0 {
-                            texts.push((r, trace.method_short_name(it.method)));
+                    RowData::Lanes(lanes) => {
+                        for (d, items) in lanes.iter().enumerate() {
+                            let (ly, lh) = (y + d as f32 * LANE_H, LANE_H - 1.0);
+                            for it in items {
+                                let hh = if it.count > 1 { lh * it.coverage } else { lh };
+                                let r = Rect::from_min_max(
+                                    pos2(plot_x0 + it.x0_px, ly + lh - hh),
+                                    pos2(plot_x0 + it.x1_px.max(it.x0_px + 1.0), ly + lh),
+                                );
+                                mesh.add_colored_rect(r, method_color(l, it.method, view.selected));
+                                if it.count == 1 && r.width() > 40.0 {
+                                    texts.push((r, trace.method_short_name(it.method)));
+                                }
+                            }
                         }
                     }
-                    if let Some(p) = pointer
-                        && p.x >= plot_x0
-                    {
-                        let t = tv.t(p.x - plot_x0).max(0.0) as u64;
-                        let in_lane = if expanded {
-                            p.y >= ly && p.y < ly + LANE_H
-                        } else {
-                            p.y >= y && p.y < y + ROW_H
-                        };
-                        if in_lane && let Some(i) = call_at(lane, t) {
+                }
+                // Hover: the call under the pointer in this row.
+                if let Some(p) = pointer
+                    && p.x >= plot_x0
+                    && p.y >= y
+                    && p.y < y + h
+                {
+                    let t = tv.t(p.x - plot_x0).max(0.0) as u64;
+                    let depths = if expanded {
+                        let d = ((p.y - y) / LANE_H) as usize;
+                        d..d + 1
+                    } else {
+                        0..th.lanes.len()
+                    };
+                    for d in depths.filter(|&d| d < th.lanes.len()) {
+                        if let Some(i) = call_at(&th.lanes[d], t) {
                             hovered = Some((ti, d, i));
                         }
                     }
                 }
-                if !expanded {
-                    emit_pixel_runs(&px_method, &px_height, |x0, x1, m, hfrac| {
-                        let r = Rect::from_min_max(
-                            pos2(plot_x0 + x0 as f32, y + ROW_H * (1.0 - hfrac)),
-                            pos2(plot_x0 + x1 as f32, y + ROW_H),
-                        );
-                        mesh.add_colored_rect(r, method_color(l, MethodId(m), view.selected));
-                    });
+                if let Some(m) = view.selected {
+                    let color = rank_color(l.rank_of(m));
+                    marks(&painter, &mut marks_mesh, row_marks, plot_x0, row, color);
                 }
-                marks(
-                    &painter,
-                    &view.timeline,
-                    ti,
-                    &tv,
-                    plot_x0,
-                    row,
-                    l,
-                    view.selected,
-                );
                 let near = instant_markers(&mut overlay, l, ti, &tv, plot_x0, row, pointer);
                 if !near.is_empty() {
                     hovered_instants = Some(near);
@@ -301,6 +315,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
                 y += h + ROW_GAP;
             }
             painter.add(egui::Shape::mesh(mesh));
+            painter.add(egui::Shape::mesh(marks_mesh));
             painter.extend(overlay);
             for (r, s) in texts {
                 let clip = painter.with_clip_rect(r.intersect(rect));
@@ -423,6 +438,51 @@ fn instant_markers(
         k += 1;
     }
     near
+}
+
+/// The selection marks of a row: `(x0, x1)` in plot pixels.
+type RowMarks = Vec<(f32, f32)>;
+
+/// What a row on screen draws, computed off the UI thread's loop.
+enum RowData {
+    /// Collapsed: per pixel, the innermost method (or `NO_METHOD`) and its height fraction.
+    Pixels(Vec<u32>, Vec<f32>),
+    /// Expanded: the items of each lane.
+    Lanes(Vec<Vec<Item>>),
+}
+
+/// The lane queries of thread `ti` for one frame.
+fn row_data(l: &Loaded, ti: usize, tv: &View, expanded: bool, width_px: usize) -> RowData {
+    let th = &l.trace.threads[ti];
+    let query = |d: usize, out: &mut Vec<Item>| {
+        let lane = &th.lanes[d];
+        match l.summaries.get(ti).and_then(|v| v.get(d)) {
+            Some(sum) => lane_items_summarized(lane, sum, tv, MIN_ITEM_PX, out),
+            None => lane_items(lane, tv, MIN_ITEM_PX, out),
+        }
+    };
+    if expanded {
+        return RowData::Lanes(
+            (0..th.lanes.len())
+                .map(|d| {
+                    let mut v = Vec::new();
+                    query(d, &mut v);
+                    v
+                })
+                .collect(),
+        );
+    }
+    // Collapsed row: deeper lanes overwrite shallower ones per pixel, so the innermost running
+    // method wins.
+    let mut px_method = vec![NO_METHOD; width_px];
+    let mut px_height = vec![0.0f32; width_px];
+    let mut items = Vec::new();
+    for d in 0..th.lanes.len() {
+        items.clear();
+        query(d, &mut items);
+        paint_pixels(&items, &mut px_method, &mut px_height);
+    }
+    RowData::Pixels(px_method, px_height)
 }
 
 /// Sorts marks and keeps only outermost calls (recursive inner calls lie under their outer call's
@@ -575,39 +635,42 @@ fn ruler(ui: &egui::Ui, l: &Loaded, tv: &View, rect: Rect, plot_x0: f32, full: (
 
 /// Marks over the row and brackets under it for every visible call of the selected method.
 #[allow(clippy::too_many_arguments)]
+/// Draws the marks of one row: a bar over and a bracket under each call of the selected method
+/// (`visible`: [`visible_marks`] in plot pixels).
 fn marks(
     painter: &egui::Painter,
-    st: &TimelineState,
-    ti: usize,
-    tv: &View,
+    mesh: &mut egui::Mesh,
+    visible: &[(f32, f32)],
     plot_x0: f32,
     row: Rect,
-    l: &Loaded,
-    selected: Option<MethodId>,
+    color: Color32,
 ) {
-    let (Some(calls), Some(m)) = (st.marks.get(ti), selected) else {
-        return;
-    };
-    let color = rank_color(l.rank_of(m));
     let y_top = row.top() - 3.0;
     let y_br = row.bottom() + 3.0;
-    let stroke = Stroke::new(1.5, color);
-    for (x0, x1) in visible_marks(calls, tv) {
+    // Marks closer than 2 px merge into one span (they cannot be told apart on screen); every
+    // piece is a plain rectangle in one mesh, so thousands of marks cost little.
+    let mut spans: Vec<(f32, f32)> = Vec::new();
+    for &(x0, x1) in visible {
         let (x0, x1) = (plot_x0 + x0, plot_x0 + x1);
+        match spans.last_mut() {
+            Some(last) if x0 <= last.1 + 2.0 => last.1 = last.1.max(x1),
+            _ => spans.push((x0, x1)),
+        }
+    }
+    let rect = |mesh: &mut egui::Mesh, x0: f32, y0: f32, x1: f32, y1: f32| {
+        mesh.add_colored_rect(Rect::from_min_max(pos2(x0, y0), pos2(x1, y1)), color);
+    };
+    for (x0, x1) in spans {
         let (cx0, cx1) = (x0.max(row.left()), x1.min(row.right()));
-        painter.rect_filled(
-            Rect::from_min_max(pos2(cx0, y_top), pos2(cx1.max(cx0 + 2.0), y_top + 3.0)),
-            0.0,
-            color,
-        );
-        painter.line_segment([pos2(cx0, y_br), pos2(cx1, y_br)], stroke);
+        rect(mesh, cx0, y_top, cx1.max(cx0 + 2.0), y_top + 3.0);
+        rect(mesh, cx0, y_br - 0.75, cx1.max(cx0 + 1.0), y_br + 0.75);
         if x0 >= row.left() {
-            painter.line_segment([pos2(x0, y_br - 3.0), pos2(x0, y_br)], stroke);
+            rect(mesh, x0 - 0.75, y_br - 3.0, x0 + 0.75, y_br);
         } else {
             arrow(painter, pos2(row.left() + 4.0, y_br), -1.0, color);
         }
         if x1 <= row.right() {
-            painter.line_segment([pos2(x1, y_br - 3.0), pos2(x1, y_br)], stroke);
+            rect(mesh, x1 - 0.75, y_br - 3.0, x1 + 0.75, y_br);
         } else {
             arrow(painter, pos2(row.right() - 4.0, y_br), 1.0, color);
         }
@@ -627,7 +690,16 @@ fn visible_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
         }
         let x1 = tv.x(e as f64);
         out.push((tv.x(s as f64), x1));
-        k += 1 + calls[k + 1..].partition_point(|&(_, e)| tv.x(e as f64) < x1 + 1.0);
+        // Skip the calls ending within a pixel: gallop then binary search, in ticks.
+        let limit = tv.t(x1 + 1.0);
+        let rest = &calls[k + 1..];
+        let mut hi = 1;
+        while hi < rest.len() && (rest[hi - 1].1 as f64) < limit {
+            hi *= 2;
+        }
+        let hi = hi.min(rest.len());
+        let lo = hi / 2;
+        k += 1 + lo + rest[lo..hi].partition_point(|&(_, e)| (e as f64) < limit);
     }
     out
 }
