@@ -149,9 +149,20 @@ pub(crate) fn print_stdout(text: &str) -> i32 {
 }
 
 pub fn run(args: &ProfileArgs) -> i32 {
+    // TRACELENS_TIMING=1: phase times on stderr (for the benchmark notes).
+    let timing = std::env::var_os("TRACELENS_TIMING").is_some();
+    let t0 = std::time::Instant::now();
+    let phase = |name: &str, t: &mut std::time::Instant| {
+        if timing {
+            eprintln!("timing: {name:<8} {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        }
+        *t = std::time::Instant::now();
+    };
+    let mut t = t0;
     let Some(trace) = load_or_report(&args.file) else {
         return 1;
     };
+    phase("load", &mut t);
     let clock = match args.clock {
         Some(c) => {
             let clock = Clock::from(c);
@@ -182,6 +193,7 @@ pub fn run(args: &ProfileArgs) -> i32 {
         None => trace,
     };
     let p = profile(&trace, clock);
+    phase("profile", &mut t);
     let style = if args.html {
         Style::Html {
             sortable_url: args.sortable.clone(),
@@ -190,6 +202,12 @@ pub fn run(args: &ProfileArgs) -> i32 {
         Style::Text
     };
     let text = render(&trace, &p, &style);
+    phase("render", &mut t);
     report_diagnostics(&args.file, &trace);
-    print_stdout(&text)
+    let code = print_stdout(&text);
+    phase("write", &mut t);
+    if timing {
+        eprintln!("timing: total    {:>8.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    code
 }

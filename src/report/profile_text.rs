@@ -15,6 +15,8 @@
 use std::cmp::Ordering;
 use std::fmt::Write;
 
+use rayon::prelude::*;
+
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::trace::{MethodId, Trace};
 
@@ -31,6 +33,7 @@ pub enum Style {
 const SEPARATOR: &str = "======================================================================";
 
 /// One printed method: a model method or a pseudo-method.
+#[derive(Clone, Copy)]
 struct Row<'a> {
     class: &'a str,
     /// `None` for pseudo-methods and methods without a name.
@@ -137,10 +140,22 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
         p.out.push_str(&html_header(sortable_url.as_deref()));
         p.table_of_contents();
     }
-    p.exclusive_profile(profile.total_time);
-    p.inclusive_profile(&by_inclusive);
-    p.class_profiles();
-    p.method_profiles();
+    // The class and method-name sections are written beside the first two (their text is
+    // independent), then appended.
+    let mut grouped = p.fork();
+    let ((), ()) = rayon::join(
+        || {
+            p.exclusive_profile(profile.total_time);
+            p.inclusive_profile(&by_inclusive);
+        },
+        || {
+            grouped.class_profiles();
+            let mut by_name = grouped.fork();
+            by_name.method_profiles();
+            grouped.out.push_str(&by_name.out);
+        },
+    );
+    p.out.push_str(&grouped.out);
     if html {
         p.out.push_str("\n</body>\n</html>\n");
     }
@@ -228,6 +243,18 @@ fn html_field(out: &mut String, text: &str, width: i32) {
 }
 
 impl<'a> Printer<'a> {
+    /// A printer of the same rows with an empty output.
+    fn fork(&self) -> Self {
+        Printer {
+            rows: self.rows.clone(),
+            row_of_method: self.row_of_method.clone(),
+            index: self.index.clone(),
+            total: self.total,
+            html: self.html,
+            out: String::new(),
+        }
+    }
+
     fn esc<'s>(&self, s: &'s str) -> std::borrow::Cow<'s, str> {
         if self.html { escape(s) } else { s.into() }
     }
@@ -328,62 +355,80 @@ impl<'a> Printer<'a> {
         }
         self.out
             .push_str("index  %/total %/self  index     calls         usecs name\n");
-        for (rank, &r) in by_inclusive.iter().enumerate() {
-            let p: &'a MethodProfile = self.rows[r].profile;
-            if p.inclusive == 0 {
-                break;
-            }
-            if self.html {
-                let _ = write!(self.out, "<a name=\"m{}\"></a>", self.index[r]);
-            }
-            self.out
-                .push_str("----------------------------------------------------\n");
-            let total_calls = p.total_calls();
-            self.relatives(p.inclusive, &p.parents, total_calls, false);
-            if !p.recursive_parents.is_empty() {
-                self.out
-                    .push_str("               +++++++++++++++++++++++++\n");
-                self.relatives(p.inclusive, &p.recursive_parents, total_calls, true);
-            }
-            let per = 100.0 * p.inclusive as f64 / self.total;
-            let rank = format!("[{rank}]");
-            let row = &self.rows[r];
-            let mut line = format!(
-                "{rank:<6} {per:5.1}%   {:>5} {:>6} {:>6}+{:<6} {:9} {}",
-                "",
-                "",
-                p.calls,
-                p.recursive_calls,
-                p.inclusive,
-                self.esc(row.class)
-            );
-            if let Some(name) = row.name {
-                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
-            }
-            self.out.push_str(&line);
-            self.out.push('\n');
-            let excl_per = 100.0 * p.top_exclusive as f64 / p.inclusive as f64;
-            let _ = writeln!(
-                self.out,
-                "{:6} {:5}   {excl_per:5.1}% {:>6} {:>6} {:>6} {:9}",
-                "", "", "excl", "", "", p.top_exclusive
-            );
-            self.relatives(p.inclusive, &p.children, 0, false);
-            if !p.recursive_children.is_empty() {
-                self.out
-                    .push_str("               +++++++++++++++++++++++++\n");
-                self.relatives(p.inclusive, &p.recursive_children, 0, true);
-            }
+        // Rows up to the first with no inclusive time; their blocks are independent, so they are
+        // written in parallel (in chunks) and joined in order.
+        let shown = by_inclusive
+            .iter()
+            .position(|&r| self.rows[r].profile.inclusive == 0)
+            .unwrap_or(by_inclusive.len());
+        let this = &*self;
+        let chunks: Vec<String> = by_inclusive[..shown]
+            .par_chunks(256)
+            .enumerate()
+            .map(|(c, rows)| {
+                let mut out = String::new();
+                for (k, &r) in rows.iter().enumerate() {
+                    this.inclusive_block(&mut out, c * 256 + k, r);
+                }
+                out
+            })
+            .collect();
+        for c in chunks {
+            self.out.push_str(&c);
         }
         if self.html {
             self.out.push_str("</pre>\n");
         }
     }
 
+    /// One method's block of the inclusive section: parents, the method, children.
+    fn inclusive_block(&self, out: &mut String, rank: usize, r: usize) {
+        let p: &'a MethodProfile = self.rows[r].profile;
+        if self.html {
+            let _ = write!(out, "<a name=\"m{}\"></a>", self.index[r]);
+        }
+        out.push_str("----------------------------------------------------\n");
+        let total_calls = p.total_calls();
+        self.relatives(out, p.inclusive, &p.parents, total_calls, false);
+        if !p.recursive_parents.is_empty() {
+            out.push_str("               +++++++++++++++++++++++++\n");
+            self.relatives(out, p.inclusive, &p.recursive_parents, total_calls, true);
+        }
+        let per = 100.0 * p.inclusive as f64 / self.total;
+        let rank = format!("[{rank}]");
+        let row = &self.rows[r];
+        let _ = write!(
+            out,
+            "{rank:<6} {per:5.1}%   {:>5} {:>6} {:>6}+{:<6} {:9} {}",
+            "",
+            "",
+            p.calls,
+            p.recursive_calls,
+            p.inclusive,
+            self.esc(row.class)
+        );
+        if let Some(name) = row.name {
+            let _ = write!(out, ".{} {}", self.esc(name), self.esc(row.signature));
+        }
+        out.push('\n');
+        let excl_per = 100.0 * p.top_exclusive as f64 / p.inclusive as f64;
+        let _ = writeln!(
+            out,
+            "{:6} {:5}   {excl_per:5.1}% {:>6} {:>6} {:>6} {:9}",
+            "", "", "excl", "", "", p.top_exclusive
+        );
+        self.relatives(out, p.inclusive, &p.children, 0, false);
+        if !p.recursive_children.is_empty() {
+            out.push_str("               +++++++++++++++++++++++++\n");
+            self.relatives(out, p.inclusive, &p.recursive_children, 0, true);
+        }
+    }
+
     /// dmtracedump's `printInclusiveMethod`: one line per parent or child, by edge time.
     /// `total_calls` 0 means "each relative's own total calls".
     fn relatives(
-        &mut self,
+        &self,
+        out: &mut String,
         method_inclusive: u64,
         edges: &[Edge],
         total_calls: u64,
@@ -400,39 +445,37 @@ impl<'a> Printer<'a> {
         for (r, edge) in sorted {
             let row = &self.rows[r];
             let idx = self.index[r];
-            let (lead, label, close) = if self.html {
-                let len = format!("[{idx}]").len().min(6);
-                (
-                    " ".repeat(6 - len),
-                    format!("<a href=\"#m{idx}\">[{idx}]"),
-                    "</a>",
-                )
-            } else {
-                (String::new(), format!("[{idx}]"), "")
-            };
             let calls_of = if total_calls == 0 {
                 row.profile.total_calls()
             } else {
                 total_calls
             };
-            let mut line = if recursive {
-                format!("{:6} {:5}   {:6} ", "", "", "")
+            if recursive {
+                let _ = write!(out, "{:6} {:5}   {:6} ", "", "", "");
             } else {
                 let per = 100.0 * edge.time as f64 / method_total;
-                format!("{:6} {:5}   {per:5.1}% ", "", "")
-            };
+                let _ = write!(out, "{:6} {:5}   {per:5.1}% ", "", "");
+            }
+            if self.html {
+                let len = format!("[{idx}]").len().min(6);
+                let lead = " ".repeat(6 - len);
+                let label = format!("<a href=\"#m{idx}\">[{idx}]");
+                let _ = write!(out, "{lead}{label:>6}</a>");
+            } else {
+                let label = format!("[{idx}]");
+                let _ = write!(out, "{label:>6}");
+            }
             let _ = write!(
-                line,
-                "{lead}{label:>6}{close} {:6}/{calls_of:<6} {:9} {}",
+                out,
+                " {:6}/{calls_of:<6} {:9} {}",
                 edge.calls,
                 edge.time,
                 self.esc(row.class)
             );
             if let Some(name) = row.name {
-                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
+                let _ = write!(out, ".{} {}", self.esc(name), self.esc(row.signature));
             }
-            self.out.push_str(&line);
-            self.out.push('\n');
+            out.push('\n');
         }
     }
 
