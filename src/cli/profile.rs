@@ -154,7 +154,10 @@ pub fn run(args: &ProfileArgs) -> i32 {
     let t0 = std::time::Instant::now();
     let phase = |name: &str, t: &mut std::time::Instant| {
         if timing {
-            eprintln!("timing: {name:<8} {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "timing: {name:<8} {:>8.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
         }
         *t = std::time::Instant::now();
     };
@@ -207,7 +210,10 @@ pub fn run(args: &ProfileArgs) -> i32 {
     let code = print_stdout(&text);
     phase("write", &mut t);
     if timing {
-        eprintln!("timing: total    {:>8.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+        eprintln!(
+            "timing: total    {:>8.1} ms",
+            t0.elapsed().as_secs_f64() * 1e3
+        );
     }
     code
 }
