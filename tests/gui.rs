@@ -18,17 +18,23 @@ fn harness(files: &[PathBuf]) -> Harness<'static, TraceLensApp> {
         .build_ui_state(|ui, app: &mut TraceLensApp| app.ui(ui), app)
 }
 
-/// Steps until no tab is loading (fails after 60 s).
-fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
+/// Steps the app until `done` holds (fails after 60 s: `what` never came).
+fn step_until(
+    h: &mut Harness<'static, TraceLensApp>,
+    what: &str,
+    done: impl Fn(&TraceLensApp) -> bool,
+) {
     let t0 = Instant::now();
-    while h.state().is_loading() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "load did not finish"
-        );
+    while !done(h.state()) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "{what} never came");
         std::thread::sleep(Duration::from_millis(5));
         h.step();
     }
+}
+
+/// Steps until no tab is loading (fails after 60 s).
+fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
+    step_until(h, "the end of loading", |app| !app.is_loading());
     h.step();
     h.step();
 }
@@ -278,15 +284,9 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     let (a, b) = h.state().tabs[0].view.timeline.range.expect("zoomed");
     let range = (a.max(0.0) as u64, b.max(0.0) as u64);
     h.get_by_label("Only the visible time range").click();
-    let t0 = Instant::now();
-    while h.state().tabs[0].view.analysis.range_profile().is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "range profile never came"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
+    step_until(&mut h, "the range profile", |app| {
+        app.tabs[0].view.analysis.range_profile().is_some()
+    });
     h.run();
     let app = h.state();
     let full = ready(app, 0);

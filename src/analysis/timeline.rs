@@ -42,20 +42,27 @@ impl View {
     }
 }
 
-/// The items of `lane` visible in `view`, with runs narrower than `min_px` folded.
-pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
+/// The calls of `lane` that may be visible in `view`: from the first ending at or after its
+/// start to `n_visible` (calls from there on start right of it). None for an empty lane or view.
+fn visible_calls(lane: &Lane, view: &View) -> Option<(usize, usize)> {
     let n = lane.len();
     if n == 0 || view.t1 <= view.t0 || view.width_px <= 0.0 {
-        return;
+        return None;
     }
-    let t0 = view.t0.max(0.0).floor() as u64;
-    let mut i = lane.first_ending_at_or_after(t0);
-    // Calls from `n_visible` on start right of the view.
+    let first = lane.first_ending_at_or_after(view.t0.max(0.0).floor() as u64);
     let right_t = view.t1.floor() + 1.0;
     let n_visible = if right_t >= u64::MAX as f64 {
         n
     } else {
         lane.first_starting_at_or_after(right_t as u64)
+    };
+    Some((first, n_visible))
+}
+
+/// The items of `lane` visible in `view`, with runs narrower than `min_px` folded.
+pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
+    let Some((mut i, n_visible)) = visible_calls(lane, view) else {
+        return;
     };
     while i < n_visible {
         let start = lane.start(i) as f64;
@@ -270,17 +277,8 @@ pub fn lane_items_summarized(
     min_px: f32,
     out: &mut Vec<Item>,
 ) {
-    let n = lane.len();
-    if n == 0 || view.t1 <= view.t0 || view.width_px <= 0.0 {
+    let Some((mut i, n_visible)) = visible_calls(lane, view) else {
         return;
-    }
-    let t0 = view.t0.max(0.0).floor() as u64;
-    let mut i = lane.first_ending_at_or_after(t0);
-    let right_t = view.t1.floor() + 1.0;
-    let n_visible = if right_t >= u64::MAX as f64 {
-        n
-    } else {
-        lane.first_starting_at_or_after(right_t as u64)
     };
     // A block is narrow when it spans less than min_px: compared in ticks, no division per block.
     let min_ticks = min_px as f64 * (view.t1 - view.t0) / view.width_px as f64;
