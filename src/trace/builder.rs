@@ -323,39 +323,59 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
         return (thread, diags);
     }
 
-    // Pass 1: count unmatched exits.
+    // Pass 1: count unmatched exits, and the calls of every final depth so the lanes are
+    // allocated once at their exact sizes. A call's final depth is its stack depth plus the
+    // number of unmatched exits still to come (each pushes the earlier calls one level deeper):
+    // count by `stack depth − unmatched exits so far` and shift by the total at the end.
     let mut stack: Vec<u32> = Vec::new();
     let mut unmatched = 0usize;
-    // Calls entered per stack depth: the exact lane sizes when no exit is unmatched.
-    let mut entered_per_depth: Vec<usize> = Vec::new();
+    // Calls per relative depth k ≥ 0 (`at_or_above`) and k < 0 (`below`, index −k − 1).
+    let (mut at_or_above, mut below): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let mut count = |k: isize| {
+        let (v, i) = if k >= 0 {
+            (&mut at_or_above, k as usize)
+        } else {
+            (&mut below, (-k - 1) as usize)
+        };
+        if v.len() <= i {
+            v.resize(i + 1, 0);
+        }
+        v[i] += 1;
+    };
     for &op in &events.ops {
         let m = op >> 2;
         if op & 3 == 0 {
-            match entered_per_depth.get_mut(stack.len()) {
-                Some(c) => *c += 1,
-                None => entered_per_depth.push(1),
-            }
+            count(stack.len() as isize - unmatched as isize);
             stack.push(m);
             continue;
         }
         match classify_exit(stack.iter().copied(), stack.is_empty(), m) {
-            ExitKind::Unmatched => unmatched += 1,
+            ExitKind::Unmatched => {
+                unmatched += 1;
+                // The synthesized call of this exit.
+                count(-(unmatched as isize));
+            }
             ExitKind::Matched(below) => stack.truncate(stack.len() - below - 1),
             ExitKind::NotOnStack => {}
         }
     }
+    // Final depth d holds the calls counted at k = d − unmatched.
+    let calls_at_depth = |d: usize| -> usize {
+        let k = d as isize - unmatched as isize;
+        if k >= 0 {
+            at_or_above.get(k as usize).copied().unwrap_or(0)
+        } else {
+            below.get((-k - 1) as usize).copied().unwrap_or(0)
+        }
+    };
+    let depths = unmatched + at_or_above.len();
 
     // Pass 2: build lanes.
     let mut axis = events.axis.reader();
     let mut cpu = events.cpu.as_ref().map(Times::reader);
-    let mut lanes: Vec<LaneBuilder> = if unmatched == 0 {
-        entered_per_depth
-            .iter()
-            .map(|&n| LaneBuilder::with_capacity(n, has_cpu))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let mut lanes: Vec<LaneBuilder> = (0..depths)
+        .map(|d| LaneBuilder::with_capacity(calls_at_depth(d), has_cpu))
+        .collect();
     let mut frames: Vec<Frame> = Vec::new();
     let mut epoch = 0usize;
     let (mut first_a, mut first_c) = (0u64, 0u64);
@@ -459,6 +479,13 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
             format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
         ));
     }
+    debug_assert!(
+        lanes
+            .iter()
+            .enumerate()
+            .all(|(d, l)| l.len() == calls_at_depth(d)),
+        "lane sizes predicted by pass 1"
+    );
     thread.lanes = lanes
         .into_iter()
         .map(LaneBuilder::finish)
