@@ -22,6 +22,20 @@ pub struct Item {
     pub coverage: f32,
 }
 
+impl Item {
+    /// Call `first` drawn as itself.
+    fn single(x0_px: f32, x1_px: f32, first: usize, method: MethodId) -> Item {
+        Item {
+            x0_px,
+            x1_px,
+            first,
+            count: 1,
+            method,
+            coverage: 1.0,
+        }
+    }
+}
+
 /// Maps times to pixels.
 #[derive(Clone, Copy, Debug)]
 pub struct View {
@@ -72,14 +86,7 @@ pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
         let x0 = view.x(start).max(-1.0);
         let x1 = view.x(lane.end(i) as f64).min(view.width_px + 1.0);
         if x1 - x0 >= min_px {
-            out.push(Item {
-                x0_px: x0,
-                x1_px: x1,
-                first: i,
-                count: 1,
-                method: lane.method(i),
-                coverage: 1.0,
-            });
+            out.push(Item::single(x0, x1, i, lane.method(i)));
             i += 1;
             continue;
         }
@@ -291,14 +298,7 @@ pub fn lane_items_summarized(
         if u.end == i + 1 {
             let x1 = view.x(u.end_t as f64).min(view.width_px + 1.0);
             if x1 - x0 >= min_px {
-                out.push(Item {
-                    x0_px: x0,
-                    x1_px: x1,
-                    first: i,
-                    count: 1,
-                    method: u.method,
-                    coverage: 1.0,
-                });
+                out.push(Item::single(x0, x1, i, u.method));
                 i += 1;
                 continue;
             }

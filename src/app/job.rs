@@ -32,18 +32,19 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn new(trace: Trace) -> Self {
-        Self::of(Arc::new(trace))
+        Self::of(Arc::new(trace), true)
     }
 
     /// The part of `trace` inside `[t0, t1)` (axis ticks), profiled and ranked on its own;
     /// `rank` (the whole trace's) keeps rank numbers and colours matching the timeline.
     pub fn restricted(trace: &Trace, rank: Vec<u32>, t0: u64, t1: u64) -> Self {
-        let mut l = Self::of(Arc::new(restrict(trace, t0, t1)));
+        // Only its profile table is shown: no timeline summaries.
+        let mut l = Self::of(Arc::new(restrict(trace, t0, t1)), false);
         l.rank = rank;
         l
     }
 
-    fn of(trace: Arc<Trace>) -> Self {
+    fn of(trace: Arc<Trace>, timeline: bool) -> Self {
         let profiles = if trace.call_count() > 0 {
             profile_all_clocks(&trace)
         } else {
@@ -74,11 +75,15 @@ impl Loaded {
         for v in &mut instants_by_thread {
             v.sort_by_key(|&i| trace.instants[i as usize].time);
         }
-        let summaries = trace
-            .threads
-            .par_iter()
-            .map(|t| t.lanes.par_iter().map(LaneSummary::new).collect())
-            .collect();
+        let summaries = if timeline {
+            trace
+                .threads
+                .par_iter()
+                .map(|t| t.lanes.par_iter().map(LaneSummary::new).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Self {
             trace,
             profiles,
