@@ -364,6 +364,17 @@ fn rtl_logs_opened_together_align_on_absolute_time() {
         .click();
     wait_loaded(&mut h);
     assert_eq!(h.state().tabs.len(), 4);
+    // Two Android traces dropped together: no aligned tab (only a batch's own RTL logs align).
+    for _ in 0..2 {
+        h.input_mut()
+            .dropped_files
+            .push(Arc::new(Dropped(sample_path())));
+    }
+    h.step();
+    wait_loaded(&mut h);
+    wait_loaded(&mut h);
+    assert_eq!(h.state().tabs.len(), 6);
+    assert!(!h.state().tabs[5].title.contains("aligned"));
 }
 
 /// A PerfLog marker named in the CETK convention shows its attributes, formulas evaluated.

@@ -57,8 +57,9 @@ pub enum Msg {
     Cancel(usize),
     /// Export the active trace (asks for a path).
     Export(ExportFormat),
-    /// Merge the open RTL logs into a new tab on one absolute time axis.
-    AlignRtl,
+    /// Merge RTL logs into a new tab on one absolute time axis: those of these files, or (None)
+    /// every open one.
+    AlignRtl(Option<Vec<PathBuf>>),
 }
 
 /// Per-tab view state (what the user looks at; never trace data).
@@ -94,8 +95,9 @@ pub struct TraceLensApp {
     pub status: String,
     msgs: Vec<Msg>,
     title_shown: String,
-    /// Several files were opened together: once they have loaded, align those that are RTL logs.
-    align_when_loaded: bool,
+    /// Files opened together (command line, one drop): once they have loaded, those that are RTL
+    /// logs open aligned in one more tab.
+    align_batch: Vec<PathBuf>,
 }
 
 impl TraceLensApp {
@@ -110,7 +112,11 @@ impl TraceLensApp {
             status: String::new(),
             msgs: Vec::new(),
             title_shown: String::new(),
-            align_when_loaded: files.len() > 1,
+            align_batch: if files.len() > 1 {
+                files.to_vec()
+            } else {
+                Vec::new()
+            },
         };
         if files.is_empty() {
             app.open_sample(ctx);
@@ -153,10 +159,12 @@ impl TraceLensApp {
         self.active = self.tabs.len() - 1;
     }
 
-    /// Ready tabs holding RTL logs with an absolute start time: (label, trace).
-    pub fn alignable_rtl(&self) -> Vec<(String, Arc<Trace>)> {
+    /// Ready tabs holding RTL logs with an absolute start time: (label, trace); only the tabs of
+    /// `paths` when given.
+    pub fn alignable_rtl(&self, paths: Option<&[PathBuf]>) -> Vec<(String, Arc<Trace>)> {
         self.tabs
             .iter()
+            .filter(|t| paths.is_none_or(|ps| t.path.as_ref().is_some_and(|p| ps.contains(p))))
             .filter_map(|t| match &t.state {
                 TabState::Ready(l)
                     if crate::formats::legacy::rtl::epoch_seconds(&l.trace, 0).is_some() =>
@@ -174,9 +182,10 @@ impl TraceLensApp {
             .collect()
     }
 
-    /// Opens a tab with the RTL logs of the open tabs merged on one absolute time axis.
-    fn align_rtl(&mut self, ctx: &egui::Context) {
-        let parts = self.alignable_rtl();
+    /// Opens a tab with RTL logs (of `paths`, or of every open tab) merged on one absolute time
+    /// axis.
+    fn align_rtl(&mut self, paths: Option<&[PathBuf]>, ctx: &egui::Context) {
+        let parts = self.alignable_rtl(paths);
         if parts.len() < 2 {
             self.status = "Aligning needs two or more open RTL logs with a header.".into();
             return;
@@ -249,10 +258,10 @@ impl TraceLensApp {
             }
         });
         self.drop_overlay(&ctx);
-        if self.align_when_loaded && !self.is_loading() {
-            self.align_when_loaded = false;
-            if self.alignable_rtl().len() > 1 {
-                self.msgs.push(Msg::AlignRtl);
+        if !self.align_batch.is_empty() && !self.is_loading() {
+            let batch = std::mem::take(&mut self.align_batch);
+            if self.alignable_rtl(Some(&batch)).len() > 1 {
+                self.msgs.push(Msg::AlignRtl(Some(batch)));
             }
         }
         self.apply_msgs(&ctx);
@@ -281,7 +290,7 @@ impl TraceLensApp {
                     }
                 }
                 Msg::Export(format) => self.start_export(format, ctx),
-                Msg::AlignRtl => self.align_rtl(ctx),
+                Msg::AlignRtl(paths) => self.align_rtl(paths.as_deref(), ctx),
                 Msg::Cancel(i) => {
                     if let Some(TabState::Loading(job)) = self.tabs.get(i).map(|t| &t.state) {
                         job.cancel();
@@ -384,7 +393,7 @@ impl TraceLensApp {
     fn handle_dropped_files(&mut self, ctx: &egui::Context) {
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
         if dropped.len() > 1 {
-            self.align_when_loaded = true;
+            self.align_batch = dropped.iter().map(|f| f.path().to_path_buf()).collect();
         }
         for f in dropped {
             let path = f.path().to_path_buf();
@@ -443,7 +452,7 @@ impl TraceLensApp {
                     Some(TabState::Ready(_))
                 );
                 analysis_tabs::export_menu(ui, ready, &mut self.msgs);
-                let rtl = self.alignable_rtl().len();
+                let rtl = self.alignable_rtl(None).len();
                 if ui
                     .add_enabled(
                         rtl > 1,
@@ -452,7 +461,7 @@ impl TraceLensApp {
                     .on_disabled_hover_text("Needs two or more open RTL logs with their header")
                     .clicked()
                 {
-                    self.msgs.push(Msg::AlignRtl);
+                    self.msgs.push(Msg::AlignRtl(None));
                     ui.close();
                 }
                 if ui.button("Close tab").clicked() {
