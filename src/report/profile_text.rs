@@ -162,6 +162,27 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
     p.out
 }
 
+/// Appends `n` spaces.
+fn pad(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Appends `n` right-aligned in `width` columns (`{:width}`).
+fn push_right(out: &mut String, n: u64, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(n);
+    pad(out, width.saturating_sub(s.len()));
+    out.push_str(s);
+}
+
+/// Appends `n` left-aligned in `width` columns (`{:<width}`).
+fn push_left(out: &mut String, n: u64, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(n);
+    out.push_str(s);
+    pad(out, width.saturating_sub(s.len()));
+}
+
 /// dmtracedump's `htmlHeader` with the `sortable.js` base URL.
 fn html_header(sortable_url: Option<&str>) -> String {
     format!(
@@ -450,28 +471,38 @@ impl<'a> Printer<'a> {
             } else {
                 total_calls
             };
+            // The hot path of the report (one line per edge): integers through itoa, padding
+            // by hand; the same text as `{:6} {:5}   {:5.1}% [idx] {:6}/{:<6} {:9}`.
             if recursive {
-                let _ = write!(out, "{:6} {:5}   {:6} ", "", "", "");
+                pad(out, 22);
             } else {
                 let per = 100.0 * edge.time as f64 / method_total;
-                let _ = write!(out, "{:6} {:5}   {per:5.1}% ", "", "");
+                pad(out, 15);
+                let _ = write!(out, "{per:5.1}% ");
             }
+            let mut num = itoa::Buffer::new();
+            let idx_text = num.format(idx);
+            let label_len = idx_text.len() + 2;
             if self.html {
-                let len = format!("[{idx}]").len().min(6);
-                let lead = " ".repeat(6 - len);
-                let label = format!("<a href=\"#m{idx}\">[{idx}]");
-                let _ = write!(out, "{lead}{label:>6}</a>");
+                let _ = write!(
+                    out,
+                    "{}<a href=\"#m{idx}\">[{idx}]</a>",
+                    " ".repeat(6 - label_len.min(6))
+                );
             } else {
-                let label = format!("[{idx}]");
-                let _ = write!(out, "{label:>6}");
+                pad(out, 6usize.saturating_sub(label_len));
+                out.push('[');
+                out.push_str(idx_text);
+                out.push(']');
             }
-            let _ = write!(
-                out,
-                " {:6}/{calls_of:<6} {:9} {}",
-                edge.calls,
-                edge.time,
-                self.esc(row.class)
-            );
+            out.push(' ');
+            push_right(out, edge.calls, 6);
+            out.push('/');
+            push_left(out, calls_of, 6);
+            out.push(' ');
+            push_right(out, edge.time, 9);
+            out.push(' ');
+            out.push_str(&self.esc(row.class));
             if let Some(name) = row.name {
                 let _ = write!(out, ".{} {}", self.esc(name), self.esc(row.signature));
             }
@@ -669,16 +700,26 @@ impl<'a> Printer<'a> {
                     s.push_str("</div>\n");
                     self.out.push_str(&s);
                 } else {
-                    let _ = write!(
-                        self.out,
-                        "{:9} {:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} [{idx}] ",
-                        p.exclusive, p.inclusive, p.calls, p.recursive_calls
-                    );
-                    if by_class {
-                        let _ = writeln!(self.out, "{name} {}", row.signature);
-                    } else {
-                        let _ = writeln!(self.out, "{}.{name} {}", row.class, row.signature);
+                    // `{:9} {:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} [{idx}] `, integers by hand.
+                    let out = &mut self.out;
+                    push_right(out, p.exclusive, 9);
+                    out.push(' ');
+                    push_right(out, p.inclusive, 9);
+                    let _ = write!(out, " {per:7.1} {sum_per:7.1} ");
+                    push_right(out, p.calls, 6);
+                    out.push('+');
+                    push_left(out, p.recursive_calls, 6);
+                    out.push_str(" [");
+                    out.push_str(itoa::Buffer::new().format(idx));
+                    out.push_str("] ");
+                    if !by_class {
+                        out.push_str(row.class);
+                        out.push('.');
                     }
+                    out.push_str(name);
+                    out.push(' ');
+                    out.push_str(row.signature);
+                    out.push('\n');
                 }
             }
             if self.html {
