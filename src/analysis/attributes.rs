@@ -87,6 +87,7 @@ pub fn eval(expr: &str, var: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
         s: expr.as_bytes(),
         i: 0,
         var,
+        depth: 0,
     };
     let v = p.expr()?;
     p.skip_ws();
@@ -97,7 +98,13 @@ struct Parser<'a> {
     s: &'a [u8],
     i: usize,
     var: &'a dyn Fn(&str) -> Option<f64>,
+    /// Nesting of parentheses and unary minus: bounded, so hostile input cannot overflow the
+    /// stack.
+    depth: u32,
 }
+
+/// Deeper formulas are refused.
+const MAX_DEPTH: u32 = 64;
 
 impl Parser<'_> {
     fn skip_ws(&mut self) {
@@ -138,6 +145,17 @@ impl Parser<'_> {
     }
 
     fn factor(&mut self) -> Option<f64> {
+        self.depth += 1;
+        let v = if self.depth > MAX_DEPTH {
+            None
+        } else {
+            self.atom()
+        };
+        self.depth -= 1;
+        v
+    }
+
+    fn atom(&mut self) -> Option<f64> {
         match self.peek()? {
             b'-' => {
                 self.i += 1;
@@ -230,5 +248,11 @@ mod tests {
         assert_eq!(eval("1 2", &var), None);
         assert_eq!(eval("%X", &var), None, "unterminated macro");
         assert_eq!(eval("", &var), None);
+        // Hostile nesting is refused, not a stack overflow.
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert_eq!(eval(&deep, &var), None);
+        assert_eq!(eval(&"-".repeat(100_000), &var), None);
+        let ok = format!("{}1{}", "(".repeat(20), ")".repeat(20));
+        assert_eq!(eval(&ok, &var), Some(1.0));
     }
 }
