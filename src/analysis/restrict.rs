@@ -129,7 +129,9 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
 /// sorted and disjoint).
 fn kept_in(lane: &Lane, lo: usize, hi: usize, t0: u64, t1: u64) -> (usize, usize) {
     let mut a = lo.max(lane.first_ending_at_or_after(t0)).min(hi);
-    while a < hi && !overlaps(lane.start(a), lane.end(a), t0, t1) {
+    // Skips a call ending exactly at t0; stops at the first starting at or after t1 (it and all
+    // later ones are outside), so the scan never walks a gap.
+    while a < hi && lane.start(a) < t1 && !overlaps(lane.start(a), lane.end(a), t0, t1) {
         a += 1;
     }
     let mut b = a;
