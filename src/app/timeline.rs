@@ -390,8 +390,9 @@ pub fn timeline_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &m
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
 
-/// Adds the instants (messages, probe hits) of thread `ti` to `out` as small triangles on top of its row,
-/// at most one per pixel; returns the instants within 3 px of the pointer when it is in the row.
+/// Adds the instants (messages, probe hits) of thread `ti` to `out` as small triangles on top of
+/// its row, at most one per pixel; returns the instants within 3 px of the pointer when it is in
+/// the row.
 fn instant_markers(
     out: &mut Vec<egui::Shape>,
     l: &Loaded,
@@ -430,9 +431,10 @@ fn instant_markers(
                 Stroke::new(1.0, Color32::BLACK),
             ));
         } else if near_x.is_none() {
-            // Skip the rest of this pixel by binary search (dense instants zoomed out).
+            // Skip the rest of this pixel by binary search (dense instants zoomed out); `k`
+            // itself is in this pixel, so the scan always moves on.
             let next_t = tv.t(last_px + 1.0);
-            k += ids[k..].partition_point(|&i| (inst[i as usize].time as f64) < next_t);
+            k += 1 + ids[k + 1..].partition_point(|&i| (inst[i as usize].time as f64) < next_t);
             continue;
         }
         k += 1;
@@ -764,6 +766,84 @@ fn hover_ui(ui: &mut egui::Ui, trace: &Trace, ti: usize, d: usize, i: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::{Builder, ClockMode, Instant as TraceInstant};
+
+    /// A loaded trace with one thread holding only `times` as instants (an RTL log of messages).
+    fn instants_only(times: &[u64]) -> Loaded {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        b.ticks_per_sec = 1000;
+        b.add_thread(1, "t");
+        for (k, &t) in times.iter().enumerate() {
+            b.instants.push(TraceInstant {
+                thread: 0,
+                time: t,
+                label: format!("m{k}"),
+            });
+        }
+        Loaded::new(b.finish())
+    }
+
+    #[test]
+    fn instant_markers_are_one_per_pixel_and_hit_tested() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..50 {
+            // Dense and sparse, unsorted, with duplicates.
+            let n = if round % 2 == 0 { 100_000 } else { 50 };
+            let times: Vec<u64> = (0..n).map(|_| next(1_000_003)).collect();
+            let l = instants_only(&times);
+            let tv = View {
+                t0: next(1000) as f64 + 0.37,
+                t1: 900_000.0 + next(100_000) as f64 + 0.11,
+                width_px: 300.0 + next(1300) as f32 + 0.5,
+            };
+            let row = Rect::from_min_size(pos2(170.0, 100.0), vec2(tv.width_px, 20.0));
+            let mut shapes = Vec::new();
+            let none = instant_markers(&mut shapes, &l, 0, &tv, 170.0, row, None);
+            assert!(none.is_empty());
+            assert!(
+                shapes.len() <= tv.width_px as usize + 2,
+                "round {round}: one per pixel"
+            );
+            let visible = times
+                .iter()
+                .filter(|&&t| t as f64 >= tv.t0 && t as f64 <= tv.t1)
+                .count();
+            assert!(visible == 0 || !shapes.is_empty());
+            // Hover right over one instant: it is among those returned, and all are within 3 px.
+            let Some(&t) = times
+                .iter()
+                .find(|&&t| t as f64 >= tv.t0 && t as f64 <= tv.t1)
+            else {
+                continue;
+            };
+            let x = tv.x(t as f64);
+            let p = pos2(170.0 + x, 102.0);
+            let near = instant_markers(&mut Vec::new(), &l, 0, &tv, 170.0, row, Some(p));
+            assert!(near.iter().any(|&i| l.trace.instants[i as usize].time == t));
+            for &i in &near {
+                let xi = tv.x(l.trace.instants[i as usize].time as f64);
+                assert!((xi - x).abs() <= 3.0);
+            }
+            // A pointer outside the row finds nothing.
+            let outside = instant_markers(
+                &mut Vec::new(),
+                &l,
+                0,
+                &tv,
+                170.0,
+                row,
+                Some(pos2(170.0 + x, 50.0)),
+            );
+            assert!(outside.is_empty());
+        }
+    }
 
     /// The obvious loop: every visible call, skipping those ending within a pixel of the last
     /// drawn one.
