@@ -129,9 +129,7 @@ fn main() {
             for (th, sums) in loaded.trace.threads.iter().zip(&loaded.summaries) {
                 for (lane, sum) in th.lanes.iter().zip(sums) {
                     items.clear();
-                    tracelens::analysis::timeline::lane_items_summarized(
-                        lane, sum, &view, 3.0, &mut items,
-                    );
+                    tracelens::analysis::timeline::lane_items(lane, sum, &view, 3.0, &mut items);
                     n += items.len();
                 }
             }

@@ -1,9 +1,10 @@
 //! Timeline query: which calls of a lane to draw for a visible time range and pixel width.
 //!
 //! Per lane, a binary search finds the first visible call; the walk stops at the right edge.
-//! Runs of calls narrower than `min_px` fold into one item (Tracy's rule): the fold jumps with a
-//! second binary search to the first call that starts at least `min_px` further right, so the
-//! output — and the work — is bounded by the pixel width, not by the number of calls.
+//! Runs of calls narrower than `min_px` fold into one item (Tracy's rule). A [`LaneSummary`]
+//! (block sums built once per trace) lets a fold take whole blocks without reading their calls,
+//! so the output — and, zoomed out, the work — is bounded by the pixel width, not by the number
+//! of calls.
 
 use crate::trace::{Lane, MethodId};
 
@@ -71,65 +72,6 @@ fn visible_calls(lane: &Lane, view: &View) -> Option<(usize, usize)> {
         lane.first_starting_at_or_after(right_t as u64)
     };
     Some((first, n_visible))
-}
-
-/// The items of `lane` visible in `view`, with runs narrower than `min_px` folded.
-pub fn lane_items(lane: &Lane, view: &View, min_px: f32, out: &mut Vec<Item>) {
-    let Some((mut i, n_visible)) = visible_calls(lane, view) else {
-        return;
-    };
-    while i < n_visible {
-        let start = lane.start(i) as f64;
-        if start > view.t1 {
-            break;
-        }
-        let x0 = view.x(start).max(-1.0);
-        let x1 = view.x(lane.end(i) as f64).min(view.width_px + 1.0);
-        if x1 - x0 >= min_px {
-            out.push(Item::single(x0, x1, i, lane.method(i)));
-            i += 1;
-            continue;
-        }
-        // Fold: every call starting before x0 + min_px joins this item.
-        let limit_t = view.t(x0 + min_px);
-        // ... but none starting right of the view.
-        let end = if limit_t >= u64::MAX as f64 {
-            n_visible
-        } else {
-            gallop_first_start_at_or_after(lane, i + 1, n_visible, limit_t.ceil() as u64)
-        };
-        let last = end - 1;
-        let x_end = view
-            .x(lane.end(last) as f64)
-            .min(view.width_px + 1.0)
-            .max(x0);
-        // Coverage and the dominant method, sampled on at most 64 calls to stay bounded.
-        let count = end - i;
-        let step = count.div_ceil(64).max(1);
-        let (mut covered, mut best, mut best_dur) = (0.0f64, lane.method(i), 0u64);
-        let mut sampled = 0usize;
-        let mut k = i;
-        while k < end {
-            let d = lane.dur(k);
-            covered += d as f64;
-            if d > best_dur {
-                (best, best_dur) = (lane.method(k), d);
-            }
-            sampled += 1;
-            k += step;
-        }
-        let span_t = (lane.end(last) - lane.start(i)).max(1) as f64;
-        let coverage = ((covered * count as f64 / sampled as f64) / span_t).clamp(0.05, 1.0);
-        out.push(Item {
-            x0_px: x0,
-            x1_px: x_end.max(x0 + 1.0),
-            first: i,
-            count,
-            method: best,
-            coverage: coverage as f32,
-        });
-        i = end;
-    }
 }
 
 /// Block summaries of a lane, so that a zoomed-out query reads a few small arrays instead of
@@ -274,16 +216,13 @@ fn unit_at(lane: &Lane, sum: &LaneSummary, min_ticks: f64, j: usize, limit: usiz
     }
 }
 
-/// [`lane_items`] using the lane's block summaries: the same items, except that a fold takes
-/// whole narrow blocks, so it may reach up to one block (less than `min_px`) past the fold
-/// distance; its coverage and method are exact (every call counted, the longest call wins).
-pub fn lane_items_summarized(
-    lane: &Lane,
-    sum: &LaneSummary,
-    view: &View,
-    min_px: f32,
-    out: &mut Vec<Item>,
-) {
+/// The items of `lane` visible in `view`, with runs narrower than `min_px` folded (Tracy's
+/// rule): a fold takes every following unit that starts before `x0 + min_px`, where a unit is a
+/// whole block of `sum` narrower than `min_px` or a single call. So a fold may reach up to one
+/// block (less than `min_px`) past the fold distance; its coverage and method are exact (every
+/// call counted, the longest call wins, the first of equals). With an empty summary
+/// (`LaneSummary::default()`) every unit is a call: the same items, read call by call.
+pub fn lane_items(lane: &Lane, sum: &LaneSummary, view: &View, min_px: f32, out: &mut Vec<Item>) {
     let Some((mut i, n_visible)) = visible_calls(lane, view) else {
         return;
     };
@@ -339,31 +278,6 @@ pub fn lane_items_summarized(
             coverage: coverage as f32,
         });
     }
-}
-
-/// The first index in `from..to` whose call starts at or after `t` (or `to`), by galloping from
-/// `from`: O(log k) for a fold of k calls, instead of O(log n).
-fn gallop_first_start_at_or_after(lane: &Lane, from: usize, to: usize, t: u64) -> usize {
-    let mut lo = from;
-    let mut step = 1;
-    let mut hi = from;
-    while hi < to && lane.start(hi) < t {
-        lo = hi + 1;
-        hi = (from + step).min(to);
-        step *= 2;
-    }
-    // The answer is in lo..=hi.
-    let mut hi = hi.min(to);
-    let mut lo = lo.min(hi);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if lane.start(mid) < t {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 /// The index of the call of `lane` that contains time `t`, if any.
@@ -434,12 +348,12 @@ mod tests {
         }
     }
 
-    /// The items of the plain query and of the summarized one.
+    /// The items read call by call (empty summary) and through the lane's summary.
     fn both_queries(l: &Lane, v: &View) -> [Vec<Item>; 2] {
         let mut plain = vec![];
-        lane_items(l, v, 3.0, &mut plain);
+        lane_items(l, &LaneSummary::default(), v, 3.0, &mut plain);
         let mut fast = vec![];
-        lane_items_summarized(l, &LaneSummary::new(l), v, 3.0, &mut fast);
+        lane_items(l, &LaneSummary::new(l), v, 3.0, &mut fast);
         [plain, fast]
     }
 
@@ -477,15 +391,14 @@ mod tests {
                 t1: t0 + 10.0 + next(span as u64) as f64,
                 width_px: 50.0 + next(400) as f32,
             };
-            let [plain, fast] = both_queries(&l, &v);
-            check_pixels(&l, &v, &plain, 64, round);
-            check_pixels(&l, &v, &fast, usize::MAX, round);
+            for out in both_queries(&l, &v) {
+                check_pixels(&l, &v, &out, round);
+            }
         }
     }
 
-    /// Per-pixel checks of one query's items; folds of at most `exact_up_to` calls must take the
-    /// method of their longest call.
-    fn check_pixels(l: &Lane, v: &View, out: &[Item], exact_up_to: usize, round: usize) {
+    /// Per-pixel checks of one query's items; every fold takes the method of its longest call.
+    fn check_pixels(l: &Lane, v: &View, out: &[Item], round: usize) {
         {
             // Mark the pixel centres c = px + 0.5 with a <= c <= b, by the obvious per-pixel
             // test, for every call (busy) and every call widened by the fold distance (near).
@@ -513,10 +426,7 @@ mod tests {
                     "round {round}: pixel {px} drawn, no call near"
                 );
             }
-            for it in out
-                .iter()
-                .filter(|it| it.count > 1 && it.count <= exact_up_to)
-            {
+            for it in out.iter().filter(|it| it.count > 1) {
                 let mut best = it.first;
                 for k in it.first..it.first + it.count {
                     if l.dur(k) > l.dur(best) {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::job::Loaded;
 use super::style::{faded, fmt_duration, nice_step, rank_color};
 use super::{Msg, ViewState};
-use crate::analysis::timeline::{Item, View, call_at, lane_items, lane_items_summarized};
+use crate::analysis::timeline::{Item, LaneSummary, View, call_at, lane_items};
 use crate::trace::{MethodId, Thread, Trace};
 
 const LABEL_W: f32 = 170.0;
@@ -456,12 +456,17 @@ enum RowData {
 /// The lane queries of thread `ti` for one frame.
 fn row_data(l: &Loaded, ti: usize, tv: &View, expanded: bool, width_px: usize) -> RowData {
     let th = &l.trace.threads[ti];
+    // A trace loaded without summaries still draws, reading call by call.
+    let no_summary = LaneSummary::default();
     let query = |d: usize, out: &mut Vec<Item>| {
-        let lane = &th.lanes[d];
-        match l.summaries.get(ti).and_then(|v| v.get(d)) {
-            Some(sum) => lane_items_summarized(lane, sum, tv, MIN_ITEM_PX, out),
-            None => lane_items(lane, tv, MIN_ITEM_PX, out),
-        }
+        let sum = l.summaries.get(ti).and_then(|v| v.get(d));
+        lane_items(
+            &th.lanes[d],
+            sum.unwrap_or(&no_summary),
+            tv,
+            MIN_ITEM_PX,
+            out,
+        );
     };
     if expanded {
         return RowData::Lanes(
