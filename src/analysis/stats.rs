@@ -55,6 +55,8 @@ pub struct SeriesStats {
     pub group: String,
     pub stats: Stats,
     pub incomplete: u64,
+    /// `key=value` attributes of the name (PerfLog's CETK convention), formulas evaluated.
+    pub attributes: Vec<crate::analysis::attributes::Attribute>,
 }
 
 /// Statistics of every `DurationSeries` of a trace, in trace order.
@@ -62,11 +64,15 @@ pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
     trace
         .durations
         .iter()
-        .map(|d| SeriesStats {
-            name: d.name.clone(),
-            group: d.group.clone(),
-            stats: Stats::of(&d.durations_s),
-            incomplete: d.incomplete,
+        .map(|d| {
+            let stats = Stats::of(&d.durations_s);
+            SeriesStats {
+                name: d.name.clone(),
+                group: d.group.clone(),
+                attributes: crate::analysis::attributes::attributes(&d.name, &stats),
+                stats,
+                incomplete: d.incomplete,
+            }
         })
         .collect()
 }

@@ -174,7 +174,7 @@ pub fn lower_ui(
         LowerView::Histogram => histogram_view(ui, l, view, range),
         LowerView::Compare => compare_ui(ui, l, view, others),
         LowerView::Statistics => {
-            super::stats_panel::stats_ui(ui, &l.trace, &mut view.analysis.stats, others);
+            super::stats_panel::stats_ui(ui, l, &mut view.analysis.stats, others);
             None
         }
         LowerView::Messages => {

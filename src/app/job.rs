@@ -10,6 +10,7 @@ use eframe::egui;
 
 use crate::analysis::profile::{Profile, profile_all_clocks};
 use crate::analysis::restrict::restrict;
+use crate::analysis::stats::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
 use crate::formats::Progress;
 use crate::trace::{MethodId, Trace};
@@ -28,6 +29,8 @@ pub struct Loaded {
     pub instants_by_thread: Vec<Vec<u32>>,
     /// Per thread and lane, block summaries for zoomed-out timeline queries.
     pub summaries: Vec<Vec<LaneSummary>>,
+    /// Statistics and attributes of each duration series (trace order).
+    pub series: Vec<SeriesStats>,
 }
 
 impl Loaded {
@@ -85,6 +88,7 @@ impl Loaded {
             Vec::new()
         };
         Self {
+            series: series_stats(&trace),
             trace,
             profiles,
             ranked,

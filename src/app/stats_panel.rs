@@ -9,9 +9,13 @@ use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, Line, Plot};
 
 use super::analysis_tabs::Others;
-use crate::analysis::attributes::{Attribute, attributes};
-use crate::analysis::stats::{Stats, compare_runs};
+use super::job::Loaded;
+use crate::analysis::attributes::Attribute;
+use crate::analysis::stats::{ComparisonRow, SeriesStats, compare_runs};
 use crate::trace::{DurationSeries, Trace};
+
+/// What a comparison was computed for: the baseline index and each run's (title, address).
+type CompareKey = (usize, Vec<(String, usize)>);
 
 /// View state of the statistics panel.
 #[derive(Debug, Default)]
@@ -19,9 +23,13 @@ pub struct StatsState {
     pub selected: Option<usize>,
     /// The baseline run of the comparison (another tab's title); None = this tab.
     pub compare_with: Option<String>,
+    /// The last comparison, for (baseline index, the runs' identities): recomputed only when
+    /// the baseline or the set of open runs changes, not every frame.
+    comparison: Option<(CompareKey, Vec<ComparisonRow>)>,
 }
 
-pub fn stats_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
+pub fn stats_ui(ui: &mut egui::Ui, l: &Loaded, st: &mut StatsState, others: &Others) {
+    let trace = &*l.trace;
     if trace.durations.is_empty() && trace.counters.is_empty() {
         ui.label("This trace has no duration series or counters.");
         return;
@@ -41,31 +49,20 @@ pub fn stats_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &
             }
             if !trace.durations.is_empty() {
                 ui.label(RichText::new("Duration statistics (ms)").strong());
-                durations_table(ui, trace, st);
-                if let Some(d) = st.selected.and_then(|i| trace.durations.get(i)) {
-                    series_plots(ui, d);
+                durations_table(ui, trace, &l.series, st);
+                if let Some(i) = st.selected.filter(|&i| i < trace.durations.len()) {
+                    series_plots(ui, &trace.durations[i], &l.series[i].attributes);
                 }
                 compare_ui(ui, trace, st, others);
             }
         });
 }
 
-fn durations_table(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState) {
-    let stats: Vec<Stats> = trace
-        .durations
-        .iter()
-        .map(|d| Stats::of(&d.durations_s))
-        .collect();
+fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st: &mut StatsState) {
     // PerfToCsv's layout: one column per attribute key of the marker names (first seen first),
     // formulas evaluated.
-    let attrs: Vec<Vec<Attribute>> = trace
-        .durations
-        .iter()
-        .zip(&stats)
-        .map(|(d, s)| attributes(&d.name, s))
-        .collect();
     let mut keys: Vec<&str> = Vec::new();
-    for a in attrs.iter().flatten() {
+    for a in series.iter().flat_map(|s| &s.attributes) {
         if !keys.contains(&a.key.as_str()) {
             keys.push(&a.key);
         }
@@ -101,7 +98,7 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState) {
                     body.rows(18.0, trace.durations.len(), |mut row| {
                         let i = row.index();
                         let d = &trace.durations[i];
-                        let s = &stats[i];
+                        let s = &series[i].stats;
                         row.set_selected(st.selected == Some(i));
                         row.col(|ui| {
                             let name = egui::Label::new(&d.name)
@@ -126,7 +123,8 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState) {
                             ms(s.total),
                         ];
                         let cells = keys.iter().map(|k| {
-                            attrs[i]
+                            series[i]
+                                .attributes
                                 .iter()
                                 .find(|a| a.key == *k)
                                 .map_or_else(String::new, |a| match (a.derived, a.number) {
@@ -161,9 +159,8 @@ pub fn fmt_si(x: f64) -> String {
 }
 
 /// Each iteration's duration, and a histogram of them.
-fn series_plots(ui: &mut egui::Ui, d: &DurationSeries) {
+fn series_plots(ui: &mut egui::Ui, d: &DurationSeries, attrs: &[Attribute]) {
     ui.label(RichText::new(format!("{} [{}]", d.name, d.group)).strong());
-    let attrs = attributes(&d.name, &Stats::of(&d.durations_s));
     if !attrs.is_empty() {
         egui::Grid::new("attributes")
             .striped(true)
@@ -173,7 +170,7 @@ fn series_plots(ui: &mut egui::Ui, d: &DurationSeries) {
                 ui.strong("as written");
                 ui.strong("value");
                 ui.end_row();
-                for a in &attrs {
+                for a in attrs {
                     ui.label(&a.key);
                     ui.label(&a.value);
                     ui.label(a.number.map_or_else(|| "-".into(), |n| format!("{n:.6}")));
@@ -253,7 +250,16 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
         .and_then(|b| runs.iter().position(|(t, _)| t == b))
         .unwrap_or(0);
     let traces: Vec<&Trace> = runs.iter().map(|r| r.1).collect();
-    let rows = compare_runs(&traces, baseline);
+    let key: CompareKey = (
+        baseline,
+        runs.iter()
+            .map(|(title, t)| (title.to_string(), *t as *const Trace as usize))
+            .collect(),
+    );
+    if st.comparison.as_ref().is_none_or(|(k, _)| *k != key) {
+        st.comparison = Some((key, compare_runs(&traces, baseline)));
+    }
+    let rows = st.comparison.as_ref().map_or(&[][..], |(_, r)| r);
     egui::ScrollArea::horizontal()
         .id_salt("compare-runs-h")
         .show(ui, |ui| {
@@ -271,7 +277,7 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
                         }
                     }
                     ui.end_row();
-                    for r in &rows {
+                    for r in rows {
                         ui.label(&r.name);
                         for run in &r.runs {
                             ui.label(

@@ -269,15 +269,14 @@ pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) 
             })
             .collect(),
         methods: methods.into_iter().map(|(_, m)| m).collect(),
-        durations: trace
-            .durations
-            .iter()
+        durations: crate::analysis::stats::series_stats(trace)
+            .into_iter()
             .map(|d| {
-                let st = crate::analysis::stats::Stats::of(&d.durations_s);
+                let st = &d.stats;
                 let ms = |x: f64| x * 1e3;
                 DurationSummary {
-                    name: d.name.clone(),
-                    group: d.group.clone(),
+                    name: d.name,
+                    group: d.group,
                     count: st.count as u64,
                     incomplete: d.incomplete,
                     total_ms: ms(st.total),
@@ -286,7 +285,7 @@ pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) 
                     mean_ms: ms(st.mean),
                     median_ms: ms(st.median),
                     stddev_ms: ms(st.stddev),
-                    attributes: crate::analysis::attributes::attributes(&d.name, &st),
+                    attributes: d.attributes,
                 }
             })
             .collect(),
