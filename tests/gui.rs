@@ -317,7 +317,7 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
 #[test]
 fn rtl_logs_opened_together_align_on_absolute_time() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let a = root.join("../shared/legacy-examples/synthetic/rtl_logfile/soffice_4242.log");
+    let a = shared("rtl_logfile/soffice_4242.log");
     let b = root.join("sample-traces/legacy/unopkg_5151.log");
     let mut h = harness(&[a, b]);
     wait_loaded(&mut h);
@@ -380,8 +380,7 @@ fn rtl_logs_opened_together_align_on_absolute_time() {
 /// A PerfLog marker named in the CETK convention shows its attributes, formulas evaluated.
 #[test]
 fn a_perflog_marker_shows_its_attributes_with_formulas_evaluated() {
-    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/legacy-examples/synthetic/ce_perflog/fsperflog_CEPC_x86_6_0_2915.log");
+    let log = shared("ce_perflog/fsperflog_CEPC_x86_6_0_2915.log");
     let mut h = harness(std::slice::from_ref(&log));
     wait_loaded(&mut h);
     let (name, bps) = {
@@ -419,14 +418,14 @@ fn shared(rel: &str) -> PathBuf {
 fn a_logger_csv_shows_blocks_on_both_clocks_with_the_ratio() {
     let mut h = harness(&[shared("alexta_logger/logger_out.csv")]);
     wait_loaded(&mut h);
-    let (top, ratio) = {
+    let ratio = {
         let l = ready(h.state(), 0);
         assert!(l.trace.call_count() > 0, "blocks become calls");
         assert_eq!(l.profiles.len(), 2, "CPU and wall");
         let top = l.ranked[0];
         let cpu = l.profiles[0].method(top).inclusive as f64;
         let wall = l.profiles[1].method(top).inclusive as f64;
-        (top, format!("{:.0}%", cpu * 100.0 / wall))
+        format!("{:.0}%", cpu * 100.0 / wall)
     };
     h.get_by_label("Cpu/Real");
     assert!(
@@ -442,7 +441,6 @@ fn a_logger_csv_shows_blocks_on_both_clocks_with_the_ratio() {
     h.get_by_label("Messages").click();
     h.run();
     h.get_by_label(&format!("{hits} messages"));
-    let _ = top;
 }
 
 /// An RTL log: scopes on the timeline, messages listed and filtered.

@@ -791,13 +791,8 @@ mod tests {
 
     #[test]
     fn instant_markers_are_one_per_pixel_and_hit_tested() {
-        let mut seed = 7u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::analysis::testutil::Rng::new(7);
+        let mut next = move |n: u64| rng.below(n);
         for round in 0..50 {
             // Dense and sparse, unsorted, with duplicates.
             let n = if round % 2 == 0 { 100_000 } else { 50 };
