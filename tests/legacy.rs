@@ -997,3 +997,34 @@ fn perflog_marker_attributes_and_formulas_in_the_summary() {
     let time = m0["attributes"][1]["number"].as_f64().unwrap();
     assert!(close(time * 1e3, m0["mean_ms"].as_f64().unwrap(), 1e-9));
 }
+
+/// Aligning RTL logs: offsets from the headers; an implausible header start is refused with an
+/// error naming the log, not a wrapped or overflowing time.
+#[test]
+fn rtl_alignment_shifts_by_header_start_and_refuses_absurd_offsets() {
+    use tracelens::analysis::stats::align_rtl;
+    let a = load(Path::new(&format!(
+        "{EX}/synthetic/rtl_logfile/soffice_4242.log"
+    )));
+    let b = fx("unopkg_5151.log");
+    let merged = align_rtl(&[("a", &a), ("b", &b)]).expect("aligned");
+    let main_b = merged
+        .threads
+        .iter()
+        .find(|t| t.name == "b: thread 1")
+        .unwrap();
+    assert_eq!(main_b.lanes[0].start(0), 1500);
+    let dir = tempfile::tempdir().unwrap();
+    let far = dir.path().join("far.log");
+    std::fs::write(
+        &far,
+        "opening log file 1e30 seconds past January 1st 1970\n\
+         corresponding to 0 ms after timer start\nProcess id is 7\n\
+         000000 1 { x (y) ::f\n000005 1 } x (y) ::f\n",
+    )
+    .unwrap();
+    let c = load(&far);
+    assert!(tracelens::formats::legacy::rtl::epoch_seconds(&c, 0).is_some());
+    let err = align_rtl(&[("a", &a), ("far", &c)]).unwrap_err();
+    assert!(err.to_string().contains("far"), "{err}");
+}

@@ -30,6 +30,10 @@ pub enum MergeError {
     TickRate(String, u64, u64),
     #[error("{0} states no absolute start time, so it cannot be placed on a common axis")]
     NotAligned(String),
+    #[error(
+        "{0} would be shifted beyond the time range ticks can hold (its start time is implausible)"
+    )]
+    OffsetTooLarge(String),
 }
 
 /// Merges `parts` into one trace (see the module docs). All parts must count time in the same
@@ -59,6 +63,13 @@ pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         ..Trace::default()
     };
     let mut by_name: FxHashMap<(String, String, String), MethodId> = FxHashMap::default();
+    // Every shifted time must stay far from u64::MAX (ends are start + duration).
+    if let Some(p) = parts.iter().find(|p| {
+        let last = p.trace.axis_range().map_or(0, |r| r.1);
+        p.offset.checked_add(last).is_none_or(|t| t > u64::MAX / 2)
+    }) {
+        return Err(MergeError::OffsetTooLarge(p.label.to_string()));
+    }
     for part in parts {
         let t = part.trace;
         out.source.record_count += t.source.record_count;
@@ -218,5 +229,14 @@ mod tests {
         ];
         assert!(matches!(merge(&parts), Err(MergeError::TickRate(..))));
         assert_eq!(merge(&[]).unwrap_err(), MergeError::Empty);
+        let far = [Part {
+            label: "a",
+            trace: &a,
+            offset: u64::MAX - 1,
+        }];
+        assert_eq!(
+            merge(&far).unwrap_err(),
+            MergeError::OffsetTooLarge("a".into())
+        );
     }
 }
