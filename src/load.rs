@@ -134,6 +134,12 @@ fn open(path: &Path) -> Result<Source, LoadError> {
 /// Reads and parses the file at `path` (or the `.key` + `.data` pair it names; see [`resolve`]).
 /// The input is released before the lanes are built, so it does not add to peak memory.
 pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
+    load_parsed(path, progress).map(Parsed::finish)
+}
+
+/// [`load_path`] up to the parsed events: an Android trace's lanes are not built yet (see
+/// [`Parsed`]), so a caller that needs no lanes can skip them. The input is already released.
+pub fn load_parsed(path: &Path, progress: &Progress) -> Result<Parsed, LoadError> {
     let input = resolve(path);
     let builder = match &input {
         Input::Single(p) => {
@@ -159,7 +165,7 @@ pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
                 })?
         }
     };
-    Ok(builder.finish())
+    Ok(builder)
 }
 
 fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {

@@ -128,7 +128,7 @@ fn profile_split<const K: usize>(
 ) -> [Profile; K] {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
-    let bins = balance(units, workers);
+    let bins = balance(units, |u| u.calls, workers);
     let mut accs: Vec<Acc<K>> = bins
         .into_par_iter()
         .map(|bin| {
@@ -148,14 +148,16 @@ fn profile_split<const K: usize>(
     for other in accs {
         acc.merge(other);
     }
-    let totals = clocks.map(|clock| {
-        trace
-            .threads
-            .iter()
-            .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
-            .sum()
-    });
+    let totals = clocks.map(|clock| total_time(&trace.threads, clock));
     acc.into_profiles(clocks, totals)
+}
+
+/// dmtracedump's "Total cycles": Σ over threads of last − first event time on `clock`.
+fn total_time(threads: &[Thread], clock: Clock) -> u64 {
+    threads
+        .iter()
+        .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
+        .sum()
 }
 
 fn thread_has_cpu(thread: &Thread) -> bool {
@@ -260,20 +262,20 @@ fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
     units
 }
 
-/// Greedy largest-first assignment of units to `workers` bins.
-fn balance(mut units: Vec<Unit>, workers: usize) -> Vec<Vec<Unit>> {
-    units.sort_by_key(|u| std::cmp::Reverse(u.calls));
-    let mut bins: Vec<(usize, Vec<Unit>)> = (0..workers.min(units.len()))
+/// Greedy largest-first assignment of items (units of calls, threads) to `workers` bins.
+fn balance<T>(mut items: Vec<T>, weight: impl Fn(&T) -> usize, workers: usize) -> Vec<Vec<T>> {
+    items.sort_by_key(|u| std::cmp::Reverse(weight(u)));
+    let mut bins: Vec<(usize, Vec<T>)> = (0..workers.min(items.len()))
         .map(|_| (0, Vec::new()))
         .collect();
-    for unit in units {
+    for item in items {
         let Some(bin) = bins.iter_mut().min_by_key(|(load, _)| *load) else {
             break;
         };
-        bin.0 += unit.calls;
-        bin.1.push(unit);
+        bin.0 += weight(&item);
+        bin.1.push(item);
     }
-    bins.into_iter().map(|(_, units)| units).collect()
+    bins.into_iter().map(|(_, items)| items).collect()
 }
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
@@ -819,6 +821,9 @@ impl<const K: usize> Walker<K> {
         }
     }
 }
+
+mod events;
+pub use events::profile_events;
 
 #[cfg(test)]
 mod oracle_tests;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::analysis::profile::profile;
-use crate::formats::Progress;
+use crate::analysis::profile::{profile, profile_events};
+use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render};
 use crate::trace::{Clock, Trace, summarize};
 
@@ -104,17 +104,6 @@ impl From<ClockArg> for Clock {
     }
 }
 
-/// Loads `path`, printing the error (one line) on failure.
-pub(crate) fn load_or_report(path: &std::path::Path) -> Option<Trace> {
-    match crate::load::load_path(path, &Progress::default()) {
-        Ok(trace) => Some(trace),
-        Err(e) => {
-            eprintln!("tracelens: {e}");
-            None
-        }
-    }
-}
-
 /// Prints the diagnostics summary line (and the errors themselves) on stderr.
 pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
     if trace.diagnostics.is_empty() {
@@ -162,8 +151,21 @@ pub fn run(args: &ProfileArgs) -> i32 {
         *t = std::time::Instant::now();
     };
     let mut t = t0;
-    let Some(trace) = load_or_report(&args.file) else {
-        return 1;
+    let parsed = match crate::load::load_parsed(&args.file, &Progress::default()) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("tracelens: {e}");
+            return 1;
+        }
+    };
+    // A whole-trace profile of Android events needs no lanes: it is computed from the events
+    // (`profile_events`, the same numbers). Everything else goes through the finished trace.
+    let (mut trace, events) = match parsed {
+        Parsed::Unfinished(b) if args.range.is_none() => {
+            let (trace, events) = b.finish_events();
+            (trace, Some(events))
+        }
+        other => (other.finish(), None),
     };
     phase("load", &mut t);
     let clock = match args.clock {
@@ -191,11 +193,15 @@ pub fn run(args: &ProfileArgs) -> i32 {
         }
         None => trace.primary_clock(),
     };
-    let trace = match args.range.and_then(|r| r.ticks(&trace)) {
-        Some((a, b)) => crate::analysis::restrict::restrict(&trace, a, b),
-        None => trace,
+    let p = match events {
+        Some(events) => profile_events(&mut trace, events, clock),
+        None => {
+            if let Some((a, b)) = args.range.and_then(|r| r.ticks(&trace)) {
+                trace = crate::analysis::restrict::restrict(&trace, a, b);
+            }
+            profile(&trace, clock)
+        }
     };
-    let p = profile(&trace, clock);
     phase("profile", &mut t);
     let style = if args.html {
         Style::Html {

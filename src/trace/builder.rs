@@ -64,42 +64,37 @@ impl Times {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-
-    fn reader(&self) -> TimeReader<'_> {
-        TimeReader {
-            times: self,
-            high: 0,
-            prev: None,
-            backwards: 0,
-        }
-    }
 }
 
 /// Reads a [`Times`] column in order: unwraps 32-bit wraparound and clamps times that run
-/// backwards (which would otherwise make negative durations) to the previous time.
-struct TimeReader<'a> {
-    times: &'a Times,
+/// backwards (which would otherwise make negative durations) to the previous time. The lane
+/// builder and the event-walking profile ([`crate::analysis::profile::profile_events`]) both read
+/// times through it, so they see the same times.
+#[derive(Debug, Default)]
+pub(crate) struct TimeReader {
     high: u64,
     prev: Option<u64>,
-    backwards: u64,
+    /// Times that ran backwards so far.
+    pub(crate) backwards: u64,
 }
 
-impl TimeReader<'_> {
+impl TimeReader {
+    /// The next time of a [`Times::U32Wrapping`] column.
     #[inline]
-    fn at(&mut self, i: usize) -> u64 {
-        let t = match self.times {
-            Times::U32Wrapping(v) => {
-                let raw = v[i] as u64;
-                if let Some(prev) = self.prev {
-                    let prev_low = prev & 0xFFFF_FFFF;
-                    if raw < prev_low && prev_low - raw > (1 << 31) {
-                        self.high += 1 << 32;
-                    }
-                }
-                self.high + raw
+    pub(crate) fn next_u32(&mut self, raw: u32) -> u64 {
+        let raw = raw as u64;
+        if let Some(prev) = self.prev {
+            let prev_low = prev & 0xFFFF_FFFF;
+            if raw < prev_low && prev_low - raw > (1 << 31) {
+                self.high += 1 << 32;
             }
-            Times::U64(v) => v[i],
-        };
+        }
+        self.next_u64(self.high + raw)
+    }
+
+    /// The next time of a [`Times::U64`] column.
+    #[inline]
+    pub(crate) fn next_u64(&mut self, t: u64) -> u64 {
         let t = match self.prev {
             Some(p) if t < p => {
                 self.backwards += 1;
@@ -109,6 +104,15 @@ impl TimeReader<'_> {
         };
         self.prev = Some(t);
         t
+    }
+
+    /// The next time of `times`, the `i`-th.
+    #[inline]
+    fn at(&mut self, times: &Times, i: usize) -> u64 {
+        match times {
+            Times::U32Wrapping(v) => self.next_u32(v[i]),
+            Times::U64(v) => self.next_u64(v[i]),
+        }
     }
 }
 
@@ -236,18 +240,34 @@ impl Builder {
 
     /// Builds lanes for every thread (in parallel) and returns the trace.
     pub fn finish(self) -> Trace {
-        let threads_in = self.threads;
-        let results: Vec<(Thread, Vec<Diagnostic>)> = threads_in
-            .into_par_iter()
-            .map(|(raw_id, name, events)| build_thread(raw_id, name, events))
+        let (mut trace, events) = self.finish_events();
+        let diags: Vec<Vec<Diagnostic>> = trace
+            .threads
+            .par_iter_mut()
+            .zip(events)
+            .map(|(thread, events)| build_thread(thread, events))
             .collect();
-        let mut diagnostics = self.diagnostics;
-        let mut threads = Vec::with_capacity(results.len());
-        for (t, d) in results {
-            diagnostics.extend(d);
-            threads.push(t);
+        trace.diagnostics.extend(diags.into_iter().flatten());
+        trace
+    }
+
+    /// The trace without calls, and every thread's events, for consumers that need no lanes
+    /// ([`crate::analysis::profile::profile_events`] profiles straight from the events). Threads
+    /// carry their id, name and event count; their time ranges and the diagnostics about their
+    /// events are left to that consumer.
+    pub fn finish_events(self) -> (Trace, Vec<ThreadEvents>) {
+        let mut threads = Vec::with_capacity(self.threads.len());
+        let mut events = Vec::with_capacity(self.threads.len());
+        for (raw_id, name, ev) in self.threads {
+            threads.push(Thread {
+                raw_id,
+                name,
+                event_count: ev.ops.len() as u64,
+                ..Thread::default()
+            });
+            events.push(ev);
         }
-        Trace {
+        let trace = Trace {
             source: self.source,
             clock: self.clock,
             axis_synthesized: self.axis_synthesized,
@@ -258,13 +278,14 @@ impl Builder {
             counters: self.counters,
             instants: self.instants,
             durations: self.durations,
-            diagnostics,
-        }
+            diagnostics: self.diagnostics,
+        };
+        (trace, events)
     }
 }
 
 /// How an exit record relates to the current stack.
-enum ExitKind {
+pub(crate) enum ExitKind {
     /// The stack is empty: the entry happened before tracing started.
     Unmatched,
     /// The method is `n` frames below the top (0 = the top itself).
@@ -274,7 +295,7 @@ enum ExitKind {
 }
 
 #[inline]
-fn classify_exit(
+pub(crate) fn classify_exit(
     stack_methods: impl DoubleEndedIterator<Item = u32>,
     empty: bool,
     m: u32,
@@ -296,32 +317,71 @@ struct Frame {
     first_child: u32,
 }
 
-/// Turns one thread's events into lanes. Two passes: the first counts unmatched exits (each one
-/// pushes every earlier call one level deeper), the second builds lanes at final depths.
-fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
+/// Whether a thread's events can be read: `Some(has_cpu)` when there are events and the time
+/// columns fit them; `None` otherwise, after recording why in `diags` (a bug in a reader).
+pub(crate) fn check_columns(
+    raw_id: u64,
+    events: &ThreadEvents,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<bool> {
     let n = events.ops.len();
-    let has_cpu = events.cpu.as_ref().is_some_and(|c| c.len() == n);
-    let mut thread = Thread {
-        raw_id,
-        name,
-        event_count: n as u64,
-        ..Thread::default()
-    };
-    if n == 0 || events.axis.len() != n {
-        if events.axis.len() != n {
-            diags.push(Diagnostic::new(
-                Severity::Error,
-                "internal-times",
-                Location::File,
-                format!(
-                    "thread {raw_id}: {n} events but {} times",
-                    events.axis.len()
-                ),
-            ));
-        }
-        return (thread, diags);
+    if events.axis.len() != n {
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            "internal-times",
+            Location::File,
+            format!(
+                "thread {raw_id}: {n} events but {} times",
+                events.axis.len()
+            ),
+        ));
+        return None;
     }
+    (n > 0).then(|| events.cpu.as_ref().is_some_and(|c| c.len() == n))
+}
+
+/// The diagnostics about one thread's event stream.
+pub(crate) fn stream_diagnostics(
+    raw_id: u64,
+    mismatched: u64,
+    dropped: u64,
+    backwards: u64,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if mismatched > 0 {
+        diags.push(Diagnostic::warning(
+            "mismatched-exit",
+            Location::File,
+            format!(
+                "thread {raw_id}: {mismatched} exits named a method below the stack top; the frames above were closed there"
+            ),
+        ));
+    }
+    if dropped > 0 {
+        diags.push(Diagnostic::warning(
+            "exit-not-on-stack",
+            Location::File,
+            format!("thread {raw_id}: {dropped} exits of methods not on the stack were ignored"),
+        ));
+    }
+    if backwards > 0 {
+        diags.push(Diagnostic::warning(
+            "time-backwards",
+            Location::File,
+            format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
+        ));
+    }
+}
+
+/// Turns one thread's events into lanes, and sets its time ranges. Two passes: the first counts
+/// unmatched exits (each one pushes every earlier call one level deeper), the second builds lanes
+/// at final depths.
+fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let raw_id = thread.raw_id;
+    let Some(has_cpu) = check_columns(raw_id, &events, &mut diags) else {
+        return diags;
+    };
 
     // Pass 1: count unmatched exits, and the calls of every final depth so the lanes are
     // allocated once at their exact sizes. A call's final depth is its stack depth plus the
@@ -371,8 +431,8 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
     let depths = unmatched + at_or_above.len();
 
     // Pass 2: build lanes.
-    let mut axis = events.axis.reader();
-    let mut cpu = events.cpu.as_ref().map(Times::reader);
+    let mut axis = TimeReader::default();
+    let mut cpu = has_cpu.then(TimeReader::default);
     let mut lanes: Vec<LaneBuilder> = (0..depths)
         .map(|d| LaneBuilder::with_capacity(calls_at_depth(d), has_cpu))
         .collect();
@@ -400,8 +460,11 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
     };
 
     for (i, &op) in events.ops.iter().enumerate() {
-        let a = axis.at(i);
-        let c = cpu.as_mut().map_or(0, |r| r.at(i));
+        let a = axis.at(&events.axis, i);
+        let c = match (&mut cpu, &events.cpu) {
+            (Some(r), Some(times)) => r.at(times, i),
+            _ => 0,
+        };
         if i == 0 {
             (first_a, first_c) = (a, c);
         }
@@ -455,30 +518,8 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
         close(&mut lanes, &f, last_a, last_c, unclosed);
     }
 
-    if mismatched > 0 {
-        diags.push(Diagnostic::warning(
-            "mismatched-exit",
-            Location::File,
-            format!(
-                "thread {raw_id}: {mismatched} exits named a method below the stack top; the frames above were closed there"
-            ),
-        ));
-    }
-    if dropped > 0 {
-        diags.push(Diagnostic::warning(
-            "exit-not-on-stack",
-            Location::File,
-            format!("thread {raw_id}: {dropped} exits of methods not on the stack were ignored"),
-        ));
-    }
     let backwards = axis.backwards + cpu.as_ref().map_or(0, |r| r.backwards);
-    if backwards > 0 {
-        diags.push(Diagnostic::warning(
-            "time-backwards",
-            Location::File,
-            format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
-        ));
-    }
+    stream_diagnostics(raw_id, mismatched, dropped, backwards, &mut diags);
     debug_assert!(
         lanes
             .iter()
@@ -492,7 +533,7 @@ fn build_thread(raw_id: u64, name: String, events: ThreadEvents) -> (Thread, Vec
         .collect::<Vec<Lane>>();
     thread.axis_range = Some((first_a, last_a));
     thread.cpu_range = has_cpu.then_some((first_c, last_c));
-    (thread, diags)
+    diags
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! optional CPU time is per-thread CPU time. Formats fill a [`Builder`]; [`Builder::finish`] turns
 //! per-thread enter/exit events into lanes in parallel.
 
-mod builder;
+pub(crate) mod builder;
 mod diag;
 mod ids;
 mod lane;
