@@ -5,6 +5,8 @@
 //! - `cat`-equivalent read time of the file (page cache), the floor for any reader;
 //! - in-process parse+build time, records/s, bytes per call of the model;
 //! - profile time per clock;
+//! - what `tracelens profile` does instead: parse to events only (no lanes) and profile straight
+//!   from them;
 //! - the whole `tracelens profile FILE > /dev/null` command: wall time and peak RSS;
 //! - with `DMTRACEDUMP=/path/to/dmtracedump`, the same for dmtracedump.
 
@@ -13,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tracelens::analysis::profile::profile;
-use tracelens::formats::Progress;
-use tracelens::load::load_path;
+use tracelens::analysis::profile::{profile, profile_events};
+use tracelens::formats::{Parsed, Progress};
+use tracelens::load::{load_parsed, load_path};
 
 const RUNS: usize = 3;
 
@@ -142,7 +144,34 @@ fn main() {
             t.as_secs_f64() * 1e3
         );
     }
+    let clock = trace.primary_clock();
     drop(trace);
+
+    // What `tracelens profile` runs: the events only, profiled without building lanes.
+    let (parse_t, (mut bare, events)) = best_of(RUNS, || {
+        match load_parsed(&path, &Progress::default()).expect("load") {
+            Parsed::Unfinished(b) => b.finish_events(),
+            Parsed::Done(_) => panic!("{} is not an Android trace", path.display()),
+        }
+    });
+    let event_count: usize = events.iter().map(|e| e.ops.len()).sum();
+    let base = bare.diagnostics.len();
+    let (walk_t, _) = best_of(RUNS, || {
+        bare.diagnostics.truncate(base);
+        profile_events(&mut bare, &events, clock)
+    });
+    println!(
+        "parse (events)  {:>8.1} ms   {:.1} M records/s   {:.1} bytes/record (no lanes)",
+        parse_t.as_secs_f64() * 1e3,
+        records as f64 / parse_t.as_secs_f64() / 1e6,
+        events.iter().map(event_bytes).sum::<usize>() as f64 / event_count.max(1) as f64
+    );
+    println!(
+        "profile events  {:>8.1} ms   {:.1} M events/s   ({clock:?}, from the events)",
+        walk_t.as_secs_f64() * 1e3,
+        event_count as f64 / walk_t.as_secs_f64() / 1e6
+    );
+    drop((bare, events));
 
     // What the GUI's load job does before the tab is ready: parse, build, both profiles, ranking,
     // timeline lane summaries.
@@ -172,4 +201,13 @@ fn main() {
             dm_t.as_secs_f64() / cmd_t.as_secs_f64()
         );
     }
+}
+
+/// Heap bytes of one thread's event columns.
+fn event_bytes(e: &tracelens::trace::ThreadEvents) -> usize {
+    let times = |t: &tracelens::trace::Times| match t {
+        tracelens::trace::Times::U32Wrapping(v) => v.len() * 4,
+        tracelens::trace::Times::U64(v) => v.len() * 8,
+    };
+    e.ops.len() * 4 + times(&e.axis) + e.cpu.as_ref().map_or(0, times)
 }

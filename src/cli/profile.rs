@@ -194,7 +194,7 @@ pub fn run(args: &ProfileArgs) -> i32 {
         None => trace.primary_clock(),
     };
     let p = match events {
-        Some(events) => profile_events(&mut trace, events, clock),
+        Some(events) => profile_events(&mut trace, &events, clock),
         None => {
             if let Some((a, b)) = args.range.and_then(|r| r.ticks(&trace)) {
                 trace = crate::analysis::restrict::restrict(&trace, a, b);

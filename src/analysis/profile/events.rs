@@ -27,10 +27,10 @@ use crate::trace::{Clock, Diagnostic, ThreadEvents, Times, Trace};
 /// Profiles `trace` (made by [`crate::trace::Builder::finish_events`]) from its threads' `events`
 /// on `clock`, and fills in what lane building would have: the threads' time ranges and the
 /// diagnostics about their event streams. `events[i]` belongs to `trace.threads[i]`.
-pub fn profile_events(trace: &mut Trace, events: Vec<ThreadEvents>, clock: Clock) -> Profile {
+pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) -> Profile {
     let method_count = trace.methods.len();
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
-    let items: Vec<(usize, ThreadEvents)> = events.into_iter().enumerate().collect();
+    let items: Vec<(usize, &ThreadEvents)> = events.iter().enumerate().collect();
     let bins = balance(items, |(_, e)| e.ops.len(), default_workers());
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> = bins
         .into_par_iter()
@@ -40,7 +40,7 @@ pub fn profile_events(trace: &mut Trace, events: Vec<ThreadEvents>, clock: Clock
             let mut done = Vec::with_capacity(bin.len());
             for (t, events) in bin {
                 let raw_id = raw_ids.get(t).copied().unwrap_or(t as u64);
-                done.push((t, walker.thread(raw_id, &events, clock, &mut acc)));
+                done.push((t, walker.thread(raw_id, events, clock, &mut acc)));
             }
             acc.flush_slots();
             (acc, done)
@@ -391,7 +391,7 @@ mod tests {
                 let finished = random_builder(seed).finish();
                 let expected = profile(&finished, clock);
                 let (mut trace, events) = random_builder(seed).finish_events();
-                let got = profile_events(&mut trace, events, clock);
+                let got = profile_events(&mut trace, &events, clock);
                 assert_eq!(got, expected, "seed {seed}, {clock:?}");
                 assert_eq!(trace.diagnostics, finished.diagnostics, "seed {seed}");
                 for (a, b) in trace.threads.iter().zip(&finished.threads) {
@@ -439,7 +439,7 @@ mod tests {
             };
             let (mut trace, events) = b.finish_events();
             let clock = finished.primary_clock();
-            let got = profile_events(&mut trace, events, clock);
+            let got = profile_events(&mut trace, &events, clock);
             assert_eq!(got, profile(&finished, clock), "{}", path.display());
             assert_eq!(
                 trace.diagnostics,
