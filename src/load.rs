@@ -168,6 +168,51 @@ pub fn load_parsed(path: &Path, progress: &Progress) -> Result<Parsed, LoadError
     Ok(builder)
 }
 
+/// Reads the Android trace at `path` (as [`load_path`] finds it) handing its records to sinks
+/// made by `factory` instead of storing them (see [`crate::trace::SinkFactory`]). `Ok(None)` when
+/// the input is not an Android trace whose records can be streamed (other formats, ART streaming
+/// traces, unreadable files): [`load_parsed`] reads those, and reports their errors.
+pub fn load_to_sinks<F: crate::trace::SinkFactory>(
+    path: &Path,
+    progress: &Progress,
+    factory: &F,
+) -> Result<Option<crate::trace::Streamed<F::Sink>>, LoadError> {
+    let format_error = |p: &Path| {
+        let p = p.to_path_buf();
+        move |error| LoadError::Format { path: p, error }
+    };
+    match resolve(path) {
+        Input::Single(p) => {
+            let Ok(source) = Source::open(&p) else {
+                return Ok(None);
+            };
+            progress
+                .bytes_total
+                .store(source.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            let ctx = ReadContext {
+                path: Some(&p),
+                progress,
+            };
+            formats::android::read_to_sinks(&source, &ctx, factory).map_err(format_error(&p))
+        }
+        Input::Pair { key, data } => {
+            let key_bytes = open(&key)?;
+            let data_bytes = open(&data)?;
+            progress.bytes_total.store(
+                (key_bytes.len() + data_bytes.len()) as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            let ctx = ReadContext {
+                path: Some(&key),
+                progress,
+            };
+            formats::android::read_pair_to_sinks(&key_bytes, &data_bytes, &ctx, factory)
+                .map(Some)
+                .map_err(format_error(&key))
+        }
+    }
+}
+
 fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {
     progress
         .bytes_total

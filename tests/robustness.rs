@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use tracelens::analysis::profile::{ProfileSinkFactory, profile, profile_sinks};
 use tracelens::formats::{Progress, ReadContext, read_bytes};
 
 fn inputs() -> Vec<PathBuf> {
@@ -34,7 +35,20 @@ fn read(bytes: &[u8]) {
         path: None,
         progress: &p,
     };
-    let _ = read_bytes(bytes, &ctx);
+    let lanes = read_bytes(bytes, &ctx);
+    // The profile made while decoding (what `tracelens profile` runs) agrees with the lanes on
+    // damaged input too: same profile, same diagnostics, same error.
+    let factory = ProfileSinkFactory::new(None);
+    match tracelens::formats::android::read_to_sinks(bytes, &ctx, &factory) {
+        Ok(Some((b, sinks))) => {
+            let (trace, p) = profile_sinks(b, sinks);
+            let t = lanes.expect("the lane path reads what the sinks read");
+            assert_eq!(p, profile(&t, t.primary_clock()));
+            assert_eq!(trace.diagnostics, t.diagnostics);
+        }
+        Ok(None) => {}
+        Err(e) => assert_eq!(lanes.err().map(|l| l.to_string()), Some(e.to_string())),
+    }
     let mut out = Vec::new();
     let _ = tracelens::report::dump::dump(bytes, &mut out);
 }

@@ -29,6 +29,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::par::balance;
+
 use crate::trace::{Clock, Lane, MethodId, Thread, Trace};
 
 /// Calls and time from one method to a parent or child.
@@ -260,22 +262,6 @@ fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
         }
     }
     units
-}
-
-/// Greedy largest-first assignment of items (units of calls, threads) to `workers` bins.
-fn balance<T>(mut items: Vec<T>, weight: impl Fn(&T) -> usize, workers: usize) -> Vec<Vec<T>> {
-    items.sort_by_key(|u| std::cmp::Reverse(weight(u)));
-    let mut bins: Vec<(usize, Vec<T>)> = (0..workers.min(items.len()))
-        .map(|_| (0, Vec::new()))
-        .collect();
-    for item in items {
-        let Some(bin) = bins.iter_mut().min_by_key(|(load, _)| *load) else {
-            break;
-        };
-        bin.0 += weight(&item);
-        bin.1.push(item);
-    }
-    bins.into_iter().map(|(_, items)| items).collect()
 }
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
@@ -823,7 +809,7 @@ impl<const K: usize> Walker<K> {
 }
 
 mod events;
-pub use events::profile_events;
+pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks};
 
 #[cfg(test)]
 mod oracle_tests;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::analysis::profile::{profile, profile_events};
+use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render};
 use crate::trace::{Clock, Trace, summarize};
@@ -151,21 +151,37 @@ pub fn run(args: &ProfileArgs) -> i32 {
         *t = std::time::Instant::now();
     };
     let mut t = t0;
-    let parsed = match crate::load::load_parsed(&args.file, &Progress::default()) {
-        Ok(parsed) => parsed,
+    // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
+    // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
+    // both give the lane engine's numbers). Everything else goes through the finished trace.
+    let whole = args.range.is_none();
+    let progress = Progress::default();
+    let factory = ProfileSinkFactory::new(args.clock.map(Clock::from));
+    let streamed = if whole {
+        crate::load::load_to_sinks(&args.file, &progress, &factory)
+    } else {
+        Ok(None)
+    };
+    let (mut trace, mut ready, events) = match streamed {
+        Ok(Some((b, sinks))) => {
+            let (trace, p) = profile_sinks(b, sinks);
+            (trace, Some(p), None)
+        }
+        Ok(None) => match crate::load::load_parsed(&args.file, &progress) {
+            Ok(Parsed::Unfinished(b)) if whole => {
+                let (trace, events) = b.finish_events();
+                (trace, None, Some(events))
+            }
+            Ok(other) => (other.finish(), None, None),
+            Err(e) => {
+                eprintln!("tracelens: {e}");
+                return 1;
+            }
+        },
         Err(e) => {
             eprintln!("tracelens: {e}");
             return 1;
         }
-    };
-    // A whole-trace profile of Android events needs no lanes: it is computed from the events
-    // (`profile_events`, the same numbers). Everything else goes through the finished trace.
-    let (mut trace, events) = match parsed {
-        Parsed::Unfinished(b) if args.range.is_none() => {
-            let (trace, events) = b.finish_events();
-            (trace, Some(events))
-        }
-        other => (other.finish(), None),
     };
     phase("load", &mut t);
     let clock = match args.clock {
@@ -193,9 +209,10 @@ pub fn run(args: &ProfileArgs) -> i32 {
         }
         None => trace.primary_clock(),
     };
-    let p = match events {
-        Some(events) => profile_events(&mut trace, &events, clock),
-        None => {
+    let p = match (ready.take(), events) {
+        (Some(p), _) => p,
+        (None, Some(events)) => profile_events(&mut trace, &events, clock),
+        (None, None) => {
             if let Some((a, b)) = args.range.and_then(|r| r.ticks(&trace)) {
                 trace = crate::analysis::restrict::restrict(&trace, a, b);
             }

@@ -14,6 +14,7 @@ pub(crate) mod builder;
 mod diag;
 mod ids;
 mod lane;
+mod sink;
 mod strings;
 
 pub mod merge;
@@ -22,6 +23,7 @@ pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder, MAX_METHODS, TimeColumn};
+pub use sink::{RecordSink, SinkFactory, Streamed};
 pub use strings::StringTable;
 
 use serde::Serialize;

@@ -1,9 +1,13 @@
 //! The profile straight from each thread's events, without building lanes: what
-//! `tracelens profile` runs. The numbers, the threads' time ranges and the diagnostics are those
-//! of [`super::profile`] on the finished trace (tested against it on random streams with every
-//! kind of damage), but no lanes are allocated and each event is read once.
+//! `tracelens profile` runs. Two ways in, one walk:
+//! - [`profile_events`]: from the events a reader collected ([`crate::trace::Builder::finish_events`]);
+//! - [`ProfileSinks`]: from the records while they are decoded, storing none of them (Android
+//!   data sections; see [`crate::trace::SinkFactory`]), finished by [`profile_sinks`].
 //!
-//! This is dmtracedump's loop (formats/android.md §2.1) with the lane builder's rules where
+//! The numbers, the threads' time ranges and the diagnostics are those of [`super::profile`] on
+//! the finished trace (tested against it on random streams with every kind of damage).
+//!
+//! The walk is dmtracedump's loop (formats/android.md §2.1) with the lane builder's rules where
 //! dmtracedump gives up:
 //! - enter: the stack top's exclusive time gets the gap since the previous event; push.
 //! - exit of the stack top: pop; the popped call gets the gap.
@@ -22,7 +26,9 @@ use super::{Acc, Profile, TOP, balance, default_workers, total_time};
 use crate::trace::builder::{
     ExitKind, TimeReader, check_columns, classify_exit, stream_diagnostics,
 };
-use crate::trace::{Clock, Diagnostic, ThreadEvents, Times, Trace};
+use crate::trace::{
+    Builder, Clock, ClockMode, Diagnostic, RecordSink, SinkFactory, ThreadEvents, Times, Trace,
+};
 
 /// Profiles `trace` (made by [`crate::trace::Builder::finish_events`]) from its threads' `events`
 /// on `clock`, and fills in what lane building would have: the threads' time ranges and the
@@ -36,17 +42,27 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
         .into_par_iter()
         .map(|bin| {
             let mut acc = Acc::new(method_count);
-            let mut walker = EventWalker::new(method_count);
+            let mut walk = ThreadWalk::new(method_count);
             let mut done = Vec::with_capacity(bin.len());
             for (t, events) in bin {
                 let raw_id = raw_ids.get(t).copied().unwrap_or(t as u64);
-                done.push((t, walker.thread(raw_id, events, clock, &mut acc)));
+                done.push((t, walk_events(raw_id, events, clock, &mut walk, &mut acc)));
             }
             acc.flush_slots();
             (acc, done)
         })
         .collect();
+    assemble(trace, results, clock)
+}
 
+/// Merges the workers' sums into the profile, and puts each thread's ranges and diagnostics into
+/// `trace` (diagnostics in thread order, as [`crate::trace::Builder::finish`] does).
+fn assemble(
+    trace: &mut Trace,
+    results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)>,
+    clock: Clock,
+) -> Profile {
+    let method_count = trace.methods.len();
     let mut per_thread: Vec<Option<ThreadResult>> =
         (0..trace.threads.len()).map(|_| None).collect();
     let mut total: Option<Acc<1>> = None;
@@ -65,9 +81,13 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
         let Some(r) = r else { continue };
         thread.axis_range = r.axis_range;
         thread.cpu_range = r.cpu_range;
+        thread.event_count = r.events;
         trace.diagnostics.extend(r.diagnostics);
     }
-    let acc = total.unwrap_or_else(|| Acc::new(method_count));
+    let mut acc = total.unwrap_or_else(|| Acc::new(method_count));
+    // A sink's accumulators may count one more method (the `(unknown)` id the reader adds only
+    // when some record needs it).
+    acc.methods.truncate(method_count);
     let [p] = acc.into_profiles([clock], [total_time(&trace.threads, clock)]);
     p
 }
@@ -76,7 +96,101 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
 struct ThreadResult {
     axis_range: Option<(u64, u64)>,
     cpu_range: Option<(u64, u64)>,
+    events: u64,
     diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks one thread's collected events.
+fn walk_events(
+    raw_id: u64,
+    events: &ThreadEvents,
+    clock: Clock,
+    walk: &mut ThreadWalk,
+    acc: &mut Acc<1>,
+) -> ThreadResult {
+    let mut diagnostics = Vec::new();
+    let n = events.ops.len() as u64;
+    let Some(has_cpu) = check_columns(raw_id, events, &mut diagnostics) else {
+        return ThreadResult {
+            axis_range: None,
+            cpu_range: None,
+            events: n,
+            diagnostics,
+        };
+    };
+    let cpu = events.cpu.as_ref().filter(|_| has_cpu);
+    // The profile's clock is walked; the other column is only read for its range and its
+    // times that run backwards.
+    let walk_cpu = clock == Clock::Cpu && cpu.is_some();
+    let (walked, scanned) = match cpu {
+        Some(c) if walk_cpu => (c, Some(&events.axis)),
+        Some(c) => (&events.axis, Some(c)),
+        None => (&events.axis, None),
+    };
+    let mut reader = TimeReader::default();
+    match walked {
+        Times::U32Wrapping(v) => {
+            for (&op, &t) in events.ops.iter().zip(v) {
+                walk.step(op, reader.next_u32(t), acc);
+            }
+        }
+        Times::U64(v) => {
+            for (&op, &t) in events.ops.iter().zip(v) {
+                walk.step(op, reader.next_u64(t), acc);
+            }
+        }
+    }
+    let mut scan = Scanned::default();
+    if let Some(times) = scanned {
+        match times {
+            Times::U32Wrapping(v) => v.iter().for_each(|&t| scan.next_u32(t)),
+            Times::U64(v) => v.iter().for_each(|&t| scan.next_u64(t)),
+        }
+    }
+    let walked_range = walk.range();
+    let w = walk.end(acc);
+    stream_diagnostics(
+        raw_id,
+        w.mismatched,
+        w.dropped,
+        reader.backwards + scan.reader.backwards,
+        &mut diagnostics,
+    );
+    let (axis_range, cpu_range) = match (cpu, walk_cpu) {
+        (Some(_), true) => (scan.range, walked_range),
+        (Some(_), false) => (walked_range, scan.range),
+        (None, _) => (walked_range, None),
+    };
+    ThreadResult {
+        axis_range,
+        cpu_range,
+        events: n,
+        diagnostics,
+    }
+}
+
+/// A time column read only for its range and its times that run backwards.
+#[derive(Default)]
+struct Scanned {
+    reader: TimeReader,
+    range: Option<(u64, u64)>,
+}
+
+impl Scanned {
+    #[inline]
+    fn see(&mut self, t: u64) {
+        self.range = Some(self.range.map_or((t, t), |(a, _)| (a, t)));
+    }
+    #[inline]
+    fn next_u32(&mut self, raw: u32) {
+        let t = self.reader.next_u32(raw);
+        self.see(t);
+    }
+    #[inline]
+    fn next_u64(&mut self, raw: u64) {
+        let t = self.reader.next_u64(raw);
+        self.see(t);
+    }
 }
 
 /// An open call.
@@ -89,153 +203,107 @@ struct Frame {
     exclusive: u64,
 }
 
-/// What [`EventWalker::walk`] counts.
-#[derive(Default)]
-struct Walk {
-    first: u64,
-    last: u64,
+/// What [`ThreadWalk::end`] reports.
+struct WalkCounts {
     mismatched: u64,
     dropped: u64,
 }
 
-/// The walk's state, reused across the threads of one worker.
-struct EventWalker {
+/// One thread's walk. Reusable: [`ThreadWalk::end`] leaves it empty, `on_stack` all zero.
+struct ThreadWalk {
     /// Occurrences of each method on the stack.
     on_stack: Vec<u32>,
     frames: Vec<Frame>,
+    first: u64,
+    last: Option<u64>,
+    mismatched: u64,
+    dropped: u64,
 }
 
-impl EventWalker {
+impl ThreadWalk {
     fn new(method_count: usize) -> Self {
         Self {
             on_stack: vec![0; method_count],
             frames: Vec::new(),
+            first: 0,
+            last: None,
+            mismatched: 0,
+            dropped: 0,
         }
     }
 
-    fn thread(
-        &mut self,
-        raw_id: u64,
-        events: &ThreadEvents,
-        clock: Clock,
-        acc: &mut Acc<1>,
-    ) -> ThreadResult {
-        let mut diagnostics = Vec::new();
-        let Some(has_cpu) = check_columns(raw_id, events, &mut diagnostics) else {
-            return ThreadResult {
-                axis_range: None,
-                cpu_range: None,
-                diagnostics,
-            };
-        };
-        let cpu = events.cpu.as_ref().filter(|_| has_cpu);
-        // The profile's clock is walked; the other column is only read for its range and its
-        // times that run backwards.
-        let walk_cpu = clock == Clock::Cpu && cpu.is_some();
-        let (walked, scanned) = match cpu {
-            Some(c) if walk_cpu => (c, Some(&events.axis)),
-            Some(c) => (&events.axis, Some(c)),
-            None => (&events.axis, None),
-        };
-        let mut reader = TimeReader::default();
-        let walk = match walked {
-            Times::U32Wrapping(v) => {
-                self.walk(&events.ops, v, TimeReader::next_u32, &mut reader, acc)
-            }
-            Times::U64(v) => self.walk(&events.ops, v, TimeReader::next_u64, &mut reader, acc),
-        };
-        let scan = scanned.map(scan_range);
-        let backwards = reader.backwards + scan.map_or(0, |s| s.2);
-        stream_diagnostics(
-            raw_id,
-            walk.mismatched,
-            walk.dropped,
-            backwards,
-            &mut diagnostics,
-        );
-        let walked_range = Some((walk.first, walk.last));
-        let scanned_range = scan.map(|(a, b, _)| (a, b));
-        let (axis_range, cpu_range) = match (cpu, walk_cpu) {
-            (Some(_), true) => (scanned_range, walked_range),
-            (Some(_), false) => (walked_range, scanned_range),
-            (None, _) => (walked_range, None),
-        };
-        ThreadResult {
-            axis_range,
-            cpu_range,
-            diagnostics,
-        }
+    /// The first and last time so far.
+    fn range(&self) -> Option<(u64, u64)> {
+        self.last.map(|l| (self.first, l))
     }
 
-    /// Walks one thread's events with times `times` read through `next`.
-    fn walk<T: Copy>(
-        &mut self,
-        ops: &[u32],
-        times: &[T],
-        next: impl Fn(&mut TimeReader, T) -> u64,
-        reader: &mut TimeReader,
-        acc: &mut Acc<1>,
-    ) -> Walk {
-        let mut w = Walk::default();
-        let mut last = None;
-        for (&op, &raw) in ops.iter().zip(times) {
-            let t = next(reader, raw);
-            let prev = match last {
-                Some(p) => p,
-                None => {
-                    w.first = t;
-                    t
-                }
-            };
-            let gap = t - prev;
-            last = Some(t);
-            let m = op >> 2;
-            if op & 3 == 0 {
-                if let Some(top) = self.frames.last_mut() {
-                    top.exclusive += gap;
-                }
-                let on = &mut self.on_stack[m as usize];
-                let recursive = *on > 0;
-                *on += 1;
-                self.frames.push(Frame {
-                    method: m,
-                    recursive,
-                    start: t,
-                    exclusive: 0,
-                });
-                continue;
+    /// One event: `op` = method << 2 | action, `t` its (unwrapped, clamped) time.
+    #[inline]
+    fn step(&mut self, op: u32, t: u64, acc: &mut Acc<1>) {
+        let prev = match self.last {
+            Some(p) => p,
+            None => {
+                self.first = t;
+                t
             }
-            match self.frames.last_mut() {
-                Some(top) if top.method == m => self.close(t, gap, acc),
-                None => {
-                    // Entered before tracing began: charged from time 0.
-                    let a = &mut acc.methods[m as usize];
-                    a.inclusive[0] += t;
-                    a.calls[0] = a.calls[0].wrapping_add(1);
-                    acc.edge(TOP, m, false, false, [t]);
-                    acc.exclusive(m, [gap], true);
-                }
-                Some(top) => {
-                    // The gap is the top's whether the exit closes it or is ignored.
-                    top.exclusive += gap;
-                    match classify_exit(self.frames.iter().map(|f| f.method), false, m) {
-                        ExitKind::Matched(below) => {
-                            w.mismatched += 1;
-                            for _ in 0..=below {
-                                self.close(t, 0, acc);
-                            }
+        };
+        let gap = t - prev;
+        self.last = Some(t);
+        let m = op >> 2;
+        if op & 3 == 0 {
+            if let Some(top) = self.frames.last_mut() {
+                top.exclusive += gap;
+            }
+            let on = &mut self.on_stack[m as usize];
+            let recursive = *on > 0;
+            *on += 1;
+            self.frames.push(Frame {
+                method: m,
+                recursive,
+                start: t,
+                exclusive: 0,
+            });
+            return;
+        }
+        match self.frames.last_mut() {
+            Some(top) if top.method == m => self.close(t, gap, acc),
+            None => {
+                // Entered before tracing began: charged from time 0.
+                let a = &mut acc.methods[m as usize];
+                a.inclusive[0] += t;
+                a.calls[0] = a.calls[0].wrapping_add(1);
+                acc.edge(TOP, m, false, false, [t]);
+                acc.exclusive(m, [gap], true);
+            }
+            Some(top) => {
+                // The gap is the top's whether the exit closes it or is ignored.
+                top.exclusive += gap;
+                match classify_exit(self.frames.iter().map(|f| f.method), false, m) {
+                    ExitKind::Matched(below) => {
+                        self.mismatched += 1;
+                        for _ in 0..=below {
+                            self.close(t, 0, acc);
                         }
-                        ExitKind::NotOnStack | ExitKind::Unmatched => w.dropped += 1,
                     }
+                    ExitKind::NotOnStack | ExitKind::Unmatched => self.dropped += 1,
                 }
             }
         }
-        let Some(last) = last else { return w };
-        w.last = last;
-        while !self.frames.is_empty() {
-            self.close(last, 0, acc);
+    }
+
+    /// Closes the calls still open at the thread's last time, and resets the walk.
+    fn end(&mut self, acc: &mut Acc<1>) -> WalkCounts {
+        if let Some(last) = self.last {
+            while !self.frames.is_empty() {
+                self.close(last, 0, acc);
+            }
         }
-        w
+        self.last = None;
+        self.first = 0;
+        WalkCounts {
+            mismatched: std::mem::take(&mut self.mismatched),
+            dropped: std::mem::take(&mut self.dropped),
+        }
     }
 
     /// Closes the top frame at `t`; it gets `gap` more exclusive time.
@@ -258,19 +326,179 @@ impl EventWalker {
     }
 }
 
-/// First and last time of a column, and how many of its times ran backwards.
-fn scan_range(times: &Times) -> (u64, u64, u64) {
-    let mut r = TimeReader::default();
-    let mut range: Option<(u64, u64)> = None;
-    let mut see = |t: u64| {
-        range = Some(range.map_or((t, t), |(a, _)| (a, t)));
-    };
-    match times {
-        Times::U32Wrapping(v) => v.iter().for_each(|&t| see(r.next_u32(t))),
-        Times::U64(v) => v.iter().for_each(|&t| see(r.next_u64(t))),
+/// Makes [`ProfileSinks`]: profiles on `clock` (None: the trace's primary clock) while a reader
+/// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to [`profile_sinks`].
+pub struct ProfileSinkFactory {
+    pub clock: Option<Clock>,
+    /// Above this many `threads × methods` per worker, a worker's threads share one recursion
+    /// table that moves between them (cost ∝ stack depth at each switch of thread) instead of
+    /// one table each.
+    pub table_limit: usize,
+}
+
+impl ProfileSinkFactory {
+    pub fn new(clock: Option<Clock>) -> Self {
+        Self {
+            clock,
+            table_limit: 1 << 24,
+        }
     }
-    let (a, b) = range.unwrap_or((0, 0));
-    (a, b, r.backwards)
+}
+
+/// One worker's profile of its threads' records, made while they are decoded.
+pub struct ProfileSinks {
+    acc: Acc<1>,
+    threads: Vec<SinkThread>,
+    /// Trace thread of each slot.
+    thread_ids: Vec<u32>,
+    /// Which record time is walked: `t2` (wall of a dual trace) or `t1`.
+    walk_t2: bool,
+    /// Whether the other record time is a clock to scan (dual traces).
+    scan_other: bool,
+    clock: Clock,
+    clock_mode: ClockMode,
+    /// Shared recursion table: the slot that holds it (None: every thread has its own).
+    shared: Option<usize>,
+}
+
+struct SinkThread {
+    walk: ThreadWalk,
+    walked: TimeReader,
+    scanned: Scanned,
+    events: u64,
+}
+
+impl SinkFactory for ProfileSinkFactory {
+    type Sink = ProfileSinks;
+
+    fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
+        let clock = self.clock.unwrap_or(if clock_mode.has_cpu() {
+            Clock::Cpu
+        } else {
+            Clock::Wall
+        });
+        let dual = clock_mode == ClockMode::Dual;
+        let share = threads.len().saturating_mul(method_count) > self.table_limit;
+        let threads_state = threads
+            .iter()
+            .enumerate()
+            .map(|(i, _)| SinkThread {
+                walk: ThreadWalk::new(if share && i > 0 { 0 } else { method_count }),
+                walked: TimeReader::default(),
+                scanned: Scanned::default(),
+                events: 0,
+            })
+            .collect();
+        ProfileSinks {
+            acc: Acc::new(method_count),
+            threads: threads_state,
+            thread_ids: threads.to_vec(),
+            walk_t2: dual && clock == Clock::Wall,
+            scan_other: dual,
+            clock,
+            clock_mode,
+            shared: share.then_some(0),
+        }
+    }
+}
+
+impl RecordSink for ProfileSinks {
+    #[inline]
+    fn record(&mut self, slot: usize, op: u32, t1: u32, t2: u32) {
+        if let Some(holder) = self.shared
+            && holder != slot
+        {
+            self.move_table(holder, slot);
+        }
+        let Some(th) = self.threads.get_mut(slot) else {
+            return;
+        };
+        let (walked, other) = if self.walk_t2 { (t2, t1) } else { (t1, t2) };
+        let t = th.walked.next_u32(walked);
+        if self.scan_other {
+            th.scanned.next_u32(other);
+        }
+        th.events += 1;
+        th.walk.step(op, t, &mut self.acc);
+    }
+}
+
+impl ProfileSinks {
+    /// Moves the shared recursion table from thread `from` to thread `to`: `from`'s open calls
+    /// are taken out of it and `to`'s put in.
+    fn move_table(&mut self, from: usize, to: usize) {
+        let Some(src) = self.threads.get_mut(from) else {
+            return;
+        };
+        let mut table = std::mem::take(&mut src.walk.on_stack);
+        for f in &src.walk.frames {
+            table[f.method as usize] -= 1;
+        }
+        let Some(dst) = self.threads.get_mut(to) else {
+            return;
+        };
+        for f in &dst.walk.frames {
+            table[f.method as usize] += 1;
+        }
+        dst.walk.on_stack = table;
+        self.shared = Some(to);
+    }
+}
+
+/// Finishes a profile made by [`ProfileSinks`] while `b` was read: the trace (no calls; threads
+/// with their event counts and time ranges, except the rebuilt axis of thread-CPU traces, which
+/// is not computed) and the profile. The clock must be one the trace has.
+pub fn profile_sinks(b: Builder, sinks: Vec<ProfileSinks>) -> (Trace, Profile) {
+    let (mut trace, _) = b.finish_events();
+    let clock = sinks.first().map_or(trace.primary_clock(), |s| s.clock);
+    let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
+    let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
+        sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
+    let p = assemble(&mut trace, results, clock);
+    (trace, p)
+}
+
+impl ProfileSinks {
+    /// Closes every thread's open calls; the sums and each thread's result.
+    fn finish(mut self, raw_ids: &[u64]) -> (Acc<1>, Vec<(usize, ThreadResult)>) {
+        let mut done = Vec::with_capacity(self.threads.len());
+        for slot in 0..self.threads.len() {
+            if let Some(holder) = self.shared
+                && holder != slot
+            {
+                self.move_table(holder, slot);
+            }
+            let g = self.thread_ids[slot] as usize;
+            let th = &mut self.threads[slot];
+            let walked_range = th.walk.range();
+            let w = th.walk.end(&mut self.acc);
+            let mut diagnostics = Vec::new();
+            stream_diagnostics(
+                raw_ids.get(g).copied().unwrap_or(g as u64),
+                w.mismatched,
+                w.dropped,
+                th.walked.backwards + th.scanned.reader.backwards,
+                &mut diagnostics,
+            );
+            let (axis_range, cpu_range) = match self.clock_mode {
+                ClockMode::Dual if self.walk_t2 => (walked_range, th.scanned.range),
+                ClockMode::Dual => (th.scanned.range, walked_range),
+                ClockMode::Wall => (walked_range, None),
+                ClockMode::ThreadCpu => (None, walked_range),
+            };
+            done.push((
+                g,
+                ThreadResult {
+                    axis_range,
+                    cpu_range,
+                    events: th.events,
+                    diagnostics,
+                },
+            ));
+        }
+        self.acc.flush_slots();
+        (self.acc, done)
+    }
 }
 
 #[cfg(test)]
@@ -450,5 +678,224 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 5, "only {seen} sample traces");
+    }
+
+    /// A random Android trace file with every kind of record-level damage: exits that do not
+    /// match, unrolls, method ids missing from the key, the invalid action 3, thread ids missing
+    /// from the key, 32-bit times that wrap and times that run backwards, and sometimes a partial
+    /// record at the end.
+    /// `records`: how many (None: a random number below 1500).
+    fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
+        use crate::formats::android::writer::{Event, Layout, MethodDef, TraceSpec, write_trace};
+        use crate::trace::Action;
+        let mut rng = Rng::new(seed);
+        let (layout, clock) = match seed % 5 {
+            0 => (Layout::V1, ClockMode::ThreadCpu),
+            1 => (Layout::V2, ClockMode::Wall),
+            2 => (Layout::V2, ClockMode::ThreadCpu),
+            _ => (Layout::V3, ClockMode::Dual),
+        };
+        let mut spec = TraceSpec::new(layout, clock);
+        for i in 0..METHODS {
+            spec.methods.push(MethodDef {
+                id: (i + 1) * 4,
+                class: format!("C{}", i % 3),
+                name: format!("m{i}"),
+                signature: "()V".into(),
+                source_file: None,
+                line: None,
+            });
+        }
+        let threads = 1 + rng.below(6) as u16;
+        for t in 0..threads {
+            // Thread 0 of the records is missing from the key now and then.
+            if t > 0 || rng.below(3) > 0 {
+                spec.threads.push((t + 1, format!("t{t}")));
+            }
+        }
+        let n = records.unwrap_or_else(|| rng.below(1500) as usize);
+        let mut stacks: Vec<Vec<u32>> = vec![Vec::new(); threads as usize];
+        let near_wrap = rng.below(3) == 0;
+        let start = if near_wrap { u32::MAX - 400 } else { 0 };
+        let mut t1 = vec![start; threads as usize];
+        let mut t2 = start.wrapping_add(50);
+        // Threads run in bursts, as in real files; sometimes every record switches.
+        let burst = if rng.below(3) == 0 {
+            1
+        } else {
+            1 + rng.below(40)
+        };
+        let mut th = 0usize;
+        for i in 0..n {
+            if (i as u64).is_multiple_of(burst) {
+                th = rng.below(threads as u64) as usize;
+            }
+            let stack = &mut stacks[th];
+            let m = 1 + rng.below(METHODS as u64) as u32;
+            let (method, action) = match rng.below(40) {
+                0 => (m, Action::Exit),
+                1 => (m, Action::Unroll),
+                2 => (0x4000, Action::Enter),      // not in the key
+                3 => ((m * 4) | 3, Action::Enter), // invalid action 3 (method id bits)
+                4..=20 => (m, Action::Enter),
+                _ => match stack.last() {
+                    Some(&top) => (top, Action::Exit),
+                    None => (m, Action::Enter),
+                },
+            };
+            let (method_id, is_invalid) = if method == 0x4000 {
+                (0x4000, false)
+            } else if method & 3 == 3 {
+                (method & !3, true)
+            } else {
+                (method * 4, false)
+            };
+            if !is_invalid {
+                match action {
+                    Action::Enter => stack.push(method),
+                    _ => {
+                        if let Some(p) = stack.iter().rposition(|&x| x == method) {
+                            stack.truncate(p);
+                        }
+                    }
+                }
+            }
+            let step = rng.below(9) as u32;
+            t1[th] = t1[th].wrapping_add(rng.below(step as u64 + 1) as u32);
+            t2 = t2.wrapping_add(step);
+            let back = |x: u32, rng: &mut Rng| {
+                if rng.below(60) == 0 {
+                    x.wrapping_sub(7)
+                } else {
+                    x
+                }
+            };
+            spec.events.push(Event {
+                tid: th as u16 + 1,
+                method_id: method_id | if is_invalid { 3 } else { 0 },
+                action,
+                time1: back(t1[th], &mut rng),
+                time2: back(t2, &mut rng),
+            });
+        }
+        let mut bytes = write_trace(&spec);
+        if rng.below(4) == 0 {
+            bytes.extend_from_slice(&[1, 2, 3][..1 + rng.below(2) as usize]);
+        }
+        (bytes, clock)
+    }
+
+    /// Profiles `bytes` through the sinks and through lanes; both must agree on the profile, the
+    /// diagnostics, and each thread's event count and ranges (except the rebuilt axis of
+    /// thread-CPU traces, which the sinks do not compute).
+    fn sinks_agree_with_lanes(bytes: &[u8], clock: Clock, table_limit: usize, what: &str) {
+        use crate::formats::{Progress, ReadContext, android};
+        let progress = Progress::default();
+        let ctx = ReadContext {
+            path: None,
+            progress: &progress,
+        };
+        let finished = android::read(bytes, &ctx).expect("readable").finish();
+        let expected = profile(&finished, clock);
+        let factory = ProfileSinkFactory {
+            clock: Some(clock),
+            table_limit,
+        };
+        let (b, sinks) = android::read_to_sinks(bytes, &ctx, &factory)
+            .expect("readable")
+            .expect("a combined trace");
+        let (trace, got) = profile_sinks(b, sinks);
+        assert_eq!(got, expected, "{what}");
+        assert_eq!(trace.diagnostics, finished.diagnostics, "{what}");
+        assert_eq!(trace.methods.len(), finished.methods.len(), "{what}");
+        assert_eq!(trace.threads.len(), finished.threads.len(), "{what}");
+        let rebuilt_axis = trace.clock == Some(ClockMode::ThreadCpu);
+        for (a, b) in trace.threads.iter().zip(&finished.threads) {
+            assert_eq!(
+                (a.raw_id, a.event_count, a.cpu_range),
+                (b.raw_id, b.event_count, b.cpu_range),
+                "{what}"
+            );
+            if !rebuilt_axis {
+                assert_eq!(a.axis_range, b.axis_range, "{what}, thread {}", a.raw_id);
+            }
+        }
+    }
+
+    #[test]
+    fn sinks_equal_the_lane_engine_on_damaged_files() {
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..300 {
+            let (bytes, mode) = random_file(seed, None);
+            let clocks: &[Clock] = match mode {
+                ClockMode::Dual => &[Clock::Cpu, Clock::Wall],
+                ClockMode::ThreadCpu => &[Clock::Cpu],
+                ClockMode::Wall => &[Clock::Wall, Clock::Cpu],
+            };
+            for &clock in clocks {
+                // Own recursion tables, and one table moving between a worker's threads.
+                for limit in [usize::MAX, 0] {
+                    sinks_agree_with_lanes(
+                        &bytes,
+                        clock,
+                        limit,
+                        &format!("seed {seed}, {mode:?}, {clock:?}, limit {limit}"),
+                    );
+                }
+            }
+            let progress = crate::formats::Progress::default();
+            let ctx = crate::formats::ReadContext {
+                path: None,
+                progress: &progress,
+            };
+            let t = crate::formats::android::read(&bytes, &ctx).expect("readable");
+            seen.extend(t.diagnostics.iter().map(|d| d.code.clone()));
+        }
+        // The generator made every kind of damage the reader reports.
+        for code in [
+            "truncated",
+            "thread-not-in-key",
+            "unknown-method",
+            "invalid-action",
+        ] {
+            assert!(seen.contains(code), "no {code} in {seen:?}");
+        }
+    }
+
+    #[test]
+    fn sinks_equal_the_lane_engine_on_files_of_many_chunks() {
+        // Over 2^16 records per chunk: record indices in diagnostics span chunks.
+        for seed in [3, 8] {
+            let (bytes, mode) = random_file(seed, Some(300_000));
+            let clock = if mode == ClockMode::Wall {
+                Clock::Wall
+            } else {
+                Clock::Cpu
+            };
+            sinks_agree_with_lanes(&bytes, clock, usize::MAX, &format!("seed {seed}"));
+        }
+    }
+
+    #[test]
+    fn sinks_read_key_and_data_pairs() {
+        use crate::formats::{Progress, ReadContext, android};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let key = std::fs::read(dir.join("pair.key")).expect("pair.key");
+        let data = std::fs::read(dir.join("pair.data")).expect("pair.data");
+        let progress = Progress::default();
+        let ctx = ReadContext {
+            path: None,
+            progress: &progress,
+        };
+        let finished = android::read_pair(&key, &data, &ctx)
+            .expect("pair")
+            .finish();
+        let clock = finished.primary_clock();
+        let factory = ProfileSinkFactory::new(None);
+        let (b, sinks) = android::read_pair_to_sinks(&key, &data, &ctx, &factory).expect("pair");
+        let (trace, got) = profile_sinks(b, sinks);
+        assert_eq!(got, profile(&finished, clock));
+        assert_eq!(trace.diagnostics, finished.diagnostics);
+        assert!(got.methods.iter().any(|m| m.calls > 0));
     }
 }

@@ -12,7 +12,9 @@ use rayon::prelude::*;
 use super::{FORMAT_TRACE, NONE, Tables, UNKNOWN_METHOD_CLASS, UNKNOWN_METHOD_RAW_ID};
 use crate::formats::detect::DATA_MAGIC;
 use crate::formats::{FormatError, ReadContext, cancelled};
-use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId, Times};
+use crate::trace::{
+    Builder, ClockMode, Diagnostic, Location, RecordSink, Severity, SinkFactory, ThreadId, Times,
+};
 
 /// The data section header (see the module docs of `formats::android`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,17 +350,34 @@ fn split<'a, T>(
     out
 }
 
-/// Decodes the records of `data` (a data section starting at file offset `data_offset`) into
-/// `b`'s threads.
-pub(crate) fn decode(
+/// What the counting pass learns: the chunks of the record area and, per chunk, the records of
+/// each thread; the thread table is complete afterwards.
+struct Counted<'a> {
+    rs: usize,
+    tb: usize,
+    /// File offset of the first record.
+    area_offset: u64,
+    chunk_records: usize,
+    chunks: Vec<&'a [u8]>,
+    counts: Vec<ChunkCount>,
+    /// Per chunk: the trace thread of each of its local thread slots.
+    thread_of_local: Vec<Vec<u32>>,
+    /// Records per trace thread.
+    totals: Vec<usize>,
+}
+
+/// The first decoding steps shared by [`decode`] and [`decode_to_sinks`]: the truncation
+/// diagnostic, pass 1 (records per thread per chunk, in parallel) and the thread table (threads
+/// missing from the key are added, with a diagnostic).
+fn count<'a>(
     b: &mut Builder,
-    mut tables: Tables,
-    data: &[u8],
+    tables: &mut Tables,
+    data: &'a [u8],
     data_offset: u64,
     header: &DataHeader,
-    clock: ClockMode,
+    synth: bool,
     ctx: &ReadContext,
-) -> Result<(), FormatError> {
+) -> Result<Counted<'a>, FormatError> {
     let rs = header.record_size as usize;
     let (area, partial) = record_area(data, header);
     let area_offset = data_offset + (header.offset_to_data as u64).min(data.len() as u64);
@@ -380,16 +399,11 @@ pub(crate) fn decode(
         ));
     }
     let tb = header.tid_bytes();
-    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
-    let synth = clock == ClockMode::ThreadCpu;
-
     let threads = rayon::current_num_threads().max(1);
     let chunk_records = (n / (threads * 4)).max(1 << 16);
-    let chunk_bytes = chunk_records * rs;
-    let chunks: Vec<&[u8]> = area.chunks(chunk_bytes).collect();
+    let chunks: Vec<&[u8]> = area.chunks(chunk_records * rs).collect();
     let progress = ctx.progress;
 
-    // Pass 1: count.
     let counts: Vec<ChunkCount> = chunks
         .par_iter()
         .map(|chunk| {
@@ -408,7 +422,6 @@ pub(crate) fn decode(
         return Err(cancelled(FORMAT_TRACE));
     }
 
-    // Sequential: thread table, exact sizes, per-chunk starting clocks.
     let mut thread_of_local: Vec<Vec<u32>> = Vec::with_capacity(counts.len());
     let mut unnamed = 0u64;
     for c in &counts {
@@ -431,20 +444,107 @@ pub(crate) fn decode(
             format!("{unnamed} thread ids occur in records but not in the key's *threads"),
         ));
     }
-    let thread_count = b.thread_count();
-    let mut totals = vec![0usize; thread_count];
+    let mut totals = vec![0usize; b.thread_count()];
     for (c, locals) in counts.iter().zip(&thread_of_local) {
         for (&n, &g) in c.counts.iter().zip(locals) {
             totals[g as usize] += n as usize;
         }
     }
+    Ok(Counted {
+        rs,
+        tb,
+        area_offset,
+        chunk_records,
+        chunks,
+        counts,
+        thread_of_local,
+        totals,
+    })
+}
+
+/// The last decoding step shared by [`decode`] and [`decode_to_sinks`]: the `(unknown)` method
+/// when records named ids missing from the key (`unknown`: count and index of the first such
+/// record), and the diagnostics for those and for records with the invalid action 3.
+fn unknown_and_invalid(b: &mut Builder, counted: &Counted, unknown: (u64, Option<usize>)) {
+    let (rs, area_offset) = (counted.rs, counted.area_offset);
+    if unknown.0 > 0 {
+        b.add_method(
+            UNKNOWN_METHOD_RAW_ID,
+            UNKNOWN_METHOD_CLASS,
+            "",
+            "",
+            None,
+            None,
+        );
+        b.diag(Diagnostic::warning(
+            "unknown-method",
+            Location::Offset(area_offset + (unknown.1.unwrap_or(0) * rs) as u64),
+            format!(
+                "{} records name method ids missing from the key; they count as (unknown)",
+                unknown.0
+            ),
+        ));
+    }
+    let invalid: u64 = counted.counts.iter().map(|c| c.invalid).sum();
+    if invalid > 0 {
+        let first = counted
+            .counts
+            .iter()
+            .enumerate()
+            .find_map(|(ci, c)| c.first_invalid.map(|i| ci * counted.chunk_records + i))
+            .unwrap_or(0);
+        b.diag(Diagnostic::warning(
+            "invalid-action",
+            Location::Offset(area_offset + (first * rs) as u64),
+            format!("{invalid} records have the invalid action 3 and were skipped"),
+        ));
+    }
+}
+
+/// Sums per-part counts of unknown-method records: (total, index of the first).
+fn sum_unknown(parts: impl IntoIterator<Item = (u64, Option<usize>)>) -> (u64, Option<usize>) {
+    parts.into_iter().fold((0, None), |(n, first), (k, f)| {
+        let first = match (first, f) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (n + k, first)
+    })
+}
+
+/// Decodes the records of `data` (a data section starting at file offset `data_offset`) into
+/// `b`'s threads.
+pub(crate) fn decode(
+    b: &mut Builder,
+    mut tables: Tables,
+    data: &[u8],
+    data_offset: u64,
+    header: &DataHeader,
+    clock: ClockMode,
+    ctx: &ReadContext,
+) -> Result<(), FormatError> {
+    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
+    let synth = clock == ClockMode::ThreadCpu;
+    let counted = count(b, &mut tables, data, data_offset, header, synth, ctx)?;
+    let Counted {
+        rs,
+        tb,
+        chunk_records,
+        ref chunks,
+        ref counts,
+        ref thread_of_local,
+        ref totals,
+        ..
+    } = counted;
+    let thread_count = b.thread_count();
+    let progress = ctx.progress;
     // Thread-CPU axis: the global clock at each chunk's start and each thread's previous time1.
     let mut chunk_clock = vec![0u64; counts.len()];
     let mut chunk_prev: Vec<Vec<Option<u32>>> = Vec::new();
     if synth {
         let mut last: Vec<Option<u32>> = vec![None; thread_count];
         let mut clock = 0u64;
-        for (ci, (c, locals)) in counts.iter().zip(&thread_of_local).enumerate() {
+        for (ci, (c, locals)) in counts.iter().zip(thread_of_local).enumerate() {
             chunk_clock[ci] = clock;
             let mut prevs = Vec::with_capacity(locals.len());
             for (s, &g) in locals.iter().enumerate() {
@@ -482,17 +582,17 @@ pub(crate) fn decode(
             ..ChunkCount::default()
         };
         let zeros: Vec<ChunkCount> = counts.iter().map(zero).collect();
-        let ops_s = split(&mut ops, &counts, &thread_of_local);
-        let t1_s = split(&mut t1s, &counts, &thread_of_local);
+        let ops_s = split(&mut ops, counts, thread_of_local);
+        let t1_s = split(&mut t1s, counts, thread_of_local);
         let t2_s = split(
             &mut t2s,
-            if has_t2 { &counts } else { &zeros },
-            &thread_of_local,
+            if has_t2 { counts } else { &zeros },
+            thread_of_local,
         );
         let ax_s = split(
             &mut axis,
-            if synth { &counts } else { &zeros },
-            &thread_of_local,
+            if synth { counts } else { &zeros },
+            thread_of_local,
         );
         ops_s
             .into_iter()
@@ -542,36 +642,8 @@ pub(crate) fn decode(
         return Err(cancelled(FORMAT_TRACE));
     }
 
-    let total_unknown: u64 = unknown.iter().map(|u| u.0).sum();
-    if total_unknown > 0 {
-        b.add_method(
-            UNKNOWN_METHOD_RAW_ID,
-            UNKNOWN_METHOD_CLASS,
-            "",
-            "",
-            None,
-            None,
-        );
-        let first = unknown.iter().find_map(|u| u.1).unwrap_or(0);
-        b.diag(Diagnostic::warning(
-            "unknown-method",
-            Location::Offset(area_offset + (first * rs) as u64),
-            format!("{total_unknown} records name method ids missing from the key; they count as (unknown)"),
-        ));
-    }
-    let invalid: u64 = counts.iter().map(|c| c.invalid).sum();
-    if invalid > 0 {
-        let first = counts
-            .iter()
-            .enumerate()
-            .find_map(|(ci, c)| c.first_invalid.map(|i| ci * chunk_records + i))
-            .unwrap_or(0);
-        b.diag(Diagnostic::warning(
-            "invalid-action",
-            Location::Offset(area_offset + (first * rs) as u64),
-            format!("{invalid} records have the invalid action 3 and were skipped"),
-        ));
-    }
+    let unknown = sum_unknown(unknown);
+    unknown_and_invalid(b, &counted, unknown);
 
     for (g, ((ops, t1), (t2, ax))) in ops
         .into_iter()
@@ -594,4 +666,150 @@ pub(crate) fn decode(
         }
     }
     Ok(())
+}
+
+/// A data section to decode: its bytes, where they start in the file, its header and the clock.
+pub(crate) struct Section<'a> {
+    pub data: &'a [u8],
+    pub offset: u64,
+    pub header: &'a DataHeader,
+    pub clock: ClockMode,
+}
+
+/// Records naming method ids missing from the key: how many, and the index of the first.
+type Unknown = (u64, Option<usize>);
+
+/// Decodes the records of `data` into sinks instead of `b`'s threads, storing none of them: the
+/// threads are balanced over the rayon workers by their record counts, and each worker scans the
+/// whole record area and hands its threads' records to its own sink in file order. `b` gets what
+/// [`decode`] gives it except the events: the thread table, the record count, the `(unknown)`
+/// method and the same diagnostics.
+pub(crate) fn decode_to_sinks<F: SinkFactory>(
+    b: &mut Builder,
+    mut tables: Tables,
+    section: Section,
+    ctx: &ReadContext,
+    factory: &F,
+) -> Result<Vec<F::Sink>, FormatError> {
+    let Section {
+        data,
+        offset: data_offset,
+        header,
+        clock,
+    } = section;
+    let counted = count(b, &mut tables, data, data_offset, header, false, ctx)?;
+    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
+    let threads: Vec<u32> = (0..counted.totals.len() as u32)
+        .filter(|&g| counted.totals[g as usize] > 0)
+        .collect();
+    let bins = crate::par::balance(
+        threads,
+        |&g| counted.totals[g as usize],
+        rayon::current_num_threads().max(1),
+    );
+    // Each worker's table: thread id in the records → its slot, or NONE.
+    let tid_count = if counted.tb == 1 { 256 } else { 65536 };
+    let mut slot_of_tid = vec![vec![NONE; tid_count]; bins.len()];
+    let mut owner = vec![(NONE, NONE); counted.totals.len()];
+    for (w, bin) in bins.iter().enumerate() {
+        for (slot, &g) in bin.iter().enumerate() {
+            owner[g as usize] = (w as u32, slot as u32);
+        }
+    }
+    for (tid, &g) in tables.thread_of_tid.iter().take(tid_count).enumerate() {
+        if let Some(&(w, slot)) = owner.get(g as usize)
+            && w != NONE
+        {
+            slot_of_tid[w as usize][tid] = slot;
+        }
+    }
+    let unknown_id = b.methods.len() as u32;
+    let method_count = b.methods.len() + 1;
+    let lookup = &tables.methods;
+    let progress = ctx.progress;
+    let scan = Scan {
+        chunks: &counted.chunks,
+        rs: counted.rs,
+        chunk_records: counted.chunk_records,
+        lookup,
+        unknown_id,
+    };
+    let results: Vec<(F::Sink, Unknown)> = bins
+        .par_iter()
+        .zip(slot_of_tid)
+        .enumerate()
+        .map(|(w, (threads, slots))| {
+            let mut sink = factory.sink(threads, clock, method_count);
+            // One worker reports progress (every worker reads every record).
+            let report = (w == 0).then_some(progress);
+            let unknown = match (counted.tb, has_t2) {
+                (1, _) => scan.run::<1, false, _>(&slots, &mut sink, progress, report),
+                (_, false) => scan.run::<2, false, _>(&slots, &mut sink, progress, report),
+                (_, true) => scan.run::<2, true, _>(&slots, &mut sink, progress, report),
+            };
+            (sink, unknown)
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled(FORMAT_TRACE));
+    }
+    let (sinks, unknown): (Vec<F::Sink>, Vec<Unknown>) = results.into_iter().unzip();
+    unknown_and_invalid(b, &counted, sum_unknown(unknown));
+    Ok(sinks)
+}
+
+/// One worker's scan of the record area for [`decode_to_sinks`].
+struct Scan<'a> {
+    chunks: &'a [&'a [u8]],
+    rs: usize,
+    chunk_records: usize,
+    lookup: &'a super::MethodLookup,
+    unknown_id: u32,
+}
+
+impl Scan<'_> {
+    /// Hands the records of the threads in `slot_of_tid` to `sink`; returns the count and first
+    /// index of those records that name method ids missing from the key.
+    fn run<const TB: usize, const T2: bool, S: RecordSink>(
+        &self,
+        slot_of_tid: &[u32],
+        sink: &mut S,
+        progress: &crate::formats::Progress,
+        report: Option<&crate::formats::Progress>,
+    ) -> (u64, Option<usize>) {
+        let (mut unknown, mut first_unknown) = (0u64, None);
+        for (ci, chunk) in self.chunks.iter().enumerate() {
+            if progress.is_cancelled() {
+                break;
+            }
+            for (i, r) in chunk.chunks_exact(self.rs).enumerate() {
+                let tid = if TB == 1 {
+                    r[0] as usize
+                } else {
+                    u16::from_le_bytes([r[0], r[1]]) as usize
+                };
+                let slot = slot_of_tid.get(tid).copied().unwrap_or(NONE);
+                if slot == NONE {
+                    continue;
+                }
+                let rec = decode_record(r, TB, T2);
+                let action = rec.op & 3;
+                if action == 3 {
+                    continue;
+                }
+                let mut m = self.lookup.get(rec.op & !3);
+                if m == NONE {
+                    unknown += 1;
+                    first_unknown.get_or_insert(ci * self.chunk_records + i);
+                    m = self.unknown_id;
+                }
+                sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
+            }
+            if let Some(p) = report {
+                p.add_bytes(chunk.len() as u64);
+                p.add_records((chunk.len() / self.rs) as u64);
+            }
+        }
+        (unknown, first_unknown)
+    }
 }

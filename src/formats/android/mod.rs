@@ -34,7 +34,7 @@ pub mod writer;
 
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity};
+use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, SinkFactory, Streamed};
 
 pub use data::DataHeader;
 pub use key::{Key, KeyMethod, KeyThread, parse_key};
@@ -134,6 +134,66 @@ fn read_key_and_data(
     byte_len: u64,
     ctx: &ReadContext,
 ) -> Result<Builder, FormatError> {
+    let (mut b, tables, header, clock) = prepare(key, data, data_offset, byte_len)?;
+    data::decode(&mut b, tables, data, data_offset, &header, clock, ctx)?;
+    Ok(b)
+}
+
+/// Reads an Android trace handing its records to sinks made by `factory` instead of storing them
+/// (see [`crate::trace::SinkFactory`]): the builder gets everything else. `Ok(None)` when the
+/// input is not a combined key + data trace (ART streaming traces must be collected first;
+/// [`read`] reads them, and gives the errors for other inputs).
+pub fn read_to_sinks<F: SinkFactory>(
+    bytes: &[u8],
+    ctx: &ReadContext,
+    factory: &F,
+) -> Result<Option<Streamed<F::Sink>>, FormatError> {
+    if detect(bytes) != Detected::AndroidKey {
+        return Ok(None);
+    }
+    let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+    let data_offset = key.end_offset;
+    let data = &bytes[data_offset..];
+    let (mut b, tables, header, clock) =
+        prepare(key, data, data_offset as u64, bytes.len() as u64)?;
+    let section = data::Section {
+        data,
+        offset: data_offset as u64,
+        header: &header,
+        clock,
+    };
+    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory)?;
+    Ok(Some((b, sinks)))
+}
+
+/// [`read_pair`] handing the records to sinks, as [`read_to_sinks`].
+pub fn read_pair_to_sinks<F: SinkFactory>(
+    key_bytes: &[u8],
+    data: &[u8],
+    ctx: &ReadContext,
+    factory: &F,
+) -> Result<Streamed<F::Sink>, FormatError> {
+    let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
+    let total = (key_bytes.len() + data.len()) as u64;
+    let (mut b, tables, header, clock) = prepare(key, data, 0, total)?;
+    let section = data::Section {
+        data,
+        offset: 0,
+        header: &header,
+        clock,
+    };
+    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory)?;
+    Ok((b, sinks))
+}
+
+/// Everything before the records: the data header, the builder with the key's options, clock,
+/// diagnostics, threads and methods.
+fn prepare(
+    key: Key,
+    data: &[u8],
+    data_offset: u64,
+    byte_len: u64,
+) -> Result<(Builder, Tables, DataHeader, ClockMode), FormatError> {
     let header = DataHeader::parse(data, data_offset)?;
     if header.is_streaming() {
         return Err(FormatError::new(
@@ -165,8 +225,7 @@ fn read_key_and_data(
     b.clock = Some(clock);
     b.axis_synthesized = clock == ClockMode::ThreadCpu;
     let tables = Tables::from_key(&mut b, &key.threads, &key.methods);
-    data::decode(&mut b, tables, data, data_offset, &header, clock, ctx)?;
-    Ok(b)
+    Ok((b, tables, header, clock))
 }
 
 /// Picks the clock from the key's `clock=` option and the record layout.
