@@ -467,7 +467,7 @@ impl<const K: usize> Acc<K> {
     }
 
     /// Counts one call edge `parent → child` of `time`.
-    #[inline]
+    #[inline(always)]
     fn edge(&mut self, parent: u32, child: u32, parent_rec: bool, child_rec: bool, time: [u64; K]) {
         if !self.use_slots {
             self.edges

@@ -42,19 +42,47 @@ struct Row<'a> {
     /// dmtracedump's method id: the key's id; −2 `(toplevel)`, −1 `(unknown)`.
     id: i64,
     profile: &'a MethodProfile,
+    /// Byte order of `class`, of the name (`""` when there is none) and of `signature` among
+    /// all rows: the tie breaks compare these instead of the strings.
+    rank: NameRank,
+}
+
+/// See [`Row::rank`].
+#[derive(Clone, Copy, Default)]
+struct NameRank {
+    class: u32,
+    name: u32,
+    signature: u32,
+}
+
+/// The rank of each string in byte order (equal strings, equal ranks).
+fn ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
+    let strings: Vec<&str> = strings.collect();
+    let mut order: Vec<usize> = (0..strings.len()).collect();
+    order.sort_unstable_by(|&a, &b| strings[a].cmp(strings[b]));
+    let mut rank = vec![0u32; strings.len()];
+    let mut r = 0u32;
+    for (k, &i) in order.iter().enumerate() {
+        if k > 0 && strings[i] != strings[order[k - 1]] {
+            r += 1;
+        }
+        rank[i] = r;
+    }
+    rank
 }
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
 /// has no name). The final id comparison only orders exact duplicates.
 fn compare_names(a: &Row, b: &Row) -> Ordering {
-    a.class
-        .as_bytes()
-        .cmp(b.class.as_bytes())
+    a.rank
+        .class
+        .cmp(&b.rank.class)
         .then_with(|| match (a.name, b.name) {
-            (Some(x), Some(y)) => x
-                .as_bytes()
-                .cmp(y.as_bytes())
-                .then_with(|| a.signature.as_bytes().cmp(b.signature.as_bytes())),
+            (Some(_), Some(_)) => a
+                .rank
+                .name
+                .cmp(&b.rank.name)
+                .then(a.rank.signature.cmp(&b.rank.signature)),
             _ => Ordering::Equal,
         })
         .then(a.id.cmp(&b.id))
@@ -90,6 +118,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
         signature: "",
         id: -2,
         profile: &profile.toplevel,
+        rank: NameRank::default(),
     }];
     let is_unknown = |m: &crate::trace::Method| {
         trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
@@ -101,6 +130,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
             signature: "",
             id: -1,
             profile: &EMPTY,
+            rank: NameRank::default(),
         });
     }
     let mut row_of_method = Vec::with_capacity(trace.methods.len());
@@ -113,7 +143,18 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
             signature: trace.str(m.signature),
             id: if is_unknown(m) { -1 } else { m.raw_id as i64 },
             profile: profile.methods.get(i).unwrap_or(&EMPTY),
+            rank: NameRank::default(),
         });
+    }
+    let class_rank = ranks(rows.iter().map(|r| r.class));
+    let name_rank = ranks(rows.iter().map(|r| r.name.unwrap_or("")));
+    let signature_rank = ranks(rows.iter().map(|r| r.signature));
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.rank = NameRank {
+            class: class_rank[i],
+            name: name_rank[i],
+            signature: signature_rank[i],
+        };
     }
     let mut by_inclusive: Vec<usize> = (0..rows.len()).collect();
     by_inclusive.sort_by(|&a, &b| {
@@ -165,6 +206,58 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
 /// Appends `n` spaces.
 fn pad(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Appends `x` with `decimals` fraction digits right-aligned in `width` columns: exactly the
+/// text of `{x:width.decimals}` (correctly rounded, ties to even, as glibc's `printf`), without
+/// the general float formatter for the finite, non-negative values of the report.
+fn push_fixed(out: &mut String, x: f64, decimals: u32, width: usize) {
+    let Some(r) = fixed_digits(x, decimals) else {
+        let _ = write!(out, "{x:width$.prec$}", prec = decimals as usize);
+        return;
+    };
+    let scale = 10u64.pow(decimals);
+    let mut b = itoa::Buffer::new();
+    let int = b.format(r / scale);
+    pad(out, width.saturating_sub(int.len() + 1 + decimals as usize));
+    out.push_str(int);
+    out.push('.');
+    let mut f = itoa::Buffer::new();
+    let frac = f.format(r % scale);
+    pad_zeros(out, decimals as usize - frac.len());
+    out.push_str(frac);
+}
+
+fn pad_zeros(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n('0', n));
+}
+
+/// `x · 10^decimals` rounded to an integer, ties to even, decided on the exact value of `x`;
+/// None for what [`push_fixed`] leaves to the general formatter (negative, not finite, huge).
+fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
+    if !x.is_finite() || x.is_sign_negative() || x >= 1e12 || !(1..=3).contains(&decimals) {
+        return None;
+    }
+    let scale = 10f64.powi(decimals as i32);
+    let y = x * scale;
+    let n = y.floor();
+    let f = y - n;
+    // Far from a rounding boundary the rounded product decides (its error is below 1e-10 for
+    // y < 1e6).
+    if y < 1e6 && f > 1e-6 && (f - 0.5).abs() > 1e-6 && f < 1.0 - 1e-6 {
+        return Some(if f > 0.5 { n as u64 + 1 } else { n as u64 });
+    }
+    // Near one: compare the exact product with the boundaries (a fused multiply-add rounds
+    // once, so the sign of each difference is exact).
+    let mut n = n;
+    if x.mul_add(scale, -n) < 0.0 {
+        n -= 1.0;
+    } else if x.mul_add(scale, -(n + 1.0)) >= 0.0 {
+        n += 1.0;
+    }
+    let d = x.mul_add(scale, -(n + 0.5));
+    let up = d > 0.0 || (d == 0.0 && n % 2.0 == 1.0);
+    Some(n as u64 + up as u64)
 }
 
 /// Appends `n` right-aligned in `width` columns (`{:width}`).
@@ -352,13 +445,20 @@ impl<'a> Printer<'a> {
                 (String::new(), "")
             };
             let class = self.esc(row.class);
-            let mut line =
-                format!("{exclusive:9}  {per:6.2} {sum_per:6.2}  {open}[{idx}]{close} {class}");
-            if let Some(name) = row.name {
-                let _ = write!(line, ".{} {}", self.esc(name), self.esc(row.signature));
+            let tail = row
+                .name
+                .map(|name| (self.esc(name), self.esc(row.signature)));
+            let out = &mut self.out;
+            push_right(out, exclusive, 9);
+            out.push_str("  ");
+            push_fixed(out, per, 2, 6);
+            out.push(' ');
+            push_fixed(out, sum_per, 2, 6);
+            let _ = write!(out, "  {open}[{idx}]{close} {class}");
+            if let Some((name, signature)) = tail {
+                let _ = write!(out, ".{name} {signature}");
             }
-            self.out.push_str(&line);
-            self.out.push('\n');
+            out.push('\n');
         }
         if self.html {
             self.out.push_str("</pre>\n");
@@ -478,7 +578,8 @@ impl<'a> Printer<'a> {
             } else {
                 let per = 100.0 * edge.time as f64 / method_total;
                 pad(out, 15);
-                let _ = write!(out, "{per:5.1}% ");
+                push_fixed(out, per, 1, 5);
+                out.push_str("% ");
             }
             let mut num = itoa::Buffer::new();
             let idx_text = num.format(idx);
@@ -516,18 +617,13 @@ impl<'a> Printer<'a> {
         let mut named: Vec<usize> = (0..self.rows.len())
             .filter(|&r| self.rows[r].name.is_some())
             .collect();
-        let key = |r: usize| -> &str {
-            let row = &self.rows[r];
-            if by_class {
-                row.class
-            } else {
-                row.name.unwrap_or("")
-            }
+        let key = |r: usize| -> u32 {
+            let rank = &self.rows[r].rank;
+            if by_class { rank.class } else { rank.name }
         };
         named.sort_by(|&a, &b| {
             key(a)
-                .as_bytes()
-                .cmp(key(b).as_bytes())
+                .cmp(&key(b))
                 .then(self.rows[a].id.cmp(&self.rows[b].id))
         });
         let mut groups: Vec<Vec<usize>> = named
@@ -610,7 +706,7 @@ impl<'a> Printer<'a> {
             let (fa, fb) = (&self.rows[a.rows[0]], &self.rows[b.rows[0]]);
             b.exclusive
                 .cmp(&a.exclusive)
-                .then_with(|| fa.class.as_bytes().cmp(fb.class.as_bytes()))
+                .then(fa.rank.class.cmp(&fb.rank.class))
                 .then(fa.id.cmp(&fb.id))
         });
         let letter = if by_class { 'd' } else { 'e' };
@@ -705,7 +801,11 @@ impl<'a> Printer<'a> {
                     push_right(out, p.exclusive, 9);
                     out.push(' ');
                     push_right(out, p.inclusive, 9);
-                    let _ = write!(out, " {per:7.1} {sum_per:7.1} ");
+                    out.push(' ');
+                    push_fixed(out, per, 1, 7);
+                    out.push(' ');
+                    push_fixed(out, sum_per, 1, 7);
+                    out.push(' ');
                     push_right(out, p.calls, 6);
                     out.push('+');
                     push_left(out, p.recursive_calls, 6);
@@ -733,7 +833,48 @@ impl<'a> Printer<'a> {
 mod tests {
     use super::*;
     use crate::analysis::profile::profile;
+    use crate::analysis::testutil::Rng;
     use crate::trace::{Action, Builder, Clock, ClockMode};
+
+    /// `push_fixed` against the general formatter: percentages of random integer ratios (the
+    /// report's values), exact ties at every decimal (which must go to even), values next to
+    /// ties, random doubles over many magnitudes, and what falls back (negative, NaN, inf).
+    #[test]
+    fn push_fixed_is_the_general_formatter() {
+        let mut rng = Rng::new(7);
+        let mut values: Vec<f64> = vec![0.0, -0.0, 1e-300, 5e-324, f64::NAN, f64::INFINITY, -1.5];
+        for _ in 0..200_000 {
+            let bits = 1 + rng.below(40);
+            let b = 1 + rng.below(1 << bits);
+            let extra = rng.below(3);
+            let a = rng.below(b + 1 + extra);
+            values.push(100.0 * a as f64 / b as f64);
+        }
+        for k in 0..20_000u64 {
+            for scale in [2.0, 20.0, 200.0, 2000.0] {
+                let tie = (2 * k + 1) as f64 / scale;
+                values.extend([
+                    tie,
+                    f64::from_bits(tie.to_bits() + 1),
+                    f64::from_bits(tie.to_bits() - 1),
+                ]);
+            }
+        }
+        for _ in 0..100_000 {
+            let x = f64::from_bits(rng.next() >> 2);
+            values.push(x);
+            values.push((rng.next() % 10_000_000) as f64 / 1000.0);
+        }
+        let mut got = String::new();
+        for &x in &values {
+            for (decimals, width) in [(1u32, 5usize), (1, 7), (2, 6), (0, 3), (3, 1)] {
+                got.clear();
+                push_fixed(&mut got, x, decimals, width);
+                let want = format!("{x:width$.prec$}", prec = decimals as usize);
+                assert_eq!(got, want, "{x:e} ({:#x}), {decimals} decimals", x.to_bits());
+            }
+        }
+    }
 
     /// One thread: `calls` = (method, enter time, exit time), sequential top-level calls.
     fn trace_with(methods: &[(&str, &str, &str)], calls: &[(u32, u64, u64)]) -> Trace {

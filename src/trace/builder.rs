@@ -73,7 +73,9 @@ impl Times {
 #[derive(Debug, Default)]
 pub(crate) struct TimeReader {
     high: u64,
-    prev: Option<u64>,
+    /// The previous time returned (0 before the first: no time is below it, so the first time
+    /// is neither a wrap nor running backwards).
+    prev: u64,
     /// Times that ran backwards so far.
     pub(crate) backwards: u64,
 }
@@ -83,11 +85,9 @@ impl TimeReader {
     #[inline]
     pub(crate) fn next_u32(&mut self, raw: u32) -> u64 {
         let raw = raw as u64;
-        if let Some(prev) = self.prev {
-            let prev_low = prev & 0xFFFF_FFFF;
-            if raw < prev_low && prev_low - raw > (1 << 31) {
-                self.high += 1 << 32;
-            }
+        let prev_low = self.prev & 0xFFFF_FFFF;
+        if raw < prev_low && prev_low - raw > (1 << 31) {
+            self.high += 1 << 32;
         }
         self.next_u64(self.high + raw)
     }
@@ -95,14 +95,13 @@ impl TimeReader {
     /// The next time of a [`Times::U64`] column.
     #[inline]
     pub(crate) fn next_u64(&mut self, t: u64) -> u64 {
-        let t = match self.prev {
-            Some(p) if t < p => {
-                self.backwards += 1;
-                p
-            }
-            _ => t,
+        let t = if t < self.prev {
+            self.backwards += 1;
+            self.prev
+        } else {
+            t
         };
-        self.prev = Some(t);
+        self.prev = t;
         t
     }
 

@@ -403,7 +403,7 @@ impl SinkFactory for ProfileSinkFactory {
 }
 
 impl RecordSink for ProfileSinks {
-    #[inline]
+    #[inline(always)]
     fn record(&mut self, slot: usize, op: u32, t1: u32, t2: u32) {
         if let Some(holder) = self.shared
             && holder != slot
