@@ -1,21 +1,25 @@
 //! String interning: every class, method name, signature and thread name is stored once.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use super::StrId;
 
-/// An append-only interner. `StrId(0)` is always the empty string.
+/// An append-only interner. `StrId(0)` is always the empty string. Each string is stored once;
+/// the index holds ids only.
 #[derive(Debug, Clone)]
 pub struct StringTable {
     strings: Vec<Box<str>>,
-    index: FxHashMap<Box<str>, StrId>,
+    index: HashTable<StrId>,
 }
 
 impl Default for StringTable {
     fn default() -> Self {
         let mut table = Self {
             strings: Vec::new(),
-            index: FxHashMap::default(),
+            index: HashTable::new(),
         };
         table.intern("");
         table
@@ -25,12 +29,17 @@ impl Default for StringTable {
 impl StringTable {
     /// Returns the id of `s`, adding it if it is new.
     pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.index.get(s) {
+        let hash = FxBuildHasher.hash_one(s);
+        let strings = &self.strings;
+        if let Some(&id) = self.index.find(hash, |&id| &*strings[id.index()] == s) {
             return id;
         }
         let id = StrId(self.strings.len() as u32);
         self.strings.push(s.into());
-        self.index.insert(s.into(), id);
+        let strings = &self.strings;
+        self.index.insert_unique(hash, id, |&id| {
+            FxBuildHasher.hash_one(&*strings[id.index()])
+        });
         id
     }
 

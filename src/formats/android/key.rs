@@ -15,6 +15,8 @@
 //! after the `*end` line. Everything is kept as byte slices of the input so that offsets stay byte
 //! offsets even for multi-byte UTF-8 names.
 
+use std::borrow::Cow;
+
 use crate::formats::FormatError;
 use crate::trace::{Diagnostic, Location};
 
@@ -39,11 +41,11 @@ pub struct KeyMethod<'a> {
 
 /// What the model takes from a method line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MethodFields {
-    pub class: String,
-    pub name: String,
-    pub signature: String,
-    pub source_file: Option<String>,
+pub struct MethodFields<'a> {
+    pub class: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    pub signature: Cow<'a, str>,
+    pub source_file: Option<Cow<'a, str>>,
     pub line: Option<i32>,
 }
 
@@ -52,14 +54,18 @@ impl KeyMethod<'_> {
     /// `id class` | `id class file line` (4 fields, the 4th not a signature) |
     /// `id class name sig` | `id class name sig file` (ART) | `id class name sig file line` (Dalvik).
     /// A source file `(null)` or empty means none.
-    pub fn model_fields(&self) -> MethodFields {
-        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let file = |b: &[u8]| (!b.is_empty() && b != b"(null)").then(|| s(b));
+    pub fn model_fields(&self) -> MethodFields<'_> {
+        fn s(b: &[u8]) -> Cow<'_, str> {
+            String::from_utf8_lossy(b)
+        }
+        fn file(b: &[u8]) -> Option<Cow<'_, str>> {
+            (!b.is_empty() && b != b"(null)").then(|| s(b))
+        }
         let f = &self.fields;
         let mut out = MethodFields {
             class: s(f[0]),
-            name: String::new(),
-            signature: String::new(),
+            name: Cow::Borrowed(""),
+            signature: Cow::Borrowed(""),
             source_file: None,
             line: None,
         };
@@ -328,7 +334,7 @@ mod tests {
         assert_eq!(key.methods.len(), 4);
         let m0 = key.methods[0].model_fields();
         assert_eq!(
-            (m0.class.as_str(), m0.name.as_str(), m0.signature.as_str()),
+            (m0.class.as_ref(), m0.name.as_ref(), m0.signature.as_ref()),
             ("a/B", "c", "(I)V")
         );
         assert_eq!(m0.source_file.as_deref(), Some("B.java"));
@@ -338,7 +344,7 @@ mod tests {
         assert_eq!(m1.source_file, None);
         assert_eq!(m1.line, None);
         let m2 = key.methods[2].model_fields();
-        assert_eq!((m2.class.as_str(), m2.name.as_str()), ("OnlyClass", ""));
+        assert_eq!((m2.class.as_ref(), m2.name.as_ref()), ("OnlyClass", ""));
         let m3 = key.methods[3].model_fields();
         assert_eq!(m3.class, "K");
         assert_eq!(m3.name, "");
