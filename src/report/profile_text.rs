@@ -444,21 +444,22 @@ impl<'a> Printer<'a> {
             } else {
                 (String::new(), "")
             };
-            let class = self.esc(row.class);
-            let tail = row
-                .name
-                .map(|name| (self.esc(name), self.esc(row.signature)));
-            let out = &mut self.out;
-            push_right(out, exclusive, 9);
+            let mut out = std::mem::take(&mut self.out);
+            push_right(&mut out, exclusive, 9);
             out.push_str("  ");
-            push_fixed(out, per, 2, 6);
+            push_fixed(&mut out, per, 2, 6);
             out.push(' ');
-            push_fixed(out, sum_per, 2, 6);
-            let _ = write!(out, "  {open}[{idx}]{close} {class}");
-            if let Some((name, signature)) = tail {
-                let _ = write!(out, ".{name} {signature}");
-            }
+            push_fixed(&mut out, sum_per, 2, 6);
+            out.push_str("  ");
+            out.push_str(&open);
+            out.push('[');
+            out.push_str(itoa::Buffer::new().format(idx));
+            out.push(']');
+            out.push_str(close);
+            out.push(' ');
+            self.push_name(&mut out, row);
             out.push('\n');
+            self.out = out;
         }
         if self.html {
             self.out.push_str("</pre>\n");
@@ -515,29 +516,35 @@ impl<'a> Printer<'a> {
             out.push_str("               +++++++++++++++++++++++++\n");
             self.relatives(out, p.inclusive, &p.recursive_parents, total_calls, true);
         }
+        // `{[rank]:<6} {per:5.1}%   {"":>5} {"":>6} {calls:>6}+{recursive:<6} {inclusive:9} `
+        // and the name, then `{"":6} {"":5}   {excl_per:5.1}% {"excl":>6} {"":>6} {"":>6}
+        // {top_exclusive:9}`, by hand.
         let per = 100.0 * p.inclusive as f64 / self.total;
-        let rank = format!("[{rank}]");
         let row = &self.rows[r];
-        let _ = write!(
-            out,
-            "{rank:<6} {per:5.1}%   {:>5} {:>6} {:>6}+{:<6} {:9} {}",
-            "",
-            "",
-            p.calls,
-            p.recursive_calls,
-            p.inclusive,
-            self.esc(row.class)
-        );
-        if let Some(name) = row.name {
-            let _ = write!(out, ".{} {}", self.esc(name), self.esc(row.signature));
-        }
+        let mut num = itoa::Buffer::new();
+        let rank_text = num.format(rank);
+        out.push('[');
+        out.push_str(rank_text);
+        out.push(']');
+        pad(out, 6usize.saturating_sub(rank_text.len() + 2) + 1);
+        push_fixed(out, per, 1, 5);
+        out.push_str("%   ");
+        pad(out, 5 + 1 + 6 + 1);
+        push_right(out, p.calls, 6);
+        out.push('+');
+        push_left(out, p.recursive_calls, 6);
+        out.push(' ');
+        push_right(out, p.inclusive, 9);
+        out.push(' ');
+        self.push_name(out, row);
         out.push('\n');
         let excl_per = 100.0 * p.top_exclusive as f64 / p.inclusive as f64;
-        let _ = writeln!(
-            out,
-            "{:6} {:5}   {excl_per:5.1}% {:>6} {:>6} {:>6} {:9}",
-            "", "", "excl", "", "", p.top_exclusive
-        );
+        pad(out, 6 + 1 + 5 + 3);
+        push_fixed(out, excl_per, 1, 5);
+        out.push_str("%   excl ");
+        pad(out, 6 + 1 + 6 + 1);
+        push_right(out, p.top_exclusive, 9);
+        out.push('\n');
         self.relatives(out, p.inclusive, &p.children, 0, false);
         if !p.recursive_children.is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
@@ -603,11 +610,20 @@ impl<'a> Printer<'a> {
             out.push(' ');
             push_right(out, edge.time, 9);
             out.push(' ');
-            out.push_str(&self.esc(row.class));
-            if let Some(name) = row.name {
-                let _ = write!(out, ".{} {}", self.esc(name), self.esc(row.signature));
-            }
+            self.push_name(out, row);
             out.push('\n');
+        }
+    }
+
+    /// Appends `class.name signature` (just the class for rows without a name), escaped in
+    /// HTML.
+    fn push_name(&self, out: &mut String, row: &Row) {
+        out.push_str(&self.esc(row.class));
+        if let Some(name) = row.name {
+            out.push('.');
+            out.push_str(&self.esc(name));
+            out.push(' ');
+            out.push_str(&self.esc(row.signature));
         }
     }
 
