@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{FORMAT_TRACE, NONE, Tables, UNKNOWN_METHOD_CLASS, UNKNOWN_METHOD_RAW_ID};
+use super::{FORMAT_TRACE, NONE, Tables};
 use crate::formats::detect::DATA_MAGIC;
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::{
@@ -468,22 +468,14 @@ fn count<'a>(
 fn unknown_and_invalid(b: &mut Builder, counted: &Counted, unknown: (u64, Option<usize>)) {
     let (rs, area_offset) = (counted.rs, counted.area_offset);
     if unknown.0 > 0 {
-        b.add_method(
-            UNKNOWN_METHOD_RAW_ID,
-            UNKNOWN_METHOD_CLASS,
-            "",
-            "",
-            None,
-            None,
-        );
-        b.diag(Diagnostic::warning(
-            "unknown-method",
+        super::add_unknown_method(
+            b,
             Location::Offset(area_offset + (unknown.1.unwrap_or(0) * rs) as u64),
             format!(
                 "{} records name method ids missing from the key; they count as (unknown)",
                 unknown.0
             ),
-        ));
+        );
     }
     let invalid: u64 = counted.counts.iter().map(|c| c.invalid).sum();
     if invalid > 0 {

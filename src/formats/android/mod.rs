@@ -260,6 +260,20 @@ pub fn clock_mode(clock: Option<&str>, header: &DataHeader) -> (ClockMode, Optio
     }
 }
 
+/// Adds the `(unknown)` method that records naming ids missing from the key count as, with the
+/// diagnostic that says so.
+pub(crate) fn add_unknown_method(b: &mut Builder, at: Location, message: String) {
+    b.add_method(
+        UNKNOWN_METHOD_RAW_ID,
+        UNKNOWN_METHOD_CLASS,
+        "",
+        "",
+        None,
+        None,
+    );
+    b.diag(Diagnostic::warning("unknown-method", at, message));
+}
+
 /// Sentinel for "no entry" in the lookup tables.
 pub(crate) const NONE: u32 = u32::MAX;
 

@@ -14,9 +14,7 @@
 
 use super::data::{DataHeader, RawRecord, decode_record};
 use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
-use super::{
-    FORMAT_STREAMING, NONE, Tables, UNKNOWN_METHOD_CLASS, UNKNOWN_METHOD_RAW_ID, clock_mode,
-};
+use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId, Times};
 
@@ -303,19 +301,13 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
         }
     }
     if unknown > 0 {
-        b.add_method(
-            UNKNOWN_METHOD_RAW_ID,
-            UNKNOWN_METHOD_CLASS,
-            "",
-            "",
-            None,
-            None,
-        );
-        b.diag(Diagnostic::warning(
-            "unknown-method",
+        super::add_unknown_method(
+            &mut b,
             Location::File,
-            format!("{unknown} records name method ids that no packet or summary defines; they count as (unknown)"),
-        ));
+            format!(
+                "{unknown} records name method ids that no packet or summary defines; they count as (unknown)"
+            ),
+        );
     }
     for l in locals {
         let slot = &mut tables.thread_of_tid[l.tid as usize];
