@@ -78,25 +78,33 @@ fn profile_matches_dmtracedump_on_every_trace() {
         cases.len()
     );
     let mut failures = Vec::new();
-    for (trace, expected) in &cases {
-        let out = tracelens(&["profile", trace.to_str().expect("utf-8 path")]);
-        if is_header_only(trace) {
-            continue;
-        }
-        let expected = std::fs::read(expected).expect("read expected");
-        if !out.status.success() {
-            failures.push(format!(
-                "{}: exit {:?}: {}",
-                trace.display(),
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        } else if out.stdout != expected {
-            failures.push(format!(
-                "{}: {}",
-                trace.display(),
-                first_difference(&out.stdout, &expected)
-            ));
+    // The plain command profiles while decoding (or from collected events); `--range ..` builds
+    // the model, restricts it to the whole trace and runs the lane engine: both must print
+    // dmtracedump's text.
+    for extra in [&[][..], &["--range", ".."][..]] {
+        for (trace, expected) in &cases {
+            let mut args = vec!["profile"];
+            args.extend_from_slice(extra);
+            args.push(trace.to_str().expect("utf-8 path"));
+            let out = tracelens(&args);
+            if is_header_only(trace) {
+                continue;
+            }
+            let expected = std::fs::read(expected).expect("read expected");
+            if !out.status.success() {
+                failures.push(format!(
+                    "{} {extra:?}: exit {:?}: {}",
+                    trace.display(),
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            } else if out.stdout != expected {
+                failures.push(format!(
+                    "{} {extra:?}: {}",
+                    trace.display(),
+                    first_difference(&out.stdout, &expected)
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -39,6 +39,25 @@ fn cpu_at(s: u64, e: u64, cpu_start: u64, cpu_dur: u64, t: u64) -> u64 {
     cpu_start + (cpu_dur as u128 * frac / (e - s) as u128) as u64
 }
 
+/// The CPU interval `(start, duration)` of the part `[ns, ne]` of a call `[s, e]` whose CPU
+/// interval is `(cpu_start, cpu_dur)`: an end that is not cut keeps its CPU time exactly (a call
+/// can take CPU time in no wall time when the clocks tick at different rates); a cut end is
+/// interpolated.
+#[inline]
+fn clip_cpu(s: u64, e: u64, cpu_start: u64, cpu_dur: u64, ns: u64, ne: u64) -> (u64, u64) {
+    let a = if ns <= s {
+        cpu_start
+    } else {
+        cpu_at(s, e, cpu_start, cpu_dur, ns)
+    };
+    let b = if ne >= e {
+        cpu_start + cpu_dur
+    } else {
+        cpu_at(s, e, cpu_start, cpu_dur, ne)
+    };
+    (a, b.saturating_sub(a))
+}
+
 /// The trace cut down to `[t0, t1)` on the axis clock.
 pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
     let threads = trace
@@ -68,8 +87,8 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
         .filter(|(a, b)| a <= b);
     let cpu_range = match (thread.axis_range, thread.cpu_range, axis_range) {
         (Some((a, b)), Some((ca, cb)), Some((na, nb))) => {
-            let d = cb.saturating_sub(ca);
-            Some((cpu_at(a, b, ca, d, na), cpu_at(a, b, ca, d, nb)))
+            let (lo, hi) = clip_cpu(a, b, ca, cb.saturating_sub(ca), na, nb);
+            Some((lo, lo + hi))
         }
         _ => None,
     };
@@ -94,10 +113,7 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
             let (s, e) = (c.start, c.end());
             let ns = s.max(t0);
             let ne = e.min(t1).max(ns);
-            let cpu = c.cpu.map(|(cs, cd)| {
-                let a = cpu_at(s, e, cs, cd, ns);
-                (a, cpu_at(s, e, cs, cd, ne).saturating_sub(a))
-            });
+            let cpu = c.cpu.map(|(cs, cd)| clip_cpu(s, e, cs, cd, ns, ne));
             let flags = CallFlags {
                 synthesized_entry: c.flags.synthesized_entry && s >= t0,
                 unclosed: c.flags.unclosed && e <= t1,
@@ -253,6 +269,32 @@ mod tests {
                 assert_eq!(profile(&r, clock), profile(&trace, clock), "seed {seed}");
             }
         }
+    }
+
+    /// Calls that take CPU time in no wall time (the clocks tick at different rates, as in real
+    /// Dalvik traces): the whole range keeps their CPU time, and a range that cuts only other
+    /// calls keeps theirs too.
+    #[test]
+    fn calls_without_wall_time_keep_their_cpu_time() {
+        use crate::analysis::testutil::trace_from_events;
+        use crate::trace::Action::{Enter, Exit};
+        let (a, b) = (MethodId(0), MethodId(1));
+        // a [10, 40] wall, [0, 90] CPU; inside it b at wall 20 twice, 30 CPU each time.
+        let trace = trace_from_events(&[vec![
+            (Enter, a, 10, 0),
+            (Enter, b, 20, 10),
+            (Exit, b, 20, 40),
+            (Enter, b, 20, 45),
+            (Exit, b, 20, 75),
+            (Exit, a, 40, 90),
+        ]]);
+        let whole = restrict(&trace, 10, 41);
+        assert_eq!(profile(&whole, Clock::Cpu), profile(&trace, Clock::Cpu));
+        assert_eq!(whole.threads[0].cpu_range, Some((0, 90)));
+        // Cut a at 15: b is untouched and keeps 2 x 30 CPU µs; a's start is interpolated.
+        let cut = profile(&restrict(&trace, 15, 41), Clock::Cpu);
+        assert_eq!(cut.method(b).inclusive, 60);
+        assert_eq!(cut.method(a).inclusive, 90 - 15);
     }
 
     #[test]
