@@ -153,7 +153,7 @@ fn main() {
         let (b, sinks) = load_to_sinks(&path, &Progress::default(), &factory)
             .expect("load")
             .expect("a key + data trace");
-        profile_sinks(b, sinks)
+        profile_sinks(&factory, b, sinks)
     });
     println!(
         "decode+profile  {:>8.1} ms   {:.1} M records/s   ({clock:?}, while decoding: what `tracelens profile` runs)",

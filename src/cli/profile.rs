@@ -164,7 +164,7 @@ pub fn run(args: &ProfileArgs) -> i32 {
     };
     let (mut trace, mut ready, events) = match streamed {
         Ok(Some((b, sinks))) => {
-            let (trace, p) = profile_sinks(b, sinks);
+            let (trace, p) = profile_sinks(&factory, b, sinks);
             (trace, Some(p), None)
         }
         Ok(None) => match crate::load::load_parsed(&args.file, &progress) {

@@ -343,6 +343,14 @@ impl ProfileSinkFactory {
             table_limit: 1 << 24,
         }
     }
+
+    /// The clock profiled for a trace of `mode`.
+    fn clock_for(&self, mode: Option<ClockMode>) -> Clock {
+        self.clock.unwrap_or(match mode {
+            Some(m) if m.has_cpu() => Clock::Cpu,
+            _ => Clock::Wall,
+        })
+    }
 }
 
 /// One worker's profile of its threads' records, made while they are decoded.
@@ -355,7 +363,6 @@ pub struct ProfileSinks {
     walk_t2: bool,
     /// Whether the other record time is a clock to scan (dual traces).
     scan_other: bool,
-    clock: Clock,
     clock_mode: ClockMode,
     /// Shared recursion table: the slot that holds it (None: every thread has its own).
     shared: Option<usize>,
@@ -372,11 +379,7 @@ impl SinkFactory for ProfileSinkFactory {
     type Sink = ProfileSinks;
 
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
-        let clock = self.clock.unwrap_or(if clock_mode.has_cpu() {
-            Clock::Cpu
-        } else {
-            Clock::Wall
-        });
+        let clock = self.clock_for(Some(clock_mode));
         let dual = clock_mode == ClockMode::Dual;
         let share = threads.len().saturating_mul(method_count) > self.table_limit;
         let threads_state = threads
@@ -395,7 +398,6 @@ impl SinkFactory for ProfileSinkFactory {
             thread_ids: threads.to_vec(),
             walk_t2: dual && clock == Clock::Wall,
             scan_other: dual,
-            clock,
             clock_mode,
             shared: share.then_some(0),
         }
@@ -447,10 +449,15 @@ impl ProfileSinks {
 
 /// Finishes a profile made by [`ProfileSinks`] while `b` was read: the trace (no calls; threads
 /// with their event counts and time ranges, except the rebuilt axis of thread-CPU traces, which
-/// is not computed) and the profile. The clock must be one the trace has.
-pub fn profile_sinks(b: Builder, sinks: Vec<ProfileSinks>) -> (Trace, Profile) {
+/// is not computed) and the profile. `factory` made the sinks; its clock must be one the trace
+/// has.
+pub fn profile_sinks(
+    factory: &ProfileSinkFactory,
+    b: Builder,
+    sinks: Vec<ProfileSinks>,
+) -> (Trace, Profile) {
     let (mut trace, _) = b.finish_events();
-    let clock = sinks.first().map_or(trace.primary_clock(), |s| s.clock);
+    let clock = factory.clock_for(trace.clock);
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
         sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
@@ -804,7 +811,7 @@ mod tests {
         let (b, sinks) = android::read_to_sinks(bytes, &ctx, &factory)
             .expect("readable")
             .expect("a combined trace");
-        let (trace, got) = profile_sinks(b, sinks);
+        let (trace, got) = profile_sinks(&factory, b, sinks);
         assert_eq!(got, expected, "{what}");
         assert_eq!(trace.diagnostics, finished.diagnostics, "{what}");
         assert_eq!(trace.methods.len(), finished.methods.len(), "{what}");
@@ -893,7 +900,7 @@ mod tests {
         let clock = finished.primary_clock();
         let factory = ProfileSinkFactory::new(None);
         let (b, sinks) = android::read_pair_to_sinks(&key, &data, &ctx, &factory).expect("pair");
-        let (trace, got) = profile_sinks(b, sinks);
+        let (trace, got) = profile_sinks(&factory, b, sinks);
         assert_eq!(got, profile(&finished, clock));
         assert_eq!(trace.diagnostics, finished.diagnostics);
         assert!(got.methods.iter().any(|m| m.calls > 0));
