@@ -883,6 +883,41 @@ mod tests {
         }
     }
 
+    /// The first record naming an unknown method (and the first with action 3) lies in a later
+    /// chunk of the record area: the diagnostics give its offset in the file, as the lane path.
+    #[test]
+    fn sinks_locate_the_first_bad_record_across_chunks() {
+        use crate::formats::android::writer::{Event, Layout, MethodDef, TraceSpec, write_trace};
+        use crate::trace::Action;
+        let mut spec = TraceSpec::new(Layout::V2, ClockMode::Wall);
+        spec.methods.push(MethodDef {
+            id: 4,
+            class: "A".into(),
+            name: "m".into(),
+            signature: "()V".into(),
+            source_file: None,
+            line: None,
+        });
+        spec.threads.push((1, "main".into()));
+        for i in 0..400_000u32 {
+            let (method_id, action) = match i {
+                250_001 => (0x400, Action::Enter), // missing from the key
+                300_001 => (7, Action::Enter),     // 4 | 3: the invalid action
+                _ if i % 2 == 0 => (4, Action::Enter),
+                _ => (4, Action::Exit),
+            };
+            spec.events.push(Event {
+                tid: 1,
+                method_id,
+                action,
+                time1: i,
+                time2: 0,
+            });
+        }
+        let bytes = write_trace(&spec);
+        sinks_agree_with_lanes(&bytes, Clock::Wall, usize::MAX, "late bad records");
+    }
+
     #[test]
     fn sinks_read_key_and_data_pairs() {
         use crate::formats::{Progress, ReadContext, android};
