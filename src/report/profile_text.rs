@@ -205,7 +205,20 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
 
 /// Appends `n` spaces.
 fn pad(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    repeat(out, SPACES, n);
+}
+
+const SPACES: &str = "                                ";
+const ZEROS: &str = "00000000000000000000000000000000";
+
+/// Appends `n` copies of the (single, repeated) character `run` is made of.
+#[inline]
+fn repeat(out: &mut String, run: &'static str, mut n: usize) {
+    while n > 0 {
+        let k = n.min(run.len());
+        out.push_str(&run[..k]);
+        n -= k;
+    }
 }
 
 /// Appends `x` with `decimals` fraction digits right-aligned in `width` columns: exactly the
@@ -229,7 +242,7 @@ fn push_fixed(out: &mut String, x: f64, decimals: u32, width: usize) {
 }
 
 fn pad_zeros(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n('0', n));
+    repeat(out, ZEROS, n);
 }
 
 /// `x · 10^decimals` rounded to an integer, ties to even, decided on the exact value of `x`;

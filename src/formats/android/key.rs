@@ -56,7 +56,11 @@ impl KeyMethod<'_> {
     /// A source file `(null)` or empty means none.
     pub fn model_fields(&self) -> MethodFields<'_> {
         fn s(b: &[u8]) -> Cow<'_, str> {
-            String::from_utf8_lossy(b)
+            // Valid UTF-8 (nearly always) is checked by the fast validator and borrowed.
+            match std::str::from_utf8(b) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(b),
+            }
         }
         fn file(b: &[u8]) -> Option<Cow<'_, str>> {
             (!b.is_empty() && b != b"(null)").then(|| s(b))
