@@ -100,6 +100,38 @@ struct ThreadResult {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// A walked thread's result: its ranges (`walked_cpu`: the walked clock is the CPU clock, else
+/// the axis; `scanned`: the other clock's range, if read) and the diagnostics about its stream
+/// (`backwards`: times clamped on either clock) after those already in `diagnostics`.
+fn thread_result(
+    raw_id: u64,
+    walked: Walked,
+    walked_cpu: bool,
+    scanned: Option<(u64, u64)>,
+    backwards: u64,
+    events: u64,
+    mut diagnostics: Vec<Diagnostic>,
+) -> ThreadResult {
+    stream_diagnostics(
+        raw_id,
+        walked.mismatched,
+        walked.dropped,
+        backwards,
+        &mut diagnostics,
+    );
+    let (axis_range, cpu_range) = if walked_cpu {
+        (scanned, walked.range)
+    } else {
+        (walked.range, scanned)
+    };
+    ThreadResult {
+        axis_range,
+        cpu_range,
+        events,
+        diagnostics,
+    }
+}
+
 /// Walks one thread's collected events.
 fn walk_events(
     raw_id: u64,
@@ -147,26 +179,15 @@ fn walk_events(
             Times::U64(v) => v.iter().for_each(|&t| scan.next_u64(t)),
         }
     }
-    let walked_range = walk.range();
-    let w = walk.end(acc);
-    stream_diagnostics(
+    thread_result(
         raw_id,
-        w.mismatched,
-        w.dropped,
+        walk.end(acc),
+        walk_cpu,
+        scan.range,
         reader.backwards + scan.reader.backwards,
-        &mut diagnostics,
-    );
-    let (axis_range, cpu_range) = match (cpu, walk_cpu) {
-        (Some(_), true) => (scan.range, walked_range),
-        (Some(_), false) => (walked_range, scan.range),
-        (None, _) => (walked_range, None),
-    };
-    ThreadResult {
-        axis_range,
-        cpu_range,
-        events: n,
+        n,
         diagnostics,
-    }
+    )
 }
 
 /// A time column read only for its range and its times that run backwards.
@@ -203,8 +224,10 @@ struct Frame {
     exclusive: u64,
 }
 
-/// What [`ThreadWalk::end`] reports.
-struct WalkCounts {
+/// What [`ThreadWalk::end`] reports about the thread just walked.
+struct Walked {
+    /// First and last time on the walked clock (None: no events).
+    range: Option<(u64, u64)>,
     mismatched: u64,
     dropped: u64,
 }
@@ -230,11 +253,6 @@ impl ThreadWalk {
             mismatched: 0,
             dropped: 0,
         }
-    }
-
-    /// The first and last time so far.
-    fn range(&self) -> Option<(u64, u64)> {
-        self.last.map(|l| (self.first, l))
     }
 
     /// One event: `op` = method << 2 | action, `t` its (unwrapped, clamped) time.
@@ -292,15 +310,16 @@ impl ThreadWalk {
     }
 
     /// Closes the calls still open at the thread's last time, and resets the walk.
-    fn end(&mut self, acc: &mut Acc<1>) -> WalkCounts {
+    fn end(&mut self, acc: &mut Acc<1>) -> Walked {
         if let Some(last) = self.last {
             while !self.frames.is_empty() {
                 self.close(last, 0, acc);
             }
         }
-        self.last = None;
+        let range = self.last.take().map(|l| (self.first, l));
         self.first = 0;
-        WalkCounts {
+        Walked {
+            range,
             mismatched: std::mem::take(&mut self.mismatched),
             dropped: std::mem::take(&mut self.dropped),
         }
@@ -477,31 +496,22 @@ impl ProfileSinks {
             }
             let g = self.thread_ids[slot] as usize;
             let th = &mut self.threads[slot];
-            let walked_range = th.walk.range();
-            let w = th.walk.end(&mut self.acc);
-            let mut diagnostics = Vec::new();
-            stream_diagnostics(
-                raw_ids.get(g).copied().unwrap_or(g as u64),
-                w.mismatched,
-                w.dropped,
-                th.walked.backwards + th.scanned.reader.backwards,
-                &mut diagnostics,
-            );
-            let (axis_range, cpu_range) = match self.clock_mode {
-                ClockMode::Dual if self.walk_t2 => (walked_range, th.scanned.range),
-                ClockMode::Dual => (th.scanned.range, walked_range),
-                ClockMode::Wall => (walked_range, None),
-                ClockMode::ThreadCpu => (None, walked_range),
+            // Thread-CPU traces: t1 is the CPU clock and their rebuilt axis is not computed.
+            let walked_cpu = match self.clock_mode {
+                ClockMode::Dual => !self.walk_t2,
+                ClockMode::Wall => false,
+                ClockMode::ThreadCpu => true,
             };
-            done.push((
-                g,
-                ThreadResult {
-                    axis_range,
-                    cpu_range,
-                    events: th.events,
-                    diagnostics,
-                },
-            ));
+            let result = thread_result(
+                raw_ids.get(g).copied().unwrap_or(g as u64),
+                th.walk.end(&mut self.acc),
+                walked_cpu,
+                th.scanned.range,
+                th.walked.backwards + th.scanned.reader.backwards,
+                th.events,
+                Vec::new(),
+            );
+            done.push((g, result));
         }
         self.acc.flush_slots();
         (self.acc, done)

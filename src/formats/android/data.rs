@@ -269,7 +269,7 @@ impl Fill<'_, '_> {
         &mut self,
         chunk: &[u8],
         cc: &ChunkCount,
-    ) -> (u64, Option<usize>) {
+    ) -> Unknown {
         let mut slot = vec![NONE; if TB == 1 { 256 } else { 65536 }];
         for (s, &tid) in cc.tids.iter().enumerate() {
             slot[tid as usize] = s as u32;
@@ -350,6 +350,24 @@ fn split<'a, T>(
     out
 }
 
+/// A data section to decode: its bytes, where they start in the file, its header and the clock.
+pub(crate) struct Section<'a> {
+    pub data: &'a [u8],
+    pub offset: u64,
+    pub header: &'a DataHeader,
+    pub clock: ClockMode,
+}
+
+impl Section<'_> {
+    /// Whether the records carry a second (wall) time that the clock uses.
+    fn has_t2(&self) -> bool {
+        self.header.has_time2() && self.clock == ClockMode::Dual
+    }
+}
+
+/// Records naming method ids missing from the key: how many, and the index of the first.
+type Unknown = (u64, Option<usize>);
+
 /// What the counting pass learns: the chunks of the record area and, per chunk, the records of
 /// each thread; the thread table is complete afterwards.
 struct Counted<'a> {
@@ -372,12 +390,11 @@ struct Counted<'a> {
 fn count<'a>(
     b: &mut Builder,
     tables: &mut Tables,
-    data: &'a [u8],
-    data_offset: u64,
-    header: &DataHeader,
+    section: &Section<'a>,
     synth: bool,
     ctx: &ReadContext,
 ) -> Result<Counted<'a>, FormatError> {
+    let (data, data_offset, header) = (section.data, section.offset, section.header);
     let rs = header.record_size as usize;
     let (area, partial) = record_area(data, header);
     let area_offset = data_offset + (header.offset_to_data as u64).min(data.len() as u64);
@@ -465,7 +482,7 @@ fn count<'a>(
 /// The last decoding step shared by [`decode`] and [`decode_to_sinks`]: the `(unknown)` method
 /// when records named ids missing from the key (`unknown`: count and index of the first such
 /// record), and the diagnostics for those and for records with the invalid action 3.
-fn unknown_and_invalid(b: &mut Builder, counted: &Counted, unknown: (u64, Option<usize>)) {
+fn unknown_and_invalid(b: &mut Builder, counted: &Counted, unknown: Unknown) {
     let (rs, area_offset) = (counted.rs, counted.area_offset);
     if unknown.0 > 0 {
         super::add_unknown_method(
@@ -494,7 +511,7 @@ fn unknown_and_invalid(b: &mut Builder, counted: &Counted, unknown: (u64, Option
 }
 
 /// Sums per-part counts of unknown-method records: (total, index of the first).
-fn sum_unknown(parts: impl IntoIterator<Item = (u64, Option<usize>)>) -> (u64, Option<usize>) {
+fn sum_unknown(parts: impl IntoIterator<Item = Unknown>) -> Unknown {
     parts.into_iter().fold((0, None), |(n, first), (k, f)| {
         let first = match (first, f) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -509,15 +526,12 @@ fn sum_unknown(parts: impl IntoIterator<Item = (u64, Option<usize>)>) -> (u64, O
 pub(crate) fn decode(
     b: &mut Builder,
     mut tables: Tables,
-    data: &[u8],
-    data_offset: u64,
-    header: &DataHeader,
-    clock: ClockMode,
+    section: Section,
     ctx: &ReadContext,
 ) -> Result<(), FormatError> {
-    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
+    let (has_t2, clock) = (section.has_t2(), section.clock);
     let synth = clock == ClockMode::ThreadCpu;
-    let counted = count(b, &mut tables, data, data_offset, header, synth, ctx)?;
+    let counted = count(b, &mut tables, &section, synth, ctx)?;
     let Counted {
         rs,
         tb,
@@ -596,7 +610,7 @@ pub(crate) fn decode(
     };
 
     // Pass 2: fill.
-    let unknown: Vec<(u64, Option<usize>)> = chunks
+    let unknown: Vec<Unknown> = chunks
         .par_iter()
         .zip(outs)
         .zip(counts.par_iter())
@@ -660,17 +674,6 @@ pub(crate) fn decode(
     Ok(())
 }
 
-/// A data section to decode: its bytes, where they start in the file, its header and the clock.
-pub(crate) struct Section<'a> {
-    pub data: &'a [u8],
-    pub offset: u64,
-    pub header: &'a DataHeader,
-    pub clock: ClockMode,
-}
-
-/// Records naming method ids missing from the key: how many, and the index of the first.
-type Unknown = (u64, Option<usize>);
-
 /// Decodes the records of `data` into sinks instead of `b`'s threads, storing none of them: the
 /// threads are balanced over the rayon workers by their record counts, and each worker scans the
 /// whole record area and hands its threads' records to its own sink in file order. `b` gets what
@@ -683,14 +686,8 @@ pub(crate) fn decode_to_sinks<F: SinkFactory>(
     ctx: &ReadContext,
     factory: &F,
 ) -> Result<Vec<F::Sink>, FormatError> {
-    let Section {
-        data,
-        offset: data_offset,
-        header,
-        clock,
-    } = section;
-    let counted = count(b, &mut tables, data, data_offset, header, false, ctx)?;
-    let has_t2 = header.has_time2() && clock == ClockMode::Dual;
+    let counted = count(b, &mut tables, &section, false, ctx)?;
+    let (has_t2, clock) = (section.has_t2(), section.clock);
     let threads: Vec<u32> = (0..counted.totals.len() as u32)
         .filter(|&g| counted.totals[g as usize] > 0)
         .collect();
@@ -768,7 +765,7 @@ impl Scan<'_> {
         sink: &mut S,
         progress: &crate::formats::Progress,
         report: Option<&crate::formats::Progress>,
-    ) -> (u64, Option<usize>) {
+    ) -> Unknown {
         let (mut unknown, mut first_unknown) = (0u64, None);
         for (ci, chunk) in self.chunks.iter().enumerate() {
             if progress.is_cancelled() {

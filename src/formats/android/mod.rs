@@ -135,7 +135,13 @@ fn read_key_and_data(
     ctx: &ReadContext,
 ) -> Result<Builder, FormatError> {
     let (mut b, tables, header, clock) = prepare(key, data, data_offset, byte_len)?;
-    data::decode(&mut b, tables, data, data_offset, &header, clock, ctx)?;
+    let section = data::Section {
+        data,
+        offset: data_offset,
+        header: &header,
+        clock,
+    };
+    data::decode(&mut b, tables, section, ctx)?;
     Ok(b)
 }
 
