@@ -34,6 +34,7 @@ pub mod formats;
 pub mod load;
 mod par;
 pub mod report;
+pub mod timing;
 pub mod trace;
 
 /// The sample trace the viewer shows when started without a file: a realistic dual-clock Android

@@ -309,9 +309,9 @@ fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
     }
 }
 
-/// Per-method sums: the times, the call counts and a two-entry cache of parent edges (most call
-/// graphs are sparse: a method has few callers), so that most calls update one or two cache lines
-/// and never touch the edge map. One cache line for one clock.
+/// Per-method sums: the times, the call counts and a small cache of parent edges (most call
+/// graphs are sparse: a method has few callers), so that most calls update the method's own two
+/// cache lines and never touch the edge map. 128 bytes for one clock.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct MethodAcc<const K: usize> {
@@ -320,8 +320,7 @@ struct MethodAcc<const K: usize> {
     top_exclusive: [u64; K],
     /// Wrapping counters: one worker would need 2³² calls of one method to wrap.
     calls: [u32; 2],
-    /// Most recently used first.
-    parents: [ParentSlot<K>; 2],
+    parents: ParentCache<K>,
 }
 
 impl<const K: usize> Default for MethodAcc<K> {
@@ -331,25 +330,63 @@ impl<const K: usize> Default for MethodAcc<K> {
             exclusive: [0; K],
             top_exclusive: [0; K],
             calls: [0; 2],
-            parents: [ParentSlot::EMPTY; 2],
+            parents: ParentCache::EMPTY,
         }
     }
 }
 
-/// A cached parent edge of a method: `key` = (parent + 1, 0 for `(toplevel)`) << 2 | flags.
+/// Cached parent edges of a method, most recently inserted first. A key is (parent + 1, 0 for
+/// `(toplevel)`) << 2 | flags; `u32::MAX` marks an empty entry. The keys are one array so that
+/// finding one is a few compares, not a branch per entry (which entry hits is unpredictable).
 #[derive(Clone, Copy, Debug)]
-struct ParentSlot<const K: usize> {
-    key: u32,
-    calls: u32,
-    time: [u64; K],
+struct ParentCache<const K: usize> {
+    keys: [u32; PARENT_SLOTS],
+    calls: [u32; PARENT_SLOTS],
+    time: [[u64; K]; PARENT_SLOTS],
 }
 
-impl<const K: usize> ParentSlot<K> {
-    const EMPTY: ParentSlot<K> = ParentSlot {
-        key: u32::MAX,
-        calls: 0,
-        time: [0; K],
+/// Parent edges cached per method: enough for the callers of most methods.
+const PARENT_SLOTS: usize = 6;
+
+impl<const K: usize> ParentCache<K> {
+    const EMPTY: ParentCache<K> = ParentCache {
+        keys: [u32::MAX; PARENT_SLOTS],
+        calls: [0; PARENT_SLOTS],
+        time: [[0; K]; PARENT_SLOTS],
     };
+
+    /// Counts one call of `time` under `key`. On a miss the oldest entry makes room and is
+    /// returned if it held an edge.
+    #[inline(always)]
+    fn add(&mut self, key: u32, time: [u64; K]) -> Option<(u32, u32, [u64; K])> {
+        let hits = self
+            .keys
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (j, &k)| m | ((k == key) as u32) << j);
+        let j = hits.trailing_zeros() as usize;
+        if let Some(calls) = self.calls.get_mut(j)
+            && *calls < u32::MAX
+        {
+            *calls += 1;
+            add_k(&mut self.time[j], time);
+            return None;
+        }
+        let last = PARENT_SLOTS - 1;
+        let evicted = (self.keys[last], self.calls[last], self.time[last]);
+        self.keys.copy_within(0..last, 1);
+        self.calls.copy_within(0..last, 1);
+        self.time.copy_within(0..last, 1);
+        (self.keys[0], self.calls[0], self.time[0]) = (key, 1, time);
+        (evicted.0 != u32::MAX).then_some(evicted)
+    }
+
+    /// The cached edges: (key, calls, time).
+    fn entries(&self) -> impl Iterator<Item = (u32, u32, [u64; K])> + '_ {
+        (0..PARENT_SLOTS)
+            .filter(|&j| self.keys[j] != u32::MAX)
+            .map(|j| (self.keys[j], self.calls[j], self.time[j]))
+    }
 }
 
 /// Parent slots need (largest method id + 2) << 2 to fit in a `u32` below `u32::MAX`.
@@ -452,7 +489,7 @@ struct Acc<const K: usize> {
     edges: EdgeMap<K>,
     /// Σ of all calls' exclusive times.
     exclusive_sum: [u64; K],
-    /// Whether method ids are small enough for [`ParentSlot`] keys.
+    /// Whether method ids are small enough for [`ParentCache`] keys.
     use_slots: bool,
 }
 
@@ -476,44 +513,20 @@ impl<const K: usize> Acc<K> {
         }
         let code = if parent == TOP { 0 } else { parent + 1 };
         let key = code << 2 | (parent_rec as u32) << 1 | child_rec as u32;
-        let slots = &mut self.methods[child as usize].parents;
-        for slot in slots.iter_mut() {
-            if slot.key == key && slot.calls < u32::MAX {
-                slot.calls += 1;
-                add_k(&mut slot.time, time);
-                return;
-            }
-        }
-        // Miss: the least recently inserted entry goes to the map.
-        let evicted = slots[1];
-        slots[1] = slots[0];
-        slots[0] = ParentSlot {
-            key,
-            calls: 1,
-            time,
-        };
-        if evicted.key != u32::MAX {
-            self.edges.add(
-                slot_edge_key(evicted.key, child),
-                evicted.calls as u64,
-                evicted.time,
-            );
+        if let Some((key, calls, time)) = self.methods[child as usize].parents.add(key, time) {
+            self.edges
+                .add(slot_edge_key(key, child), calls as u64, time);
         }
     }
 
     /// Moves the cached parent edges into the edge map.
     fn flush_slots(&mut self) {
         for (child, a) in self.methods.iter_mut().enumerate() {
-            for slot in &mut a.parents {
-                if slot.key != u32::MAX {
-                    self.edges.add(
-                        slot_edge_key(slot.key, child as u32),
-                        slot.calls as u64,
-                        slot.time,
-                    );
-                    *slot = ParentSlot::EMPTY;
-                }
+            for (key, calls, time) in a.parents.entries() {
+                self.edges
+                    .add(slot_edge_key(key, child as u32), calls as u64, time);
             }
+            a.parents = ParentCache::EMPTY;
         }
     }
 

@@ -138,19 +138,7 @@ pub(crate) fn print_stdout(text: &str) -> i32 {
 }
 
 pub fn run(args: &ProfileArgs) -> i32 {
-    // TRACELENS_TIMING=1: phase times on stderr (for the benchmark notes).
-    let timing = std::env::var_os("TRACELENS_TIMING").is_some();
-    let t0 = std::time::Instant::now();
-    let phase = |name: &str, t: &mut std::time::Instant| {
-        if timing {
-            eprintln!(
-                "timing: {name:<8} {:>8.1} ms",
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        *t = std::time::Instant::now();
-    };
-    let mut t = t0;
+    crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
     // both give the lane engine's numbers). Everything else goes through the finished trace.
@@ -183,7 +171,7 @@ pub fn run(args: &ProfileArgs) -> i32 {
             return 1;
         }
     };
-    phase("load", &mut t);
+    crate::timing::mark("loaded");
     let clock = match args.clock {
         Some(c) => {
             let clock = Clock::from(c);
@@ -219,7 +207,7 @@ pub fn run(args: &ProfileArgs) -> i32 {
             profile(&trace, clock)
         }
     };
-    phase("profile", &mut t);
+    crate::timing::mark("profiled");
     let style = if args.html {
         Style::Html {
             sortable_url: args.sortable.clone(),
@@ -228,15 +216,9 @@ pub fn run(args: &ProfileArgs) -> i32 {
         Style::Text
     };
     let text = render(&trace, &p, &style);
-    phase("render", &mut t);
+    crate::timing::mark("rendered");
     report_diagnostics(&args.file, &trace);
     let code = print_stdout(&text);
-    phase("write", &mut t);
-    if timing {
-        eprintln!(
-            "timing: total    {:>8.1} ms",
-            t0.elapsed().as_secs_f64() * 1e3
-        );
-    }
+    crate::timing::mark("written");
     code
 }

@@ -194,6 +194,38 @@ pub fn record_area<'a>(data: &'a [u8], header: &DataHeader) -> (&'a [u8], Option
     (&area[..whole], partial)
 }
 
+/// Calls `f(index, record)` for each whole `rs`-byte record of `chunk`. `RS` is 0 or equals
+/// `rs`: with the record size a constant, records are fixed-size arrays and reading their fields
+/// needs no bounds checks.
+#[inline(always)]
+fn each_record<const RS: usize>(chunk: &[u8], rs: usize, mut f: impl FnMut(usize, &[u8])) {
+    if RS == 0 {
+        chunk
+            .chunks_exact(rs)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
+    } else {
+        debug_assert_eq!(rs, RS);
+        let (records, _) = chunk.as_chunks::<RS>();
+        records.iter().enumerate().for_each(|(i, r)| f(i, r));
+    }
+}
+
+/// Calls `$run!(TB, T2, RS)` with the layout's constants: thread-id bytes, whether a second time
+/// is read, and the record size when it is a layout's usual one (0: any other).
+macro_rules! by_layout {
+    ($tb:expr, $t2:expr, $rs:expr, $run:ident) => {
+        match ($tb, $t2, $rs) {
+            (1, _, 9) => $run!(1, false, 9),
+            (1, _, _) => $run!(1, false, 0),
+            (_, false, 10) => $run!(2, false, 10),
+            (_, false, _) => $run!(2, false, 0),
+            (_, true, 14) => $run!(2, true, 14),
+            (_, true, _) => $run!(2, true, 0),
+        }
+    };
+}
+
 /// Calls `f` for every whole record of the data section `data`, in file order.
 pub fn for_each_record(data: &[u8], header: &DataHeader, mut f: impl FnMut(RawRecord)) {
     let (area, _) = record_area(data, header);
@@ -221,32 +253,58 @@ struct ChunkCount {
 
 /// Pass 1 over one chunk: thread ids in order of appearance, records per thread, and (`SYNTH`)
 /// the CPU advance inside the chunk.
-fn count_chunk<const TB: usize, const SYNTH: bool>(chunk: &[u8], rs: usize) -> ChunkCount {
+fn count_chunk<const TB: usize, const RS: usize, const SYNTH: bool>(
+    chunk: &[u8],
+    rs: usize,
+) -> ChunkCount {
     let mut c = ChunkCount::default();
     let mut slot = vec![NONE; if TB == 1 { 256 } else { 65536 }];
-    for (i, r) in chunk.chunks_exact(rs).enumerate() {
+    // The slot of `tid`, made on its first record (`t1`: that record's time).
+    let mut slot_of = |c: &mut ChunkCount, tid: u16, t1: u32| {
+        let s = &mut slot[tid as usize];
+        if *s == NONE {
+            *s = c.tids.len() as u32;
+            c.tids.push(tid);
+            c.counts.push(0);
+            if SYNTH {
+                c.first_t1.push(t1);
+                c.last_t1.push(t1);
+            }
+        }
+        *s as usize
+    };
+    // Without times to follow, records are counted in runs of one thread (a VM writes each
+    // thread's records in bursts): no per-record read-modify-write of a counter in memory.
+    let (mut run_tid, mut run) = (0u16, 0u32);
+    each_record::<RS>(chunk, rs, |i, r| {
         let rec = decode_record(r, TB, false);
         if rec.op & 3 == 3 {
             c.invalid += 1;
             c.first_invalid.get_or_insert(i);
-            continue;
+            return;
         }
-        let s = &mut slot[rec.tid as usize];
-        if *s == NONE {
-            *s = c.tids.len() as u32;
-            c.tids.push(rec.tid);
-            c.counts.push(0);
-            if SYNTH {
-                c.first_t1.push(rec.time1);
-                c.last_t1.push(rec.time1);
+        if !SYNTH {
+            if rec.tid == run_tid {
+                run += 1;
+            } else {
+                if run > 0 {
+                    let s = slot_of(&mut c, run_tid, 0);
+                    c.counts[s] += run;
+                }
+                (run_tid, run) = (rec.tid, 1);
             }
+            return;
         }
-        let s = *s as usize;
+        let s = slot_of(&mut c, rec.tid, rec.time1);
         c.counts[s] += 1;
-        if SYNTH && c.counts[s] > 1 {
+        if c.counts[s] > 1 {
             c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
             c.last_t1[s] = rec.time1;
         }
+    });
+    if run > 0 {
+        let s = slot_of(&mut c, run_tid, 0);
+        c.counts[s] += run;
     }
     c
 }
@@ -427,12 +485,16 @@ fn count<'a>(
             if progress.is_cancelled() {
                 return ChunkCount::default();
             }
-            match (tb, synth) {
-                (1, false) => count_chunk::<1, false>(chunk, rs),
-                (1, true) => count_chunk::<1, true>(chunk, rs),
-                (_, false) => count_chunk::<2, false>(chunk, rs),
-                (_, true) => count_chunk::<2, true>(chunk, rs),
+            macro_rules! run {
+                ($tb:literal, $t2:literal, $rs:literal) => {
+                    if synth {
+                        count_chunk::<$tb, $rs, true>(chunk, rs)
+                    } else {
+                        count_chunk::<$tb, $rs, false>(chunk, rs)
+                    }
+                };
             }
+            by_layout!(tb, section.has_t2(), rs, run)
         })
         .collect();
     if progress.is_cancelled() {
@@ -687,6 +749,7 @@ pub(crate) fn decode_to_sinks<F: SinkFactory>(
     factory: &F,
 ) -> Result<Vec<F::Sink>, FormatError> {
     let counted = count(b, &mut tables, &section, false, ctx)?;
+    crate::timing::mark("records counted");
     let (has_t2, clock) = (section.has_t2(), section.clock);
     let threads: Vec<u32> = (0..counted.totals.len() as u32)
         .filter(|&g| counted.totals[g as usize] > 0)
@@ -731,11 +794,13 @@ pub(crate) fn decode_to_sinks<F: SinkFactory>(
             let mut sink = factory.sink(threads, clock, method_count);
             // One worker reports progress (every worker reads every record).
             let report = (w == 0).then_some(progress);
-            let unknown = match (counted.tb, has_t2) {
-                (1, _) => scan.run::<1, false, _>(&slots, &mut sink, progress, report),
-                (_, false) => scan.run::<2, false, _>(&slots, &mut sink, progress, report),
-                (_, true) => scan.run::<2, true, _>(&slots, &mut sink, progress, report),
-            };
+            macro_rules! run {
+                ($tb:literal, $t2:literal, $rs:literal) => {
+                    scan.run::<$tb, $t2, $rs, _>(&slots, &mut sink, progress, report)
+                };
+            }
+            let unknown = by_layout!(counted.tb, has_t2, counted.rs, run);
+            crate::timing::mark("worker walked its threads");
             (sink, unknown)
         })
         .collect();
@@ -759,7 +824,7 @@ struct Scan<'a> {
 impl Scan<'_> {
     /// Hands the records of the threads in `slot_of_tid` to `sink`; returns the count and first
     /// index of those records that name method ids missing from the key.
-    fn run<const TB: usize, const T2: bool, S: RecordSink>(
+    fn run<const TB: usize, const T2: bool, const RS: usize, S: RecordSink>(
         &self,
         slot_of_tid: &[u32],
         sink: &mut S,
@@ -771,7 +836,7 @@ impl Scan<'_> {
             if progress.is_cancelled() {
                 break;
             }
-            for (i, r) in chunk.chunks_exact(self.rs).enumerate() {
+            each_record::<RS>(chunk, self.rs, |i, r| {
                 let tid = if TB == 1 {
                     r[0] as usize
                 } else {
@@ -779,12 +844,12 @@ impl Scan<'_> {
                 };
                 let slot = slot_of_tid.get(tid).copied().unwrap_or(NONE);
                 if slot == NONE {
-                    continue;
+                    return;
                 }
                 let rec = decode_record(r, TB, T2);
                 let action = rec.op & 3;
                 if action == 3 {
-                    continue;
+                    return;
                 }
                 let mut m = self.lookup.get(rec.op & !3);
                 if m == NONE {
@@ -793,7 +858,7 @@ impl Scan<'_> {
                     m = self.unknown_id;
                 }
                 sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
-            }
+            });
             if let Some(p) = report {
                 p.add_bytes(chunk.len() as u64);
                 p.add_records((chunk.len() / self.rs) as u64);

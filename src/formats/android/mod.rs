@@ -158,6 +158,7 @@ pub fn read_to_sinks<F: SinkFactory>(
         return Ok(None);
     }
     let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+    crate::timing::mark("key parsed");
     let data_offset = key.end_offset;
     let data = &bytes[data_offset..];
     let (mut b, tables, header, clock) =
@@ -168,6 +169,7 @@ pub fn read_to_sinks<F: SinkFactory>(
         header: &header,
         clock,
     };
+    crate::timing::mark("tables built");
     let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory)?;
     Ok(Some((b, sinks)))
 }
