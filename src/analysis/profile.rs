@@ -412,6 +412,9 @@ fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: bool) -> u64 {
 /// One edge-table slot: stored key (key + 1; 0 = empty), calls, time per clock.
 type EdgeSlot<const K: usize> = (u64, u64, [u64; K]);
 
+/// An edge's key, calls and time per clock.
+type EdgeEntry<const K: usize> = (u64, u64, [u64; K]);
+
 /// Edge key → (calls, times): open addressing with linear probing over one flat array, so an
 /// update usually touches one cache line.
 struct EdgeMap<const K: usize> {
@@ -422,10 +425,19 @@ struct EdgeMap<const K: usize> {
 impl<const K: usize> Default for EdgeMap<K> {
     fn default() -> Self {
         Self {
-            slots: vec![(0, 0, [0; K]); 1 << 10],
+            slots: empty_slots(1 << 10),
             len: 0,
         }
     }
+}
+
+/// `n` empty edge-table slots, written rather than allocated zeroed: probing reads a slot before
+/// writing it, and a zeroed allocation's pages would be mapped once for the read and faulted
+/// again, with a TLB flush on every core, for the write.
+fn empty_slots<const K: usize>(n: usize) -> Vec<EdgeSlot<K>> {
+    let mut slots = Vec::with_capacity(n);
+    slots.resize(n, (0, 0, [0; K]));
+    slots
 }
 
 impl<const K: usize> EdgeMap<K> {
@@ -465,7 +477,7 @@ impl<const K: usize> EdgeMap<K> {
     }
 
     fn grow(&mut self) {
-        let doubled = vec![(0, 0, [0; K]); self.slots.len() * 2];
+        let doubled = empty_slots(self.slots.len() * 2);
         let old = std::mem::replace(&mut self.slots, doubled);
         self.len = 0;
         for (stored, calls, time) in old {
@@ -475,7 +487,7 @@ impl<const K: usize> EdgeMap<K> {
         }
     }
 
-    fn into_entries(self) -> impl Iterator<Item = (u64, u64, [u64; K])> {
+    fn into_entries(self) -> impl Iterator<Item = EdgeEntry<K>> {
         self.slots
             .into_iter()
             .filter(|s| s.0 != 0)
@@ -487,6 +499,9 @@ impl<const K: usize> EdgeMap<K> {
 struct Acc<const K: usize> {
     methods: Vec<MethodAcc<K>>,
     edges: EdgeMap<K>,
+    /// Edges kept out of the map: the flushed parent caches and other workers' edges, unsorted,
+    /// keys repeated ([`Acc::into_profiles`] sums equal keys after sorting anyway).
+    spilled: Vec<EdgeEntry<K>>,
     /// Σ of all calls' exclusive times.
     exclusive_sum: [u64; K],
     /// Whether method ids are small enough for [`ParentCache`] keys.
@@ -498,6 +513,7 @@ impl<const K: usize> Acc<K> {
         Self {
             methods: vec![MethodAcc::default(); method_count],
             edges: EdgeMap::default(),
+            spilled: Vec::new(),
             exclusive_sum: [0; K],
             use_slots: method_count < SLOT_METHOD_LIMIT,
         }
@@ -519,12 +535,12 @@ impl<const K: usize> Acc<K> {
         }
     }
 
-    /// Moves the cached parent edges into the edge map.
+    /// Moves the cached parent edges out of the methods (to `spilled`).
     fn flush_slots(&mut self) {
         for (child, a) in self.methods.iter_mut().enumerate() {
             for (key, calls, time) in a.parents.entries() {
-                self.edges
-                    .add(slot_edge_key(key, child as u32), calls as u64, time);
+                self.spilled
+                    .push((slot_edge_key(key, child as u32), calls as u64, time));
             }
             a.parents = ParentCache::EMPTY;
         }
@@ -538,9 +554,8 @@ impl<const K: usize> Acc<K> {
             a.calls[0] = a.calls[0].wrapping_add(b.calls[0]);
             a.calls[1] = a.calls[1].wrapping_add(b.calls[1]);
         }
-        for (k, calls, time) in other.edges.into_entries() {
-            self.edges.add(k, calls, time);
-        }
+        self.spilled.extend(other.edges.into_entries());
+        self.spilled.extend(other.spilled);
         add_k(&mut self.exclusive_sum, other.exclusive_sum);
     }
 
@@ -581,10 +596,10 @@ impl<const K: usize> Acc<K> {
             }
         });
 
-        let mut edges: Vec<(u64, u64, [u64; K])> = self.edges.into_entries().collect();
+        let mut edges: Vec<EdgeEntry<K>> = self.edges.into_entries().chain(self.spilled).collect();
         let id = |m: u32| (m != TOP).then_some(MethodId(m));
         let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
-        let sum = |group: &[(u64, u64, [u64; K])]| {
+        let sum = |group: &[EdgeEntry<K>]| {
             group.iter().fold((0u64, [0u64; K]), |mut s, e| {
                 s.0 += e.1;
                 add_k(&mut s.1, e.2);
@@ -592,7 +607,10 @@ impl<const K: usize> Acc<K> {
             })
         };
         // Children lists: keyed by (parent, parent-recursive, child), summed over child-recursive.
-        edges.sort_unstable_by_key(|e| (e.0 >> 32, (e.0 >> 1) & 1, child_of(e.0)));
+        // (parent: 31 bits, parent-recursive, child: 30 bits) as one integer.
+        edges.par_sort_unstable_by_key(|e| {
+            (e.0 >> 32) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
+        });
         for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
             let key = group[0].0;
             let (parent, child, parent_rec) = ((key >> 32) as u32, child_of(key), key & 2 != 0);
@@ -621,7 +639,10 @@ impl<const K: usize> Acc<K> {
             let parent = (k >> 32) as u32;
             if parent == TOP { 0 } else { parent as u64 + 1 }
         };
-        edges.sort_unstable_by_key(|e| (child_of(e.0), e.0 & 1, parent_order(e.0)));
+        // (child: 30 bits, child-recursive, parent order: 31 bits) as one integer.
+        edges.par_sort_unstable_by_key(|e| {
+            (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
+        });
         for group in edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2)) {
             let key = group[0].0;
             let (parent, child, child_rec) = ((key >> 32) as u32, child_of(key), key & 1 != 0);

@@ -84,6 +84,7 @@ fn assemble(
         thread.event_count = r.events;
         trace.diagnostics.extend(r.diagnostics);
     }
+    crate::timing::mark("merged");
     let mut acc = total.unwrap_or_else(|| Acc::new(method_count));
     // A sink's accumulators may count one more method (the `(unknown)` id the reader adds only
     // when some record needs it).
@@ -480,6 +481,7 @@ pub fn profile_sinks(
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
         sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
+    crate::timing::mark("sinks finished");
     let p = assemble(&mut trace, results, clock);
     (trace, p)
 }
@@ -513,7 +515,9 @@ impl ProfileSinks {
             );
             done.push((g, result));
         }
+        crate::timing::mark("threads ended");
         self.acc.flush_slots();
+        crate::timing::mark("slots flushed");
         (self.acc, done)
     }
 }
