@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use crate::formats::{Parsed, Progress};
-use crate::report::profile_text::{Style, render};
+use crate::report::profile_text::{Style, render_parts};
 use crate::trace::{Clock, Trace, summarize};
 
 /// Arguments of `tracelens profile`.
@@ -126,8 +126,16 @@ pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
 
 /// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
 pub(crate) fn print_stdout(text: &str) -> i32 {
+    print_parts(&[text])
+}
+
+/// Writes `parts` one after the other to stdout, as [`print_stdout`].
+pub(crate) fn print_parts(parts: &[impl AsRef<str>]) -> i32 {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .iter()
+        .try_for_each(|p| out.write_all(p.as_ref().as_bytes()));
+    match written.and_then(|()| out.flush()) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
@@ -215,10 +223,10 @@ pub fn run(args: &ProfileArgs) -> i32 {
     } else {
         Style::Text
     };
-    let text = render(&trace, &p, &style);
+    let text = render_parts(&trace, &p, &style);
     crate::timing::mark("rendered");
     report_diagnostics(&args.file, &trace);
-    let code = print_stdout(&text);
+    let code = print_parts(&text);
     crate::timing::mark("written");
     code
 }

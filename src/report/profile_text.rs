@@ -30,6 +30,10 @@ pub enum Style {
     },
 }
 
+/// A generous guess at the bytes of one report line, to size output buffers once (pages never
+/// written cost nothing).
+const LINE_BYTES: usize = 160;
+
 const SEPARATOR: &str = "======================================================================";
 
 /// One printed method: a model method or a pseudo-method.
@@ -101,6 +105,13 @@ struct Printer<'a> {
 
 /// Renders the whole report.
 pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
+    render_parts(trace, profile, style).concat()
+}
+
+/// Renders the whole report as consecutive pieces (written as they are, they make the report;
+/// sections and chunks of the inclusive section are written in parallel into their own pieces,
+/// so nothing is copied into one string).
+pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
     static EMPTY: MethodProfile = MethodProfile {
         inclusive: 0,
         exclusive: 0,
@@ -146,9 +157,15 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
             rank: NameRank::default(),
         });
     }
-    let class_rank = ranks(rows.iter().map(|r| r.class));
-    let name_rank = ranks(rows.iter().map(|r| r.name.unwrap_or("")));
-    let signature_rank = ranks(rows.iter().map(|r| r.signature));
+    let (class_rank, (name_rank, signature_rank)) = rayon::join(
+        || ranks(rows.iter().map(|r| r.class)),
+        || {
+            rayon::join(
+                || ranks(rows.iter().map(|r| r.name.unwrap_or(""))),
+                || ranks(rows.iter().map(|r| r.signature)),
+            )
+        },
+    );
     for (i, row) in rows.iter_mut().enumerate() {
         row.rank = NameRank {
             class: class_rank[i],
@@ -156,6 +173,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
             signature: signature_rank[i],
         };
     }
+    crate::timing::mark("render: rows ranked");
     let mut by_inclusive: Vec<usize> = (0..rows.len()).collect();
     by_inclusive.sort_by(|&a, &b| {
         let (ra, rb) = (&rows[a], &rows[b]);
@@ -168,6 +186,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
     for (rank, &r) in by_inclusive.iter().enumerate() {
         index[r] = rank;
     }
+    crate::timing::mark("render: sorted");
     let html = matches!(style, Style::Html { .. });
     let mut p = Printer {
         rows,
@@ -181,26 +200,22 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
         p.out.push_str(&html_header(sortable_url.as_deref()));
         p.table_of_contents();
     }
-    // The class and method-name sections are written beside the first two (their text is
-    // independent), then appended.
-    let mut grouped = p.fork();
-    let ((), ()) = rayon::join(
+    // The sections are independent: the class and method-name sections are written beside the
+    // first two.
+    let (mut classes, mut names) = (p.fork(), p.fork());
+    let (mut parts, ((), ())) = rayon::join(
         || {
             p.exclusive_profile(profile.total_time);
-            p.inclusive_profile(&by_inclusive);
+            p.inclusive_profile(&by_inclusive)
         },
-        || {
-            grouped.class_profiles();
-            let mut by_name = grouped.fork();
-            by_name.method_profiles();
-            grouped.out.push_str(&by_name.out);
-        },
+        || rayon::join(|| classes.class_profiles(), || names.method_profiles()),
     );
-    p.out.push_str(&grouped.out);
+    parts.push(classes.out);
+    parts.push(names.out);
     if html {
-        p.out.push_str("\n</body>\n</html>\n");
+        parts.push("\n</body>\n</html>\n".to_string());
     }
-    p.out
+    parts
 }
 
 /// Appends `n` spaces.
@@ -426,6 +441,7 @@ impl<'a> Printer<'a> {
     }
 
     fn exclusive_profile(&mut self, total_time: u64) {
+        self.out.reserve((self.rows.len() + 16) * LINE_BYTES);
         self.section("exclusive");
         let mut order: Vec<usize> = (0..self.rows.len()).collect();
         self.sort_by_exclusive(&mut order);
@@ -479,7 +495,9 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn inclusive_profile(&mut self, by_inclusive: &[usize]) {
+    /// The inclusive section; returns the output so far (this section's blocks in chunks
+    /// written in parallel) as pieces.
+    fn inclusive_profile(&mut self, by_inclusive: &[usize]) -> Vec<String> {
         self.section("inclusive");
         self.out.push_str(
             "\nInclusive elapsed times for each method and its parents and children,\n\
@@ -490,30 +508,40 @@ impl<'a> Printer<'a> {
         }
         self.out
             .push_str("index  %/total %/self  index     calls         usecs name\n");
-        // Rows up to the first with no inclusive time; their blocks are independent, so they are
-        // written in parallel (in chunks) and joined in order.
+        // Rows up to the first with no inclusive time; their blocks are independent.
         let shown = by_inclusive
             .iter()
             .position(|&r| self.rows[r].profile.inclusive == 0)
             .unwrap_or(by_inclusive.len());
+        let mut parts = vec![std::mem::take(&mut self.out)];
         let this = &*self;
         let chunks: Vec<String> = by_inclusive[..shown]
             .par_chunks(256)
             .enumerate()
             .map(|(c, rows)| {
-                let mut out = String::new();
+                let lines: usize = rows
+                    .iter()
+                    .map(|&r| {
+                        let p = this.rows[r].profile;
+                        p.parents.len()
+                            + p.children.len()
+                            + p.recursive_parents.len()
+                            + p.recursive_children.len()
+                            + 5
+                    })
+                    .sum();
+                let mut out = String::with_capacity(lines * LINE_BYTES);
                 for (k, &r) in rows.iter().enumerate() {
                     this.inclusive_block(&mut out, c * 256 + k, r);
                 }
                 out
             })
             .collect();
-        for c in chunks {
-            self.out.push_str(&c);
-        }
+        parts.extend(chunks);
         if self.html {
-            self.out.push_str("</pre>\n");
+            parts.push("</pre>\n".to_string());
         }
+        parts
     }
 
     /// One method's block of the inclusive section: parents, the method, children.
@@ -696,6 +724,8 @@ impl<'a> Printer<'a> {
 
     /// The class section (`by_class`) or the method-name section.
     fn grouped_section(&mut self, groups: Vec<Vec<usize>>, by_class: bool) {
+        self.out
+            .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
         if self.html {
             self.out.push_str("<br><br>\n");
         }
