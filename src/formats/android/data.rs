@@ -249,64 +249,95 @@ struct ChunkCount {
     internal_advance: u64,
     invalid: u64,
     first_invalid: Option<usize>,
+    /// The chunk as runs of consecutive records of one thread id (None: too many runs to be
+    /// worth keeping). A worker of [`decode_to_sinks`] skips other threads' runs unread.
+    runs: Option<Vec<Run>>,
 }
 
-/// Pass 1 over one chunk: thread ids in order of appearance, records per thread, and (`SYNTH`)
-/// the CPU advance inside the chunk.
+/// Records `start..end` of a chunk, all of thread id `tid`.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    start: u32,
+    end: u32,
+    tid: u16,
+}
+
+/// Pass 1 over one chunk: thread ids in order of appearance, records per thread, the runs and
+/// (`SYNTH`) the CPU advance inside the chunk.
 fn count_chunk<const TB: usize, const RS: usize, const SYNTH: bool>(
     chunk: &[u8],
     rs: usize,
 ) -> ChunkCount {
     let mut c = ChunkCount::default();
-    let mut slot = vec![NONE; if TB == 1 { 256 } else { 65536 }];
-    // The slot of `tid`, made on its first record (`t1`: that record's time).
-    let mut slot_of = |c: &mut ChunkCount, tid: u16, t1: u32| {
-        let s = &mut slot[tid as usize];
-        if *s == NONE {
-            *s = c.tids.len() as u32;
-            c.tids.push(tid);
-            c.counts.push(0);
-            if SYNTH {
-                c.first_t1.push(t1);
-                c.last_t1.push(t1);
-            }
-        }
-        *s as usize
+    let mut slots = vec![NONE; if TB == 1 { 256 } else { 65536 }];
+    // Records come in runs of one thread (a VM writes each thread's records in bursts). Without
+    // times to follow, a run's valid records are counted at its end: no per-record
+    // read-modify-write of a counter in memory.
+    let max_runs = chunk.len() / rs / 8;
+    let mut runs = Some(Vec::new());
+    let mut run = Run {
+        start: 0,
+        end: 0,
+        tid: 0,
     };
-    // Without times to follow, records are counted in runs of one thread (a VM writes each
-    // thread's records in bursts): no per-record read-modify-write of a counter in memory.
-    let (mut run_tid, mut run) = (0u16, 0u32);
+    let mut valid = 0u32;
+    let mut end_run = |c: &mut ChunkCount, slots: &mut [u32], run: Run, valid: u32| {
+        if run.end == run.start {
+            return;
+        }
+        if !SYNTH && valid > 0 {
+            let s = c.slot_of::<SYNTH>(slots, run.tid, 0);
+            c.counts[s] += valid;
+        }
+        match &mut runs {
+            Some(v) if v.len() < max_runs => v.push(run),
+            _ => runs = None,
+        }
+    };
     each_record::<RS>(chunk, rs, |i, r| {
         let rec = decode_record(r, TB, false);
+        if rec.tid != run.tid {
+            run.end = i as u32;
+            end_run(&mut c, &mut slots, run, valid);
+            (run.start, run.tid, valid) = (i as u32, rec.tid, 0);
+        }
         if rec.op & 3 == 3 {
             c.invalid += 1;
             c.first_invalid.get_or_insert(i);
             return;
         }
-        if !SYNTH {
-            if rec.tid == run_tid {
-                run += 1;
-            } else {
-                if run > 0 {
-                    let s = slot_of(&mut c, run_tid, 0);
-                    c.counts[s] += run;
-                }
-                (run_tid, run) = (rec.tid, 1);
+        valid += 1;
+        if SYNTH {
+            let s = c.slot_of::<SYNTH>(&mut slots, rec.tid, rec.time1);
+            c.counts[s] += 1;
+            if c.counts[s] > 1 {
+                c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
+                c.last_t1[s] = rec.time1;
             }
-            return;
-        }
-        let s = slot_of(&mut c, rec.tid, rec.time1);
-        c.counts[s] += 1;
-        if c.counts[s] > 1 {
-            c.internal_advance += rec.time1.wrapping_sub(c.last_t1[s]) as u64;
-            c.last_t1[s] = rec.time1;
         }
     });
-    if run > 0 {
-        let s = slot_of(&mut c, run_tid, 0);
-        c.counts[s] += run;
-    }
+    run.end = (chunk.len() / rs) as u32;
+    end_run(&mut c, &mut slots, run, valid);
+    c.runs = runs;
     c
+}
+
+impl ChunkCount {
+    /// The local slot of thread id `tid` (`slots`: tid → slot), made on its first record (`t1`:
+    /// that record's time).
+    fn slot_of<const SYNTH: bool>(&mut self, slots: &mut [u32], tid: u16, t1: u32) -> usize {
+        let s = &mut slots[tid as usize];
+        if *s == NONE {
+            *s = self.tids.len() as u32;
+            self.tids.push(tid);
+            self.counts.push(0);
+            if SYNTH {
+                self.first_t1.push(t1);
+                self.last_t1.push(t1);
+            }
+        }
+        *s as usize
+    }
 }
 
 /// Pass 2 state of one chunk.
@@ -781,6 +812,7 @@ pub(crate) fn decode_to_sinks<F: SinkFactory>(
     let progress = ctx.progress;
     let scan = Scan {
         chunks: &counted.chunks,
+        counts: &counted.counts,
         rs: counted.rs,
         chunk_records: counted.chunk_records,
         lookup,
@@ -815,6 +847,7 @@ pub(crate) fn decode_to_sinks<F: SinkFactory>(
 /// One worker's scan of the record area for [`decode_to_sinks`].
 struct Scan<'a> {
     chunks: &'a [&'a [u8]],
+    counts: &'a [ChunkCount],
     rs: usize,
     chunk_records: usize,
     lookup: &'a super::MethodLookup,
@@ -832,38 +865,144 @@ impl Scan<'_> {
         report: Option<&crate::formats::Progress>,
     ) -> Unknown {
         let (mut unknown, mut first_unknown) = (0u64, None);
-        for (ci, chunk) in self.chunks.iter().enumerate() {
+        // Record `index` (of the whole area), of thread `slot`.
+        let mut hand = |index: usize, slot: u32, r: &[u8]| {
+            let rec = decode_record(r, TB, T2);
+            let action = rec.op & 3;
+            if action == 3 {
+                return;
+            }
+            let mut m = self.lookup.get(rec.op & !3);
+            if m == NONE {
+                unknown += 1;
+                first_unknown.get_or_insert(index);
+                m = self.unknown_id;
+            }
+            sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
+        };
+        let slot_of = |tid: usize| slot_of_tid.get(tid).copied().unwrap_or(NONE);
+        for (ci, (chunk, counted)) in self.chunks.iter().zip(self.counts).enumerate() {
             if progress.is_cancelled() {
                 break;
             }
-            each_record::<RS>(chunk, self.rs, |i, r| {
-                let tid = if TB == 1 {
-                    r[0] as usize
-                } else {
-                    u16::from_le_bytes([r[0], r[1]]) as usize
-                };
-                let slot = slot_of_tid.get(tid).copied().unwrap_or(NONE);
-                if slot == NONE {
-                    return;
+            let base = ci * self.chunk_records;
+            match &counted.runs {
+                // Other threads' runs are skipped unread.
+                Some(runs) => {
+                    for run in runs {
+                        let slot = slot_of(run.tid as usize);
+                        if slot == NONE {
+                            continue;
+                        }
+                        let (start, end) = (run.start as usize, run.end as usize);
+                        let records = &chunk[start * self.rs..end * self.rs];
+                        each_record::<RS>(records, self.rs, |i, r| hand(base + start + i, slot, r));
+                    }
                 }
-                let rec = decode_record(r, TB, T2);
-                let action = rec.op & 3;
-                if action == 3 {
-                    return;
-                }
-                let mut m = self.lookup.get(rec.op & !3);
-                if m == NONE {
-                    unknown += 1;
-                    first_unknown.get_or_insert(ci * self.chunk_records + i);
-                    m = self.unknown_id;
-                }
-                sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
-            });
+                None => each_record::<RS>(chunk, self.rs, |i, r| {
+                    let tid = if TB == 1 {
+                        r[0] as usize
+                    } else {
+                        u16::from_le_bytes([r[0], r[1]]) as usize
+                    };
+                    let slot = slot_of(tid);
+                    if slot != NONE {
+                        hand(base + i, slot, r);
+                    }
+                }),
+            }
             if let Some(p) = report {
                 p.add_bytes(chunk.len() as u64);
                 p.add_records((chunk.len() / self.rs) as u64);
             }
         }
         (unknown, first_unknown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testutil::Rng;
+
+    /// Pass 1's runs and counts against a plain grouping of consecutive records, on chunks
+    /// from one long run per thread to a thread switch at every record.
+    #[test]
+    fn count_chunk_finds_the_runs_of_each_thread() {
+        const RS: usize = 10;
+        let (mut with_runs, mut without) = (0, 0);
+        for seed in 0..300 {
+            let mut rng = Rng::new(seed);
+            let n = rng.below(400) as usize;
+            let burst = 1 + rng.below(30);
+            let threads = 1 + rng.below(5);
+            let mut chunk = Vec::new();
+            let mut tid = 0u16;
+            for i in 0..n {
+                if (i as u64).is_multiple_of(burst) {
+                    tid = 3 + rng.below(threads) as u16;
+                }
+                let action = if rng.below(15) == 0 {
+                    3
+                } else {
+                    rng.below(3) as u32
+                };
+                chunk.extend_from_slice(&tid.to_le_bytes());
+                chunk.extend_from_slice(&(8 | action).to_le_bytes());
+                chunk.extend_from_slice(&(i as u32).to_le_bytes());
+            }
+            let c = count_chunk::<2, RS, false>(&chunk, RS);
+            let generic = count_chunk::<2, 0, false>(&chunk, RS);
+
+            // The reference: maximal groups of consecutive records of one thread id.
+            let tids: Vec<u16> = chunk
+                .chunks(RS)
+                .map(|r| u16::from_le_bytes([r[0], r[1]]))
+                .collect();
+            let mut expected = Vec::new();
+            let mut start = 0;
+            for i in 1..=n {
+                if i == n || tids[i] != tids[start] {
+                    expected.push((start as u32, i as u32, tids[start]));
+                    start = i;
+                }
+            }
+            match &c.runs {
+                Some(runs) => {
+                    with_runs += 1;
+                    let got: Vec<(u32, u32, u16)> =
+                        runs.iter().map(|r| (r.start, r.end, r.tid)).collect();
+                    assert_eq!(got, expected, "seed {seed}");
+                }
+                None => {
+                    without += 1;
+                    assert!(
+                        expected.len() > n / 8,
+                        "seed {seed}: runs dropped needlessly"
+                    );
+                }
+            }
+            // Valid records per thread, threads in order of first valid record.
+            let valid = |i: usize| chunk[i * RS + 2] & 3 != 3;
+            let mut order: Vec<u16> = Vec::new();
+            for i in (0..n).filter(|&i| valid(i)) {
+                if !order.contains(&tids[i]) {
+                    order.push(tids[i]);
+                }
+            }
+            let counts: Vec<u32> = order
+                .iter()
+                .map(|&t| (0..n).filter(|&i| valid(i) && tids[i] == t).count() as u32)
+                .collect();
+            assert_eq!((&c.tids, &c.counts), (&order, &counts), "seed {seed}");
+            assert_eq!(c.invalid, (0..n).filter(|&i| !valid(i)).count() as u64);
+            assert_eq!(c.first_invalid, (0..n).find(|&i| !valid(i)));
+            assert_eq!((&generic.tids, &generic.counts), (&c.tids, &c.counts));
+            assert_eq!(generic.runs.is_some(), c.runs.is_some());
+        }
+        assert!(
+            with_runs > 50 && without > 50,
+            "{with_runs} with runs, {without} without"
+        );
     }
 }
