@@ -59,20 +59,23 @@ struct NameRank {
     signature: u32,
 }
 
-/// The rank of each string in byte order (equal strings, equal ranks).
+/// The rank of each string in byte order (equal strings, equal ranks). Names repeat a lot
+/// (classes, signatures), so only the distinct strings are sorted.
 fn ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
-    let strings: Vec<&str> = strings.collect();
-    let mut order: Vec<usize> = (0..strings.len()).collect();
-    order.sort_unstable_by(|&a, &b| strings[a].cmp(strings[b]));
-    let mut rank = vec![0u32; strings.len()];
-    let mut r = 0u32;
-    for (k, &i) in order.iter().enumerate() {
-        if k > 0 && strings[i] != strings[order[k - 1]] {
-            r += 1;
-        }
-        rank[i] = r;
+    let mut distinct: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let which: Vec<u32> = strings
+        .map(|s| {
+            let next = distinct.len() as u32;
+            *distinct.entry(s).or_insert(next)
+        })
+        .collect();
+    let mut sorted: Vec<(&str, u32)> = distinct.into_iter().collect();
+    sorted.sort_unstable_by_key(|&(s, _)| s);
+    let mut rank_of = vec![0u32; sorted.len()];
+    for (rank, &(_, d)) in sorted.iter().enumerate() {
+        rank_of[d as usize] = rank as u32;
     }
-    rank
+    which.into_iter().map(|d| rank_of[d as usize]).collect()
 }
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
@@ -270,9 +273,10 @@ fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
     let y = x * scale;
     let n = y.floor();
     let f = y - n;
-    // Far from a rounding boundary the rounded product decides (its error is below 1e-10 for
-    // y < 1e6).
-    if y < 1e6 && f > 1e-6 && (f - 0.5).abs() > 1e-6 && f < 1.0 - 1e-6 {
+    // Far from a tie the rounded product decides: its error is below 1e-10 for y < 1e6, so
+    // only a product within that of n + 0.5 could round the other way (products near an
+    // integer, 0 and 100 % among them, are far from ties).
+    if y < 1e6 && (f - 0.5).abs() > 1e-6 {
         return Some(if f > 0.5 { n as u64 + 1 } else { n as u64 });
     }
     // Near one: compare the exact product with the boundaries (a fused multiply-add rounds
@@ -809,11 +813,21 @@ impl<'a> Printer<'a> {
                     "</div>\n<div class=\"parent\" id=\"{letter}{ii}\">\n"
                 );
             } else {
-                let _ = write!(
-                    self.out,
-                    "---------------------------------------------\n{:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} {group_name}\n",
-                    g.exclusive, g.calls[0], g.calls[1]
-                );
+                // `{:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} {group_name}`, by hand.
+                let out = &mut self.out;
+                out.push_str("---------------------------------------------\n");
+                push_right(out, g.exclusive, 9);
+                out.push(' ');
+                push_fixed(out, per, 1, 7);
+                out.push(' ');
+                push_fixed(out, sum_per, 1, 7);
+                out.push(' ');
+                push_right(out, g.calls[0], 6);
+                out.push('+');
+                push_left(out, g.calls[1], 6);
+                out.push(' ');
+                out.push_str(group_name);
+                out.push('\n');
             }
             let group_exclusive = g.exclusive as f64;
             let mut sum_methods = 0.0f64;
