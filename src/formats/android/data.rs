@@ -864,22 +864,7 @@ impl Scan<'_> {
         progress: &crate::formats::Progress,
         report: Option<&crate::formats::Progress>,
     ) -> Unknown {
-        let (mut unknown, mut first_unknown) = (0u64, None);
-        // Record `index` (of the whole area), of thread `slot`.
-        let mut hand = |index: usize, slot: u32, r: &[u8]| {
-            let rec = decode_record(r, TB, T2);
-            let action = rec.op & 3;
-            if action == 3 {
-                return;
-            }
-            let mut m = self.lookup.get(rec.op & !3);
-            if m == NONE {
-                unknown += 1;
-                first_unknown.get_or_insert(index);
-                m = self.unknown_id;
-            }
-            sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
-        };
+        let mut unknown = (0u64, None);
         let slot_of = |tid: usize| slot_of_tid.get(tid).copied().unwrap_or(NONE);
         for (ci, (chunk, counted)) in self.chunks.iter().zip(self.counts).enumerate() {
             if progress.is_cancelled() {
@@ -896,7 +881,9 @@ impl Scan<'_> {
                         }
                         let (start, end) = (run.start as usize, run.end as usize);
                         let records = &chunk[start * self.rs..end * self.rs];
-                        each_record::<RS>(records, self.rs, |i, r| hand(base + start + i, slot, r));
+                        each_record::<RS>(records, self.rs, |i, r| {
+                            self.hand::<TB, T2, S>(sink, &mut unknown, base + start + i, slot, r)
+                        });
                     }
                 }
                 None => each_record::<RS>(chunk, self.rs, |i, r| {
@@ -907,7 +894,7 @@ impl Scan<'_> {
                     };
                     let slot = slot_of(tid);
                     if slot != NONE {
-                        hand(base + i, slot, r);
+                        self.hand::<TB, T2, S>(sink, &mut unknown, base + i, slot, r);
                     }
                 }),
             }
@@ -916,7 +903,32 @@ impl Scan<'_> {
                 p.add_records((chunk.len() / self.rs) as u64);
             }
         }
-        (unknown, first_unknown)
+        unknown
+    }
+
+    /// Hands record `index` (of the whole area), of thread `slot`, to `sink`, counting it in
+    /// `unknown` if its method id is missing from the key.
+    #[inline(always)]
+    fn hand<const TB: usize, const T2: bool, S: RecordSink>(
+        &self,
+        sink: &mut S,
+        unknown: &mut Unknown,
+        index: usize,
+        slot: u32,
+        r: &[u8],
+    ) {
+        let rec = decode_record(r, TB, T2);
+        let action = rec.op & 3;
+        if action == 3 {
+            return;
+        }
+        let mut m = self.lookup.get(rec.op & !3);
+        if m == NONE {
+            unknown.0 += 1;
+            unknown.1.get_or_insert(index);
+            m = self.unknown_id;
+        }
+        sink.record(slot as usize, m << 2 | action, rec.time1, rec.time2);
     }
 }
 
