@@ -269,9 +269,10 @@ fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
     if !x.is_finite() || x.is_sign_negative() || x >= 1e12 || !(1..=3).contains(&decimals) {
         return None;
     }
-    let scale = 10f64.powi(decimals as i32);
+    let scale = [1.0, 10.0, 100.0, 1000.0][decimals as usize];
     let y = x * scale;
-    let n = y.floor();
+    // y is below 1e15: truncation is floor, without a call to libm's `floor`.
+    let n = y as u64 as f64;
     let f = y - n;
     // Far from a tie the rounded product decides: its error is below 1e-10 for y < 1e6, so
     // only a product within that of n + 0.5 could round the other way (products near an

@@ -257,7 +257,7 @@ impl ThreadWalk {
     }
 
     /// One event: `op` = method << 2 | action, `t` its (unwrapped, clamped) time.
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, op: u32, t: u64, acc: &mut Acc<1>) {
         let prev = match self.last {
             Some(p) => p,
@@ -327,7 +327,7 @@ impl ThreadWalk {
     }
 
     /// Closes the top frame at `t`; it gets `gap` more exclusive time.
-    #[inline]
+    #[inline(always)]
     fn close(&mut self, t: u64, gap: u64, acc: &mut Acc<1>) {
         let Some(f) = self.frames.pop() else { return };
         let m = f.method;
