@@ -92,6 +92,11 @@ impl TimeReader {
         self.next_u64(self.high + raw)
     }
 
+    /// The last time returned (0 before the first).
+    pub(crate) fn last(&self) -> u64 {
+        self.prev
+    }
+
     /// The next time of a [`Times::U64`] column.
     #[inline]
     pub(crate) fn next_u64(&mut self, t: u64) -> u64 {

@@ -184,7 +184,7 @@ fn walk_events(
         raw_id,
         walk.end(acc),
         walk_cpu,
-        scan.range,
+        scan.range(),
         reader.backwards + scan.reader.backwards,
         n,
         diagnostics,
@@ -195,13 +195,16 @@ fn walk_events(
 #[derive(Default)]
 struct Scanned {
     reader: TimeReader,
-    range: Option<(u64, u64)>,
+    /// The first time (None: none read yet); the last is the reader's previous time.
+    first: Option<u64>,
 }
 
 impl Scanned {
     #[inline]
     fn see(&mut self, t: u64) {
-        self.range = Some(self.range.map_or((t, t), |(a, _)| (a, t)));
+        if self.first.is_none() {
+            self.first = Some(t);
+        }
     }
     #[inline]
     fn next_u32(&mut self, raw: u32) {
@@ -212,6 +215,10 @@ impl Scanned {
     fn next_u64(&mut self, raw: u64) {
         let t = self.reader.next_u64(raw);
         self.see(t);
+    }
+    /// First and last time read.
+    fn range(&self) -> Option<(u64, u64)> {
+        self.first.map(|first| (first, self.reader.last()))
     }
 }
 
@@ -332,17 +339,16 @@ impl ThreadWalk {
         let Some(f) = self.frames.pop() else { return };
         let m = f.method;
         self.on_stack[m as usize] -= 1;
-        acc.exclusive(m, [f.exclusive + gap], !f.recursive);
         let parent = self.frames.last().map_or(TOP, |p| p.method);
         let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
-        let dur = t - f.start;
-        let a = &mut acc.methods[m as usize];
-        if !f.recursive {
-            a.inclusive[0] += dur;
-        }
-        let rec = f.recursive as usize;
-        a.calls[rec] = a.calls[rec].wrapping_add(1);
-        acc.edge(parent, m, parent_rec, f.recursive, [dur]);
+        acc.call_ended(
+            m,
+            f.recursive,
+            [t - f.start],
+            [f.exclusive + gap],
+            parent,
+            parent_rec,
+        );
     }
 }
 
@@ -508,7 +514,7 @@ impl ProfileSinks {
                 raw_ids.get(g).copied().unwrap_or(g as u64),
                 th.walk.end(&mut self.acc),
                 walked_cpu,
-                th.scanned.range,
+                th.scanned.range(),
                 th.walked.backwards + th.scanned.reader.backwards,
                 th.events,
                 Vec::new(),
