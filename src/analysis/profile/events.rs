@@ -356,11 +356,15 @@ impl ThreadWalk {
 /// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to [`profile_sinks`].
 pub struct ProfileSinkFactory {
     pub clock: Option<Clock>,
-    /// Above this many `threads × methods` per worker, a worker's threads share one recursion
-    /// table that moves between them (cost ∝ stack depth at each switch of thread) instead of
-    /// one table each.
+    /// A worker's threads share one recursion table that moves between them (its cost ∝ the
+    /// stack depths at each switch of thread; one small table stays in the cache). When the
+    /// table moves often (threads interleaved record by record) and `threads × methods` is at
+    /// most this, each thread gets its own table instead.
     pub table_limit: usize,
 }
+
+/// The shared recursion table's moves between reviews of the sharing ([`ProfileSinks::review`]).
+const MOVE_WINDOW: u64 = if cfg!(test) { 8 } else { 4096 };
 
 impl ProfileSinkFactory {
     pub fn new(clock: Option<Clock>) -> Self {
@@ -392,6 +396,12 @@ pub struct ProfileSinks {
     clock_mode: ClockMode,
     /// Shared recursion table: the slot that holds it (None: every thread has its own).
     shared: Option<usize>,
+    /// Whether threads may get a table each (see [`ProfileSinkFactory::table_limit`]).
+    may_unshare: bool,
+    /// Moves of the shared table since the last review, and the records seen before it.
+    moves: u64,
+    reviewed_at: u64,
+    method_count: usize,
 }
 
 struct SinkThread {
@@ -407,7 +417,7 @@ impl SinkFactory for ProfileSinkFactory {
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
         let clock = self.clock_for(Some(clock_mode));
         let dual = clock_mode == ClockMode::Dual;
-        let share = threads.len().saturating_mul(method_count) > self.table_limit;
+        let share = threads.len() > 1;
         let threads_state = threads
             .iter()
             .enumerate()
@@ -426,6 +436,10 @@ impl SinkFactory for ProfileSinkFactory {
             scan_other: dual,
             clock_mode,
             shared: share.then_some(0),
+            may_unshare: threads.len().saturating_mul(method_count) <= self.table_limit,
+            moves: 0,
+            reviewed_at: 0,
+            method_count,
         }
     }
 }
@@ -437,6 +451,10 @@ impl RecordSink for ProfileSinks {
             && holder != slot
         {
             self.move_table(holder, slot);
+            self.moves += 1;
+            if self.moves == MOVE_WINDOW {
+                self.review();
+            }
         }
         let Some(th) = self.threads.get_mut(slot) else {
             return;
@@ -452,6 +470,26 @@ impl RecordSink for ProfileSinks {
 }
 
 impl ProfileSinks {
+    /// Every [`MOVE_WINDOW`] moves of the shared table: if they came within fewer than 16
+    /// records each (threads interleaved record by record), each thread gets its own table.
+    fn review(&mut self) {
+        let records: u64 = self.threads.iter().map(|t| t.events).sum();
+        if self.may_unshare && records - self.reviewed_at < MOVE_WINDOW * 16 {
+            for (slot, th) in self.threads.iter_mut().enumerate() {
+                if Some(slot) != self.shared {
+                    let mut table = vec![0; self.method_count];
+                    for f in &th.walk.frames {
+                        table[f.method as usize] += 1;
+                    }
+                    th.walk.on_stack = table;
+                }
+            }
+            self.shared = None;
+        }
+        self.moves = 0;
+        self.reviewed_at = records;
+    }
+
     /// Moves the shared recursion table from thread `from` to thread `to`: `from`'s open calls
     /// are taken out of it and `to`'s put in.
     fn move_table(&mut self, from: usize, to: usize) {
