@@ -853,7 +853,14 @@ mod tests {
     /// Profiles `bytes` through the sinks and through lanes; both must agree on the profile, the
     /// diagnostics, and each thread's event count and ranges (except the rebuilt axis of
     /// thread-CPU traces, which the sinks do not compute).
-    fn sinks_agree_with_lanes(bytes: &[u8], clock: Clock, table_limit: usize, what: &str) {
+    /// Returns whether some worker with several threads ended with a table per thread, and
+    /// whether some ended with one shared table.
+    fn sinks_agree_with_lanes(
+        bytes: &[u8],
+        clock: Clock,
+        table_limit: usize,
+        what: &str,
+    ) -> (bool, bool) {
         use crate::formats::{Progress, ReadContext, android};
         let progress = Progress::default();
         let ctx = ReadContext {
@@ -869,6 +876,11 @@ mod tests {
         let (b, sinks) = android::read_to_sinks(bytes, &ctx, &factory)
             .expect("readable")
             .expect("a combined trace");
+        let several = sinks.iter().filter(|s| s.threads.len() > 1);
+        let tables = (
+            several.clone().any(|s| s.shared.is_none()),
+            several.clone().any(|s| s.shared.is_some()),
+        );
         let (trace, got) = profile_sinks(&factory, b, sinks);
         assert_eq!(got, expected, "{what}");
         assert_eq!(trace.diagnostics, finished.diagnostics, "{what}");
@@ -885,11 +897,13 @@ mod tests {
                 assert_eq!(a.axis_range, b.axis_range, "{what}, thread {}", a.raw_id);
             }
         }
+        tables
     }
 
     #[test]
     fn sinks_equal_the_lane_engine_on_damaged_files() {
         let mut seen = std::collections::BTreeSet::new();
+        let (mut own_tables, mut shared_table) = (false, false);
         for seed in 0..300 {
             let (bytes, mode) = random_file(seed, None);
             let clocks: &[Clock] = match mode {
@@ -898,14 +912,17 @@ mod tests {
                 ClockMode::Wall => &[Clock::Wall, Clock::Cpu],
             };
             for &clock in clocks {
-                // Own recursion tables, and one table moving between a worker's threads.
+                // Tables per thread when the shared one moves often, and one table always.
                 for limit in [usize::MAX, 0] {
-                    sinks_agree_with_lanes(
+                    let (own, shared) = sinks_agree_with_lanes(
                         &bytes,
                         clock,
                         limit,
                         &format!("seed {seed}, {mode:?}, {clock:?}, limit {limit}"),
                     );
+                    assert!(limit > 0 || !own, "seed {seed}: no memory for own tables");
+                    own_tables |= own;
+                    shared_table |= shared;
                 }
             }
             let progress = crate::formats::Progress::default();
@@ -916,6 +933,10 @@ mod tests {
             let t = crate::formats::android::read(&bytes, &ctx).expect("readable");
             seen.extend(t.diagnostics.iter().map(|d| d.code.clone()));
         }
+        assert!(
+            own_tables && shared_table,
+            "both ways of keeping recursion tables"
+        );
         // The generator made every kind of damage the reader reports.
         for code in [
             "truncated",
