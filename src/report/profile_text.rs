@@ -293,6 +293,18 @@ fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
     Some(n as u64 + up as u64)
 }
 
+/// `{per:7.1} {sum_per:7.1} {calls:6}+{recursive:<6}`: a line of the class or method-name
+/// section after its times.
+fn push_shares_and_calls(out: &mut String, per: f64, sum_per: f64, [calls, recursive]: [u64; 2]) {
+    push_fixed(out, per, 1, 7);
+    out.push(' ');
+    push_fixed(out, sum_per, 1, 7);
+    out.push(' ');
+    push_right(out, calls, 6);
+    out.push('+');
+    push_left(out, recursive, 6);
+}
+
 /// Appends `n` right-aligned in `width` columns (`{:width}`).
 fn push_right(out: &mut String, n: u64, width: usize) {
     let mut b = itoa::Buffer::new();
@@ -819,13 +831,7 @@ impl<'a> Printer<'a> {
                 out.push_str("---------------------------------------------\n");
                 push_right(out, g.exclusive, 9);
                 out.push(' ');
-                push_fixed(out, per, 1, 7);
-                out.push(' ');
-                push_fixed(out, sum_per, 1, 7);
-                out.push(' ');
-                push_right(out, g.calls[0], 6);
-                out.push('+');
-                push_left(out, g.calls[1], 6);
+                push_shares_and_calls(out, per, sum_per, g.calls);
                 out.push(' ');
                 out.push_str(group_name);
                 out.push('\n');
@@ -876,13 +882,7 @@ impl<'a> Printer<'a> {
                     out.push(' ');
                     push_right(out, p.inclusive, 9);
                     out.push(' ');
-                    push_fixed(out, per, 1, 7);
-                    out.push(' ');
-                    push_fixed(out, sum_per, 1, 7);
-                    out.push(' ');
-                    push_right(out, p.calls, 6);
-                    out.push('+');
-                    push_left(out, p.recursive_calls, 6);
+                    push_shares_and_calls(out, per, sum_per, [p.calls, p.recursive_calls]);
                     out.push_str(" [");
                     out.push_str(itoa::Buffer::new().format(idx));
                     out.push_str("] ");
