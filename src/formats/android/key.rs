@@ -142,7 +142,7 @@ pub fn parse_key<'a>(
         FormatError::new(format, Location::Offset(base_offset + at as u64), msg)
     };
     while pos < bytes.len() {
-        let nl = bytes[pos..].iter().position(|&b| b == b'\n');
+        let nl = memchr::memchr(b'\n', &bytes[pos..]);
         let (line_end, next) = match nl {
             Some(n) => (pos + n, pos + n + 1),
             None => (bytes.len(), bytes.len()),
@@ -287,7 +287,21 @@ pub fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
 /// `id<TAB>class[<TAB>name<TAB>signature[<TAB>file[<TAB>line]]]` (a trailing newline is allowed).
 pub fn parse_method_line(line: &[u8]) -> Option<KeyMethod<'_>> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let mut parts = line.split(|&b| b == b'\t');
+    // `line.split(|&b| b == b'\t')`, finding the tabs with memchr.
+    let mut rest = Some(line);
+    let mut parts = std::iter::from_fn(|| {
+        let r = rest?;
+        Some(match memchr::memchr(b'\t', r) {
+            Some(tab) => {
+                rest = Some(&r[tab + 1..]);
+                &r[..tab]
+            }
+            None => {
+                rest = None;
+                r
+            }
+        })
+    });
     let id = parse_id(parts.next()?)?;
     let fields: Vec<&[u8]> = parts.take(5).collect();
     if fields.is_empty() {
@@ -317,6 +331,28 @@ fn parse_i32(b: &[u8]) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn method_line_fields_are_the_tab_separated_fields() {
+        for line in [
+            "0x10\ta",
+            "0x10\ta\tb\tc\td\te",
+            "0x10\ta\tb\tc\td\te\tf\tg",
+            "0x10\t\t\t",
+            "0x10\ta\t",
+            "0x10\t\tb\t\t12",
+        ] {
+            let m = parse_method_line(line.as_bytes()).expect(line);
+            let expected: Vec<&[u8]> = line
+                .as_bytes()
+                .split(|&b| b == b'\t')
+                .skip(1)
+                .take(5)
+                .collect();
+            assert_eq!(m.fields, expected, "{line:?}");
+        }
+        assert!(parse_method_line(b"0x10").is_none());
+    }
 
     #[test]
     fn parses_sections_options_and_lines() {
