@@ -473,15 +473,68 @@ struct Counted<'a> {
     totals: Vec<usize>,
 }
 
+/// Pass 1 over a data section's record area: its chunks and what each holds.
+pub(crate) struct Pass1<'a> {
+    chunk_records: usize,
+    chunks: Vec<&'a [u8]>,
+    counts: Vec<ChunkCount>,
+}
+
+/// Pass 1 over `data`'s records (`synth`: also the CPU advance of each chunk), in parallel. It
+/// needs the data header only, not the key, so it can run beside the key's parsing.
+pub(crate) fn count_records<'a>(
+    data: &'a [u8],
+    header: &DataHeader,
+    synth: bool,
+    ctx: &ReadContext,
+) -> Result<Pass1<'a>, FormatError> {
+    let rs = header.record_size as usize;
+    let (area, _) = record_area(data, header);
+    let n = area.len() / rs;
+    let tb = header.tid_bytes();
+    let threads = rayon::current_num_threads().max(1);
+    let chunk_records = (n / (threads * 4)).max(1 << 16);
+    let chunks: Vec<&[u8]> = area.chunks(chunk_records * rs).collect();
+    let progress = ctx.progress;
+    let counts: Vec<ChunkCount> = chunks
+        .par_iter()
+        .map(|chunk| {
+            if progress.is_cancelled() {
+                return ChunkCount::default();
+            }
+            macro_rules! run {
+                ($tb:literal, $t2:literal, $rs:literal) => {
+                    if synth {
+                        count_chunk::<$tb, $rs, true>(chunk, rs)
+                    } else {
+                        count_chunk::<$tb, $rs, false>(chunk, rs)
+                    }
+                };
+            }
+            by_layout!(tb, header.has_time2(), rs, run)
+        })
+        .collect();
+    if progress.is_cancelled() {
+        return Err(cancelled(FORMAT_TRACE));
+    }
+    Ok(Pass1 {
+        chunk_records,
+        chunks,
+        counts,
+    })
+}
+
 /// The first decoding steps shared by [`decode`] and [`decode_to_sinks`]: the truncation
-/// diagnostic, pass 1 (records per thread per chunk, in parallel) and the thread table (threads
-/// missing from the key are added, with a diagnostic).
+/// diagnostic, pass 1 (unless `pass1` is given: it must be [`count_records`]' result for this
+/// section and `synth`) and the thread table (threads missing from the key are added, with a
+/// diagnostic).
 fn count<'a>(
     b: &mut Builder,
     tables: &mut Tables,
     section: &Section<'a>,
     synth: bool,
     ctx: &ReadContext,
+    pass1: Option<Pass1<'a>>,
 ) -> Result<Counted<'a>, FormatError> {
     let (data, data_offset, header) = (section.data, section.offset, section.header);
     let rs = header.record_size as usize;
@@ -505,32 +558,14 @@ fn count<'a>(
         ));
     }
     let tb = header.tid_bytes();
-    let threads = rayon::current_num_threads().max(1);
-    let chunk_records = (n / (threads * 4)).max(1 << 16);
-    let chunks: Vec<&[u8]> = area.chunks(chunk_records * rs).collect();
-    let progress = ctx.progress;
-
-    let counts: Vec<ChunkCount> = chunks
-        .par_iter()
-        .map(|chunk| {
-            if progress.is_cancelled() {
-                return ChunkCount::default();
-            }
-            macro_rules! run {
-                ($tb:literal, $t2:literal, $rs:literal) => {
-                    if synth {
-                        count_chunk::<$tb, $rs, true>(chunk, rs)
-                    } else {
-                        count_chunk::<$tb, $rs, false>(chunk, rs)
-                    }
-                };
-            }
-            by_layout!(tb, section.has_t2(), rs, run)
-        })
-        .collect();
-    if progress.is_cancelled() {
-        return Err(cancelled(FORMAT_TRACE));
-    }
+    let Pass1 {
+        chunk_records,
+        chunks,
+        counts,
+    } = match pass1 {
+        Some(p) => p,
+        None => count_records(data, header, synth, ctx)?,
+    };
 
     let mut thread_of_local: Vec<Vec<u32>> = Vec::with_capacity(counts.len());
     let mut unnamed = 0u64;
@@ -624,7 +659,7 @@ pub(crate) fn decode(
 ) -> Result<(), FormatError> {
     let (has_t2, clock) = (section.has_t2(), section.clock);
     let synth = clock == ClockMode::ThreadCpu;
-    let counted = count(b, &mut tables, &section, synth, ctx)?;
+    let counted = count(b, &mut tables, &section, synth, ctx, None)?;
     let Counted {
         rs,
         tb,
@@ -768,18 +803,20 @@ pub(crate) fn decode(
 }
 
 /// Decodes the records of `data` into sinks instead of `b`'s threads, storing none of them: the
-/// threads are balanced over the rayon workers by their record counts, and each worker scans the
-/// whole record area and hands its threads' records to its own sink in file order. `b` gets what
+/// threads are balanced over the rayon workers by their record counts, and each worker reads its
+/// threads' runs of records and hands them to its own sink in file order. `b` gets what
 /// [`decode`] gives it except the events: the thread table, the record count, the `(unknown)`
-/// method and the same diagnostics.
-pub(crate) fn decode_to_sinks<F: SinkFactory>(
+/// method and the same diagnostics. `pass1`: [`count_records`]' result for `section` (without
+/// `synth`), if it was made already.
+pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
     b: &mut Builder,
     mut tables: Tables,
-    section: Section,
+    section: Section<'a>,
     ctx: &ReadContext,
     factory: &F,
+    pass1: Option<Pass1<'a>>,
 ) -> Result<Vec<F::Sink>, FormatError> {
-    let counted = count(b, &mut tables, &section, false, ctx)?;
+    let counted = count(b, &mut tables, &section, false, ctx, pass1)?;
     crate::timing::mark("records counted");
     let (has_t2, clock) = (section.has_t2(), section.clock);
     let threads: Vec<u32> = (0..counted.totals.len() as u32)

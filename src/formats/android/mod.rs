@@ -157,20 +157,34 @@ pub fn read_to_sinks<F: SinkFactory>(
     if detect(bytes) != Detected::AndroidKey {
         return Ok(None);
     }
-    let key = parse_key(bytes, FORMAT_TRACE, 0)?;
-    crate::timing::mark("key parsed");
-    let data_offset = key.end_offset;
-    let data = &bytes[data_offset..];
-    let (mut b, tables, header, clock) =
-        prepare(key, data, data_offset as u64, bytes.len() as u64)?;
+    // The records are counted beside the key's parsing, from where the key's `*end` line
+    // says they start (recounted if the parsed key ends elsewhere).
+    let (prepared, early) = rayon::join(
+        || {
+            let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+            let end = key.end_offset;
+            let prepared = prepare(key, &bytes[end..], end as u64, bytes.len() as u64)?;
+            crate::timing::mark("key and tables");
+            Ok::<_, FormatError>((end, prepared))
+        },
+        || {
+            let end = key_end(bytes)?;
+            let data = &bytes[end..];
+            let header = DataHeader::parse(data, end as u64).ok()?;
+            let pass1 = data::count_records(data, &header, false, ctx).ok();
+            crate::timing::mark("records counted");
+            Some((end, pass1?))
+        },
+    );
+    let (data_offset, (mut b, tables, header, clock)) = prepared?;
+    let pass1 = early.filter(|(end, _)| *end == data_offset).map(|(_, p)| p);
     let section = data::Section {
-        data,
+        data: &bytes[data_offset..],
         offset: data_offset as u64,
         header: &header,
         clock,
     };
-    crate::timing::mark("tables built");
-    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory)?;
+    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory, pass1)?;
     Ok(Some((b, sinks)))
 }
 
@@ -181,17 +195,38 @@ pub fn read_pair_to_sinks<F: SinkFactory>(
     ctx: &ReadContext,
     factory: &F,
 ) -> Result<Streamed<F::Sink>, FormatError> {
-    let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
     let total = (key_bytes.len() + data.len()) as u64;
-    let (mut b, tables, header, clock) = prepare(key, data, 0, total)?;
+    let (prepared, pass1) = rayon::join(
+        || prepare(parse_key(key_bytes, FORMAT_TRACE, 0)?, data, 0, total),
+        || {
+            let header = DataHeader::parse(data, 0).ok()?;
+            data::count_records(data, &header, false, ctx).ok()
+        },
+    );
+    let (mut b, tables, header, clock) = prepared?;
     let section = data::Section {
         data,
         offset: 0,
         header: &header,
         clock,
     };
-    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory)?;
+    let sinks = data::decode_to_sinks(&mut b, tables, section, ctx, factory, pass1)?;
     Ok((b, sinks))
+}
+
+/// Where the records of a combined trace start if its key is valid: after the first line that
+/// is `*end` (what [`parse_key`] finds for a valid key; the caller checks).
+fn key_end(bytes: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(bytes, b"\n*end").find_map(|at| {
+        let rest = &bytes[at + 5..];
+        if rest.starts_with(b"\n") {
+            Some(at + 6)
+        } else if rest.starts_with(b"\r\n") {
+            Some(at + 7)
+        } else {
+            None
+        }
+    })
 }
 
 /// Everything before the records: the data header, the builder with the key's options, clock,

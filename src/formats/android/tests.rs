@@ -195,3 +195,22 @@ fn many_records_decode_in_parallel_chunks_like_one_pass() {
         }
     }
 }
+
+/// The quick search for the records' start agrees with the key parser wherever it answers.
+#[test]
+fn key_end_agrees_with_the_key_parser() {
+    let keys = [
+        "*version\n3\n*threads\n1\tmain\n*methods\n0x10\tA\tb\t()V\n*end\nSLOW",
+        "*version\r\n3\r\n*methods\r\n0x10\tA\tb\t()V\r\n*end\r\nSLOW",
+        "*version\n3\n*endless\n*methods\n0x10\tA\t*end\t()V\n*end\n*end\nSLOW",
+        "*version\n3\n*methods\n0x10\tA\tb\t()V\n*end",
+    ];
+    for text in keys {
+        let parsed = super::key::parse_key(text.as_bytes(), "t", 0).expect(text);
+        match super::key_end(text.as_bytes()) {
+            Some(end) => assert_eq!(end, parsed.end_offset, "{text:?}"),
+            // Only a key ending at the end of the input without a newline has no quick answer.
+            None => assert_eq!(parsed.end_offset, text.len(), "{text:?}"),
+        }
+    }
+}
