@@ -688,21 +688,22 @@ impl<'a> Printer<'a> {
     /// Groups named rows by `key` (class or method name), ordered like dmtracedump's
     /// `createClassList` / `createUniqueMethodList`; each group's rows sorted by exclusive time.
     fn groups(&self, by_class: bool) -> Vec<Vec<usize>> {
-        let mut named: Vec<usize> = (0..self.rows.len())
-            .filter(|&r| self.rows[r].name.is_some())
+        // (key, id, row), sorted: by key, then id, rows of equal key and id in row order.
+        let mut named: Vec<(u32, i64, usize)> = (self.rows.iter().enumerate())
+            .filter(|(_, row)| row.name.is_some())
+            .map(|(r, row)| {
+                let key = if by_class {
+                    row.rank.class
+                } else {
+                    row.rank.name
+                };
+                (key, row.id, r)
+            })
             .collect();
-        let key = |r: usize| -> u32 {
-            let rank = &self.rows[r].rank;
-            if by_class { rank.class } else { rank.name }
-        };
-        named.sort_by(|&a, &b| {
-            key(a)
-                .cmp(&key(b))
-                .then(self.rows[a].id.cmp(&self.rows[b].id))
-        });
+        named.sort_unstable();
         let mut groups: Vec<Vec<usize>> = named
-            .chunk_by(|&a, &b| key(a) == key(b))
-            .map(<[usize]>::to_vec)
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|g| g.iter().map(|&(_, _, r)| r).collect())
             .collect();
         for g in &mut groups {
             self.sort_by_exclusive(g);
