@@ -519,43 +519,6 @@ impl<const K: usize> Acc<K> {
         }
     }
 
-    /// Counts one ended call of `m` (`recursive`: `m` was already on the stack) of inclusive
-    /// time `dur` and exclusive time `exclusive`, called by `parent` (`parent_rec`: recursive):
-    /// what [`Acc::exclusive`] and [`Acc::edge`] count, plus the inclusive time (outermost calls
-    /// only) and the call count, through one look-up of the method.
-    #[inline(always)]
-    fn call_ended(
-        &mut self,
-        m: u32,
-        recursive: bool,
-        dur: [u64; K],
-        exclusive: [u64; K],
-        parent: u32,
-        parent_rec: bool,
-    ) {
-        add_k(&mut self.exclusive_sum, exclusive);
-        if !self.use_slots {
-            self.edges
-                .add(edge_key(parent, m, parent_rec, recursive), 1, dur);
-        }
-        let a = &mut self.methods[m as usize];
-        add_k(&mut a.exclusive, exclusive);
-        if !recursive {
-            add_k(&mut a.top_exclusive, exclusive);
-            add_k(&mut a.inclusive, dur);
-        }
-        let rec = recursive as usize;
-        a.calls[rec] = a.calls[rec].wrapping_add(1);
-        if !self.use_slots {
-            return;
-        }
-        let code = if parent == TOP { 0 } else { parent + 1 };
-        let key = code << 2 | (parent_rec as u32) << 1 | recursive as u32;
-        if let Some((key, calls, time)) = a.parents.add(key, dur) {
-            self.edges.add(slot_edge_key(key, m), calls as u64, time);
-        }
-    }
-
     /// Counts one call edge `parent → child` of `time`.
     #[inline(always)]
     fn edge(&mut self, parent: u32, child: u32, parent_rec: bool, child_rec: bool, time: [u64; K]) {

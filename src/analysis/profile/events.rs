@@ -339,16 +339,17 @@ impl ThreadWalk {
         let Some(f) = self.frames.pop() else { return };
         let m = f.method;
         self.on_stack[m as usize] -= 1;
+        acc.exclusive(m, [f.exclusive + gap], !f.recursive);
         let parent = self.frames.last().map_or(TOP, |p| p.method);
         let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
-        acc.call_ended(
-            m,
-            f.recursive,
-            [t - f.start],
-            [f.exclusive + gap],
-            parent,
-            parent_rec,
-        );
+        let dur = t - f.start;
+        let a = &mut acc.methods[m as usize];
+        if !f.recursive {
+            a.inclusive[0] += dur;
+        }
+        let rec = f.recursive as usize;
+        a.calls[rec] = a.calls[rec].wrapping_add(1);
+        acc.edge(parent, m, parent_rec, f.recursive, [dur]);
     }
 }
 

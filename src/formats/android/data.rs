@@ -861,7 +861,7 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
         .enumerate()
         .map(|(w, (threads, slots))| {
             let mut sink = factory.sink(threads, clock, method_count);
-            // One worker reports progress (every worker reads every record).
+            // One worker reports progress (every worker goes through every chunk).
             let report = (w == 0).then_some(progress);
             macro_rules! run {
                 ($tb:literal, $t2:literal, $rs:literal) => {
