@@ -79,9 +79,17 @@ fn starts_on_the_embedded_sample() {
     assert_eq!(h.state().tabs[0].title, tracelens::SAMPLE_TRACE_NAME);
     assert_eq!(l.trace.source.record_count, 40_000);
     assert_eq!(l.profiles.len(), 2, "dual clock: both profiles");
-    // The profile table is on screen, sorted by inclusive CPU time, rank 0 first.
+    // The profile table is on screen, sorted by inclusive CPU time, `(toplevel)` and the top
+    // method first, numbered as dmtracedump numbers them.
     h.get_by_label("Incl Cpu % v");
-    let first = format!("[0] {}", l.trace.method_full_name(l.ranked()[0]));
+    let r = l.ranking(0);
+    h.get_by_label(&format!("[{}] (toplevel)", r.toplevel_index));
+    let top = r.ranked[0];
+    let first = format!(
+        "[{}] {}",
+        r.index_of(Some(top)),
+        l.trace.method_full_name(top)
+    );
     h.get_by_label(&first);
 }
 
@@ -92,7 +100,8 @@ fn clicking_a_profile_row_selects_the_method_in_the_timeline() {
     let (m, label) = {
         let l = ready(h.state(), 0);
         let m = l.ranked()[3];
-        (m, format!("[3] {}", l.trace.method_full_name(m)))
+        let n = l.ranking(0).index_of(Some(m));
+        (m, format!("[{n}] {}", l.trace.method_full_name(m)))
     };
     h.get_by_label(&label).click();
     h.run();
@@ -299,11 +308,11 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
         tracelens::analysis::profile::profile(&expect, full.profiles[0].clock)
     );
     assert!(restricted.profiles[0].total_time < full.profiles[0].total_time);
-    // Its first row is the range's top method, with the whole trace's rank number (colour).
+    // Its first row is the range's top method, with the whole trace's number (and colour).
     let top = restricted.ranked()[0];
     let label = format!(
         "[{}] {}",
-        full.rank_of(top),
+        full.ranking(0).index_of(Some(top)),
         full.trace.method_full_name(top)
     );
     assert!(
@@ -504,4 +513,158 @@ fn cprofiler_runs_compare_against_a_chosen_baseline() {
     let change = foo.change_vs_baseline[0].unwrap();
     h.get_by_label(&format!("{:+.1}%", change * 100.0));
     h.get_by_label("profiler_2006.06.14.10.31.07.csv (baseline): mean ms (n)");
+}
+
+/// `[n]` of each method in `tracelens profile [--clock CLOCK] FILE`'s exclusive section: full
+/// name → n.
+fn cli_indices(file: &Path, clock: Option<&str>) -> Vec<(String, u32)> {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"));
+    cmd.arg("profile");
+    if let Some(c) = clock {
+        cmd.args(["--clock", c]);
+    }
+    let out = cmd.arg(file).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let exclusive = text
+        .split("Inclusive elapsed times")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let rest = line.split_once(" [")?.1;
+            let (n, name) = rest.split_once("] ")?;
+            Some((name.to_string(), n.parse().ok()?))
+        })
+        .collect::<Vec<_>>();
+    assert!(exclusive.len() > 20, "parsed the exclusive section");
+    exclusive
+}
+
+/// The method with this full name; None for `(toplevel)`.
+fn method_named(trace: &tracelens::trace::Trace, full: &str) -> Option<tracelens::trace::MethodId> {
+    if full == "(toplevel)" {
+        return None;
+    }
+    let m = (0..trace.methods.len() as u32)
+        .map(tracelens::trace::MethodId)
+        .find(|&m| trace.method_full_name(m) == full);
+    Some(m.unwrap_or_else(|| panic!("no method {full}")))
+}
+
+/// Issue 13 (2): the table's `[n]` are dmtracedump's (what `tracelens profile` prints).
+#[test]
+fn index_numbers_are_dmtracedumps() {
+    let mut h = harness(&[sample_path()]);
+    wait_loaded(&mut h);
+    let l = ready(h.state(), 0);
+    for (name, n) in cli_indices(&sample_path(), None) {
+        let m = method_named(&l.trace, &name);
+        assert_eq!(l.ranking(0).index_of(m), n, "{name}");
+    }
+}
+
+/// Issue 13 (1): switching the clock re-ranks, re-sorts, re-numbers and re-labels the views.
+#[test]
+fn the_clock_switch_reranks_and_resorts_every_view() {
+    let mut h = harness(&[sample_path()]);
+    wait_loaded(&mut h);
+    h.get_by_label("Numbers, order and colours by inclusive thread cpu time");
+    h.get_by_label("Wall").click();
+    h.run();
+    let tab = &h.state().tabs[0];
+    assert_eq!(tab.view.clock_index, 1);
+    assert_eq!(
+        tab.view.lower.profile.sort,
+        tracelens::app::panels::profile::SortColumn::InclWall
+    );
+    h.get_by_label("Incl Real % v");
+    h.get_by_label("Numbers, order and colours by inclusive wall time");
+    let l = ready(h.state(), 0);
+    assert_eq!(l.profiles[1].clock, tracelens::trace::Clock::Wall);
+    let wall = cli_indices(&sample_path(), Some("wall"));
+    let cpu = cli_indices(&sample_path(), None);
+    assert_ne!(wall, cpu, "the clocks rank differently on this trace");
+    for (name, n) in &wall {
+        let m = method_named(&l.trace, name);
+        assert_eq!(l.ranking(1).index_of(m), *n, "{name}");
+    }
+    // The top row is the wall clock's top method, with its wall number.
+    let top = l.ranking(1).ranked[0];
+    let label = format!(
+        "[{}] {}",
+        l.ranking(1).index_of(Some(top)),
+        l.trace.method_full_name(top)
+    );
+    h.get_by_label(&label).click();
+    h.run();
+    // The histogram and the call tree say which clock they show.
+    h.get_by_label("Histogram").click();
+    h.run();
+    h.get_by_label_contains("calls (wall time)");
+    h.get_by_label("Call tree").click();
+    let t0 = Instant::now();
+    while h.query_by_label("Wall time").is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "tree never built");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+}
+
+/// Issue 13 (3): selecting a method (Find, a child row) expands it and scrolls it into view;
+/// the previous automatic expansion closes; a new tab's table starts at the top.
+#[test]
+fn select_expands_and_scrolls() {
+    let mut h = harness(&[sample_path()]);
+    wait_loaded(&mut h);
+    let (target, label) = {
+        let l = ready(h.state(), 0);
+        let m = l.ranked()[l.ranked().len() - 5];
+        let n = l.ranking(0).index_of(Some(m));
+        (m, format!("[{n}] {}", l.trace.method_full_name(m)))
+    };
+    assert!(h.query_by_label(&label).is_none(), "far down, not laid out");
+    let name = ready(h.state(), 0).trace.method_full_name(target);
+    h.get_by_role(egui::accesskit::Role::TextInput).click();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::TextInput)
+        .type_text(&name.to_lowercase());
+    h.run();
+    assert_eq!(h.state().tabs[0].view.selected, Some(target));
+    assert!(
+        h.state().tabs[0]
+            .view
+            .lower
+            .profile
+            .expanded
+            .contains(&Some(target))
+    );
+    h.get_by_label(&label);
+    h.get_by_label("Parents");
+    // A parent row: selecting it moves the expansion there.
+    let parent = {
+        let l = ready(h.state(), 0);
+        l.profiles[0].method(target).parents[0].method
+    };
+    let parent_label = {
+        let l = ready(h.state(), 0);
+        let n = l.ranking(0).index_of(parent);
+        let name = parent.map_or("(toplevel)".into(), |p| l.trace.method_full_name(p));
+        format!("[{n}] {name}")
+    };
+    if let Some(p) = parent {
+        h.get_all_by_label(&parent_label).last().unwrap().click();
+        h.run();
+        h.run();
+        let st = &h.state().tabs[0].view;
+        assert_eq!(st.selected, Some(p));
+        assert!(st.lower.profile.expanded.contains(&Some(p)));
+        assert!(!st.lower.profile.expanded.contains(&Some(target)));
+        h.get_by_label(&parent_label);
+    }
+    // The same file in a new tab: its table starts at the top.
+    drop_file(&mut h, &sample_path());
+    wait_loaded(&mut h);
+    let l = ready(h.state(), 1);
+    h.get_by_label(&format!("[{}] (toplevel)", l.ranking(0).toplevel_index));
 }

@@ -96,9 +96,9 @@ impl<'a> PanelCtx<'a> {
         self.doc.clock(self.clock)
     }
 
-    /// The rank order the views number and colour methods by.
+    /// The rank order of the clock shown: the views number, colour and order methods by it.
     pub fn ranking(&self) -> &'a Ranking {
-        self.doc.ranking(0)
+        self.doc.ranking(self.clock)
     }
 
     /// The rank of `m` (number and colour).

@@ -22,36 +22,50 @@ static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 /// Methods in the rank order of one clock's profile.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ranking {
-    /// Methods by inclusive time, descending, ties by id (Traceview's rank order); methods that
-    /// were never called are left out.
+    /// Methods by inclusive time, descending, names breaking ties (dmtracedump's and Traceview's
+    /// order); methods that were never called are left out.
     pub ranked: Vec<MethodId>,
-    /// `rank[method]` = position in `ranked` (`u32::MAX`: never called).
+    /// `rank[method]` = position in `ranked` (`u32::MAX`: never called): picks the colour.
     pub rank: Vec<u32>,
+    /// `index[method]` = dmtracedump's `[n]` (its rows count `(toplevel)` and `(unknown)` too).
+    pub index: Vec<u32>,
+    /// dmtracedump's `[n]` of `(toplevel)`.
+    pub toplevel_index: u32,
 }
 
 impl Ranking {
-    /// The rank order of `profile` over `methods` methods.
-    pub fn of(profile: &Profile, methods: usize) -> Self {
-        let mut ranked: Vec<MethodId> = (0..methods as u32)
+    /// The rank order of `profile`, a profile of `trace`.
+    pub fn of(trace: &Trace, profile: &Profile) -> Self {
+        let (toplevel, index) = crate::report::profile_text::indices(trace, profile);
+        let index: Vec<u32> = index.into_iter().map(|i| i as u32).collect();
+        let mut ranked: Vec<MethodId> = (0..trace.methods.len() as u32)
             .map(MethodId)
             .filter(|&m| profile.method(m).total_calls() > 0)
             .collect();
-        ranked.sort_by(|&a, &b| {
-            profile
-                .method(b)
-                .inclusive
-                .cmp(&profile.method(a).inclusive)
-                .then(a.0.cmp(&b.0))
-        });
-        let mut rank = vec![u32::MAX; methods];
+        ranked.sort_unstable_by_key(|m| index[m.index()]);
+        let mut rank = vec![u32::MAX; trace.methods.len()];
         for (i, m) in ranked.iter().enumerate() {
             rank[m.index()] = i as u32;
         }
-        Self { ranked, rank }
+        Self {
+            ranked,
+            rank,
+            index,
+            toplevel_index: toplevel as u32,
+        }
     }
 
+    /// The colour rank of `m`.
     pub fn rank_of(&self, m: MethodId) -> u32 {
         self.rank.get(m.index()).copied().unwrap_or(u32::MAX)
+    }
+
+    /// dmtracedump's `[n]` of `m`, or of `(toplevel)` for None.
+    pub fn index_of(&self, m: Option<MethodId>) -> u32 {
+        match m {
+            Some(m) => self.index.get(m.index()).copied().unwrap_or(u32::MAX),
+            None => self.toplevel_index,
+        }
     }
 }
 
@@ -94,6 +108,8 @@ impl Document {
         let mut d = Self::of(Arc::new(restrict(trace, t0, t1)), false);
         for (own, whole) in d.rankings.iter_mut().zip(rankings) {
             own.rank = whole.rank;
+            own.index = whole.index;
+            own.toplevel_index = whole.toplevel_index;
         }
         d
     }
@@ -105,8 +121,8 @@ impl Document {
             Vec::new()
         };
         let rankings = profiles
-            .iter()
-            .map(|p| Ranking::of(p, trace.methods.len()))
+            .par_iter()
+            .map(|p| Ranking::of(&trace, p))
             .collect();
         let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
         for (i, inst) in trace.instants.iter().enumerate() {
@@ -142,6 +158,8 @@ impl Document {
         static EMPTY: Ranking = Ranking {
             ranked: Vec::new(),
             rank: Vec::new(),
+            index: Vec::new(),
+            toplevel_index: 0,
         };
         self.rankings
             .get(index)

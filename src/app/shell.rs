@@ -15,8 +15,9 @@ use super::panels::lower::LowerState;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
 use super::platform::{self, Platform, Report};
+use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
-use crate::trace::{Clock, MethodId, Trace};
+use crate::trace::{MethodId, Trace};
 
 pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
@@ -275,8 +276,12 @@ impl TraceLensApp {
             }
             Msg::AlignRtl(paths) => self.align_rtl(paths.as_deref(), ctx),
             Msg::SetClock(i) => {
-                if let Some((tab, _)) = self.active_doc_mut() {
-                    tab.view.clock_index = i;
+                if let Some((tab, doc)) = self.active_doc_mut()
+                    && i < doc.profiles.len()
+                {
+                    let view = &mut tab.view;
+                    view.clock_index = i;
+                    view.lower.profile.follow_clock(doc.clock(i), view.selected);
                 }
             }
             Msg::SelectMethod(m) => {
@@ -292,7 +297,7 @@ impl TraceLensApp {
                     let lane = &doc.trace.threads[c.thread.index()].lanes[c.depth as usize];
                     let m = lane.method(c.index as usize);
                     tab.view.selected = Some(m);
-                    tab.view.lower.profile.scroll_to = Some(m);
+                    tab.view.lower.profile.select(Some(m));
                     tab.view.timeline.set_marked_calls(&doc.trace, &calls);
                 }
             }
@@ -437,7 +442,7 @@ impl TraceLensApp {
 fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {
     view.selected = m;
     view.timeline.set_selection(&doc.trace, m);
-    view.lower.profile.scroll_to = m;
+    view.lower.profile.select(m);
 }
 
 fn tab_ui(
@@ -497,11 +502,10 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         if ctx.doc.profiles.len() > 1 {
             ui.label("Clock:");
             for (i, p) in ctx.doc.profiles.iter().enumerate() {
-                let name = match p.clock {
-                    Clock::Cpu => "Thread CPU",
-                    Clock::Wall => "Wall",
-                };
-                if ui.radio(view.clock_index == i, name).clicked() {
+                if ui
+                    .radio(view.clock_index == i, style::clock_name(p.clock))
+                    .clicked()
+                {
                     ctx.send(Msg::SetClock(i));
                 }
             }

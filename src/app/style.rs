@@ -4,6 +4,16 @@
 
 use eframe::egui::Color32;
 
+use crate::trace::Clock;
+
+/// How the views name a clock.
+pub fn clock_name(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Cpu => "Thread CPU",
+        Clock::Wall => "Wall",
+    }
+}
+
 /// Traceview's 16-colour palette (ColorController), assigned round robin by inclusive rank.
 pub const PALETTE: [(u8, u8, u8); 16] = [
     (90, 90, 255),

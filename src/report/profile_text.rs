@@ -106,15 +106,19 @@ struct Printer<'a> {
     out: String,
 }
 
-/// Renders the whole report.
-pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
-    render_parts(trace, profile, style).concat()
+/// dmtracedump's `[n]` index of `(toplevel)` and of each method of `trace` (rank by inclusive
+/// time, names breaking ties), as [`render`] prints them.
+pub fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
+    let (_, row_of_method, index, _) = ranked_rows(trace, profile);
+    (index[0], row_of_method.iter().map(|&r| index[r]).collect())
 }
 
-/// Renders the whole report as consecutive pieces (written as they are, they make the report;
-/// sections and chunks of the inclusive section are written in parallel into their own pieces,
-/// so nothing is copied into one string).
-pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
+/// The printed rows (`(toplevel)` first), the row of each model method, each row's `[n]`, and
+/// the rows in `[n]` order.
+type RankedRows<'a> = (Vec<Row<'a>>, Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// See [`RankedRows`].
+fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
     static EMPTY: MethodProfile = MethodProfile {
         inclusive: 0,
         exclusive: 0,
@@ -190,6 +194,19 @@ pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<Stri
         index[r] = rank;
     }
     crate::timing::mark("render: sorted");
+    (rows, row_of_method, index, by_inclusive)
+}
+
+/// Renders the whole report.
+pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
+    render_parts(trace, profile, style).concat()
+}
+
+/// Renders the whole report as consecutive pieces (written as they are, they make the report;
+/// sections and chunks of the inclusive section are written in parallel into their own pieces,
+/// so nothing is copied into one string).
+pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
+    let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
     let html = matches!(style, Style::Html { .. });
     let mut p = Printer {
         rows,

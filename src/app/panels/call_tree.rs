@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 
 use crate::analysis::calltree::{CallTree, NodeId, TreeKind};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::fmt_ticks;
+use crate::app::style::{clock_name, fmt_ticks};
 use crate::trace::MethodId;
 
 /// View state: which nodes are open and which is selected. Reset automatically when a different
@@ -134,6 +134,7 @@ pub(super) fn tree_table_ui<T: Rows>(
             TreeKind::BottomUp => "Call tree (bottom-up)",
         };
         ui.label(RichText::new(title).strong());
+        ui.label(format!("{} time", clock_name(ctx.clock_kind())));
         ui.label(format!(
             "{} nodes, total {}",
             tree.node_count() - 1,

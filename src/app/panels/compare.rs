@@ -10,7 +10,7 @@ use egui_extras::{Column, TableBuilder};
 
 use crate::analysis::diff::{DiffRow, MethodKey, TraceDiff};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::{fmt_signed_ticks, fmt_ticks};
+use crate::app::style::{clock_name, fmt_signed_ticks, fmt_ticks};
 use crate::app::tasks::Task;
 use crate::trace::{MethodId, Trace};
 
@@ -173,18 +173,14 @@ pub fn diff_table_ui(
         ui.label("Nothing to compare.");
         return;
     }
-    state.clock_index = state.clock_index.min(diffs.len() - 1);
+    // The clock of the tab (the switch above), not one of its own.
+    let clock = ctx.clock_kind();
+    state.clock_index = diffs.iter().position(|d| d.clock == clock).unwrap_or(0);
     ui.horizontal(|ui| {
-        ui.label("Clock:");
-        for (i, d) in diffs.iter().enumerate() {
-            let name = match d.clock {
-                crate::trace::Clock::Cpu => "CPU",
-                crate::trace::Clock::Wall => "Wall",
-            };
-            if ui.selectable_label(state.clock_index == i, name).clicked() {
-                state.clock_index = i;
-            }
-        }
+        ui.label(format!(
+            "{} time",
+            clock_name(diffs[state.clock_index].clock)
+        ));
         ui.separator();
         let search_label = ui.label("Search:");
         ui.add(

@@ -8,7 +8,7 @@ use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, ve
 
 use crate::analysis::histogram::{BinScale, CallRef, Histogram, MethodCalls};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::fmt_ticks;
+use crate::app::style::{clock_name, fmt_ticks};
 use crate::app::tasks::Cached;
 use crate::trace::MethodId;
 
@@ -111,8 +111,9 @@ fn histogram_ui(
     let stats = calls.stats();
     ui.label(egui::RichText::new(trace.method_full_name(calls.method)).strong());
     ui.label(format!(
-        "{} calls   min {}   median {}   p95 {}   max {}",
+        "{} calls ({} time)   min {}   median {}   p95 {}   max {}",
         stats.count,
+        clock_name(calls.clock).to_lowercase(),
         fmt_ticks(stats.min, tps),
         fmt_ticks(stats.median, tps),
         fmt_ticks(stats.p95, tps),

@@ -1,6 +1,7 @@
-//! The profile panel: Traceview's tree table. Methods ranked by inclusive time; a method expands
-//! into its Parents and Children (self row first), plus "while recursive" groups. Only visible
-//! rows are laid out (`TableBody::rows`), so 100 000 methods scroll smoothly.
+//! The profile panel: Traceview's tree table. Methods (and `(toplevel)`) ranked by inclusive time
+//! on the clock shown, numbered with dmtracedump's `[n]`; a method expands into its Parents and
+//! Children (self row first), plus "while recursive" groups. Only visible rows are laid out
+//! (`TableBody::rows`), so 100 000 methods scroll smoothly.
 
 use std::collections::HashSet;
 
@@ -10,7 +11,7 @@ use egui_extras::{Column, TableBuilder};
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
-use crate::app::style::{fmt_ms, rank_color};
+use crate::app::style::{clock_name, fmt_ms, rank_color};
 use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
 
@@ -34,7 +35,10 @@ pub enum SortColumn {
 pub struct ProfileState {
     pub sort: SortColumn,
     pub ascending: bool,
-    pub expanded: HashSet<MethodId>,
+    /// Rows showing their parents and children (None: `(toplevel)`).
+    pub expanded: HashSet<Entry>,
+    /// The row expanded by the last selection (collapsed again by the next one).
+    pub auto_expanded: Option<Entry>,
     pub find: String,
     /// The last match of `find` (a position in the sorted method list).
     pub find_pos: Option<usize>,
@@ -44,7 +48,48 @@ pub struct ProfileState {
     /// The display order for (document generation, clock, sort, direction), computed when one
     /// of them changes (not every frame: a name sort of 100k methods costs tens of
     /// milliseconds).
-    order: Cached<(u64, usize, SortColumn, bool), std::sync::Arc<[MethodId]>>,
+    order: Cached<(u64, usize, SortColumn, bool), std::sync::Arc<[Entry]>>,
+}
+
+/// A row of the table: a method, or `(toplevel)` (None).
+pub type Entry = Option<MethodId>;
+
+impl SortColumn {
+    /// The same column on `clock` (inclusive CPU ↔ inclusive real, …).
+    pub fn on_clock(self, clock: Clock) -> Self {
+        use SortColumn::*;
+        match (self, clock) {
+            (InclCpu, Clock::Wall) => InclWall,
+            (ExclCpu, Clock::Wall) => ExclWall,
+            (CpuPerCall, Clock::Wall) => WallPerCall,
+            (InclWall, Clock::Cpu) => InclCpu,
+            (ExclWall, Clock::Cpu) => ExclCpu,
+            (WallPerCall, Clock::Cpu) => CpuPerCall,
+            (c, _) => c,
+        }
+    }
+}
+
+impl ProfileState {
+    /// Selecting `m` elsewhere: expand it (collapsing the row the previous selection expanded,
+    /// unless the user had expanded it) and scroll it into view.
+    pub fn select(&mut self, m: Option<MethodId>) {
+        if let Some(prev) = self.auto_expanded.take() {
+            self.expanded.remove(&prev);
+        }
+        if let Some(m) = m
+            && self.expanded.insert(Some(m))
+        {
+            self.auto_expanded = Some(Some(m));
+        }
+        self.scroll_to = m;
+    }
+
+    /// Shows clock `clock`: the sort column moves to the same column on that clock.
+    pub fn follow_clock(&mut self, clock: Clock, selected: Option<MethodId>) {
+        self.sort = self.sort.on_clock(clock);
+        self.scroll_to = selected;
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,10 +124,10 @@ impl EdgeKind {
 
 #[derive(Clone, Copy, Debug)]
 enum Row {
-    Method(MethodId),
+    Method(Entry),
     Header(EdgeKind),
-    OwnTime(MethodId),
-    Edge(MethodId, EdgeKind, usize),
+    OwnTime(Entry),
+    Edge(Entry, EdgeKind, usize),
 }
 
 struct Clocks<'a> {
@@ -97,11 +142,11 @@ fn clocks(l: &Document) -> Clocks<'_> {
     }
 }
 
-fn sort_key(c: &Clocks, col: SortColumn, m: MethodId) -> u64 {
-    let get = |p: Option<&Profile>, f: fn(&MethodProfile) -> u64| p.map_or(0, |p| f(p.method(m)));
+fn sort_key(c: &Clocks, col: SortColumn, m: Entry) -> u64 {
+    let get = |p: Option<&Profile>, f: fn(&MethodProfile) -> u64| p.map_or(0, |p| f(p.entry(m)));
     let per_call = |p: Option<&Profile>| {
         p.map_or(0, |p| {
-            let mp = p.method(m);
+            let mp = p.entry(m);
             mp.inclusive / mp.total_calls().max(1)
         })
     };
@@ -122,18 +167,20 @@ fn sort_key(c: &Clocks, col: SortColumn, m: MethodId) -> u64 {
 }
 
 /// Methods in display order.
-fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<MethodId> {
+fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<Entry> {
     let l = ctx.doc;
     let c = clocks(l);
     let ranking = ctx.ranking();
-    let mut v = ranking.ranked.clone();
+    let mut v: Vec<Entry> = std::iter::once(None)
+        .chain(ranking.ranked.iter().copied().map(Some))
+        .collect();
     if sort == SortColumn::Name {
-        v.sort_by_cached_key(|&m| l.trace.method_full_name(m));
+        v.sort_by_cached_key(|&m| entry_name(l, m));
     } else {
         v.sort_by(|&a, &b| {
             sort_key(&c, sort, b)
                 .cmp(&sort_key(&c, sort, a))
-                .then(ranking.rank_of(a).cmp(&ranking.rank_of(b)))
+                .then(ranking.index_of(a).cmp(&ranking.index_of(b)))
         });
     }
     if ascending {
@@ -142,7 +189,12 @@ fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<Meth
     v
 }
 
-fn flatten(l: &Document, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
+/// The full name of a row's method.
+fn entry_name(l: &Document, m: Entry) -> String {
+    m.map_or_else(|| "(toplevel)".into(), |m| l.trace.method_full_name(m))
+}
+
+fn flatten(l: &Document, methods: &[Entry], st: &ProfileState) -> Vec<Row> {
     let primary = l.profiles.first();
     let mut rows = Vec::with_capacity(methods.len());
     for &m in methods {
@@ -151,7 +203,7 @@ fn flatten(l: &Document, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
             continue;
         }
         let Some(p) = primary else { continue };
-        let mp = p.method(m);
+        let mp = p.entry(m);
         for kind in [
             EdgeKind::Parents,
             EdgeKind::Children,
@@ -183,7 +235,7 @@ pub fn matches(name: &str, query: &str) -> bool {
 
 fn find_next(
     l: &Document,
-    methods: &[MethodId],
+    methods: &[Entry],
     st: &mut ProfileState,
     from: usize,
 ) -> Option<MethodId> {
@@ -195,10 +247,10 @@ fn find_next(
     let n = methods.len();
     let hit = (0..n)
         .map(|k| (from + k) % n)
-        .find(|&i| matches(&l.trace.method_full_name(methods[i]), &st.find));
+        .find(|&i| methods[i].is_some() && matches(&entry_name(l, methods[i]), &st.find));
     st.no_match = hit.is_none();
     st.find_pos = hit;
-    hit.map(|i| methods[i])
+    hit.and_then(|i| methods[i])
 }
 
 /// The profile table of `ctx.doc`: methods by the chosen column, each expandable into its
@@ -255,7 +307,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let rows = flatten(l, &methods, st);
     let scroll_row = st.scroll_to.take().and_then(|m| {
         rows.iter()
-            .position(|r| matches!(r, Row::Method(x) if *x == m))
+            .position(|r| matches!(r, Row::Method(Some(x)) if *x == m))
     });
     let c = clocks(l);
     let tps = l.trace.ticks_per_sec;
@@ -289,7 +341,16 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
 
+    ui.label(
+        RichText::new(format!(
+            "Numbers, order and colours by inclusive {} time",
+            clock_name(ctx.clock_kind()).to_lowercase()
+        ))
+        .weak(),
+    );
+    // One scroll position per document: a new tab's table starts at the top.
     let mut table = TableBuilder::new(ui)
+        .id_salt(("profile-table", l.generation))
         .striped(true)
         .resizable(true)
         .cell_layout(Layout::left_to_right(Align::Center))
@@ -303,9 +364,11 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let selected = ctx.selected;
     table
         .header(22.0, |mut header| {
-            for (name, col) in &columns {
+            // The arrow goes on the first column of the sort (the % and time columns share one).
+            let arrow_at = columns.iter().position(|(_, col)| *col == st.sort);
+            for (k, (name, col)) in columns.iter().enumerate() {
                 header.col(|ui| {
-                    let arrow = if st.sort == *col {
+                    let arrow = if arrow_at == Some(k) {
                         if st.ascending { " ^" } else { " v" }
                     } else {
                         ""
@@ -337,7 +400,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
                     Row::Edge(..) | Row::Header(_) | Row::OwnTime(_) => {
                         Some(Color32::from_rgba_unmultiplied(255, 200, 80, 40))
                     }
-                    Row::Method(m) => (Some(m) == selected)
+                    Row::Method(m) => (m.is_some() && m == selected)
                         .then_some(Color32::from_rgba_unmultiplied(90, 170, 255, 70)),
                 };
                 row_cells(&mut row, r, ctx, &c, tps, &columns, bg, st);
@@ -374,7 +437,7 @@ fn row_cells(
         let p = p?;
         Some(match r {
             Row::Method(m) => {
-                let mp = p.method(m);
+                let mp = p.entry(m);
                 V {
                     incl: Some(mp.inclusive),
                     excl: Some(mp.exclusive),
@@ -384,7 +447,7 @@ fn row_cells(
                 }
             }
             Row::OwnTime(m) => {
-                let mp = p.method(m);
+                let mp = p.entry(m);
                 V {
                     incl: Some(mp.exclusive),
                     excl: None,
@@ -401,9 +464,9 @@ fn row_cells(
                 per_call: None,
             },
             Row::Edge(m, kind, i) => {
-                let own = p.method(m);
+                let own = p.entry(m);
                 let primary = &l.profiles[0];
-                let target = kind.list(primary.method(m)).get(i).map(|e| e.method);
+                let target = kind.list(primary.entry(m)).get(i).map(|e| e.method);
                 let e = kind.list(own).iter().find(|e| Some(e.method) == target);
                 let total = if kind.is_parent() {
                     own.total_calls()
@@ -470,17 +533,13 @@ fn row_cells(
 
 fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let l = ctx.doc;
-    let trace = &l.trace;
     let ranking = ctx.ranking();
     let chip = |ui: &mut egui::Ui, m: Option<MethodId>| {
         let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
         let color = m.map_or(Color32::GRAY, |m| rank_color(ranking.rank_of(m)));
         ui.painter().rect_filled(rect, 2.0, color);
     };
-    let label = |m: Option<MethodId>| match m {
-        Some(m) => format!("[{}] {}", ranking.rank_of(m), trace.method_full_name(m)),
-        None => "(toplevel)".to_string(),
-    };
+    let label = |m: Entry| format!("[{}] {}", ranking.index_of(m), entry_name(l, m));
     match r {
         Row::Method(m) => {
             let open = st.expanded.contains(&m);
@@ -491,16 +550,18 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                     st.expanded.insert(m);
                 }
             }
-            chip(ui, Some(m));
+            chip(ui, m);
             if ui
                 .add(
-                    egui::Label::new(label(Some(m)))
+                    egui::Label::new(label(m))
                         .sense(egui::Sense::click())
                         .truncate(),
                 )
                 .clicked()
             {
-                ctx.send(Msg::SelectMethod(Some(m)));
+                if m.is_some() {
+                    ctx.send(Msg::SelectMethod(m));
+                }
                 if !open {
                     st.expanded.insert(m);
                 }
@@ -517,7 +578,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
         Row::Edge(m, kind, i) => {
             ui.add_space(36.0);
             let target = kind
-                .list(l.profiles[0].method(m))
+                .list(l.profiles[0].entry(m))
                 .get(i)
                 .and_then(|e| e.method);
             chip(ui, target);

@@ -11,6 +11,16 @@ use crate::trace::{MethodId, Trace};
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
 
+/// The clock the time axis runs on: wall time, or for thread-CPU-only traces a global axis
+/// rebuilt from the order of the records (Traceview's rule).
+pub fn axis_name(trace: &Trace) -> &'static str {
+    if trace.axis_synthesized {
+        "global time (from CPU times)"
+    } else {
+        "wall clock"
+    }
+}
+
 /// The time ruler over the rows: ticks at a nice step, times relative to the trace start.
 pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, f64)) {
     let painter = ui.painter_at(rect);
@@ -40,7 +50,11 @@ pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, 
     painter.text(
         rect.left_center() + vec2(4.0, 0.0),
         egui::Align2::LEFT_CENTER,
-        format!("span {}", fmt_duration(tv.t1 - tv.t0, tps)),
+        format!(
+            "{} · span {}",
+            axis_name(trace),
+            fmt_duration(tv.t1 - tv.t0, tps)
+        ),
         egui::FontId::proportional(11.0),
         color,
     );
@@ -281,13 +295,9 @@ pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
         .unwrap_or_default();
     let dur = lane.dur(i);
     let child_sum: u64 = children.iter().map(|c| c.0).sum();
-    let axis_name = if trace.axis_synthesized {
-        "global"
-    } else {
-        "wall"
-    };
     ui.label(format!(
-        "{axis_name}: incl {} · excl {}",
+        "{}: incl {} · excl {}",
+        axis_name(trace),
         fmt_duration(dur as f64, tps),
         fmt_duration(dur.saturating_sub(child_sum) as f64, tps)
     ));
