@@ -34,8 +34,8 @@ pub use context::{Msg, PanelCtx};
 pub use document::Document;
 pub use shell::{Settings, Tab, TabState, TraceLensApp, ViewState};
 
-/// Starts the native window; returns the process exit code.
-pub fn run_native(files: Vec<PathBuf>) -> i32 {
+/// Starts the native window and runs it until it closes.
+pub fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("tracelens")
         .with_app_id("tracelens")
@@ -48,7 +48,7 @@ pub fn run_native(files: Vec<PathBuf>) -> i32 {
         viewport,
         ..Default::default()
     };
-    let result = eframe::run_native(
+    eframe::run_native(
         "tracelens",
         options,
         Box::new(move |cc| {
@@ -70,14 +70,7 @@ pub fn run_native(files: Vec<PathBuf>) -> i32 {
             }
             Ok(Box::new(TraceLensApp::new(&files, settings, &cc.egui_ctx)))
         }),
-    );
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("tracelens: cannot start the window: {e}");
-            1
-        }
-    }
+    )
 }
 
 impl eframe::App for TraceLensApp {
