@@ -11,14 +11,14 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, HarnessBuilder};
 use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
 use tracelens::analysis::diff::TraceDiff;
-use tracelens::analysis::histogram::{CallRef, MethodCalls};
+use tracelens::analysis::histogram::MethodCalls;
 use tracelens::app::views::{
     Action, CallTreeState, DiffTableState, FlameState, HistogramState, bottom_up_ui, call_tree_ui,
     diff_table_ui, export_menu_ui, flame_graph_ui, histogram_ui,
 };
 use tracelens::formats::Progress;
 use tracelens::report::export::ExportFormat;
-use tracelens::trace::{MethodId, ThreadId, Trace};
+use tracelens::trace::{CallRef, MethodId, ThreadId, Trace};
 
 fn load(name: &str) -> Trace {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -71,7 +71,7 @@ impl Loaded {
         }
         let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
         for (i, inst) in trace.instants.iter().enumerate() {
-            if let Some(v) = instants_by_thread.get_mut(inst.thread as usize) {
+            if let Some(v) = instants_by_thread.get_mut(inst.thread.index()) {
                 v.push(i as u32);
             }
         }
@@ -148,7 +148,7 @@ impl LoadJob {
     pub fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |_| {
             let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
-            crate::analysis::stats::align_rtl(&refs).map_err(|e| e.to_string())
+            crate::trace::merge::align_by_start(&refs).map_err(|e| e.to_string())
         })
     }
 

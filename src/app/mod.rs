@@ -167,7 +167,10 @@ impl TraceLensApp {
             .filter(|t| paths.is_none_or(|ps| t.path.as_ref().is_some_and(|p| ps.contains(p))))
             .filter_map(|t| match &t.state {
                 TabState::Ready(l)
-                    if crate::formats::legacy::rtl::epoch_seconds(&l.trace, 0).is_some() =>
+                    if l.trace
+                        .source
+                        .start
+                        .is_some_and(|s| s.stated_by == crate::trace::StartStatedBy::LogHeader) =>
                 {
                     // Short thread labels: the process id when the log states it.
                     let label = l

@@ -351,7 +351,7 @@ pub fn instants_ui(ui: &mut egui::Ui, trace: &Trace, filter: &mut String) {
                     ));
                 });
                 row.col(|ui| {
-                    let th = trace.threads.get(it.thread as usize);
+                    let th = trace.threads.get(it.thread.index());
                     ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
                 });
                 row.col(|ui| {

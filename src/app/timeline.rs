@@ -59,11 +59,7 @@ impl TimelineState {
     }
 
     /// Marks exactly `calls` (a histogram bar's calls) instead of every call of a method.
-    pub fn set_marked_calls(
-        &mut self,
-        trace: &Trace,
-        calls: &[crate::analysis::histogram::CallRef],
-    ) {
+    pub fn set_marked_calls(&mut self, trace: &Trace, calls: &[crate::trace::CallRef]) {
         let mut marks: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.threads.len()];
         for c in calls {
             if let Some(lane) = trace
@@ -781,7 +777,7 @@ mod tests {
         b.add_thread(1, "t");
         for (k, &t) in times.iter().enumerate() {
             b.instants.push(TraceInstant {
-                thread: 0,
+                thread: crate::trace::ThreadId(0),
                 time: t,
                 label: format!("m{k}"),
             });
@@ -937,7 +933,7 @@ mod tests {
 
         // A histogram bar's calls: only those are marked (here the f at 8..9, depth 0, index 1,
         // and the f at 11..12, depth 1 — found through the lanes, not hard-coded).
-        use crate::analysis::histogram::CallRef;
+        use crate::trace::CallRef;
         use crate::trace::ThreadId;
         let lanes = &trace.threads[0].lanes;
         let find = |s: u64| {

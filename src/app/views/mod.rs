@@ -21,8 +21,8 @@ pub use histogram::{HistogramState, histogram_ui};
 
 use eframe::egui::Color32;
 
-use crate::analysis::histogram::CallRef;
 use crate::report::export::ExportFormat;
+use crate::trace::CallRef;
 use crate::trace::MethodId;
 
 /// What a view asks the app to do.
