@@ -452,6 +452,16 @@ fn r18_only_header_is_valid_and_empty() {
     assert_eq!(t.call_count(), 0);
     assert_eq!(t.source.option("pid"), Some("7"));
     assert_eq!(t.source.option("epoch_s"), Some("1154432145.123456"));
+    // The typed facts: the start at time 0 is the opening time minus the timer's reading.
+    assert_eq!(t.source.pid, Some(7));
+    let timer_ms: i64 = t.source.option("timer_ms").unwrap().parse().unwrap();
+    assert_eq!(
+        t.source.start.map(|s| (s.epoch_us, s.stated_by)),
+        Some((
+            1_154_432_145_123_456 - timer_ms * 1000,
+            tracelens::trace::StartStatedBy::LogHeader
+        ))
+    );
 }
 
 #[test]
@@ -1002,7 +1012,7 @@ fn perflog_marker_attributes_and_formulas_in_the_summary() {
 /// error naming the log, not a wrapped or overflowing time.
 #[test]
 fn rtl_alignment_shifts_by_header_start_and_refuses_absurd_offsets() {
-    use tracelens::analysis::stats::align_rtl;
+    use tracelens::trace::merge::align_by_start as align_rtl;
     let a = load(Path::new(&format!(
         "{EX}/synthetic/rtl_logfile/soffice_4242.log"
     )));
@@ -1024,7 +1034,12 @@ fn rtl_alignment_shifts_by_header_start_and_refuses_absurd_offsets() {
     )
     .unwrap();
     let c = load(&far);
-    assert!(tracelens::formats::legacy::rtl::epoch_seconds(&c, 0).is_some());
+    assert_eq!(c.source.start, None, "1e30 s cannot be a start time");
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.code == "R1" && d.message.contains("not a plausible time"))
+    );
     let err = align_rtl(&[("a", &a), ("far", &c)]).unwrap_err();
     assert!(err.to_string().contains("far"), "{err}");
 }

@@ -12,7 +12,7 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, HarnessBuilder};
 use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
 use tracelens::analysis::diff::TraceDiff;
-use tracelens::analysis::histogram::{CallRef, MethodCalls};
+use tracelens::analysis::histogram::MethodCalls;
 use tracelens::app::panels::call_tree::CallTreeState;
 use tracelens::app::panels::compare::{DiffTableState, diff_table_ui};
 use tracelens::app::panels::flame::FlameState;
@@ -20,7 +20,7 @@ use tracelens::app::panels::histogram::HistogramState;
 use tracelens::app::panels::{bottom_up, call_tree, flame, histogram};
 use tracelens::app::{Document, Msg, PanelCtx};
 use tracelens::formats::Progress;
-use tracelens::trace::{MethodId, ThreadId, Trace};
+use tracelens::trace::{CallRef, MethodId, ThreadId, Trace};
 
 fn load(name: &str) -> Document {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

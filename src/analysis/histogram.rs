@@ -10,15 +10,7 @@
 use rayon::prelude::*;
 
 use crate::analysis::calltree::clipped_time;
-use crate::trace::{Clock, MethodId, ThreadId, Trace};
-
-/// Where a call is stored: thread, depth (lane) and index in the lane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CallRef {
-    pub thread: ThreadId,
-    pub depth: u32,
-    pub index: u32,
-}
+use crate::trace::{CallRef, Clock, MethodId, ThreadId, Trace};
 
 /// All calls of one method.
 #[derive(Clone, Debug)]

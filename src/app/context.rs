@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::document::{Document, Ranking};
-use crate::analysis::histogram::CallRef;
 use crate::report::export::ExportFormat;
+use crate::trace::CallRef;
 use crate::trace::{Clock, MethodId};
 
 /// Something the user asked for; applied by the shell at the end of the frame.

@@ -126,7 +126,7 @@ impl Document {
             .collect();
         let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
         for (i, inst) in trace.instants.iter().enumerate() {
-            if let Some(v) = instants_by_thread.get_mut(inst.thread as usize) {
+            if let Some(v) = instants_by_thread.get_mut(inst.thread.index()) {
                 v.push(i as u32);
             }
         }

@@ -152,13 +152,16 @@ impl TraceLensApp {
             .filter(|t| paths.is_none_or(|ps| t.path.as_ref().is_some_and(|p| ps.contains(p))))
             .filter_map(|t| match &t.state {
                 TabState::Ready(d)
-                    if crate::formats::legacy::rtl::epoch_seconds(&d.trace, 0).is_some() =>
+                    if d.trace
+                        .source
+                        .start
+                        .is_some_and(|s| s.stated_by == crate::trace::StartStatedBy::LogHeader) =>
                 {
                     // Short thread labels: the process id when the log states it.
                     let label = d
                         .trace
                         .source
-                        .option("pid")
+                        .pid
                         .map_or_else(|| t.title.clone(), |p| format!("pid {p}"));
                     Some((label, d.trace.clone()))
                 }

@@ -170,7 +170,7 @@ impl LoadJob {
     pub fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |_| {
             let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
-            crate::analysis::stats::align_rtl(&refs).map_err(|e| e.to_string())
+            crate::trace::merge::align_by_start(&refs).map_err(|e| e.to_string())
         })
     }
 

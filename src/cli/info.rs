@@ -2,14 +2,13 @@
 //! time, overflow flag, counts of threads, methods, records and calls, and its diagnostics
 //! (rendered by [`crate::report::info`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::CliError;
 use crate::formats::Progress;
-use crate::formats::android::{DataHeader, data_header};
-use crate::load::{Input, Source, load_path, resolve};
+use crate::load::load_path;
 use crate::report::info::render;
 
 /// Arguments of `tracelens info`.
@@ -29,7 +28,7 @@ pub fn run(args: &InfoArgs) -> Result<(), CliError> {
             Ok(trace) => {
                 // A blank line between the files printed (none before the first).
                 let separator = if i > failed { "\n" } else { "" };
-                let text = render(file, &trace, header_of(file).as_ref());
+                let text = render(file, &trace);
                 super::print_parts(&[separator, &text])?;
             }
             Err(e) => {
@@ -45,14 +44,4 @@ pub fn run(args: &InfoArgs) -> Result<(), CliError> {
             total: args.files.len(),
         }),
     }
-}
-
-/// The Android data header behind `path`, for the start time.
-fn header_of(path: &Path) -> Option<DataHeader> {
-    let data_path = match resolve(path) {
-        Input::Single(p) => p,
-        Input::Pair { data, .. } => data,
-    };
-    let bytes = Source::open(&data_path).ok()?;
-    data_header(&bytes)
 }

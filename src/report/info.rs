@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::formats::android::DataHeader;
-use crate::trace::{ClockMode, Trace, summarize};
+use crate::formats::android::FORMAT_STREAMING;
+use crate::trace::{ClockMode, StartStatedBy, Trace, summarize};
 
 fn clock_text(clock: Option<ClockMode>, synthesized: bool) -> String {
     match clock {
@@ -20,17 +20,16 @@ fn clock_text(clock: Option<ClockMode>, synthesized: bool) -> String {
 }
 
 /// The info text of one loaded trace.
-pub fn render(path: &Path, t: &Trace, header: Option<&DataHeader>) -> String {
+pub fn render(path: &Path, t: &Trace) -> String {
     let mut s = String::new();
-    let opt = |k: &str| t.source.option(k).unwrap_or("-").to_string();
     let row = |s: &mut String, k: &str, v: &str| {
         let _ = writeln!(s, "{:<14}{v}", format!("{k}:"));
     };
     row(&mut s, "file", &path.display().to_string());
-    let version = match (t.source.version, header) {
-        (Some(v), Some(h)) if h.is_streaming() => format!(", version {v:#x} (streaming)"),
-        (Some(v), _) => format!(", version {v}"),
-        (None, _) => String::new(),
+    let version = match t.source.version {
+        Some(v) if t.source.format == FORMAT_STREAMING => format!(", version {v:#x} (streaming)"),
+        Some(v) => format!(", version {v}"),
+        None => String::new(),
     };
     row(
         &mut s,
@@ -38,12 +37,15 @@ pub fn render(path: &Path, t: &Trace, header: Option<&DataHeader>) -> String {
         &format!("{}{version} ({} bytes)", t.source.format, t.source.byte_len),
     );
     row(&mut s, "clock", &clock_text(t.clock, t.axis_synthesized));
-    row(&mut s, "vm", &opt("vm"));
-    row(&mut s, "pid", &opt("pid"));
-    let start = match (header, crate::formats::legacy::rtl::epoch_seconds(t, 0)) {
-        (Some(h), _) => format!("{} µs (data header)", h.start_time_us),
-        (None, Some(epoch)) => format!("{epoch:.6} s since 1970 at time 0 (log header)"),
-        (None, None) => "-".to_string(),
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
+    row(&mut s, "vm", &or_dash(t.source.vm.clone()));
+    row(&mut s, "pid", &or_dash(t.source.pid.map(|p| p.to_string())));
+    let start = match t.source.start {
+        Some(st) if st.stated_by == StartStatedBy::DataHeader => {
+            format!("{} µs (data header)", st.epoch_us)
+        }
+        Some(st) => format!("{:.6} s since 1970 at time 0 (log header)", st.epoch_s()),
+        None => "-".to_string(),
     };
     row(&mut s, "start time", &start);
     let tps = t.ticks_per_sec.max(1) as f64;
@@ -52,13 +54,13 @@ pub fn render(path: &Path, t: &Trace, header: Option<&DataHeader>) -> String {
         "{:.6} s between the first and last record",
         span as f64 / tps
     );
-    if let Some(us) = t.source.option("elapsed-time-usec") {
+    if let Some(us) = t.source.stated_elapsed_us {
         elapsed = format!("{us} µs (key); {elapsed}");
     }
     row(&mut s, "elapsed time", &elapsed);
-    let overflow = match t.source.option("data-file-overflow") {
-        Some("true") => "yes: the trace buffer filled up and recording stopped early",
-        Some(_) => "no",
+    let overflow = match t.source.overflowed {
+        Some(true) => "yes: the trace buffer filled up and recording stopped early",
+        Some(false) => "no",
         None => "-",
     };
     row(&mut s, "overflow", overflow);

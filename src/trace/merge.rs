@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     Call, Counter, Diagnostic, DurationSeries, Instant, LaneBuilder, Method, MethodId, SourceInfo,
-    StringTable, Thread, Trace,
+    StringTable, Thread, ThreadId, Trace,
 };
 
 /// One trace to merge.
@@ -52,9 +52,7 @@ pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         source: SourceInfo {
             format: first.source.format.clone(),
             version: first.source.version,
-            options: Vec::new(),
-            record_count: 0,
-            byte_len: 0,
+            ..SourceInfo::default()
         },
         clock: first.clock,
         axis_synthesized: first.axis_synthesized,
@@ -106,7 +104,7 @@ pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
             out.threads.push(shift_thread(th, part, &remap));
         }
         out.instants.extend(t.instants.iter().map(|i| Instant {
-            thread: i.thread + thread_base,
+            thread: ThreadId(i.thread.0 + thread_base),
             time: i.time + part.offset,
             label: i.label.clone(),
         }));
@@ -125,6 +123,36 @@ pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
                 ..d.clone()
             }));
     }
+    Ok(out)
+}
+
+/// Several traces on one absolute time axis whose zero is the earliest start
+/// ([`SourceInfo::start`]): each shifted by the distance of its start from the earliest, threads
+/// named `label: thread N` (used to align OpenOffice RTL process logs, formats/legacy.md §1.5). A
+/// trace that states no start time cannot be placed and is refused.
+pub fn align_by_start(parts: &[(&str, &Trace)]) -> Result<Trace, MergeError> {
+    let earliest = parts
+        .iter()
+        .filter_map(|(_, t)| t.source.start)
+        .min_by_key(|s| s.epoch_us);
+    let mut shifted = Vec::with_capacity(parts.len());
+    for &(label, trace) in parts {
+        let (Some(start), Some(earliest)) = (trace.source.start, earliest) else {
+            return Err(MergeError::NotAligned(label.to_string()));
+        };
+        let later_us = start.epoch_us.abs_diff(earliest.epoch_us);
+        let offset = (later_us as f64 * trace.ticks_per_sec as f64 / 1e6).round() as u64;
+        shifted.push(Part {
+            label,
+            trace,
+            offset,
+        });
+    }
+    let mut out = merge(&shifted)?;
+    out.source.start = earliest;
+    out.source
+        .options
+        .push(("aligned".into(), "absolute start time".into()));
     Ok(out)
 }
 

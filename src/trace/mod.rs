@@ -109,6 +109,14 @@ impl Thread {
     }
 }
 
+/// Where a call is stored: thread, depth (lane) and index in the lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallRef {
+    pub thread: ThreadId,
+    pub depth: u32,
+    pub index: u32,
+}
+
 /// A sampled value over time or over sample index (PerfLog CPU %, memory).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Counter {
@@ -122,7 +130,7 @@ pub struct Counter {
 /// A point event on a thread's timeline (RTL message, Logger probe hit).
 #[derive(Clone, Debug, Serialize)]
 pub struct Instant {
-    pub thread: u32,
+    pub thread: ThreadId,
     /// Axis time in ticks.
     pub time: u64,
     pub label: String,
@@ -140,18 +148,60 @@ pub struct DurationSeries {
 }
 
 /// What kind of file the trace came from, plus the header facts it states.
+///
+/// The facts the program uses (start time, VM, pid, ...) are typed fields filled by the readers;
+/// `options` keeps the header's key/value pairs as written, for display only.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SourceInfo {
     /// Format name, e.g. "android-trace", "android-streaming", "rtl-logfile".
     pub format: String,
-    /// Format version, if the file states one.
+    /// Format version, if the file states one (for streaming traces as written, e.g. 0xF3).
     pub version: Option<u32>,
-    /// Header key/value pairs in file order (Android key options, RTL header facts...).
+    /// Header key/value pairs in file order (Android key options, RTL header facts...), as
+    /// written; shown by the viewer's info panel, never parsed back.
     pub options: Vec<(String, String)>,
     /// Number of records (events, lines) read.
     pub record_count: u64,
     /// Size of the input in bytes.
     pub byte_len: u64,
+    /// When recording started, if the file says.
+    pub start: Option<StartTime>,
+    /// The elapsed time the file states (Android key `elapsed-time-usec`), µs.
+    pub stated_elapsed_us: Option<u64>,
+    /// The virtual machine that wrote the trace (Android key `vm`).
+    pub vm: Option<String>,
+    /// The traced process (Android key `pid`; RTL header or file name).
+    pub pid: Option<u64>,
+    /// Whether the trace buffer filled up and recording stopped early (Android key
+    /// `data-file-overflow`).
+    pub overflowed: Option<bool>,
+}
+
+/// When recording started, as a file states it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StartTime {
+    /// Microseconds since 1970-01-01 00:00 UTC at axis time 0.
+    pub epoch_us: i64,
+    /// Where the file states it.
+    pub stated_by: StartStatedBy,
+}
+
+/// Which part of a file states its start time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartStatedBy {
+    /// The Android data header's start time.
+    DataHeader,
+    /// An RTL log's `opening log file ... seconds past January 1st 1970` and `corresponding to
+    /// N ms after timer start` lines.
+    LogHeader,
+}
+
+impl StartTime {
+    /// Seconds since 1970 at axis time 0.
+    pub fn epoch_s(&self) -> f64 {
+        self.epoch_us as f64 / 1e6
+    }
 }
 
 impl SourceInfo {

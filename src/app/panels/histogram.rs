@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, vec2};
 
-use crate::analysis::histogram::{BinScale, CallRef, Histogram, MethodCalls};
+use crate::analysis::histogram::{BinScale, Histogram, MethodCalls};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_ticks};
 use crate::app::tasks::Cached;
+use crate::trace::CallRef;
 use crate::trace::MethodId;
 
 /// What the calls were collected for: (document generation, method, range, clock index).

@@ -50,7 +50,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) {
                     ));
                 });
                 row.col(|ui| {
-                    let th = trace.threads.get(it.thread as usize);
+                    let th = trace.threads.get(it.thread.index());
                     ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
                 });
                 row.col(|ui| {

@@ -34,7 +34,10 @@ pub mod writer;
 
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, SinkFactory, Streamed};
+use crate::trace::{
+    Builder, ClockMode, Diagnostic, Location, Severity, SinkFactory, SourceInfo, StartStatedBy,
+    StartTime, Streamed,
+};
 
 pub use data::DataHeader;
 pub use key::{Key, KeyMethod, KeyThread, parse_key};
@@ -248,6 +251,7 @@ fn prepare(
     let mut b = Builder::new(FORMAT_TRACE);
     b.source.version = Some(header.version as u32);
     b.source.options = key.options.clone();
+    stated_facts(&mut b.source, &key.options, &header);
     b.source.byte_len = byte_len;
     b.diagnostics.extend(key.diagnostics.iter().cloned());
     if key.version != header.version as u32 {
@@ -269,6 +273,31 @@ fn prepare(
     b.axis_synthesized = clock == ClockMode::ThreadCpu;
     let tables = Tables::from_key(&mut b, &key.threads, &key.methods);
     Ok((b, tables, header, clock))
+}
+
+/// The typed facts of the key's options (`vm`, `pid`, `elapsed-time-usec`,
+/// `data-file-overflow`) and of the data header (start time).
+pub(crate) fn stated_facts(
+    source: &mut SourceInfo,
+    options: &[(String, String)],
+    header: &DataHeader,
+) {
+    let option = |k: &str| {
+        options
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.trim())
+    };
+    source.start = i64::try_from(header.start_time_us)
+        .ok()
+        .map(|epoch_us| StartTime {
+            epoch_us,
+            stated_by: StartStatedBy::DataHeader,
+        });
+    source.vm = option("vm").map(str::to_string);
+    source.pid = option("pid").and_then(|p| p.parse().ok());
+    source.stated_elapsed_us = option("elapsed-time-usec").and_then(|us| us.parse().ok());
+    source.overflowed = option("data-file-overflow").map(|v| v == "true");
 }
 
 /// Picks the clock from the key's `clock=` option and the record layout.

@@ -266,9 +266,12 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     b.source.version = Some(scan.header.raw_version as u32);
     b.source.byte_len = bytes.len() as u64;
     b.source.record_count = scan.record_count;
-    if let Some(sum) = &scan.summary {
-        b.source.options = sum.options.clone();
-    }
+    let options = scan
+        .summary
+        .as_ref()
+        .map_or(&[][..], |sum| &sum.options[..]);
+    b.source.options = options.to_vec();
+    super::stated_facts(&mut b.source, options, &scan.header);
     b.diagnostics.extend(scan.diagnostics.iter().cloned());
     let clock_opt = scan.summary.as_ref().and_then(|s| s.option("clock"));
     let (clock, note) = clock_mode(clock_opt, &scan.header);

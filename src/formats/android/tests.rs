@@ -214,3 +214,38 @@ fn key_end_agrees_with_the_key_parser() {
         }
     }
 }
+
+/// The key's options and the data header's start time become typed facts, for combined,
+/// streaming and pair traces alike.
+#[test]
+fn header_facts_are_typed() {
+    use crate::trace::{StartStatedBy, StartTime};
+    let p = Progress::default();
+    for layout in [Layout::V3, Layout::Streaming] {
+        let mut s = spec(layout, ClockMode::Dual);
+        s.vm = "dalvik".into();
+        s.pid = Some(4242);
+        s.start_time_us = 1_700_000_000_123_456;
+        s.elapsed_time_us = 987;
+        let t = read(&write_trace(&s), &ctx(&p)).unwrap().finish();
+        assert_eq!(
+            t.source.start,
+            Some(StartTime {
+                epoch_us: 1_700_000_000_123_456,
+                stated_by: StartStatedBy::DataHeader
+            }),
+            "{layout:?}"
+        );
+        assert_eq!(t.source.vm.as_deref(), Some("dalvik"), "{layout:?}");
+        assert_eq!(t.source.pid, Some(4242), "{layout:?}");
+        assert_eq!(t.source.overflowed, Some(false), "{layout:?}");
+        if layout == Layout::V3 {
+            assert_eq!(t.source.stated_elapsed_us, Some(987));
+            let pair = read_pair(&write_key(&s), &write_data(&s), &ctx(&p))
+                .unwrap()
+                .finish();
+            assert_eq!(pair.source.start, t.source.start);
+            assert_eq!(pair.source.pid, Some(4242));
+        }
+    }
+}

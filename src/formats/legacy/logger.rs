@@ -178,7 +178,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         for h in &hits {
             b.instants.push(Instant {
-                thread: t.0,
+                thread: t,
                 time: axis_of(h) - base,
                 label: format!("probe {}", h.probe),
             });

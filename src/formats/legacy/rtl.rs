@@ -4,7 +4,8 @@
 //! function, signature = `(author)`, or name = whole scope text when it does not follow the
 //! `module (author) func` convention); `| X : { L` / `| X : } L` → calls of a method with class
 //! `logical` and name `L`; other `|` records → instants (label = message); header facts in
-//! `source.options` (`epoch_s`, `timer_ms`, `pid`, `pid_source`, `clean_exit`, `closing_ms`).
+//! `source.options` (`epoch_s`, `timer_ms`, `pid`, `pid_source`, `clean_exit`, `closing_ms`), and
+//! typed as `source.start` (the absolute time of trace time 0) and `source.pid`.
 //! Times are milliseconds (`ticks_per_sec = 1000`), wall clock.
 
 use std::collections::HashMap;
@@ -12,7 +13,8 @@ use std::collections::HashMap;
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::{
-    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, ThreadId, Trace,
+    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, StartStatedBy,
+    StartTime, ThreadId, Trace,
 };
 
 const FORMAT: &str = "rtl-logfile";
@@ -233,7 +235,7 @@ impl Reader {
                     .with_raw(line),
                 );
                 self.b.instants.push(Instant {
-                    thread: id.0,
+                    thread: id,
                     time: t,
                     label: format!("orphan end: {label}"),
                 });
@@ -313,7 +315,7 @@ impl Reader {
             return;
         }
         self.b.instants.push(Instant {
-            thread: id.0,
+            thread: id,
             time: t,
             label: msg.to_string(),
         });
@@ -534,14 +536,21 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     } else {
         "none"
     };
-    if rd.b.source.option("epoch_s").is_none() {
+    rd.b.source.start = start_time(&rd.b.source.options);
+    if rd.b.source.start.is_none() {
+        let stated = rd.b.source.option("epoch_s").is_some();
         rd.b.diag(Diagnostic::warning(
             "R1",
             Location::File,
-            "no `opening log file` header: no absolute time",
+            if stated {
+                "the `opening log file` time is not a plausible time: no absolute time"
+            } else {
+                "no `opening log file` header: no absolute time"
+            },
         ));
     }
     if let Some(p) = pid {
+        rd.b.source.pid = p.parse().ok();
         rd.b.source.options.push(("pid".into(), p));
     }
     rd.b.source
@@ -568,13 +577,25 @@ pub fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
     pid.parse().ok()
 }
 
-/// Absolute epoch seconds of trace time `t_ms`, from the header (`epoch_s + (t − timer_ms)/1000`).
-pub fn epoch_seconds(trace: &Trace, t_ms: u64) -> Option<f64> {
-    let e: f64 = trace.source.option("epoch_s")?.parse().ok()?;
-    let c: f64 = trace
-        .source
-        .option("timer_ms")
+/// The absolute time of trace time 0 from the header's `epoch_s` (`opening log file`) and
+/// `timer_ms` (`corresponding to`) lines: `epoch_s − timer_ms / 1000`.
+fn start_time(header: &[(String, String)]) -> Option<StartTime> {
+    let value = |k: &str| {
+        header
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.trim())
+    };
+    let epoch_s: f64 = value("epoch_s")?.parse().ok()?;
+    let timer_ms: f64 = value("timer_ms")
         .and_then(|c| c.parse().ok())
         .unwrap_or(0.0);
-    Some(e + (t_ms as f64 - c) / 1000.0)
+    let epoch_us = (epoch_s * 1e6 - timer_ms * 1e3).round();
+    if !epoch_us.is_finite() || epoch_us.abs() >= 9.0e15 {
+        return None;
+    }
+    Some(StartTime {
+        epoch_us: epoch_us as i64,
+        stated_by: StartStatedBy::LogHeader,
+    })
 }

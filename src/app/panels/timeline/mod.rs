@@ -16,10 +16,10 @@ use std::collections::HashSet;
 use eframe::egui::{self, Sense, vec2};
 use rayon::prelude::*;
 
-use crate::analysis::histogram::CallRef;
 #[cfg(doc)]
 use crate::app::context::Msg;
 use crate::app::context::PanelCtx;
+use crate::trace::CallRef;
 use crate::trace::{MethodId, Trace};
 use layout::{Plot, RULER_H};
 
@@ -223,7 +223,7 @@ mod tests {
 
         // A histogram bar's calls: only those are marked (here the f at 8..9, depth 0, index 1,
         // and the f at 11..12, depth 1 — found through the lanes, not hard-coded).
-        use crate::analysis::histogram::CallRef;
+        use crate::trace::CallRef;
         use crate::trace::ThreadId;
         let lanes = &trace.threads[0].lanes;
         let find = |s: u64| {

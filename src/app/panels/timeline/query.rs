@@ -239,7 +239,7 @@ mod tests {
         b.add_thread(1, "t");
         for (k, &t) in times.iter().enumerate() {
             b.instants.push(TraceInstant {
-                thread: 0,
+                thread: crate::trace::ThreadId(0),
                 time: t,
                 label: format!("m{k}"),
             });
