@@ -191,7 +191,7 @@ fn main() {
     // timeline lane summaries.
     let (gui_t, _) = best_of(RUNS, || {
         let t = load_path(&path, &Progress::default()).expect("load");
-        tracelens::app::Loaded::new(t)
+        tracelens::app::Document::new(t)
     });
     println!(
         "GUI open        {:>8.1} ms   (load + profiles + ranking + lane summaries; target < 1 s)",

@@ -1,6 +1,6 @@
 //! Timeline frame benchmark: `cargo bench --bench timeline [-- FILE]`.
 //!
-//! One frame of the real timeline panel (`TraceLensApp::timeline_frame`: lane queries, folding,
+//! One frame of the real timeline panel (`app::testing::timeline_frame`: lane queries, folding,
 //! shapes) run headless in an `egui::Context`, plus tessellation of its shapes into meshes — no
 //! GPU. Measured fully zoomed out, at a middle zoom and deep, with the thread rows collapsed and
 //! with every thread expanded into its lanes. Without FILE, generates a dual-clock Android trace
@@ -11,7 +11,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use eframe::egui;
-use tracelens::app::{Loaded, TraceLensApp, ViewState};
+use tracelens::app::Document;
+use tracelens::app::panels::timeline::TimelineState;
+use tracelens::app::testing::timeline_frame;
 use tracelens::formats::Progress;
 use tracelens::formats::android::synth::{GenOptions, generate_vec};
 use tracelens::trace::{MethodId, Trace};
@@ -45,15 +47,16 @@ fn raw_input() -> egui::RawInput {
 /// Median and max of `FRAMES` frames: (run + tessellate, of which tessellate).
 fn measure(
     ctx: &egui::Context,
-    loaded: &Loaded,
-    view: &mut ViewState,
+    loaded: &Document,
+    selected: Option<MethodId>,
+    view: &mut TimelineState,
 ) -> (Duration, Duration, usize) {
     let mut times = Vec::with_capacity(FRAMES);
     let mut vertices = 0;
     for _ in 0..FRAMES + 3 {
         let start = Instant::now();
         let out = ctx.run_ui(raw_input(), |ui| {
-            TraceLensApp::timeline_frame(ui, loaded, view);
+            timeline_frame(ui, loaded, selected, view);
         });
         let meshes = ctx.tessellate(out.shapes, out.pixels_per_point);
         let elapsed = start.elapsed();
@@ -83,7 +86,7 @@ fn main() {
         t.elapsed()
     );
     let t = Instant::now();
-    let loaded = Loaded::new(trace);
+    let loaded = Document::new(trace);
     let summary_bytes: usize = loaded
         .summaries
         .iter()
@@ -151,12 +154,11 @@ fn main() {
         .max_by_key(|&m| loaded.profiles[0].method(m).total_calls());
     for (expand, selected) in [(false, None), (true, None), (false, most_called)] {
         for (label, range) in zooms {
-            let mut view = ViewState::default();
-            view.timeline.range = range;
-            view.timeline.expand_all = expand;
-            view.selected = selected;
-            view.timeline.set_selection(&loaded.trace, selected);
-            let (median, max, vertices) = measure(&ctx, &loaded, &mut view);
+            let mut view = TimelineState::default();
+            view.range = range;
+            view.expand_all = expand;
+            view.set_selection(&loaded.trace, selected);
+            let (median, max, vertices) = measure(&ctx, &loaded, selected, &mut view);
             println!(
                 "  {:<16} {:<9} median {:>7.3} ms  max {:>7.3} ms  {:>7} vertices",
                 label,

@@ -2,7 +2,13 @@ use clap::Parser;
 
 fn main() {
     let cli = tracelens::cli::Cli::parse();
-    let code = tracelens::cli::run(cli);
+    let code = match tracelens::cli::run(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("tracelens: {e}");
+            e.exit_code()
+        }
+    };
     if std::env::var_os("TRACELENS_REPORT_PEAK_RSS").is_some() {
         report_peak_rss();
     }

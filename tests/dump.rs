@@ -3,19 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-fn shared_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true but {} is missing",
-        dir.display()
-    );
-    eprintln!("skipping: {} not found", dir.display());
-    None
-}
+use crate::util::shared_traces_dir as shared_dir;
 
 /// Every `NAME.trace` with a `NAME.dump.txt` next to it.
 fn cases(dir: &Path) -> Vec<(PathBuf, PathBuf)> {

@@ -39,7 +39,7 @@ fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
     h.step();
 }
 
-fn ready(app: &TraceLensApp, i: usize) -> &tracelens::app::Loaded {
+fn ready(app: &TraceLensApp, i: usize) -> &tracelens::app::Document {
     match &app.tabs[i].state {
         TabState::Ready(l) => l,
         TabState::Failed(e) => panic!("tab {i} failed: {e}"),
@@ -81,7 +81,7 @@ fn starts_on_the_embedded_sample() {
     assert_eq!(l.profiles.len(), 2, "dual clock: both profiles");
     // The profile table is on screen, sorted by inclusive CPU time, rank 0 first.
     h.get_by_label("Incl Cpu % v");
-    let first = format!("[0] {}", l.trace.method_full_name(l.ranked[0]));
+    let first = format!("[0] {}", l.trace.method_full_name(l.ranked()[0]));
     h.get_by_label(&first);
 }
 
@@ -91,7 +91,7 @@ fn clicking_a_profile_row_selects_the_method_in_the_timeline() {
     wait_loaded(&mut h);
     let (m, label) = {
         let l = ready(h.state(), 0);
-        let m = l.ranked[3];
+        let m = l.ranked()[3];
         (m, format!("[3] {}", l.trace.method_full_name(m)))
     };
     h.get_by_label(&label).click();
@@ -114,7 +114,7 @@ fn typing_in_find_moves_the_selection() {
     let target = {
         let l = ready(h.state(), 0);
         // A method far down the ranking, found by a distinctive part of its name.
-        l.ranked[l.ranked.len() / 2]
+        l.ranked()[l.ranked().len() / 2]
     };
     let name = ready(h.state(), 0).trace.method_full_name(target);
     let query = name.to_lowercase();
@@ -269,7 +269,7 @@ fn a_perflog_opens_on_statistics_with_plots_and_selectable_series() {
     h.get_by_label(&name).click();
     h.run();
     let tab = &h.state().tabs[0];
-    assert_eq!(tab.view.analysis.stats.selected, Some(1));
+    assert_eq!(tab.view.lower.stats.selected, Some(1));
 }
 
 #[test]
@@ -285,12 +285,12 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     let range = (a.max(0.0) as u64, b.max(0.0) as u64);
     h.get_by_label("Only the visible time range").click();
     step_until(&mut h, "the range profile", |app| {
-        app.tabs[0].view.analysis.range_profile().is_some()
+        app.tabs[0].view.lower.range_profile().is_some()
     });
     h.run();
     let app = h.state();
     let full = ready(app, 0);
-    let (r, restricted) = app.tabs[0].view.analysis.range_profile().unwrap();
+    let (r, restricted) = app.tabs[0].view.lower.range_profile().unwrap();
     assert_eq!(r, range);
     // The table's numbers are the profile of the clipped calls, not the whole trace's.
     let expect = tracelens::analysis::restrict::restrict(&full.trace, range.0, range.1);
@@ -300,7 +300,7 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     );
     assert!(restricted.profiles[0].total_time < full.profiles[0].total_time);
     // Its first row is the range's top method, with the whole trace's rank number (colour).
-    let top = restricted.ranked[0];
+    let top = restricted.ranked()[0];
     let label = format!(
         "[{}] {}",
         full.rank_of(top),
@@ -397,7 +397,7 @@ fn a_perflog_marker_shows_its_attributes_with_formulas_evaluated() {
     // The table has a column per attribute key, and shows the evaluated formula.
     h.get_by_label("Bps AVG");
     h.get_by_label("Bytes");
-    let short = tracelens::app::stats_panel::fmt_si(bps);
+    let short = tracelens::app::panels::stats::fmt_si(bps);
     assert!(h.query_by_label(&short).is_some(), "table shows {short}");
     h.get_by_label(&name).click();
     h.run();
@@ -422,7 +422,7 @@ fn a_logger_csv_shows_blocks_on_both_clocks_with_the_ratio() {
         let l = ready(h.state(), 0);
         assert!(l.trace.call_count() > 0, "blocks become calls");
         assert_eq!(l.profiles.len(), 2, "CPU and wall");
-        let top = l.ranked[0];
+        let top = l.ranked()[0];
         let cpu = l.profiles[0].method(top).inclusive as f64;
         let wall = l.profiles[1].method(top).inclusive as f64;
         format!("{:.0}%", cpu * 100.0 / wall)
@@ -470,10 +470,7 @@ fn an_rtl_log_lists_and_filters_its_messages() {
     h.get_by_role(egui::accesskit::Role::TextInput)
         .type_text("performance");
     h.run();
-    assert_eq!(
-        h.state().tabs[0].view.analysis.message_filter,
-        "performance"
-    );
+    assert_eq!(h.state().tabs[0].view.lower.messages.filter, "performance");
     assert_eq!(
         h.query_all_by_label_contains("PERFORMANCE").count(),
         perf,

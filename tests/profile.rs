@@ -4,25 +4,13 @@
 //! When ../shared is missing these tests skip locally, but fail when `CI=true`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::util::{shared_traces_dir, tracelens};
+
+/// `../shared` (holding `traces/`), or None to skip (see [`shared_traces_dir`]).
 fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if dir.join("traces").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true but {} is missing", dir.display());
-    }
-    eprintln!("skipping: {} is missing", dir.display());
-    None
-}
-
-fn tracelens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(args)
-        .output()
-        .expect("run tracelens")
+    shared_traces_dir().and_then(|t| t.parent().map(Path::to_path_buf))
 }
 
 /// Every `NAME.trace` with a `NAME.profile.txt` next to it.

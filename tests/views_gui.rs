@@ -1,6 +1,7 @@
-//! The analysis views (src/app/views) driven through egui_kittest: each view is shown in a
-//! harness on dmtracedump's synthetic traces (tests/data/dmtracedump), clicked and typed into,
-//! and the tests assert on the view state and on the actions the views return.
+//! The analysis panels (src/app/panels) driven through egui_kittest: each panel is shown in a
+//! harness on dmtracedump's synthetic traces (tests/data/dmtracedump) with a real `PanelCtx`,
+//! clicked and typed into, and the tests assert on the panel state and on the messages the panels
+//! queue.
 //!
 //! `TRACELENS_VIEW_SHOTS=DIR` also saves a PNG of each view (wgpu render) for a look by eye.
 
@@ -12,19 +13,20 @@ use egui_kittest::{Harness, HarnessBuilder};
 use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
 use tracelens::analysis::diff::TraceDiff;
 use tracelens::analysis::histogram::{CallRef, MethodCalls};
-use tracelens::app::views::{
-    Action, CallTreeState, DiffTableState, FlameState, HistogramState, bottom_up_ui, call_tree_ui,
-    diff_table_ui, export_menu_ui, flame_graph_ui, histogram_ui,
-};
+use tracelens::app::panels::call_tree::CallTreeState;
+use tracelens::app::panels::compare::{DiffTableState, diff_table_ui};
+use tracelens::app::panels::flame::FlameState;
+use tracelens::app::panels::histogram::HistogramState;
+use tracelens::app::panels::{bottom_up, call_tree, flame, histogram};
+use tracelens::app::{Document, Msg, PanelCtx};
 use tracelens::formats::Progress;
-use tracelens::report::export::ExportFormat;
 use tracelens::trace::{MethodId, ThreadId, Trace};
 
-fn load(name: &str) -> Trace {
+fn load(name: &str) -> Document {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/dmtracedump")
         .join(name);
-    tracelens::load::load_path(&path, &Progress::default()).expect("load")
+    Document::new(tracelens::load::load_path(&path, &Progress::default()).expect("load"))
 }
 
 fn method(trace: &Trace, short: &str) -> MethodId {
@@ -50,20 +52,26 @@ fn maybe_shot<S>(h: &mut Harness<'_, S>, name: &str) {
 }
 
 struct TreeApp {
-    trace: Trace,
+    doc: Document,
     tree: CallTree,
     bottom_up: Option<BottomUpTree>,
     view: CallTreeState,
-    actions: Vec<Action>,
+    actions: Vec<Msg>,
+}
+
+impl TreeApp {
+    fn trace(&self) -> &Trace {
+        &self.doc.trace
+    }
 }
 
 fn tree_harness(bottom_up: bool) -> Harness<'static, TreeApp> {
-    let trace = load("simple.trace");
-    let opts = TreeOptions::new(trace.primary_clock());
-    let tree = CallTree::top_down(&trace, opts);
+    let doc = load("simple.trace");
+    let opts = TreeOptions::new(doc.trace.primary_clock());
+    let tree = CallTree::top_down(&doc.trace, opts);
     let bottom_up = bottom_up.then(|| BottomUpTree::new(tree.clone()));
     let app = TreeApp {
-        trace,
+        doc,
         tree,
         bottom_up,
         view: CallTreeState::default(),
@@ -77,11 +85,11 @@ fn tree_harness(bottom_up: bool) -> Harness<'static, TreeApp> {
     };
     b.build_ui_state(
         |ui, app: &mut TreeApp| {
-            let action = match &mut app.bottom_up {
-                Some(bu) => bottom_up_ui(ui, &app.trace, bu, &mut app.view),
-                None => call_tree_ui(ui, &app.trace, &app.tree, &mut app.view),
-            };
-            app.actions.extend(action);
+            let mut ctx = PanelCtx::new(&app.doc, &mut app.actions);
+            match &mut app.bottom_up {
+                Some(bu) => bottom_up::ui(ui, &mut ctx, &mut app.view, bu),
+                None => call_tree::ui(ui, &mut ctx, &mut app.view, &app.tree),
+            }
         },
         app,
     )
@@ -97,8 +105,8 @@ fn call_tree_selects_and_expands() {
     assert!(h.query_by_label("B.foo").is_none());
     h.get_by_label("A.main").click();
     h.run();
-    let a = method(&h.state().trace, "A.main");
-    assert_eq!(h.state().actions, vec![Action::SelectMethod(a)]);
+    let a = method(h.state().trace(), "A.main");
+    assert_eq!(h.state().actions, vec![Msg::SelectMethod(Some(a))]);
     // Expanding the hot path from A.main opens B.foo (15 of 26) and its recursive B.foo (8 of
     // 15), showing the three levels of B.foo.
     h.get_by_label("Expand hot path").click();
@@ -140,8 +148,8 @@ fn bottom_up_tree_lists_methods_then_callers() {
     }
     h.get_by_label("C.bar").click();
     h.run();
-    let c = method(&h.state().trace, "C.bar");
-    assert_eq!(h.state().actions, vec![Action::SelectMethod(c)]);
+    let c = method(h.state().trace(), "C.bar");
+    assert_eq!(h.state().actions, vec![Msg::SelectMethod(Some(c))]);
     // C.bar's callers (computed on opening): B.foo (2 µs) and D.run (5 µs).
     assert_eq!(h.get_all_by_label("D.run").count(), 1);
     h.get_by_label("Expand hot path").click();
@@ -158,7 +166,7 @@ fn bottom_up_tree_lists_methods_then_callers() {
         .map(|&c| {
             format!(
                 "{} {}",
-                s.trace.method_short_name(bu.method(c).unwrap()),
+                s.trace().method_short_name(bu.method(c).unwrap()),
                 bu.inclusive(c)
             )
         })
@@ -168,18 +176,24 @@ fn bottom_up_tree_lists_methods_then_callers() {
 }
 
 struct FlameApp {
-    trace: Trace,
+    doc: Document,
     tree: CallTree,
     view: FlameState,
-    actions: Vec<Action>,
+    actions: Vec<Msg>,
+}
+
+impl FlameApp {
+    fn trace(&self) -> &Trace {
+        &self.doc.trace
+    }
 }
 
 #[test]
 fn flame_graph_click_selects_and_zoom_resets() {
-    let trace = load("simple.trace");
-    let tree = CallTree::top_down(&trace, TreeOptions::new(trace.primary_clock()));
+    let doc = load("simple.trace");
+    let tree = CallTree::top_down(&doc.trace, TreeOptions::new(doc.trace.primary_clock()));
     let app = FlameApp {
-        trace,
+        doc,
         tree,
         view: FlameState::default(),
         actions: vec![],
@@ -192,9 +206,8 @@ fn flame_graph_click_selects_and_zoom_resets() {
     };
     let mut h = b.build_ui_state(
         |ui, app: &mut FlameApp| {
-            if let Some(a) = flame_graph_ui(ui, &app.trace, &app.tree, &mut app.view) {
-                app.actions.push(a);
-            }
+            let mut ctx = PanelCtx::new(&app.doc, &mut app.actions);
+            flame::ui(ui, &mut ctx, &mut app.view, &app.tree);
         },
         app,
     );
@@ -205,23 +218,23 @@ fn flame_graph_click_selects_and_zoom_resets() {
     let at = |x_frac: f32, depth: f32| {
         egui::pos2(
             rect.left() + rect.width() * x_frac,
-            rect.top() + (depth + 0.5) * tracelens::app::views::flame::ROW_HEIGHT_PT,
+            rect.top() + (depth + 0.5) * flame::ROW_HEIGHT_PT,
         )
     };
     h.hover_at(at(0.1, 0.0));
     h.run();
-    let a = method(&h.state().trace, "A.main");
+    let a = method(h.state().trace(), "A.main");
     let hovered = h.state().view.hovered.unwrap();
     assert_eq!(h.state().tree.method(hovered), Some(a));
     h.drag_at(at(0.75, 1.0));
     h.drop_at(at(0.75, 1.0));
     h.run();
-    let c = method(&h.state().trace, "C.bar");
-    assert_eq!(h.state().actions, vec![Action::SelectMethod(c)]);
+    let c = method(h.state().trace(), "C.bar");
+    assert_eq!(h.state().actions, vec![Msg::SelectMethod(Some(c))]);
     let sel = h.state().view.selected.unwrap();
     assert_eq!(
         h.state().tree.method(h.state().tree.parent(sel).unwrap()),
-        Some(method(&h.state().trace, "D.run"))
+        Some(method(h.state().trace(), "D.run"))
     );
     maybe_shot(&mut h, "flame_graph");
     // Zoom to the selection, then reset.
@@ -240,19 +253,22 @@ fn flame_graph_click_selects_and_zoom_resets() {
 }
 
 struct HistApp {
-    trace: Trace,
+    doc: Document,
+    selected: MethodId,
     calls: MethodCalls,
     view: HistogramState,
-    actions: Vec<Action>,
+    actions: Vec<Msg>,
 }
 
 #[test]
 fn histogram_bars_and_next_previous_call() {
-    let trace = load("simple.trace");
-    let c = method(&trace, "C.bar");
-    let calls = MethodCalls::collect(&trace, c, trace.primary_clock(), None);
+    let doc = load("simple.trace");
+    let c = method(&doc.trace, "C.bar");
+    // The panel collects the selected method's calls itself; the same, for the expectations.
+    let calls = MethodCalls::collect(&doc.trace, c, doc.trace.primary_clock(), None);
     let app = HistApp {
-        trace,
+        doc,
+        selected: c,
         calls,
         view: HistogramState::default(),
         actions: vec![],
@@ -265,9 +281,9 @@ fn histogram_bars_and_next_previous_call() {
     };
     let mut h = b.build_ui_state(
         |ui, app: &mut HistApp| {
-            if let Some(a) = histogram_ui(ui, &app.trace, &app.calls, &mut app.view) {
-                app.actions.push(a);
-            }
+            let mut ctx = PanelCtx::new(&app.doc, &mut app.actions);
+            ctx.selected = Some(app.selected);
+            histogram::ui(ui, &mut ctx, &mut app.view);
         },
         app,
     );
@@ -288,9 +304,9 @@ fn histogram_bars_and_next_previous_call() {
     assert_eq!(
         h.state().actions,
         vec![
-            Action::GoToCall(first),
-            Action::GoToCall(second),
-            Action::GoToCall(first)
+            Msg::GoToCall(first),
+            Msg::GoToCall(second),
+            Msg::GoToCall(first)
         ]
     );
     h.get_by_label("call 1 of 2");
@@ -307,8 +323,8 @@ fn histogram_bars_and_next_previous_call() {
     assert_eq!(
         h.state().actions,
         vec![
-            Action::HighlightCalls(vec![first]),
-            Action::HighlightCalls(vec![second])
+            Msg::HighlightCalls(vec![first]),
+            Msg::HighlightCalls(vec![second])
         ]
     );
     maybe_shot(&mut h, "histogram");
@@ -323,17 +339,17 @@ fn histogram_bars_and_next_previous_call() {
 }
 
 struct DiffApp {
-    a: Trace,
+    a: Document,
     diffs: Vec<TraceDiff>,
     view: DiffTableState,
-    actions: Vec<Action>,
+    actions: Vec<Msg>,
 }
 
 #[test]
 fn diff_table_sorts_searches_and_marks() {
     let a = load("simple.trace");
     let b = load("simple2.trace");
-    let diffs = TraceDiff::of_traces(&a, &b);
+    let diffs = TraceDiff::of_traces(&a.trace, &b.trace);
     let app = DiffApp {
         a,
         diffs,
@@ -348,9 +364,8 @@ fn diff_table_sorts_searches_and_marks() {
     };
     let mut h = bld.build_ui_state(
         |ui, app: &mut DiffApp| {
-            if let Some(x) = diff_table_ui(ui, &app.a, &app.diffs, &mut app.view) {
-                app.actions.push(x);
-            }
+            let mut ctx = PanelCtx::new(&app.a, &mut app.actions);
+            diff_table_ui(ui, &mut ctx, &app.diffs, &mut app.view);
         },
         app,
     );
@@ -389,33 +404,7 @@ fn diff_table_sorts_searches_and_marks() {
     assert!(h.query_by_label("A.main ()V").is_none());
     h.get_by_label("C.bar ()V").click();
     h.run();
-    let c = method(&h.state().a, "C.bar");
-    assert_eq!(h.state().actions, vec![Action::SelectMethod(c)]);
+    let c = method(&h.state().a.trace, "C.bar");
+    assert_eq!(h.state().actions, vec![Msg::SelectMethod(Some(c))]);
     maybe_shot(&mut h, "diff_table");
-}
-
-#[test]
-fn export_menu_offers_three_formats() {
-    let mut chosen: Option<Action> = None;
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(400.0, 300.0))
-        .build_ui_state(
-            |ui, chosen: &mut Option<Action>| {
-                ui.menu_button("File", |ui| {
-                    if let Some(a) = export_menu_ui(ui, true) {
-                        *chosen = Some(a);
-                    }
-                });
-            },
-            chosen.take(),
-        );
-    h.get_by_label("File").click();
-    h.run();
-    h.get_by_label("Export").hover();
-    h.run();
-    h.get_by_label("Export").click();
-    h.run();
-    h.get_by_label("Chrome trace JSON (Perfetto)…").click();
-    h.run();
-    assert_eq!(h.state(), &Some(Action::Export(ExportFormat::Chrome)));
 }

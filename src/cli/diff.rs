@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::CliError;
 use crate::analysis::diff::TraceDiff;
 use crate::formats::Progress;
 use crate::report::diff::{write_diff_json, write_diff_text};
@@ -22,23 +23,18 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-pub fn run(args: &DiffArgs) -> i32 {
-    let (ra, rb) = rayon::join(
+/// Prints the comparison (text of the primary clock, or JSON).
+pub fn run(args: &DiffArgs) -> Result<(), CliError> {
+    let (a, b) = rayon::join(
         || crate::load::load_path(&args.a, &Progress::default()),
         || crate::load::load_path(&args.b, &Progress::default()),
     );
-    let (a, b) = match (ra, rb) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("tracelens diff: {e}");
-            return 1;
-        }
-    };
+    let (a, b) = (a?, b?);
     if a.ticks_per_sec != b.ticks_per_sec {
-        eprintln!(
-            "tracelens diff: warning: the traces count time in different units ({} and {} ticks/s)",
+        super::warn(format_args!(
+            "warning: the traces count time in different units ({} and {} ticks/s)",
             a.ticks_per_sec, b.ticks_per_sec
-        );
+        ));
     }
     let diffs = TraceDiff::of_traces(&a, &b);
     let stdout = std::io::stdout();
@@ -56,12 +52,5 @@ pub fn run(args: &DiffArgs) -> i32 {
             .first()
             .map_or(Ok(()), |d| write_diff_text(d, &mut out))
     };
-    match result.and_then(|_| out.flush()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("tracelens diff: {e}");
-            1
-        }
-    }
+    result.and_then(|()| out.flush()).or_else(CliError::stdout)
 }

@@ -1,11 +1,12 @@
 //! `tracelens dump FILE`: the record listing of `dmtracedump -o FILE`, byte for byte.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::load::{Input, Source, resolve};
+use super::CliError;
+use crate::load::{Input, LoadError, Source, resolve};
 use crate::report::dump::{DumpError, dump, dump_pair};
 
 /// Arguments of `tracelens dump`.
@@ -16,33 +17,31 @@ pub struct DumpArgs {
     pub file: PathBuf,
 }
 
-/// Prints the dump; returns the exit code (1 with one line on stderr if the file is unreadable).
-pub fn run(args: &DumpArgs) -> i32 {
+/// Prints the dump (an unreadable file is a [`LoadError`]; a closed pipe is not an error).
+pub fn run(args: &DumpArgs) -> Result<(), CliError> {
     let input = resolve(&args.file);
-    let shown = input.display_path().to_path_buf();
-    let open = |p: &std::path::Path| {
-        Source::open(p).map_err(|e| eprintln!("{}: cannot read: {e}", p.display()))
+    let open = |p: &Path| {
+        Source::open(p).map_err(|source| LoadError::Io {
+            path: p.to_path_buf(),
+            source,
+        })
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &input {
-        Input::Single(p) => match open(p) {
-            Ok(bytes) => dump(&bytes, &mut out),
-            Err(()) => return 1,
-        },
-        Input::Pair { key, data } => match (open(key), open(data)) {
-            (Ok(k), Ok(d)) => dump_pair(&k, &d, &mut out),
-            _ => return 1,
-        },
-    };
-    let _ = out.flush();
-    match result {
-        Ok(()) => 0,
-        // `tracelens dump f | head` is not an error.
-        Err(DumpError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("{}: {e}", shown.display());
-            1
+        Input::Single(p) => dump(&open(p)?, &mut out),
+        Input::Pair { key, data } => {
+            let (key, data) = (open(key)?, open(data)?);
+            dump_pair(&key, &data, &mut out)
         }
+    };
+    match result.and_then(|()| Ok(out.flush()?)) {
+        Ok(()) => Ok(()),
+        Err(DumpError::Io(e)) => CliError::stdout(e),
+        Err(DumpError::Format(error)) => Err(LoadError::Format {
+            path: input.display_path().to_path_buf(),
+            error,
+        }
+        .into()),
     }
 }

@@ -1,10 +1,11 @@
 //! `tracelens gen`: writes large realistic Android traces for benchmarks and experiments.
 
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use super::{CliError, ClocksArg};
 use crate::formats::android::synth::{GenOptions, generate};
 use crate::formats::android::writer::Layout;
 use crate::trace::ClockMode;
@@ -28,8 +29,8 @@ pub struct GenArgs {
     #[arg(long, value_enum, default_value_t = LayoutArg::V3)]
     pub layout: LayoutArg,
     /// Clock(s) recorded. v3 is written only for `dual`; v1/v2 take one clock.
-    #[arg(long, value_enum, default_value_t = ClockArg::Dual)]
-    pub clock: ClockArg,
+    #[arg(long, value_enum, default_value_t = ClocksArg::Dual)]
+    pub clock: ClocksArg,
     /// Output file. With `--layout pair`, FILE.key and FILE.data are written.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -46,21 +47,9 @@ pub enum LayoutArg {
     Pair,
 }
 
-/// `--clock`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ClockArg {
-    Dual,
-    Wall,
-    ThreadCpu,
-}
-
-/// Writes the trace; returns the exit code.
-pub fn run(args: &GenArgs) -> i32 {
-    let clock = match args.clock {
-        ClockArg::Dual => ClockMode::Dual,
-        ClockArg::Wall => ClockMode::Wall,
-        ClockArg::ThreadCpu => ClockMode::ThreadCpu,
-    };
+/// Writes the trace and prints what was written on stderr.
+pub fn run(args: &GenArgs) -> Result<(), CliError> {
+    let clock = ClockMode::from(args.clock);
     let layout = match args.layout {
         LayoutArg::V1 => Layout::V1,
         LayoutArg::V2 => Layout::V2,
@@ -70,14 +59,14 @@ pub fn run(args: &GenArgs) -> i32 {
         LayoutArg::Pair => Layout::V2,
     };
     if layout == Layout::V3 && clock != ClockMode::Dual {
-        eprintln!(
-            "tracelens gen: version 3 records carry two clocks; use --clock dual or --layout v2"
-        );
-        return 2;
+        return Err(CliError::Usage(
+            "version 3 records carry two clocks; use --clock dual or --layout v2".into(),
+        ));
     }
     if layout != Layout::V3 && layout != Layout::Streaming && clock == ClockMode::Dual {
-        eprintln!("tracelens gen: v1/v2 records carry one clock; use --clock wall or thread-cpu");
-        return 2;
+        return Err(CliError::Usage(
+            "v1/v2 records carry one clock; use --clock wall or cpu".into(),
+        ));
     }
     let opts = GenOptions {
         records: args.records,
@@ -87,50 +76,41 @@ pub fn run(args: &GenArgs) -> i32 {
         layout,
         clock,
     };
-    let create = |p: &PathBuf| {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CliError::Write { path, source }
+    };
+    let create = |p: &Path| {
         std::fs::File::create(p)
             .map(|f| BufWriter::with_capacity(1 << 20, f))
-            .map_err(|e| eprintln!("{}: cannot write: {e}", p.display()))
+            .map_err(write_error(p))
     };
-    let result = if args.layout == LayoutArg::Pair {
+    let stats = if args.layout == LayoutArg::Pair {
         let with = |ext: &str| {
             let mut s = args.output.as_os_str().to_owned();
             s.push(ext);
             PathBuf::from(s)
         };
-        let (Ok(mut k), Ok(mut d)) = (create(&with(".key")), create(&with(".data"))) else {
-            return 1;
-        };
-        generate(&opts, &mut k, Some(&mut d)).and_then(|s| {
-            k.flush()?;
-            d.flush()?;
-            Ok(s)
-        })
+        let (key_path, data_path) = (with(".key"), with(".data"));
+        let (mut k, mut d) = (create(&key_path)?, create(&data_path)?);
+        let stats = generate(&opts, &mut k, Some(&mut d)).map_err(write_error(&args.output))?;
+        k.flush().map_err(write_error(&key_path))?;
+        d.flush().map_err(write_error(&data_path))?;
+        stats
     } else {
-        let Ok(mut f) = create(&args.output) else {
-            return 1;
-        };
-        generate(&opts, &mut f, None).and_then(|s| {
-            f.flush()?;
-            Ok(s)
-        })
+        let mut f = create(&args.output)?;
+        let stats = generate(&opts, &mut f, None).map_err(write_error(&args.output))?;
+        f.flush().map_err(write_error(&args.output))?;
+        stats
     };
-    match result {
-        Ok(stats) => {
-            eprintln!(
-                "wrote {} records ({} bytes, max depth {}, {} unmatched exits, {} unrolls) to {}",
-                stats.records,
-                stats.bytes,
-                stats.max_depth,
-                stats.unmatched_exits,
-                stats.unrolls,
-                args.output.display()
-            );
-            0
-        }
-        Err(e) => {
-            eprintln!("{}: cannot write: {e}", args.output.display());
-            1
-        }
-    }
+    eprintln!(
+        "wrote {} records ({} bytes, max depth {}, {} unmatched exits, {} unrolls) to {}",
+        stats.records,
+        stats.bytes,
+        stats.max_depth,
+        stats.unmatched_exits,
+        stats.unrolls,
+        args.output.display()
+    );
+    Ok(())
 }

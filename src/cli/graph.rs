@@ -5,6 +5,7 @@ use std::process::Command;
 
 use clap::Args;
 
+use super::CliError;
 use crate::analysis::profile::profile;
 use crate::formats::Progress;
 use crate::report::graph::{DEFAULT_THRESHOLD_PCT, write_dot};
@@ -33,39 +34,26 @@ fn render_kind(path: &Path) -> Option<&'static str> {
     }
 }
 
-pub fn run(args: &GraphArgs) -> i32 {
-    let trace = match crate::load::load_path(&args.file, &Progress::default()) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("tracelens graph: {e}");
-            return 1;
-        }
-    };
+/// Writes the DOT file, and renders it with Graphviz when OUT asks for an image.
+pub fn run(args: &GraphArgs) -> Result<(), CliError> {
+    let trace = crate::load::load_path(&args.file, &Progress::default())?;
     let p = profile(&trace, trace.primary_clock());
     let mut dot = Vec::new();
-    if let Err(e) = write_dot(&trace, &p, args.threshold, &mut dot) {
-        eprintln!("tracelens graph: {e}");
-        return 1;
-    }
+    write_dot(&trace, &p, args.threshold, &mut dot)
+        .map_err(|e| CliError::Failed(format!("cannot write the graph: {e}")))?;
+    let write = |path: &Path| {
+        std::fs::write(path, &dot).map_err(|source| CliError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
     let Some(kind) = render_kind(&args.output) else {
-        return match std::fs::write(&args.output, &dot) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!(
-                    "tracelens graph: cannot write: {e}: {}",
-                    args.output.display()
-                );
-                1
-            }
-        };
+        return write(&args.output);
     };
     let mut dot_path = args.output.clone().into_os_string();
     dot_path.push(".dot");
     let dot_path = PathBuf::from(dot_path);
-    if let Err(e) = std::fs::write(&dot_path, &dot) {
-        eprintln!("tracelens graph: cannot write: {e}: {}", dot_path.display());
-        return 1;
-    }
+    write(&dot_path)?;
     match Command::new("dot")
         .arg(format!("-T{kind}"))
         .arg("-o")
@@ -73,24 +61,18 @@ pub fn run(args: &GraphArgs) -> i32 {
         .arg(&dot_path)
         .status()
     {
-        Ok(s) if s.success() => 0,
-        Ok(s) => {
-            eprintln!(
-                "tracelens graph: `dot` failed ({s}); the DOT file is {}",
-                dot_path.display()
-            );
-            1
-        }
-        Err(e) => {
-            eprintln!(
-                "tracelens graph: cannot run Graphviz `dot` ({e}). The DOT file is {}.\n\
-                 Install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz) \
-                 and run: dot -T{kind} -o {} {}",
-                dot_path.display(),
-                args.output.display(),
-                dot_path.display()
-            );
-            1
-        }
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(CliError::Failed(format!(
+            "`dot` failed ({s}); the DOT file is {}",
+            dot_path.display()
+        ))),
+        Err(e) => Err(CliError::Failed(format!(
+            "cannot run Graphviz `dot` ({e}). The DOT file is {}.\n\
+             Install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz) \
+             and run: dot -T{kind} -o {} {}",
+            dot_path.display(),
+            args.output.display(),
+            dot_path.display()
+        ))),
     }
 }

@@ -3,14 +3,20 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+pub mod args;
 pub mod convert;
 pub mod diff;
 pub mod dump;
+mod error;
 pub mod r#gen;
 pub mod graph;
 pub mod info;
 pub mod profile;
 pub mod summary;
+
+pub use args::{ClockArg, ClockOpt, ClocksArg};
+pub use error::CliError;
+pub(crate) use error::warn;
 
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
@@ -50,29 +56,20 @@ pub enum Command {
     Diff(diff::DiffArgs),
 }
 
-/// Runs the command line; returns the process exit code.
-pub fn run(cli: Cli) -> i32 {
+/// Runs the command line. Errors are returned, not printed: `main` prints them once with the
+/// `tracelens: ` prefix and exits with [`CliError::exit_code`].
+pub fn run(cli: Cli) -> Result<(), CliError> {
     if cli.install_desktop || cli.uninstall_desktop {
-        let result = if cli.install_desktop {
-            std::env::current_exe()
-                .map_err(|e| format!("cannot find this executable: {e}"))
-                .and_then(|exe| {
-                    crate::desktop::install(&exe.canonicalize().unwrap_or(exe))
-                        .map_err(|e| e.to_string())
-                })
+        let report = if cli.install_desktop {
+            let exe = std::env::current_exe()
+                .map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?;
+            crate::desktop::install(&exe.canonicalize().unwrap_or(exe))
         } else {
-            crate::desktop::uninstall().map_err(|e| e.to_string())
-        };
-        return match result {
-            Ok(report) => {
-                report.lines.iter().for_each(|l| println!("{l}"));
-                0
-            }
-            Err(e) => {
-                eprintln!("tracelens: {e}");
-                1
-            }
-        };
+            crate::desktop::uninstall()
+        }
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+        report.lines.iter().for_each(|l| println!("{l}"));
+        return Ok(());
     }
     match cli.command {
         Some(Command::Profile(args)) => profile::run(&args),
@@ -80,9 +77,20 @@ pub fn run(cli: Cli) -> i32 {
         Some(Command::Dump(args)) => dump::run(&args),
         Some(Command::Info(args)) => info::run(&args),
         Some(Command::Gen(args)) => r#gen::run(&args),
-        None => crate::app::run_native(cli.files),
         Some(Command::Convert(args)) => convert::run(&args),
         Some(Command::Graph(args)) => graph::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
+        None => crate::app::run_native(cli.files)
+            .map_err(|e| CliError::Failed(format!("cannot start the window: {e}"))),
     }
+}
+
+/// Writes `parts` one after the other to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print_parts(parts: &[impl AsRef<str>]) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = parts
+        .iter()
+        .try_for_each(|p| out.write_all(p.as_ref().as_bytes()));
+    written.and_then(|()| out.flush()).or_else(CliError::stdout)
 }

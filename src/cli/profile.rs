@@ -1,10 +1,10 @@
 //! `tracelens profile FILE`: what `dmtracedump FILE` prints (`--html`: `dmtracedump -h FILE`).
 
-use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
+use super::{CliError, ClockOpt, print_parts};
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render_parts};
@@ -25,10 +25,8 @@ pub struct ProfileArgs {
     /// Print dmtracedump's HTML page (`dmtracedump -h`) instead of text.
     #[arg(long)]
     pub html: bool,
-    /// The clock to profile with. Default: the trace's first clock (thread CPU for thread-cpu and
-    /// dual traces, wall for wall traces), as dmtracedump.
-    #[arg(long, value_enum)]
-    pub clock: Option<ClockArg>,
+    #[command(flatten)]
+    pub clock: ClockOpt,
     /// Profile only the calls inside a time range, clipped to it: `FROM..TO` in milliseconds
     /// from the start of the trace (timeline axis); either end may be left out (`..250`,
     /// `100..`). Calls overlapping the range count with their part inside it.
@@ -86,125 +84,67 @@ pub fn parse_range(s: &str) -> Result<MsRange, String> {
     Ok(r)
 }
 
-/// A clock named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ClockArg {
-    /// Per-thread CPU time.
-    Cpu,
-    /// Wall-clock time.
-    Wall,
-}
-
-impl From<ClockArg> for Clock {
-    fn from(c: ClockArg) -> Clock {
-        match c {
-            ClockArg::Cpu => Clock::Cpu,
-            ClockArg::Wall => Clock::Wall,
-        }
-    }
-}
-
 /// Prints the diagnostics summary line (and the errors themselves) on stderr.
 pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
     if trace.diagnostics.is_empty() {
         return;
     }
-    eprintln!(
-        "tracelens: {}: {}",
+    super::warn(format_args!(
+        "{}: {}",
         path.display(),
         summarize(&trace.diagnostics)
-    );
+    ));
     for d in trace
         .diagnostics
         .iter()
         .filter(|d| d.severity == crate::trace::Severity::Error)
         .take(5)
     {
-        eprintln!("tracelens: {}: {d}", path.display());
+        super::warn(format_args!("{}: {d}", path.display()));
     }
 }
 
-/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
-pub(crate) fn print_stdout(text: &str) -> i32 {
-    print_parts(&[text])
-}
-
-/// Writes `parts` one after the other to stdout, as [`print_stdout`].
-pub(crate) fn print_parts(parts: &[impl AsRef<str>]) -> i32 {
-    let mut out = std::io::stdout().lock();
-    let written = parts
-        .iter()
-        .try_for_each(|p| out.write_all(p.as_ref().as_bytes()));
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("tracelens: cannot write the output: {e}");
-            1
-        }
-    }
-}
-
-pub fn run(args: &ProfileArgs) -> i32 {
+/// Prints the profile (text or HTML) and then the diagnostics summary on stderr.
+pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
     // both give the lane engine's numbers). Everything else goes through the finished trace.
     let whole = args.range.is_none();
     let progress = Progress::default();
-    let factory = ProfileSinkFactory::new(args.clock.map(Clock::from));
+    let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
     let streamed = if whole {
-        crate::load::load_to_sinks(&args.file, &progress, &factory)
+        crate::load::load_to_sinks(&args.file, &progress, &factory)?
     } else {
-        Ok(None)
+        None
     };
     let (mut trace, mut ready, events) = match streamed {
-        Ok(Some((b, sinks))) => {
+        Some((b, sinks)) => {
             let (trace, p) = profile_sinks(&factory, b, sinks);
             (trace, Some(p), None)
         }
-        Ok(None) => match crate::load::load_parsed(&args.file, &progress) {
-            Ok(Parsed::Unfinished(b)) if whole => {
+        None => match crate::load::load_parsed(&args.file, &progress)? {
+            Parsed::Unfinished(b) if whole => {
                 let (trace, events) = b.finish_events();
                 (trace, None, Some(events))
             }
-            Ok(other) => (other.finish(), None, None),
-            Err(e) => {
-                eprintln!("tracelens: {e}");
-                return 1;
-            }
+            other => (other.finish(), None, None),
         },
-        Err(e) => {
-            eprintln!("tracelens: {e}");
-            return 1;
-        }
     };
     crate::timing::mark("loaded");
-    let clock = match args.clock {
-        Some(c) => {
-            let clock = Clock::from(c);
-            if !trace.clocks().contains(&clock) {
-                let have: Vec<String> = trace
-                    .clocks()
-                    .iter()
-                    .map(|c| format!("{c:?}").to_lowercase())
-                    .collect();
-                eprintln!(
-                    "tracelens: {}: the trace has no {} clock (it has: {})",
-                    args.file.display(),
-                    format!("{clock:?}").to_lowercase(),
-                    if have.is_empty() {
-                        "none".to_string()
-                    } else {
-                        have.join(", ")
-                    }
-                );
-                return 2;
-            }
-            clock
-        }
-        None => trace.primary_clock(),
-    };
+    let clock = args.clock.or_primary(&trace);
+    if !trace.clocks().contains(&clock) {
+        let have: Vec<&str> = trace.clocks().into_iter().map(clock_word).collect();
+        return Err(CliError::MissingClock {
+            path: args.file.clone(),
+            wanted: clock_word(clock),
+            have: if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.join(", ")
+            },
+        });
+    }
     let p = match (ready.take(), events) {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
@@ -226,7 +166,15 @@ pub fn run(args: &ProfileArgs) -> i32 {
     let text = render_parts(&trace, &p, &style);
     crate::timing::mark("rendered");
     report_diagnostics(&args.file, &trace);
-    let code = print_parts(&text);
+    print_parts(&text)?;
     crate::timing::mark("written");
-    code
+    Ok(())
+}
+
+/// The word `--clock` takes for `clock`.
+fn clock_word(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Cpu => "cpu",
+        Clock::Wall => "wall",
+    }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::CliError;
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{FileSummary, error_summary, summarize_trace, to_json, to_text};
@@ -23,9 +24,10 @@ pub struct SummaryArgs {
     pub top: usize,
 }
 
-/// Exit status 1 when any file could not be read (the others are still summarized).
-pub fn run(args: &SummaryArgs) -> i32 {
-    let mut failed = false;
+/// Summarizes every file; a file that cannot be read is reported (and summarized as an error)
+/// as it fails, and the command fails with [`CliError::SomeFilesFailed`] after printing the rest.
+pub fn run(args: &SummaryArgs) -> Result<(), CliError> {
+    let mut failed = 0;
     let summaries: Vec<FileSummary> = args
         .files
         .iter()
@@ -34,8 +36,8 @@ pub fn run(args: &SummaryArgs) -> i32 {
             match crate::load::load_path(path, &Progress::default()) {
                 Ok(trace) => summarize_trace(&name, &trace),
                 Err(e) => {
-                    failed = true;
-                    eprintln!("tracelens: {e}");
+                    failed += 1;
+                    super::warn(&e);
                     let error = match e {
                         LoadError::Format { error, .. } => error,
                         LoadError::Io { source, .. } => crate::formats::FormatError::new(
@@ -58,6 +60,12 @@ pub fn run(args: &SummaryArgs) -> i32 {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let code = super::profile::print_stdout(&text);
-    if failed { 1 } else { code }
+    super::print_parts(&[text])?;
+    match failed {
+        0 => Ok(()),
+        failed => Err(CliError::SomeFilesFailed {
+            failed,
+            total: args.files.len(),
+        }),
+    }
 }

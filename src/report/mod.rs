@@ -5,5 +5,6 @@ pub mod dump;
 pub mod export;
 pub mod graph;
 pub mod html;
+pub mod info;
 pub mod profile_text;
 pub mod summary;

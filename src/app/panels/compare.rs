@@ -1,15 +1,60 @@
-//! The diff of two open traces as a table: per method run A / run B inclusive and exclusive time,
-//! Δ inclusive, Δ exclusive, Δ calls and ratio, per clock; sortable by any column (click a
-//! header), searchable, with methods present in one trace only marked.
+//! The compare panel: this trace (run A) against another open one (run B), as a table per method
+//! of A / B inclusive and exclusive time, Δ inclusive, Δ exclusive, Δ calls and ratio, per
+//! clock; sortable by any column (click a header), searchable, with methods present in one trace
+//! only marked. The diff is computed on a worker.
 
 use std::cmp::Ordering;
 
 use eframe::egui::{self, Color32, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use super::{Action, format_duration, format_signed_duration};
 use crate::analysis::diff::{DiffRow, MethodKey, TraceDiff};
+use crate::app::context::{Msg, PanelCtx};
+use crate::app::style::{fmt_signed_ticks, fmt_ticks};
+use crate::app::tasks::Task;
 use crate::trace::{MethodId, Trace};
+
+/// State of the compare panel: the other tab (by title), the diffs for (this document's
+/// generation, the other's), and the table.
+#[derive(Default)]
+pub struct CompareState {
+    pub compare_with: Option<String>,
+    diffs: Task<(u64, u64), Vec<TraceDiff>>,
+    pub table: DiffTableState,
+}
+
+/// Lets the user pick run B among the other open documents and shows the diff table.
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
+    if ctx.others.is_empty() {
+        ui.label("Open a second trace (another tab) to compare this one (run 1) with it (run 2).");
+        return;
+    }
+    ui.horizontal(|ui| {
+        ui.label("Compare with (run 2):");
+        for (title, _) in ctx.others {
+            ui.radio_value(&mut st.compare_with, Some(title.clone()), title);
+        }
+    });
+    let Some(other) = st
+        .compare_with
+        .as_ref()
+        .and_then(|t| ctx.others.iter().find(|(title, _)| title == t))
+        .map(|(_, d)| d.clone())
+    else {
+        return;
+    };
+    let key = (ctx.doc.generation, other.generation);
+    let this = ctx.doc.trace.clone();
+    st.diffs.request(ui.ctx(), &key, || {
+        move || TraceDiff::of_traces(&this, &other.trace)
+    });
+    match st.diffs.get(&key) {
+        Some(diffs) => diff_table_ui(ui, ctx, diffs, &mut st.table),
+        None => {
+            ui.spinner();
+        }
+    }
+}
 
 /// Sortable columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,14 +162,16 @@ impl DiffTableState {
 /// it and, when the method exists in `trace_a`, selects it there.
 pub fn diff_table_ui(
     ui: &mut egui::Ui,
-    trace_a: &Trace,
+    ctx: &mut PanelCtx,
     diffs: &[TraceDiff],
     state: &mut DiffTableState,
-) -> Option<Action> {
+) {
+    let doc = ctx.doc;
+    let trace_a = &*doc.trace;
     let mut action = None;
     if diffs.is_empty() {
         ui.label("Nothing to compare.");
-        return None;
+        return;
     }
     state.clock_index = state.clock_index.min(diffs.len() - 1);
     ui.horizontal(|ui| {
@@ -198,10 +245,10 @@ pub fn diff_table_ui(
                     ui.add(egui::Label::new(r.key.full()).selectable(false));
                 });
                 let incl = |t: Option<crate::analysis::diff::Totals>| {
-                    t.map_or("—".to_string(), |t| format_duration(t.inclusive, tps))
+                    t.map_or("—".to_string(), |t| fmt_ticks(t.inclusive, tps))
                 };
                 let signed = |d: Option<i64>, ui: &mut egui::Ui| {
-                    let text = d.map_or("—".to_string(), |d| format_signed_duration(d, tps));
+                    let text = d.map_or("—".to_string(), |d| fmt_signed_ticks(d, tps));
                     let color = match d {
                         Some(d) if d > 0 => Color32::from_rgb(200, 60, 60),
                         Some(d) if d < 0 => Color32::from_rgb(40, 140, 40),
@@ -229,7 +276,7 @@ pub fn diff_table_ui(
                 });
                 if row.response().clicked() {
                     state.selected = Some(r.key.clone());
-                    action = method_in(trace_a, &r.key).map(Action::SelectMethod);
+                    action = method_in(trace_a, &r.key);
                 }
             });
         });
@@ -241,7 +288,9 @@ pub fn diff_table_ui(
             state.descending = col != DiffColumn::Method;
         }
     }
-    action
+    if let Some(m) = action {
+        ctx.send(Msg::SelectMethod(Some(m)));
+    }
 }
 
 /// The method of `trace` with this key, if any.

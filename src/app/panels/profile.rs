@@ -7,10 +7,11 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use super::job::Loaded;
-use super::style::{fmt_ms, rank_color};
-use super::{Msg, ViewState};
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::app::context::{Msg, PanelCtx};
+use crate::app::document::Document;
+use crate::app::style::{fmt_ms, rank_color};
+use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
 
 /// Sortable columns.
@@ -40,18 +41,10 @@ pub struct ProfileState {
     pub no_match: bool,
     pub scroll_to: Option<MethodId>,
     find_focus: bool,
-    /// The display order, computed when the sort or the trace changes (not every frame: a name
-    /// sort of 100k methods costs tens of milliseconds).
-    order_cache: Option<OrderCache>,
-}
-
-#[derive(Debug)]
-struct OrderCache {
-    sort: SortColumn,
-    ascending: bool,
-    /// Identity of the trace the order was computed for.
-    trace: usize,
-    methods: std::sync::Arc<[MethodId]>,
+    /// The display order for (document generation, clock, sort, direction), computed when one
+    /// of them changes (not every frame: a name sort of 100k methods costs tens of
+    /// milliseconds).
+    order: Cached<(u64, usize, SortColumn, bool), std::sync::Arc<[MethodId]>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,7 +90,7 @@ struct Clocks<'a> {
     wall: Option<&'a Profile>,
 }
 
-fn clocks(l: &Loaded) -> Clocks<'_> {
+fn clocks(l: &Document) -> Clocks<'_> {
     Clocks {
         cpu: l.profiles.iter().find(|p| p.clock == Clock::Cpu),
         wall: l.profiles.iter().find(|p| p.clock == Clock::Wall),
@@ -129,25 +122,27 @@ fn sort_key(c: &Clocks, col: SortColumn, m: MethodId) -> u64 {
 }
 
 /// Methods in display order.
-fn sorted_methods(l: &Loaded, st: &ProfileState) -> Vec<MethodId> {
+fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<MethodId> {
+    let l = ctx.doc;
     let c = clocks(l);
-    let mut v = l.ranked.clone();
-    if st.sort == SortColumn::Name {
+    let ranking = ctx.ranking();
+    let mut v = ranking.ranked.clone();
+    if sort == SortColumn::Name {
         v.sort_by_cached_key(|&m| l.trace.method_full_name(m));
     } else {
         v.sort_by(|&a, &b| {
-            sort_key(&c, st.sort, b)
-                .cmp(&sort_key(&c, st.sort, a))
-                .then(l.rank_of(a).cmp(&l.rank_of(b)))
+            sort_key(&c, sort, b)
+                .cmp(&sort_key(&c, sort, a))
+                .then(ranking.rank_of(a).cmp(&ranking.rank_of(b)))
         });
     }
-    if st.ascending {
+    if ascending {
         v.reverse();
     }
     v
 }
 
-fn flatten(l: &Loaded, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
+fn flatten(l: &Document, methods: &[MethodId], st: &ProfileState) -> Vec<Row> {
     let primary = l.profiles.first();
     let mut rows = Vec::with_capacity(methods.len());
     for &m in methods {
@@ -187,7 +182,7 @@ pub fn matches(name: &str, query: &str) -> bool {
 }
 
 fn find_next(
-    l: &Loaded,
+    l: &Document,
     methods: &[MethodId],
     st: &mut ProfileState,
     from: usize,
@@ -206,28 +201,20 @@ fn find_next(
     hit.map(|i| methods[i])
 }
 
-pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mut Vec<Msg>) {
+/// The profile table of `ctx.doc`: methods by the chosen column, each expandable into its
+/// parents and children.
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
+    let l = ctx.doc;
     if l.profiles.is_empty() {
         ui.label("This trace has no calls to profile.");
         return;
     }
-    let st = &mut view.profile;
-    let trace_id = std::sync::Arc::as_ptr(&l.trace) as usize;
-    let methods = match &st.order_cache {
-        Some(c) if c.sort == st.sort && c.ascending == st.ascending && c.trace == trace_id => {
-            c.methods.clone()
-        }
-        _ => {
-            let methods: std::sync::Arc<[MethodId]> = sorted_methods(l, st).into();
-            st.order_cache = Some(OrderCache {
-                sort: st.sort,
-                ascending: st.ascending,
-                trace: trace_id,
-                methods: methods.clone(),
-            });
-            methods
-        }
-    };
+    let key = (l.generation, ctx.clock, st.sort, st.ascending);
+    let (sort, ascending) = (st.sort, st.ascending);
+    let methods = st
+        .order
+        .get_or_compute(key, || sorted_methods(ctx, sort, ascending).into())
+        .clone();
 
     // Find bar.
     if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::F)) {
@@ -251,12 +238,12 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
             st.find_pos = None;
         } else if resp.changed() {
             if let Some(m) = find_next(l, &methods, st, 0) {
-                msgs.push(Msg::SelectMethod(Some(m)));
+                ctx.send(Msg::SelectMethod(Some(m)));
             }
         } else if enter {
             let from = st.find_pos.map_or(0, |p| p + 1);
             if let Some(m) = find_next(l, &methods, st, from) {
-                msgs.push(Msg::SelectMethod(Some(m)));
+                ctx.send(Msg::SelectMethod(Some(m)));
             }
             resp.request_focus();
         }
@@ -313,7 +300,7 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
     if let Some(r) = scroll_row {
         table = table.scroll_to_row(r, Some(Align::Center));
     }
-    let selected = view.selected;
+    let selected = ctx.selected;
     table
         .header(22.0, |mut header| {
             for (name, col) in &columns {
@@ -353,7 +340,7 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
                     Row::Method(m) => (Some(m) == selected)
                         .then_some(Color32::from_rgba_unmultiplied(90, 170, 255, 70)),
                 };
-                row_cells(&mut row, r, l, &c, tps, &columns, bg, st, msgs);
+                row_cells(&mut row, r, ctx, &c, tps, &columns, bg, st);
             });
         });
 }
@@ -362,14 +349,14 @@ pub fn profile_ui(ui: &mut egui::Ui, l: &Loaded, view: &mut ViewState, msgs: &mu
 fn row_cells(
     row: &mut egui_extras::TableRow,
     r: Row,
-    l: &Loaded,
+    ctx: &mut PanelCtx,
     c: &Clocks,
     tps: u64,
     columns: &[(&str, SortColumn)],
     bg: Option<Color32>,
     st: &mut ProfileState,
-    msgs: &mut Vec<Msg>,
 ) {
+    let l = ctx.doc;
     let paint_bg = |ui: &mut egui::Ui| {
         if let Some(bg) = bg {
             ui.painter().rect_filled(ui.max_rect(), 0.0, bg);
@@ -440,7 +427,7 @@ fn row_cells(
         row.col(|ui| {
             paint_bg(ui);
             match *name {
-                "Name" => name_cell(ui, r, l, st, msgs),
+                "Name" => name_cell(ui, r, ctx, st),
                 "Cpu/Real" => {
                     let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
                     if let (Some(c), Some(w)) = (incl(&cpu), incl(&wall))
@@ -481,15 +468,17 @@ fn row_cells(
     }
 }
 
-fn name_cell(ui: &mut egui::Ui, r: Row, l: &Loaded, st: &mut ProfileState, msgs: &mut Vec<Msg>) {
+fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileState) {
+    let l = ctx.doc;
     let trace = &l.trace;
+    let ranking = ctx.ranking();
     let chip = |ui: &mut egui::Ui, m: Option<MethodId>| {
         let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-        let color = m.map_or(Color32::GRAY, |m| rank_color(l.rank_of(m)));
+        let color = m.map_or(Color32::GRAY, |m| rank_color(ranking.rank_of(m)));
         ui.painter().rect_filled(rect, 2.0, color);
     };
     let label = |m: Option<MethodId>| match m {
-        Some(m) => format!("[{}] {}", l.rank_of(m), trace.method_full_name(m)),
+        Some(m) => format!("[{}] {}", ranking.rank_of(m), trace.method_full_name(m)),
         None => "(toplevel)".to_string(),
     };
     match r {
@@ -511,7 +500,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, l: &Loaded, st: &mut ProfileState, msgs:
                 )
                 .clicked()
             {
-                msgs.push(Msg::SelectMethod(Some(m)));
+                ctx.send(Msg::SelectMethod(Some(m)));
                 if !open {
                     st.expanded.insert(m);
                 }
@@ -538,7 +527,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, l: &Loaded, st: &mut ProfileState, msgs:
                     .truncate(),
             );
             if resp.clicked() && target.is_some() {
-                msgs.push(Msg::SelectMethod(target));
+                ctx.send(Msg::SelectMethod(target));
             }
         }
     }

@@ -6,9 +6,9 @@
 
 use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, vec2};
 
-use super::{Action, format_duration, method_color, text_color_on};
 use crate::analysis::calltree::{CallTree, FlameRect, NodeId};
-use crate::trace::Trace;
+use crate::app::context::{Msg, PanelCtx};
+use crate::app::style::{fmt_ticks, text_color_on};
 
 /// Row height of one depth level, points.
 pub const ROW_HEIGHT_PT: f32 = 18.0;
@@ -81,14 +81,11 @@ impl FlameState {
     }
 }
 
-/// Paints the flame graph of `tree` (a top-down tree) into the available width.
-pub fn flame_graph_ui(
-    ui: &mut egui::Ui,
-    trace: &Trace,
-    tree: &CallTree,
-    state: &mut FlameState,
-) -> Option<Action> {
+/// Paints the flame graph of `tree` (a top-down tree) into the available width; a method has
+/// the colour of its rank, as in the timeline.
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut FlameState, tree: &CallTree) {
     state.sync(tree);
+    let trace = &ctx.doc.trace;
     let mut action = None;
     ui.horizontal(|ui| {
         if ui.button("Reset zoom").clicked() {
@@ -98,7 +95,7 @@ pub fn flame_graph_ui(
             ui.label(format!(
                 "Selected: {} ({})",
                 trace.method_short_name(n.1),
-                format_duration(tree.inclusive(n.0), trace.ticks_per_sec)
+                fmt_ticks(tree.inclusive(n.0), trace.ticks_per_sec)
             ));
         }
     });
@@ -132,8 +129,10 @@ pub fn flame_graph_ui(
                 ),
             );
             let m = tree.method(r.node);
-            let faded = selected_method.is_some() && selected_method != m;
-            let fill = m.map_or(Color32::GRAY, |m| method_color(m, faded));
+            let fade = selected_method.is_some() && selected_method != m;
+            let fill = m.map_or(Color32::GRAY, |m| {
+                crate::app::style::method_color(ctx.rank_of(m), fade)
+            });
             painter.rect_filled(node_rect, 0.0, fill);
             if state.selected == Some(r.node) {
                 painter.rect_stroke(
@@ -165,9 +164,9 @@ pub fn flame_graph_ui(
             response.clone().on_hover_text_at_pointer(format!(
                 "{}\ninclusive {} ({:.1}%)\nexclusive {}\ncalls {}",
                 trace.method_full_name(m),
-                format_duration(tree.inclusive(n), tps),
+                fmt_ticks(tree.inclusive(n), tps),
                 tree.inclusive(n) as f64 * 100.0 / total,
-                format_duration(tree.exclusive(n), tps),
+                fmt_ticks(tree.exclusive(n), tps),
                 tree.calls(n)
             ));
         }
@@ -180,7 +179,7 @@ pub fn flame_graph_ui(
         } else if response.clicked() {
             state.selected = target;
             if let Some(m) = target.and_then(|n| tree.method(n)) {
-                action = Some(Action::SelectMethod(m));
+                action = Some(m);
             }
         } else if response.secondary_clicked() {
             state.view_ticks = match state.view_ticks {
@@ -194,5 +193,7 @@ pub fn flame_graph_ui(
             };
         }
     });
-    action
+    if let Some(m) = action {
+        ctx.send(Msg::SelectMethod(Some(m)));
+    }
 }

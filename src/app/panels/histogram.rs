@@ -1,12 +1,19 @@
 //! Duration histogram of the selected method's calls: min / median / p95 / max, linear or log
-//! bins; clicking a bar asks the app to highlight those calls; N / Shift+N (or the buttons) step
-//! to the next / previous call of the method from the current time.
+//! bins; clicking a bar asks the shell to highlight those calls; N / Shift+N (or the buttons)
+//! step to the next / previous call of the method from the current time.
+
+use std::sync::Arc;
 
 use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, vec2};
 
-use super::{Action, format_duration};
-use crate::analysis::histogram::{BinScale, Histogram, MethodCalls};
-use crate::trace::{MethodId, Trace};
+use crate::analysis::histogram::{BinScale, CallRef, Histogram, MethodCalls};
+use crate::app::context::{Msg, PanelCtx};
+use crate::app::style::fmt_ticks;
+use crate::app::tasks::Cached;
+use crate::trace::MethodId;
+
+/// What the calls were collected for: (document generation, method, range, clock index).
+type CallsKey = (u64, MethodId, Option<(u64, u64)>, usize);
 
 /// View state. `cursor_ticks` is the time N / Shift+N step from; the app may set it (e.g. to
 /// the timeline's selection) and the view moves it to each call it jumps to.
@@ -20,6 +27,8 @@ pub struct HistogramState {
     pub current: Option<usize>,
     /// Where the bars were painted last frame (screen points).
     pub last_rect: Option<Rect>,
+    /// The calls of the selected method.
+    calls: Cached<CallsKey, Arc<MethodCalls>>,
     cache: Option<((MethodId, usize, BinScale, usize), Histogram)>,
 }
 
@@ -32,6 +41,7 @@ impl Default for HistogramState {
             cursor_ticks: 0,
             current: None,
             last_rect: None,
+            calls: Cached::default(),
             cache: None,
         }
     }
@@ -52,7 +62,7 @@ impl HistogramState {
     }
 
     /// Steps to the next (or previous) call from `cursor_ticks`.
-    pub fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<Action> {
+    pub fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
         let idx = if forward {
             calls.next_after(self.cursor_ticks)
         } else {
@@ -60,17 +70,42 @@ impl HistogramState {
         }?;
         self.cursor_ticks = calls.starts[idx];
         self.current = Some(idx);
-        Some(Action::GoToCall(calls.calls[idx]))
+        Some(calls.calls[idx])
     }
 }
 
-/// Shows the histogram of `calls` (the calls of one method, see [`MethodCalls::collect`]).
-pub fn histogram_ui(
+/// Shows the histogram of the selected method's calls (in the context's range, on its clock).
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut HistogramState) {
+    let Some(m) = ctx.selected else {
+        ui.label("Select a method (in the timeline or the profile) to see its call durations.");
+        return;
+    };
+    let doc = ctx.doc;
+    let key = (doc.generation, m, ctx.range, ctx.clock);
+    if !state.calls.is_for(&key) {
+        // Another method, range or clock: new bins, no current call.
+        *state = HistogramState::default();
+    }
+    let clock = doc.clock(ctx.clock);
+    let range = ctx.range;
+    let calls = state
+        .calls
+        .get_or_compute(key, || {
+            Arc::new(MethodCalls::collect(&doc.trace, m, clock, range))
+        })
+        .clone();
+    if let Some(msg) = histogram_ui(ui, ctx, &calls, state) {
+        ctx.send(msg);
+    }
+}
+
+fn histogram_ui(
     ui: &mut egui::Ui,
-    trace: &Trace,
+    ctx: &PanelCtx,
     calls: &MethodCalls,
     state: &mut HistogramState,
-) -> Option<Action> {
+) -> Option<Msg> {
+    let trace = &ctx.doc.trace;
     let mut action = None;
     let tps = trace.ticks_per_sec;
     let stats = calls.stats();
@@ -78,10 +113,10 @@ pub fn histogram_ui(
     ui.label(format!(
         "{} calls   min {}   median {}   p95 {}   max {}",
         stats.count,
-        format_duration(stats.min, tps),
-        format_duration(stats.median, tps),
-        format_duration(stats.p95, tps),
-        format_duration(stats.max, tps)
+        fmt_ticks(stats.min, tps),
+        fmt_ticks(stats.median, tps),
+        fmt_ticks(stats.p95, tps),
+        fmt_ticks(stats.max, tps)
     ));
     ui.horizontal(|ui| {
         let mut log = state.scale == BinScale::Log;
@@ -94,10 +129,10 @@ pub fn histogram_ui(
             .on_hover_text("Shift+N")
             .clicked()
         {
-            action = state.step(calls, false);
+            action = state.step(calls, false).map(Msg::GoToCall);
         }
         if ui.button("Next call >").on_hover_text("N").clicked() {
-            action = state.step(calls, true);
+            action = state.step(calls, true).map(Msg::GoToCall);
         }
         if let Some(i) = state.current {
             ui.label(format!("call {} of {}", i + 1, calls.len()));
@@ -106,7 +141,7 @@ pub fn histogram_ui(
     if !ui.ctx().egui_wants_keyboard_input() {
         let (n, shift) = ui.input(|i| (i.key_pressed(Key::N), i.modifiers.shift));
         if n {
-            action = state.step(calls, !shift);
+            action = state.step(calls, !shift).map(Msg::GoToCall);
         }
     }
     let hist = state.histogram(calls);
@@ -152,8 +187,8 @@ pub fn histogram_ui(
     if let Some(b) = hovered {
         response.clone().on_hover_text_at_pointer(format!(
             "{} – {}: {} calls",
-            format_duration(hist.edges[b] as u64, tps),
-            format_duration(hist.edges[b + 1] as u64, tps),
+            fmt_ticks(hist.edges[b] as u64, tps),
+            fmt_ticks(hist.edges[b + 1] as u64, tps),
             hist.counts[b]
         ));
     }
@@ -161,12 +196,12 @@ pub fn histogram_ui(
         && let Some(b) = response.interact_pointer_pos().and_then(pointer_bin)
     {
         state.selected_bin = Some(b);
-        action = Some(Action::HighlightCalls(calls.calls_in_bin(&hist, b)));
+        action = Some(Msg::HighlightCalls(calls.calls_in_bin(&hist, b)));
     }
     ui.horizontal(|ui| {
-        ui.label(format_duration(hist.edges[0] as u64, tps));
+        ui.label(fmt_ticks(hist.edges[0] as u64, tps));
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(format_duration(hist.edges[hist.bin_count()] as u64, tps));
+            ui.label(fmt_ticks(hist.edges[hist.bin_count()] as u64, tps));
         });
     });
     action

@@ -14,19 +14,14 @@ use serde_json::Value;
 use tracelens::formats::Progress;
 use tracelens::trace::{Clock, Trace};
 
+use crate::util::tracelens;
+
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/dmtracedump")
         .join(name)
         .display()
         .to_string()
-}
-
-fn tracelens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(args)
-        .output()
-        .expect("run tracelens")
 }
 
 fn stdout(o: &Output) -> String {
@@ -135,14 +130,7 @@ fn diff_json() {
 }
 
 fn shared_traces() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    if !dir.is_dir() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true but {} is missing", dir.display());
-        }
-        eprintln!("skipping: {} is missing", dir.display());
-        return None;
-    }
+    let dir = crate::util::shared_traces_dir()?;
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

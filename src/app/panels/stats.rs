@@ -1,21 +1,21 @@
-//! Panels for what is not calls: duration series without timestamps (PerfLog markers, CProfiler
-//! ids) with statistics, a per-iteration plot and a histogram; counters (PerfLog CPU %, memory)
-//! as plots against sample index; a comparison of runs (other open tabs) against a baseline; and
-//! the list of instants (RTL messages, Logger probe hits). Generic over the model: no format
-//! names appear here.
+//! The statistics panel, for what is not calls: duration series without timestamps (PerfLog
+//! markers, CProfiler ids) with statistics, a per-iteration plot and a histogram; counters
+//! (PerfLog CPU %, memory) as plots against sample index; and a comparison of runs (other open
+//! tabs) against a baseline. Generic over the model: no format names appear here.
 
 use eframe::egui::{self, RichText};
 use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, Line, Plot};
 
-use super::analysis_tabs::Others;
-use super::job::Loaded;
 use crate::analysis::attributes::Attribute;
 use crate::analysis::stats::{ComparisonRow, SeriesStats, compare_runs};
+use crate::app::context::{OtherDoc, PanelCtx};
+use crate::app::tasks::Cached;
 use crate::trace::{DurationSeries, Trace};
 
-/// What a comparison was computed for: the baseline index and each run's (title, address).
-type CompareKey = (usize, Vec<(String, usize)>);
+/// What a comparison was computed for: the baseline index and each run's (title, document
+/// generation).
+type CompareKey = (usize, Vec<(String, u64)>);
 
 /// View state of the statistics panel.
 #[derive(Debug, Default)]
@@ -25,10 +25,14 @@ pub struct StatsState {
     pub compare_with: Option<String>,
     /// The last comparison, for (baseline index, the runs' identities): recomputed only when
     /// the baseline or the set of open runs changes, not every frame.
-    comparison: Option<(CompareKey, Vec<ComparisonRow>)>,
+    comparison: Cached<CompareKey, Vec<ComparisonRow>>,
 }
 
-pub fn stats_ui(ui: &mut egui::Ui, l: &Loaded, st: &mut StatsState, others: &Others) {
+/// Counters as plots, then the duration series' table, the selected series' plots and the
+/// comparison of runs.
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut StatsState) {
+    let l = ctx.doc;
+    let others = ctx.others;
     let trace = &*l.trace;
     if trace.durations.is_empty() && trace.counters.is_empty() {
         ui.label("This trace has no duration series or counters.");
@@ -53,7 +57,7 @@ pub fn stats_ui(ui: &mut egui::Ui, l: &Loaded, st: &mut StatsState, others: &Oth
                 if let Some(i) = st.selected.filter(|&i| i < trace.durations.len()) {
                     series_plots(ui, &trace.durations[i], &l.series[i].attributes);
                 }
-                compare_ui(ui, trace, st, others);
+                compare_ui(ui, (l.generation, trace), st, others);
             }
         });
 }
@@ -223,13 +227,18 @@ pub fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
 /// All runs side by side (this tab and every other tab with duration series, e.g. several
 /// CProfiler CSV files): mean per series and run, change against the chosen baseline run, and a
 /// grouped bar chart.
-fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Others) {
-    let mut runs: Vec<(&str, &Trace)> = vec![("this run", trace)];
+fn compare_ui(
+    ui: &mut egui::Ui,
+    (generation, trace): (u64, &Trace),
+    st: &mut StatsState,
+    others: &[OtherDoc],
+) {
+    let mut runs: Vec<(&str, u64, &Trace)> = vec![("this run", generation, trace)];
     runs.extend(
         others
             .iter()
-            .filter(|(_, t)| !t.durations.is_empty())
-            .map(|(title, t)| (title.as_str(), &**t)),
+            .filter(|(_, d)| !d.trace.durations.is_empty())
+            .map(|(title, d)| (title.as_str(), d.generation, &*d.trace)),
     );
     if runs.len() < 2 {
         ui.label("Open more runs (other files) to compare them here.");
@@ -240,26 +249,25 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
     ui.horizontal_wrapped(|ui| {
         ui.label("Baseline:");
         ui.radio_value(&mut st.compare_with, None, "this run");
-        for (title, _) in &runs[1..] {
+        for (title, ..) in &runs[1..] {
             ui.radio_value(&mut st.compare_with, Some(title.to_string()), *title);
         }
     });
     let baseline = st
         .compare_with
         .as_ref()
-        .and_then(|b| runs.iter().position(|(t, _)| t == b))
+        .and_then(|b| runs.iter().position(|(t, ..)| t == b))
         .unwrap_or(0);
-    let traces: Vec<&Trace> = runs.iter().map(|r| r.1).collect();
+    let traces: Vec<&Trace> = runs.iter().map(|r| r.2).collect();
     let key: CompareKey = (
         baseline,
         runs.iter()
-            .map(|(title, t)| (title.to_string(), *t as *const Trace as usize))
+            .map(|(title, g, _)| (title.to_string(), *g))
             .collect(),
     );
-    if st.comparison.as_ref().is_none_or(|(k, _)| *k != key) {
-        st.comparison = Some((key, compare_runs(&traces, baseline)));
-    }
-    let rows = st.comparison.as_ref().map_or(&[][..], |(_, r)| r);
+    let rows = &*st
+        .comparison
+        .get_or_compute(key, || compare_runs(&traces, baseline));
     egui::ScrollArea::horizontal()
         .id_salt("compare-runs-h")
         .show(ui, |ui| {
@@ -267,11 +275,11 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
                 .striped(true)
                 .show(ui, |ui| {
                     ui.strong("series");
-                    for (i, (title, _)) in runs.iter().enumerate() {
+                    for (i, (title, ..)) in runs.iter().enumerate() {
                         let mark = if i == baseline { " (baseline)" } else { "" };
                         ui.strong(format!("{title}{mark}: mean ms (n)"));
                     }
-                    for (i, (title, _)) in runs.iter().enumerate() {
+                    for (i, (title, ..)) in runs.iter().enumerate() {
                         if i != baseline {
                             ui.strong(format!("{title}: change"));
                         }
@@ -301,7 +309,7 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
         .allow_scroll(false)
         .legend(egui_plot::Legend::default())
         .show(ui, |p| {
-            for (k, (title, _)) in runs.iter().enumerate() {
+            for (k, (title, ..)) in runs.iter().enumerate() {
                 let bars: Vec<Bar> = rows
                     .iter()
                     .enumerate()
@@ -313,51 +321,6 @@ fn compare_ui(ui: &mut egui::Ui, trace: &Trace, st: &mut StatsState, others: &Ot
                     .collect();
                 p.bar_chart(BarChart::new(*title, bars));
             }
-        });
-}
-
-/// The instants (messages, probe hits) in time order.
-pub fn instants_ui(ui: &mut egui::Ui, trace: &Trace, filter: &mut String) {
-    ui.horizontal(|ui| {
-        let label = ui.label("Filter:");
-        ui.text_edit_singleline(filter).labelled_by(label.id);
-        ui.label(format!("{} messages", trace.instants.len()));
-    });
-    let q = filter.to_lowercase();
-    let rows: Vec<usize> = (0..trace.instants.len())
-        .filter(|&i| q.is_empty() || trace.instants[i].label.to_lowercase().contains(&q))
-        .collect();
-    let t0 = trace.axis_range().map_or(0, |r| r.0);
-    TableBuilder::new(ui)
-        .id_salt("instants")
-        .striped(true)
-        .column(Column::initial(100.0))
-        .column(Column::initial(140.0).clip(true))
-        .column(Column::remainder().clip(true))
-        .header(20.0, |mut h| {
-            for name in ["time", "thread", "message"] {
-                h.col(|ui| {
-                    ui.strong(name);
-                });
-            }
-        })
-        .body(|body| {
-            body.rows(18.0, rows.len(), |mut row| {
-                let it = &trace.instants[rows[row.index()]];
-                row.col(|ui| {
-                    ui.label(super::style::fmt_duration(
-                        it.time.saturating_sub(t0) as f64,
-                        trace.ticks_per_sec,
-                    ));
-                });
-                row.col(|ui| {
-                    let th = trace.threads.get(it.thread as usize);
-                    ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
-                });
-                row.col(|ui| {
-                    ui.label(&it.label);
-                });
-            });
         });
 }
 

@@ -1,15 +1,15 @@
-//! Top-down and bottom-up call tree tables: expandable rows with inclusive time, its share of the
-//! total, exclusive time and calls. Only visible rows are laid out (`TableBody::rows`); the
-//! bottom-up tree ([`BottomUpTree`]) computes a node's callers when it is first opened.
+//! The call tree panel (top-down), and the expandable tree table it shares with the bottom-up
+//! panel ([`super::bottom_up`]): rows with inclusive time, its share of the total, exclusive time
+//! and calls. Only visible rows are laid out (`TableBody::rows`).
 
 use eframe::egui::{self, RichText};
 use egui_extras::{Column, TableBuilder};
 use rustc_hash::FxHashSet;
 
-use super::{Action, format_duration};
-use crate::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeKind};
+use crate::analysis::calltree::{CallTree, NodeId, TreeKind};
+use crate::app::context::{Msg, PanelCtx};
+use crate::app::style::fmt_ticks;
 use crate::trace::MethodId;
-use crate::trace::Trace;
 
 /// View state: which nodes are open and which is selected. Reset automatically when a different
 /// tree is shown.
@@ -21,7 +21,7 @@ pub struct CallTreeState {
 }
 
 /// What the table needs from a tree.
-trait Rows {
+pub(super) trait Rows {
     fn kind(&self) -> TreeKind;
     /// Changes when a different tree is shown.
     fn fingerprint(&self) -> (usize, u64, TreeKind);
@@ -72,40 +72,6 @@ impl Rows for &CallTree {
     }
 }
 
-impl Rows for &mut BottomUpTree {
-    fn kind(&self) -> TreeKind {
-        TreeKind::BottomUp
-    }
-    fn fingerprint(&self) -> (usize, u64, TreeKind) {
-        let top = self.top_down();
-        (top.len(), top.inclusive(NodeId::ROOT), TreeKind::BottomUp)
-    }
-    fn node_count(&self) -> usize {
-        self.len()
-    }
-    fn kids(&mut self, n: NodeId) -> Vec<NodeId> {
-        self.expand(n).to_vec()
-    }
-    fn method(&self, n: NodeId) -> Option<MethodId> {
-        BottomUpTree::method(self, n)
-    }
-    fn depth(&self, n: NodeId) -> u32 {
-        BottomUpTree::depth(self, n)
-    }
-    fn inclusive(&self, n: NodeId) -> u64 {
-        BottomUpTree::inclusive(self, n)
-    }
-    fn exclusive(&self, n: NodeId) -> u64 {
-        BottomUpTree::exclusive(self, n)
-    }
-    fn calls(&self, n: NodeId) -> u64 {
-        BottomUpTree::calls(self, n)
-    }
-    fn has_children(&self, n: NodeId) -> bool {
-        BottomUpTree::has_children(self, n)
-    }
-}
-
 impl CallTreeState {
     fn sync(&mut self, fp: (usize, u64, TreeKind)) {
         if self.shown != Some(fp) {
@@ -113,12 +79,6 @@ impl CallTreeState {
             self.selected = None;
             self.shown = Some(fp);
         }
-    }
-
-    /// Opens `from` and, below it, each largest child while it holds at least half of its
-    /// parent's time (the hot path) in a top-down tree.
-    pub fn expand_hot_path(&mut self, mut tree: &CallTree, from: NodeId) {
-        hot_path(self, &mut tree, from);
     }
 }
 
@@ -149,37 +109,23 @@ fn visible_rows<T: Rows>(tree: &mut T, state: &CallTreeState) -> Vec<NodeId> {
     out
 }
 
-/// Shows a top-down `tree`. Clicking a row selects its method; the `+` opens a row;
-/// double-click (or "Expand hot path") opens the hot path below it.
-pub fn call_tree_ui(
-    ui: &mut egui::Ui,
-    trace: &Trace,
-    tree: &CallTree,
-    state: &mut CallTreeState,
-) -> Option<Action> {
+/// Shows a top-down `tree` (computed by the caller for the context's clock and range).
+/// Clicking a row selects its method; the `+` opens a row; double-click (or "Expand hot path")
+/// opens the hot path below it.
+pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut CallTreeState, tree: &CallTree) {
     let mut rows = tree;
-    tree_table_ui(ui, trace, &mut rows, state)
+    tree_table_ui(ui, ctx, &mut rows, state);
 }
 
-/// Shows a bottom-up tree: methods, then their callers (computed when a row is first opened).
-pub fn bottom_up_ui(
+pub(super) fn tree_table_ui<T: Rows>(
     ui: &mut egui::Ui,
-    trace: &Trace,
-    tree: &mut BottomUpTree,
-    state: &mut CallTreeState,
-) -> Option<Action> {
-    let mut rows = tree;
-    tree_table_ui(ui, trace, &mut rows, state)
-}
-
-fn tree_table_ui<T: Rows>(
-    ui: &mut egui::Ui,
-    trace: &Trace,
+    ctx: &mut PanelCtx,
     tree: &mut T,
     state: &mut CallTreeState,
-) -> Option<Action> {
+) {
     state.sync(tree.fingerprint());
-    let mut action = None;
+    let trace = &ctx.doc.trace;
+    let mut selected_method = None;
     let total = tree.inclusive(NodeId::ROOT).max(1);
     let tps = trace.ticks_per_sec;
     ui.horizontal(|ui| {
@@ -191,7 +137,7 @@ fn tree_table_ui<T: Rows>(
         ui.label(format!(
             "{} nodes, total {}",
             tree.node_count() - 1,
-            format_duration(tree.inclusive(NodeId::ROOT), tps)
+            fmt_ticks(tree.inclusive(NodeId::ROOT), tps)
         ));
         if ui.button("Expand hot path").clicked() {
             let from = state.selected.unwrap_or(NodeId::ROOT);
@@ -264,11 +210,11 @@ fn tree_table_ui<T: Rows>(
                         hot_path(state, tree, n);
                     } else if name.clicked() {
                         state.selected = Some(n);
-                        action = Some(Action::SelectMethod(m));
+                        selected_method = Some(m);
                     }
                 });
                 row.col(|ui| {
-                    cell(ui, format_duration(tree.inclusive(n), tps));
+                    cell(ui, fmt_ticks(tree.inclusive(n), tps));
                 });
                 row.col(|ui| {
                     cell(
@@ -277,7 +223,7 @@ fn tree_table_ui<T: Rows>(
                     );
                 });
                 row.col(|ui| {
-                    cell(ui, format_duration(tree.exclusive(n), tps));
+                    cell(ui, fmt_ticks(tree.exclusive(n), tps));
                 });
                 row.col(|ui| {
                     cell(ui, tree.calls(n).to_string());
@@ -287,11 +233,13 @@ fn tree_table_ui<T: Rows>(
                     hot_path(state, tree, n);
                 } else if resp.clicked() {
                     state.selected = Some(n);
-                    action = Some(Action::SelectMethod(m));
+                    selected_method = Some(m);
                 }
             });
         });
-    action
+    if let Some(m) = selected_method {
+        ctx.send(Msg::SelectMethod(Some(m)));
+    }
 }
 
 /// A non-selectable label, so clicks reach the row.

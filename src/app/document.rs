@@ -1,0 +1,203 @@
+//! The document: a loaded trace plus everything derived from it once (profiles per clock, the
+//! rank order of methods per clock, timeline summaries, series statistics). Built off the UI
+//! thread ([`super::tasks::LoadJob`]), then shared read-only (`Arc`) by the tab and the panels.
+//!
+//! Every document gets a [`Document::generation`] from a global counter: caches and background
+//! results are keyed by it (never by an address, which a later allocation can reuse).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::analysis::profile::{Profile, profile_all_clocks};
+use crate::analysis::restrict::restrict;
+use crate::analysis::stats::{SeriesStats, series_stats};
+use crate::analysis::timeline::LaneSummary;
+use crate::trace::{Clock, MethodId, Trace};
+
+/// The source of [`Document::generation`]: 0 is never handed out.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// Methods in the rank order of one clock's profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ranking {
+    /// Methods by inclusive time, descending, ties by id (Traceview's rank order); methods that
+    /// were never called are left out.
+    pub ranked: Vec<MethodId>,
+    /// `rank[method]` = position in `ranked` (`u32::MAX`: never called).
+    pub rank: Vec<u32>,
+}
+
+impl Ranking {
+    /// The rank order of `profile` over `methods` methods.
+    pub fn of(profile: &Profile, methods: usize) -> Self {
+        let mut ranked: Vec<MethodId> = (0..methods as u32)
+            .map(MethodId)
+            .filter(|&m| profile.method(m).total_calls() > 0)
+            .collect();
+        ranked.sort_by(|&a, &b| {
+            profile
+                .method(b)
+                .inclusive
+                .cmp(&profile.method(a).inclusive)
+                .then(a.0.cmp(&b.0))
+        });
+        let mut rank = vec![u32::MAX; methods];
+        for (i, m) in ranked.iter().enumerate() {
+            rank[m.index()] = i as u32;
+        }
+        Self { ranked, rank }
+    }
+
+    pub fn rank_of(&self, m: MethodId) -> u32 {
+        self.rank.get(m.index()).copied().unwrap_or(u32::MAX)
+    }
+}
+
+/// A loaded trace plus everything derived from it once.
+pub struct Document {
+    /// Unique per document built in this process (cache key).
+    pub generation: u64,
+    pub trace: Arc<Trace>,
+    /// One profile per clock, primary first (empty for formats without calls).
+    pub profiles: Vec<Profile>,
+    /// One ranking per profile (same order).
+    pub rankings: Vec<Ranking>,
+    /// Per thread, indices into `trace.instants` sorted by time (timeline markers).
+    pub instants_by_thread: Vec<Vec<u32>>,
+    /// Per thread and lane, block summaries for zoomed-out timeline queries.
+    pub summaries: Vec<Vec<LaneSummary>>,
+    /// Statistics and attributes of each duration series (trace order).
+    pub series: Vec<SeriesStats>,
+}
+
+impl std::fmt::Debug for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Document")
+            .field("generation", &self.generation)
+            .field("format", &self.trace.source.format)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Document {
+    pub fn new(trace: Trace) -> Self {
+        Self::of(Arc::new(trace), true)
+    }
+
+    /// The part of `trace` inside `[t0, t1)` (axis ticks), profiled and ordered on its own; the
+    /// rank numbers of `rankings` (the whole trace's) keep numbers and colours matching the
+    /// timeline.
+    pub fn restricted(trace: &Trace, rankings: Vec<Ranking>, t0: u64, t1: u64) -> Self {
+        // Only its profile table is shown: no timeline summaries.
+        let mut d = Self::of(Arc::new(restrict(trace, t0, t1)), false);
+        for (own, whole) in d.rankings.iter_mut().zip(rankings) {
+            own.rank = whole.rank;
+        }
+        d
+    }
+
+    fn of(trace: Arc<Trace>, timeline: bool) -> Self {
+        let profiles = if trace.call_count() > 0 {
+            profile_all_clocks(&trace)
+        } else {
+            Vec::new()
+        };
+        let rankings = profiles
+            .iter()
+            .map(|p| Ranking::of(p, trace.methods.len()))
+            .collect();
+        let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
+        for (i, inst) in trace.instants.iter().enumerate() {
+            if let Some(v) = instants_by_thread.get_mut(inst.thread as usize) {
+                v.push(i as u32);
+            }
+        }
+        for v in &mut instants_by_thread {
+            v.sort_by_key(|&i| trace.instants[i as usize].time);
+        }
+        let summaries = if timeline {
+            trace
+                .threads
+                .par_iter()
+                .map(|t| t.lanes.par_iter().map(LaneSummary::new).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
+            series: series_stats(&trace),
+            trace,
+            profiles,
+            rankings,
+            instants_by_thread,
+            summaries,
+        }
+    }
+
+    /// The ranking of clock `index` (the primary's when out of range; empty without calls).
+    pub fn ranking(&self, index: usize) -> &Ranking {
+        static EMPTY: Ranking = Ranking {
+            ranked: Vec::new(),
+            rank: Vec::new(),
+        };
+        self.rankings
+            .get(index)
+            .or(self.rankings.first())
+            .unwrap_or(&EMPTY)
+    }
+
+    /// Methods of the primary clock by rank.
+    pub fn ranked(&self) -> &[MethodId] {
+        &self.ranking(0).ranked
+    }
+
+    /// The rank of `m` on the primary clock.
+    pub fn rank_of(&self, m: MethodId) -> u32 {
+        self.ranking(0).rank_of(m)
+    }
+
+    /// The clock of profile `index` (the trace's primary clock when out of range).
+    pub fn clock(&self, index: usize) -> Clock {
+        self.profiles
+            .get(index)
+            .map_or(self.trace.primary_clock(), |p| p.clock)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Action, Builder, ClockMode};
+
+    #[test]
+    fn generations_differ_and_rankings_follow_each_clock() {
+        let (a, f, g) = build();
+        let (b2, ..) = build();
+        assert_ne!(a.generation, b2.generation);
+        assert_eq!(a.profiles.len(), 2);
+        let by_clock = |c: Clock| {
+            let i = a.profiles.iter().position(|p| p.clock == c).unwrap();
+            a.ranking(i).ranked.clone()
+        };
+        assert_eq!(by_clock(Clock::Wall), vec![f, g]);
+        assert_eq!(by_clock(Clock::Cpu), vec![g, f]);
+    }
+
+    fn build() -> (Document, MethodId, MethodId) {
+        let mut b = Builder::new("t");
+        b.clock = Some(ClockMode::Dual);
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let g = b.add_method(2, "C", "g", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        // f: 10 wall, 1 cpu; g: 2 wall, 2 cpu.
+        ev.push(Action::Enter, f, 0, Some(0));
+        ev.push(Action::Exit, f, 10, Some(1));
+        ev.push(Action::Enter, g, 10, Some(1));
+        ev.push(Action::Exit, g, 12, Some(3));
+        (Document::new(b.finish()), f, g)
+    }
+}

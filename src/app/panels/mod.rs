@@ -1,0 +1,28 @@
+//! The panels of a trace tab, one module each. A panel is a function
+//! `ui(ui, &mut PanelCtx, &mut ItsOwnState)` (plus, for the tree views, the tree it shows): it
+//! reads the document, the selection and the clock from the [`PanelCtx`], changes only its own
+//! state, and asks for anything else with a [`Msg`] on the context's queue. Panels never import
+//! the shell.
+//!
+//! - [`timeline`]: threads and lanes over time (`layout` → `query` → `paint` → `input`).
+//! - [`lower`]: the container under the timeline, showing one of:
+//!   [`profile`] (Traceview's table), [`call_tree`], [`bottom_up`], [`flame`], [`histogram`],
+//!   [`compare`] (diff against another open trace), [`stats`] (duration series, counters, runs)
+//!   and [`messages`] (instants).
+//! - [`info`] and [`diagnostics`]: what the file says about itself, and what was wrong with it.
+//!
+//! [`PanelCtx`]: crate::app::context::PanelCtx
+//! [`Msg`]: crate::app::context::Msg
+
+pub mod bottom_up;
+pub mod call_tree;
+pub mod compare;
+pub mod diagnostics;
+pub mod flame;
+pub mod histogram;
+pub mod info;
+pub mod lower;
+pub mod messages;
+pub mod profile;
+pub mod stats;
+pub mod timeline;

@@ -1,0 +1,312 @@
+//! Drawing what [`super::query`] computed: the ruler, thread labels, calls as one mesh, selection
+//! marks, instant markers, call names, the cursor and the tooltips.
+
+use eframe::egui::{self, Color32, Pos2, Rect, Stroke, pos2, vec2};
+
+use super::layout::{LANE_H, Plot, ROW_H, Row};
+use super::query::{self, CallAt, RowData, RowMarks};
+use crate::app::context::PanelCtx;
+use crate::app::style::{fmt_duration, nice_step, text_color_on};
+use crate::trace::{MethodId, Trace};
+
+const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
+
+/// The time ruler over the rows: ticks at a nice step, times relative to the trace start.
+pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, f64)) {
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
+    let tps = trace.ticks_per_sec;
+    let tv = &plot.view;
+    let step = nice_step((tv.t1 - tv.t0) / (tv.width_px as f64 / 90.0));
+    let rel0 = tv.t0 - full.0;
+    let mut k = (rel0 / step).ceil();
+    let color = ui.visuals().text_color();
+    while full.0 + k * step <= tv.t1 {
+        let x = plot.x(full.0 + k * step);
+        painter.vline(
+            x,
+            rect.bottom() - 6.0..=rect.bottom(),
+            Stroke::new(1.0, color),
+        );
+        painter.text(
+            pos2(x + 2.0, rect.top() + 2.0),
+            egui::Align2::LEFT_TOP,
+            fmt_duration(k * step, tps),
+            egui::FontId::proportional(11.0),
+            color,
+        );
+        k += 1.0;
+    }
+    painter.text(
+        rect.left_center() + vec2(4.0, 0.0),
+        egui::Align2::LEFT_CENTER,
+        format!("span {}", fmt_duration(tv.t1 - tv.t0, tps)),
+        egui::FontId::proportional(11.0),
+        color,
+    );
+}
+
+/// Paints every row (label, background, calls, marks, instants) into `rect`; returns the
+/// instants near `pointer`, if any.
+pub fn rows(
+    ui: &egui::Ui,
+    ctx: &PanelCtx,
+    rows: &[Row],
+    data: &[Option<(RowData, RowMarks)>],
+    plot: &Plot,
+    rect: Rect,
+    pointer: Option<Pos2>,
+) -> Option<Vec<u32>> {
+    let painter = ui.painter_at(rect);
+    let trace = &ctx.doc.trace;
+    let mut mesh = egui::Mesh::default();
+    let mut marks_mesh = egui::Mesh::default();
+    let mut overlay: Vec<egui::Shape> = Vec::new();
+    let mut texts: Vec<(Rect, String, Color32)> = Vec::new();
+    let mut hovered_instants = None;
+    for (row, data) in rows.iter().zip(data) {
+        label(ui, &painter, trace, row, rect.left());
+        let row_rect = row.plot_rect(plot);
+        painter.rect_filled(row_rect, 0.0, ui.visuals().extreme_bg_color);
+        let Some((data, row_marks)) = data else {
+            continue;
+        };
+        calls(ctx, &mut mesh, &mut texts, row, data, plot);
+        if let Some(m) = ctx.selected {
+            let color = crate::app::style::rank_color(ctx.rank_of(m));
+            marks(
+                &painter,
+                &mut marks_mesh,
+                row_marks,
+                plot.x0,
+                row_rect,
+                color,
+            );
+        }
+        let (xs, near) = query::instants(ctx.doc, row.thread, plot, row_rect, pointer);
+        instant_markers(&mut overlay, &xs, row_rect.top());
+        if !near.is_empty() {
+            hovered_instants = Some(near);
+        }
+    }
+    painter.add(egui::Shape::mesh(mesh));
+    painter.add(egui::Shape::mesh(marks_mesh));
+    painter.extend(overlay);
+    for (r, s, color) in texts {
+        painter.with_clip_rect(r.intersect(rect)).text(
+            r.left_center() + vec2(3.0, 0.0),
+            egui::Align2::LEFT_CENTER,
+            s,
+            egui::FontId::proportional(11.0),
+            color,
+        );
+    }
+    hovered_instants
+}
+
+fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left: f32) {
+    let th = &trace.threads[row.thread];
+    let text = format!(
+        "{} [{}] {}",
+        if row.expanded { "-" } else { "+" },
+        th.raw_id,
+        th.name
+    );
+    painter.text(
+        row.label_rect(left).left_center() + vec2(4.0, 0.0),
+        egui::Align2::LEFT_CENTER,
+        text,
+        egui::FontId::proportional(13.0),
+        ui.visuals().text_color(),
+    );
+}
+
+/// Adds a row's calls to `mesh`, and the names that fit to `texts`.
+fn calls(
+    ctx: &PanelCtx,
+    mesh: &mut egui::Mesh,
+    texts: &mut Vec<(Rect, String, Color32)>,
+    row: &Row,
+    data: &RowData,
+    plot: &Plot,
+) {
+    let y = row.top;
+    match data {
+        RowData::Pixels(px_method, px_height) => {
+            query::pixel_runs(px_method, px_height, |x0, x1, m, hfrac| {
+                let r = Rect::from_min_max(
+                    pos2(plot.x0 + x0 as f32, y + ROW_H * (1.0 - hfrac)),
+                    pos2(plot.x0 + x1 as f32, y + ROW_H),
+                );
+                mesh.add_colored_rect(r, ctx.method_color(MethodId(m)));
+            });
+        }
+        RowData::Lanes(lanes) => {
+            for (d, items) in lanes.iter().enumerate() {
+                let (ly, lh) = (y + d as f32 * LANE_H, LANE_H - 1.0);
+                for it in items {
+                    let hh = if it.count > 1 { lh * it.coverage } else { lh };
+                    let r = Rect::from_min_max(
+                        pos2(plot.x0 + it.x0_px, ly + lh - hh),
+                        pos2(plot.x0 + it.x1_px.max(it.x0_px + 1.0), ly + lh),
+                    );
+                    let fill = ctx.method_color(it.method);
+                    mesh.add_colored_rect(r, fill);
+                    if it.count == 1 && r.width() > 40.0 {
+                        let name = ctx.doc.trace.method_short_name(it.method);
+                        texts.push((r, name, text_color_on(fill)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Draws the marks of one row: a bar over and a bracket under each call of the selected method
+/// (`visible`: [`query::visible_marks`] in plot pixels).
+fn marks(
+    painter: &egui::Painter,
+    mesh: &mut egui::Mesh,
+    visible: &[(f32, f32)],
+    plot_x0: f32,
+    row: Rect,
+    color: Color32,
+) {
+    let y_top = row.top() - 3.0;
+    let y_br = row.bottom() + 3.0;
+    // Marks closer than 2 px merge into one span (they cannot be told apart on screen); every
+    // piece is a plain rectangle in one mesh, so thousands of marks cost little.
+    let mut spans: Vec<(f32, f32)> = Vec::new();
+    for &(x0, x1) in visible {
+        let (x0, x1) = (plot_x0 + x0, plot_x0 + x1);
+        match spans.last_mut() {
+            Some(last) if x0 <= last.1 + 2.0 => last.1 = last.1.max(x1),
+            _ => spans.push((x0, x1)),
+        }
+    }
+    let rect = |mesh: &mut egui::Mesh, x0: f32, y0: f32, x1: f32, y1: f32| {
+        mesh.add_colored_rect(Rect::from_min_max(pos2(x0, y0), pos2(x1, y1)), color);
+    };
+    for (x0, x1) in spans {
+        let (cx0, cx1) = (x0.max(row.left()), x1.min(row.right()));
+        rect(mesh, cx0, y_top, cx1.max(cx0 + 2.0), y_top + 3.0);
+        rect(mesh, cx0, y_br - 0.75, cx1.max(cx0 + 1.0), y_br + 0.75);
+        if x0 >= row.left() {
+            rect(mesh, x0 - 0.75, y_br - 3.0, x0 + 0.75, y_br);
+        } else {
+            arrow(painter, pos2(row.left() + 4.0, y_br), -1.0, color);
+        }
+        if x1 <= row.right() {
+            rect(mesh, x1 - 0.75, y_br - 3.0, x1 + 0.75, y_br);
+        } else {
+            arrow(painter, pos2(row.right() - 4.0, y_br), 1.0, color);
+        }
+    }
+}
+
+fn arrow(painter: &egui::Painter, tip: Pos2, dir: f32, color: Color32) {
+    let pts = vec![
+        tip + vec2(dir * 4.0, 0.0),
+        tip + vec2(-dir * 2.0, -3.0),
+        tip + vec2(-dir * 2.0, 3.0),
+    ];
+    painter.add(egui::Shape::convex_polygon(pts, color, Stroke::NONE));
+}
+
+/// Small triangles on top of a row at screen xs `xs`.
+fn instant_markers(out: &mut Vec<egui::Shape>, xs: &[f32], top: f32) {
+    for &cx in xs {
+        out.push(egui::Shape::convex_polygon(
+            vec![
+                pos2(cx - 3.5, top),
+                pos2(cx + 3.5, top),
+                pos2(cx, top + 6.0),
+            ],
+            INSTANT_COLOR,
+            Stroke::new(1.0, Color32::BLACK),
+        ));
+    }
+}
+
+/// The cursor line over the rows and its time on the ruler.
+pub fn cursor(ui: &egui::Ui, trace: &Trace, plot: &Plot, rows: Rect, ruler: Rect, x: f32, t0: f64) {
+    if x < plot.x0 {
+        return;
+    }
+    ui.painter_at(rows).vline(
+        x,
+        rows.y_range(),
+        Stroke::new(1.0, ui.visuals().strong_text_color()),
+    );
+    ui.painter().text(
+        pos2(x + 4.0, ruler.bottom() - 2.0),
+        egui::Align2::LEFT_BOTTOM,
+        fmt_duration(plot.t(x) - t0, trace.ticks_per_sec),
+        egui::FontId::monospace(11.0),
+        ui.visuals().strong_text_color(),
+    );
+}
+
+/// The tooltip of instants under the pointer (time and label of the first eight).
+pub fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t0: f64) {
+    for &i in near.iter().take(8) {
+        let inst = &trace.instants[i as usize];
+        ui.label(format!(
+            "{}  {}",
+            fmt_duration(inst.time as f64 - t0, trace.ticks_per_sec),
+            inst.label
+        ));
+    }
+    if near.len() > 8 {
+        ui.weak(format!("… and {} more", near.len() - 8));
+    }
+}
+
+/// The tooltip of a call: its method, thread, depth and times on each clock.
+pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
+    let th = &trace.threads[ti];
+    let lane = &th.lanes[d];
+    let m = lane.method(i);
+    let tps = trace.ticks_per_sec;
+    ui.strong(trace.method_full_name(m));
+    ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
+    let children = th
+        .lanes
+        .get(d + 1)
+        .map(|next| {
+            lane.children(i, next.len())
+                .map(|c| (next.dur(c), next.cpu(c)))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let dur = lane.dur(i);
+    let child_sum: u64 = children.iter().map(|c| c.0).sum();
+    let axis_name = if trace.axis_synthesized {
+        "global"
+    } else {
+        "wall"
+    };
+    ui.label(format!(
+        "{axis_name}: incl {} · excl {}",
+        fmt_duration(dur as f64, tps),
+        fmt_duration(dur.saturating_sub(child_sum) as f64, tps)
+    ));
+    if let Some((_, cd)) = lane.cpu(i) {
+        let csum: u64 = children.iter().filter_map(|c| c.1.map(|x| x.1)).sum();
+        ui.label(format!(
+            "cpu: incl {} · excl {}",
+            fmt_duration(cd as f64, tps),
+            fmt_duration(cd.saturating_sub(csum) as f64, tps)
+        ));
+        if dur > 0 {
+            ui.label(format!("cpu/wall: {:.0}%", cd as f64 * 100.0 / dur as f64));
+        }
+    }
+    let f = lane.flags(i);
+    if f.synthesized_entry {
+        ui.label("entered before tracing started");
+    }
+    if f.unclosed {
+        ui.label("still running when tracing stopped");
+    }
+}

@@ -1,0 +1,539 @@
+//! The shell: the window's frame around the panels. It owns the open tabs (one per file, each a
+//! [`TabState`] and the [`ViewState`] of its panels), draws the menu, the tab strip and the
+//! status bar, builds each frame's [`PanelCtx`] for the active tab, and applies the frame's
+//! [`Msg`]s in [`TraceLensApp::apply`] once every panel has run. It holds no panel code.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use eframe::egui;
+use serde::{Deserialize, Serialize};
+
+use super::context::{Msg, OtherDoc, PanelCtx};
+use super::document::Document;
+use super::panels::lower::LowerState;
+use super::panels::timeline::TimelineState;
+use super::panels::{diagnostics, info, lower, timeline};
+use super::platform::{self, Platform, Report};
+use super::tasks::{LoadJob, LoadOutcome};
+use crate::trace::{Clock, MethodId, Trace};
+
+pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
+const MAX_RECENT: usize = 10;
+
+/// Persisted across runs (eframe storage).
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub recent_files: Vec<PathBuf>,
+}
+
+impl Settings {
+    fn remember(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent_files.retain(|p| p != &path);
+        self.recent_files.insert(0, path);
+        self.recent_files.truncate(MAX_RECENT);
+    }
+}
+
+/// Per-tab view state (what the user looks at; never trace data).
+#[derive(Debug, Default)]
+pub struct ViewState {
+    pub selected: Option<MethodId>,
+    /// Index into the document's profiles (0 = primary clock).
+    pub clock_index: usize,
+    pub timeline: TimelineState,
+    pub lower: LowerState,
+    pub show_info: bool,
+    pub show_diagnostics: bool,
+}
+
+/// What a tab holds.
+pub enum TabState {
+    Loading(LoadJob),
+    Failed(String),
+    Ready(Arc<Document>),
+}
+
+impl TabState {
+    /// Takes a finished load's result, if any.
+    fn poll(&mut self) {
+        let TabState::Loading(job) = self else { return };
+        match job.poll() {
+            LoadOutcome::Running => {}
+            LoadOutcome::Done(doc) => *self = TabState::Ready(Arc::new(doc)),
+            LoadOutcome::Failed(e) => *self = TabState::Failed(e),
+        }
+    }
+}
+
+/// One open file.
+pub struct Tab {
+    pub title: String,
+    pub path: Option<PathBuf>,
+    pub state: TabState,
+    pub view: ViewState,
+}
+
+/// The application.
+pub struct TraceLensApp {
+    pub tabs: Vec<Tab>,
+    pub active: usize,
+    pub settings: Settings,
+    /// Shown in the status bar (e.g. "Dialog cancelled or unavailable").
+    pub status: String,
+    platform: Platform,
+    msgs: Vec<Msg>,
+    title_shown: String,
+    /// Files opened together (command line, one drop): once they have loaded, those that are RTL
+    /// logs open aligned in one more tab.
+    align_batch: Vec<PathBuf>,
+}
+
+impl TraceLensApp {
+    /// An app opening `files`, or the embedded sample trace when there are none.
+    pub fn new(files: &[PathBuf], settings: Settings, ctx: &egui::Context) -> Self {
+        let mut app = Self {
+            tabs: Vec::new(),
+            active: 0,
+            settings,
+            status: String::new(),
+            platform: Platform::default(),
+            msgs: Vec::new(),
+            title_shown: String::new(),
+            align_batch: if files.len() > 1 {
+                files.to_vec()
+            } else {
+                Vec::new()
+            },
+        };
+        if files.is_empty() {
+            let job = LoadJob::spawn_bytes(
+                crate::SAMPLE_TRACE_NAME.into(),
+                crate::SAMPLE_TRACE,
+                ctx.clone(),
+            );
+            app.push_tab(crate::SAMPLE_TRACE_NAME.to_string(), None, job);
+        }
+        for f in files {
+            app.open_path(f.clone(), ctx);
+        }
+        app
+    }
+
+    fn push_tab(&mut self, title: String, path: Option<PathBuf>, job: LoadJob) {
+        self.tabs.push(Tab {
+            title,
+            path,
+            state: TabState::Loading(job),
+            view: ViewState::default(),
+        });
+        self.active = self.tabs.len() - 1;
+    }
+
+    /// Opens `path` in a new tab (loaded in the background).
+    fn open_path(&mut self, path: PathBuf, ctx: &egui::Context) {
+        let title = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        self.settings.remember(&path);
+        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
+        self.push_tab(title, Some(path), job);
+    }
+
+    /// Ready tabs holding RTL logs with an absolute start time: (label, trace); only the tabs of
+    /// `paths` when given.
+    fn alignable_rtl(&self, paths: Option<&[PathBuf]>) -> Vec<(String, Arc<Trace>)> {
+        self.tabs
+            .iter()
+            .filter(|t| paths.is_none_or(|ps| t.path.as_ref().is_some_and(|p| ps.contains(p))))
+            .filter_map(|t| match &t.state {
+                TabState::Ready(d)
+                    if crate::formats::legacy::rtl::epoch_seconds(&d.trace, 0).is_some() =>
+                {
+                    // Short thread labels: the process id when the log states it.
+                    let label = d
+                        .trace
+                        .source
+                        .option("pid")
+                        .map_or_else(|| t.title.clone(), |p| format!("pid {p}"));
+                    Some((label, d.trace.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Opens a tab with RTL logs (of `paths`, or of every open tab) merged on one absolute time
+    /// axis.
+    fn align_rtl(&mut self, paths: Option<&[PathBuf]>, ctx: &egui::Context) {
+        let parts = self.alignable_rtl(paths);
+        if parts.len() < 2 {
+            self.status = "Aligning needs two or more open RTL logs with a header.".into();
+            return;
+        }
+        let title = format!("{} RTL logs, aligned", parts.len());
+        let job = LoadJob::spawn_align_rtl(parts, ctx.clone());
+        self.push_tab(title, None, job);
+    }
+
+    /// True while any tab is still loading.
+    pub fn is_loading(&self) -> bool {
+        self.tabs
+            .iter()
+            .any(|t| matches!(t.state, TabState::Loading(_)))
+    }
+
+    /// Draws the whole window into `ui` (eframe calls it from `App::ui`; tests call it directly).
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        for tab in &mut self.tabs {
+            tab.state.poll();
+        }
+        for report in self.platform.poll() {
+            match report {
+                Report::Picked(path) => self.msgs.push(Msg::Open(path)),
+                Report::Status(s) => self.status = s,
+            }
+        }
+        let dropped = platform::dropped_files(&ctx);
+        if dropped.len() > 1 {
+            self.align_batch = dropped.clone();
+        }
+        self.msgs.extend(dropped.into_iter().map(Msg::Open));
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
+            self.msgs.push(Msg::OpenDialog);
+        }
+
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let others: Vec<OtherDoc> = self
+            .tabs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.active)
+            .filter_map(|(_, t)| match &t.state {
+                TabState::Ready(d) => Some((t.title.clone(), d.clone())),
+                _ => None,
+            })
+            .collect();
+        egui::CentralPanel::default().show(ui, |ui| {
+            let (index, msgs) = (self.active, &mut self.msgs);
+            match self.tabs.get_mut(index) {
+                Some(tab) => tab_ui(ui, tab, index, &others, msgs),
+                None => {
+                    ui.centered_and_justified(|ui| {
+                        ui.label("Open a trace with File > Open (Ctrl+O) or drop it here.");
+                    });
+                }
+            }
+        });
+        platform::drop_overlay(&ctx);
+        if !self.align_batch.is_empty() && !self.is_loading() {
+            let batch = std::mem::take(&mut self.align_batch);
+            if self.alignable_rtl(Some(&batch)).len() > 1 {
+                self.msgs.push(Msg::AlignRtl(Some(batch)));
+            }
+        }
+        for msg in std::mem::take(&mut self.msgs) {
+            self.apply(msg, &ctx);
+        }
+        self.update_title(&ctx);
+        if self.is_loading() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Carries out one message (after the frame's panels have run).
+    fn apply(&mut self, msg: Msg, ctx: &egui::Context) {
+        match msg {
+            Msg::Open(p) => self.open_path(p, ctx),
+            Msg::OpenDialog => self.platform.open_dialog(ctx),
+            Msg::CloseTab(i) if i < self.tabs.len() => {
+                if let TabState::Loading(job) = &self.tabs[i].state {
+                    job.cancel();
+                }
+                self.tabs.remove(i);
+                self.active = self.active.min(self.tabs.len().saturating_sub(1));
+            }
+            Msg::SelectTab(i) if i < self.tabs.len() => self.active = i,
+            Msg::CloseTab(_) | Msg::SelectTab(_) => {}
+            Msg::Cancel(i) => {
+                if let Some(TabState::Loading(job)) = self.tabs.get(i).map(|t| &t.state) {
+                    job.cancel();
+                }
+            }
+            Msg::Export(format) => {
+                if let Some((tab, doc)) = self.active_doc() {
+                    let clock = doc.clock(tab.view.clock_index);
+                    let (trace, title) = (doc.trace.clone(), tab.title.clone());
+                    self.platform.export(ctx, trace, clock, format, &title);
+                }
+            }
+            Msg::AlignRtl(paths) => self.align_rtl(paths.as_deref(), ctx),
+            Msg::SetClock(i) => {
+                if let Some((tab, _)) = self.active_doc_mut() {
+                    tab.view.clock_index = i;
+                }
+            }
+            Msg::SelectMethod(m) => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    select_method(&mut tab.view, &doc, m);
+                }
+            }
+            Msg::HighlightCalls(calls) => {
+                if let Some((tab, doc)) = self.active_doc_mut()
+                    && let Some(c) = calls.first()
+                {
+                    // Select the method but mark only these calls in the timeline.
+                    let lane = &doc.trace.threads[c.thread.index()].lanes[c.depth as usize];
+                    let m = lane.method(c.index as usize);
+                    tab.view.selected = Some(m);
+                    tab.view.lower.profile.scroll_to = Some(m);
+                    tab.view.timeline.set_marked_calls(&doc.trace, &calls);
+                }
+            }
+            Msg::GoToCall(c) => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    tab.view.timeline.go_to_call(&doc.trace, c);
+                }
+            }
+        }
+    }
+
+    /// The active tab and its document, when it is ready.
+    fn active_doc(&self) -> Option<(&Tab, Arc<Document>)> {
+        let tab = self.tabs.get(self.active)?;
+        match &tab.state {
+            TabState::Ready(d) => Some((tab, d.clone())),
+            _ => None,
+        }
+    }
+
+    fn active_doc_mut(&mut self) -> Option<(&mut Tab, Arc<Document>)> {
+        let tab = self.tabs.get_mut(self.active)?;
+        match &tab.state {
+            TabState::Ready(d) => {
+                let d = d.clone();
+                Some((tab, d))
+            }
+            _ => None,
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| self.file_menu_ui(ui));
+            if let Some(tab) = self.tabs.get_mut(self.active) {
+                ui.menu_button("View", |ui| {
+                    ui.checkbox(&mut tab.view.show_info, "Trace info");
+                    ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
+                    ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
+                });
+            }
+        });
+    }
+
+    fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        if ui.button("Open… (Ctrl+O)").clicked() {
+            self.msgs.push(Msg::OpenDialog);
+            ui.close();
+        }
+        ui.menu_button("Open recent", |ui| {
+            if self.settings.recent_files.is_empty() {
+                ui.label("(none)");
+            }
+            for p in &self.settings.recent_files {
+                if ui.button(p.display().to_string()).clicked() {
+                    self.msgs.push(Msg::Open(p.clone()));
+                    ui.close();
+                }
+            }
+        });
+        let ready = self.active_doc().is_some();
+        if let Some(format) = platform::export_menu_ui(ui, ready) {
+            self.msgs.push(Msg::Export(format));
+        }
+        let rtl = self.alignable_rtl(None).len();
+        if ui
+            .add_enabled(
+                rtl > 1,
+                egui::Button::new("Align open RTL logs on one time axis"),
+            )
+            .on_disabled_hover_text("Needs two or more open RTL logs with their header")
+            .clicked()
+        {
+            self.msgs.push(Msg::AlignRtl(None));
+            ui.close();
+        }
+        if ui.button("Close tab").clicked() {
+            self.msgs.push(Msg::CloseTab(self.active));
+            ui.close();
+        }
+        if ui.button("Quit").clicked() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    fn tabs_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            for (i, tab) in self.tabs.iter().enumerate() {
+                let marker = match &tab.state {
+                    TabState::Loading(_) => " (loading)",
+                    TabState::Failed(_) => " (error)",
+                    TabState::Ready(_) => "",
+                };
+                let label = format!("{}{marker}", tab.title);
+                if ui.selectable_label(i == self.active, label).clicked() {
+                    self.msgs.push(Msg::SelectTab(i));
+                }
+                if ui
+                    .small_button("x")
+                    .on_hover_text("Close this tab")
+                    .clicked()
+                {
+                    self.msgs.push(Msg::CloseTab(i));
+                }
+                ui.separator();
+            }
+        });
+    }
+
+    fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            if let Some((_, d)) = self.active_doc() {
+                let t = &d.trace;
+                ui.label(format!(
+                    "{} · {} threads · {} methods · {} calls · {} records",
+                    t.source.format,
+                    t.threads.len(),
+                    t.methods.len(),
+                    t.call_count(),
+                    t.source.record_count
+                ));
+            }
+            if !self.status.is_empty() {
+                ui.separator();
+                ui.label(&self.status);
+            }
+        });
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let title = match self.tabs.get(self.active) {
+            Some(t) => format!("{} — tracelens", t.title),
+            None => "tracelens".to_string(),
+        };
+        if title != self.title_shown {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title_shown = title;
+        }
+    }
+}
+
+fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {
+    view.selected = m;
+    view.timeline.set_selection(&doc.trace, m);
+    view.lower.profile.scroll_to = m;
+}
+
+fn tab_ui(
+    ui: &mut egui::Ui,
+    tab: &mut Tab,
+    index: usize,
+    others: &[OtherDoc],
+    msgs: &mut Vec<Msg>,
+) {
+    match &tab.state {
+        TabState::Loading(job) => {
+            ui.vertical_centered(|ui| {
+                ui.add_space(40.0);
+                ui.heading(format!("Loading {}", tab.title));
+                let (frac, bytes, total, records) = job.progress_numbers();
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .show_percentage()
+                        .desired_width(400.0),
+                );
+                ui.label(format!(
+                    "{:.1} / {:.1} MB · {records} records",
+                    bytes as f64 / 1e6,
+                    total as f64 / 1e6
+                ));
+                if ui.button("Cancel").clicked() {
+                    msgs.push(Msg::Cancel(index));
+                }
+            });
+        }
+        TabState::Failed(err) => {
+            ui.vertical_centered(|ui| {
+                ui.add_space(40.0);
+                ui.heading("Could not open this file");
+                ui.label(egui::RichText::new(err).color(ui.visuals().error_fg_color));
+            });
+        }
+        TabState::Ready(doc) => {
+            let doc = doc.clone();
+            let view = &mut tab.view;
+            let mut ctx = PanelCtx::new(&doc, msgs);
+            ctx.selected = view.selected;
+            ctx.clock = view.clock_index;
+            ctx.visible = view.timeline.range;
+            ctx.others = others;
+            ready_ui(ui, &mut ctx, view);
+        }
+    }
+}
+
+/// The toolbar (clock, info, diagnostics, selection), the info and diagnostics panels, the
+/// timeline and the lower panel.
+fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
+    let doc = ctx.doc;
+    let trace = &doc.trace;
+    ui.horizontal(|ui| {
+        if ctx.doc.profiles.len() > 1 {
+            ui.label("Clock:");
+            for (i, p) in ctx.doc.profiles.iter().enumerate() {
+                let name = match p.clock {
+                    Clock::Cpu => "Thread CPU",
+                    Clock::Wall => "Wall",
+                };
+                if ui.radio(view.clock_index == i, name).clicked() {
+                    ctx.send(Msg::SetClock(i));
+                }
+            }
+            ui.separator();
+        }
+        ui.toggle_value(&mut view.show_info, "Info");
+        let n = trace.diagnostics.len();
+        if n > 0 {
+            let badge = egui::RichText::new(format!("! {n} diagnostics"))
+                .color(egui::Color32::from_rgb(230, 160, 0));
+            ui.toggle_value(&mut view.show_diagnostics, badge);
+        }
+        if let Some(m) = view.selected {
+            ui.separator();
+            ui.label(format!("Selected: {}", trace.method_full_name(m)));
+        }
+    });
+    if view.show_info {
+        info::ui(ui, ctx);
+    }
+    if view.show_diagnostics {
+        diagnostics::ui(ui, ctx);
+    }
+    if trace.call_count() > 0 {
+        let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
+        let wanted = 60.0 + rows * 29.0;
+        let h = wanted.clamp(120.0, (ui.available_height() * 0.55).max(160.0));
+        // Sized per row count (a panel remembers its size by id).
+        egui::Panel::top(egui::IdSalt::new(("timeline-panel", rows as u32)))
+            .resizable(true)
+            .default_size(h)
+            .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
+    }
+    egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
+}

@@ -1,0 +1,74 @@
+//! The one error type of the subcommands. A subcommand returns it instead of printing; `main`
+//! prints it once (`tracelens: MESSAGE`, the file path last where there is one) and exits with
+//! [`CliError::exit_code`].
+
+use std::path::PathBuf;
+
+use crate::load::LoadError;
+
+/// Why a subcommand failed. Exit codes (README, "The command line"): 1 for input that cannot be
+/// read or output that cannot be written, 2 for arguments the input cannot satisfy or that
+/// contradict each other (as clap's own usage errors).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A trace could not be read: `FILE: FORMAT: what is wrong (at byte N)`.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// An output file could not be written.
+    #[error("cannot write: {source}: {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Standard output could not be written (a closed pipe is not an error).
+    #[error("cannot write the output: {0}")]
+    Stdout(#[source] std::io::Error),
+    /// Some of several input files could not be read; each was reported as it failed and the
+    /// others were processed.
+    #[error("{failed} of {total} files could not be read")]
+    SomeFilesFailed { failed: usize, total: usize },
+    /// `--clock` names a clock the trace does not have.
+    #[error("{}: the trace has no {wanted} clock (it has: {have})", path.display())]
+    MissingClock {
+        path: PathBuf,
+        wanted: &'static str,
+        have: String,
+    },
+    /// Arguments that contradict each other.
+    #[error("{0}")]
+    Usage(String),
+    /// Anything else that stops the command (a failed external tool, the window not starting,
+    /// the desktop entry not installed), with what to do about it.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::MissingClock { .. } | CliError::Usage(_) => 2,
+            CliError::Load(_)
+            | CliError::Write { .. }
+            | CliError::Stdout(_)
+            | CliError::SomeFilesFailed { .. }
+            | CliError::Failed(_) => 1,
+        }
+    }
+
+    /// A write error on standard output; `Ok` for a closed pipe (`tracelens profile f | head`).
+    pub(crate) fn stdout(e: std::io::Error) -> Result<(), CliError> {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Ok(())
+        } else {
+            Err(CliError::Stdout(e))
+        }
+    }
+}
+
+/// Prints a warning (or a problem with one of several files) on stderr with the one prefix
+/// `main` uses for errors.
+pub(crate) fn warn(message: impl std::fmt::Display) {
+    eprintln!("tracelens: {message}");
+}

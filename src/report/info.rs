@@ -1,0 +1,79 @@
+//! `tracelens info`'s text: what a trace is, one `key: value` row per fact, then its
+//! diagnostics.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::formats::android::DataHeader;
+use crate::trace::{ClockMode, Trace, summarize};
+
+fn clock_text(clock: Option<ClockMode>, synthesized: bool) -> String {
+    match clock {
+        Some(ClockMode::Dual) => "dual (thread CPU + wall); timeline on wall time".into(),
+        Some(ClockMode::Wall) => "wall".into(),
+        Some(ClockMode::ThreadCpu) if synthesized => {
+            "thread CPU; timeline rebuilt from file order".into()
+        }
+        Some(ClockMode::ThreadCpu) => "thread CPU".into(),
+        None => "none (no timestamps)".into(),
+    }
+}
+
+/// The info text of one loaded trace.
+pub fn render(path: &Path, t: &Trace, header: Option<&DataHeader>) -> String {
+    let mut s = String::new();
+    let opt = |k: &str| t.source.option(k).unwrap_or("-").to_string();
+    let row = |s: &mut String, k: &str, v: &str| {
+        let _ = writeln!(s, "{:<14}{v}", format!("{k}:"));
+    };
+    row(&mut s, "file", &path.display().to_string());
+    let version = match (t.source.version, header) {
+        (Some(v), Some(h)) if h.is_streaming() => format!(", version {v:#x} (streaming)"),
+        (Some(v), _) => format!(", version {v}"),
+        (None, _) => String::new(),
+    };
+    row(
+        &mut s,
+        "format",
+        &format!("{}{version} ({} bytes)", t.source.format, t.source.byte_len),
+    );
+    row(&mut s, "clock", &clock_text(t.clock, t.axis_synthesized));
+    row(&mut s, "vm", &opt("vm"));
+    row(&mut s, "pid", &opt("pid"));
+    let start = match (header, crate::formats::legacy::rtl::epoch_seconds(t, 0)) {
+        (Some(h), _) => format!("{} µs (data header)", h.start_time_us),
+        (None, Some(epoch)) => format!("{epoch:.6} s since 1970 at time 0 (log header)"),
+        (None, None) => "-".to_string(),
+    };
+    row(&mut s, "start time", &start);
+    let tps = t.ticks_per_sec.max(1) as f64;
+    let span = t.axis_range().map_or(0, |(a, b)| b - a);
+    let mut elapsed = format!(
+        "{:.6} s between the first and last record",
+        span as f64 / tps
+    );
+    if let Some(us) = t.source.option("elapsed-time-usec") {
+        elapsed = format!("{us} µs (key); {elapsed}");
+    }
+    row(&mut s, "elapsed time", &elapsed);
+    let overflow = match t.source.option("data-file-overflow") {
+        Some("true") => "yes: the trace buffer filled up and recording stopped early",
+        Some(_) => "no",
+        None => "-",
+    };
+    row(&mut s, "overflow", overflow);
+    let with_records = t.threads.iter().filter(|th| th.event_count > 0).count();
+    row(
+        &mut s,
+        "threads",
+        &format!("{} ({with_records} with records)", t.threads.len()),
+    );
+    row(&mut s, "methods", &t.methods.len().to_string());
+    row(&mut s, "records", &t.source.record_count.to_string());
+    row(&mut s, "calls", &t.call_count().to_string());
+    row(&mut s, "diagnostics", &summarize(&t.diagnostics));
+    for d in &t.diagnostics {
+        let _ = writeln!(s, "  {d}");
+    }
+    s
+}

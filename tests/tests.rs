@@ -1,0 +1,29 @@
+//! The integration tests, as one test binary (one link of the crate and its GUI dependencies
+//! instead of one per file; ripgrep's `tests/tests.rs` layout). Run one module with
+//! `cargo test --release --test tests graph_diff_convert::`.
+
+// The command line against dmtracedump's outputs
+/// `tracelens dump` against dmtracedump's record listings, byte for byte.
+mod dump;
+/// `tracelens graph`, `diff` and `convert` (dmtracedump's `-g` and `-d`; speedscope, Chrome and
+/// collapsed-stack exports checked against the model).
+mod graph_diff_convert;
+/// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
+mod profile;
+
+// Readers
+/// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.
+mod legacy;
+/// Truncated and corrupted traces: reading never panics.
+mod robustness;
+
+// The GUI (egui_kittest, headless wgpu) and the desktop integration
+/// `--install-desktop` / `--uninstall-desktop`.
+mod desktop;
+/// The whole viewer driven through egui_kittest.
+mod gui;
+/// Each analysis view driven on its own.
+mod views_gui;
+
+/// Helpers shared by the modules above.
+mod util;
