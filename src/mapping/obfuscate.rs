@@ -416,3 +416,161 @@ fn write_line(out: &mut Vec<u8>, raw: &[u8], fields: &[Vec<u8>]) {
         out.extend_from_slice(f);
     }
 }
+
+/// A realistic R8 mapping of about `target_bytes` bytes for benchmarks: app-like packages and
+/// class names, `sourceFile` metadata, fields, methods with line ranges, inlined frames (about
+/// one method in five), several ranges per method, residual signatures, synthesized lambdas,
+/// and R8's header.
+pub fn synthetic_mapping(target_bytes: usize, seed: u64) -> String {
+    const WORDS: [&str; 24] = [
+        "account",
+        "feed",
+        "player",
+        "settings",
+        "network",
+        "image",
+        "cache",
+        "search",
+        "profile",
+        "message",
+        "payment",
+        "login",
+        "video",
+        "story",
+        "comment",
+        "upload",
+        "notification",
+        "analytics",
+        "database",
+        "sync",
+        "editor",
+        "camera",
+        "location",
+        "share",
+    ];
+    const KINDS: [&str; 12] = [
+        "Repository",
+        "ViewModel",
+        "Fragment",
+        "Adapter",
+        "Service",
+        "Manager",
+        "Presenter",
+        "Interactor",
+        "Mapper",
+        "Holder",
+        "Worker",
+        "Helper",
+    ];
+    const TYPES: [&str; 10] = [
+        "int",
+        "long",
+        "boolean",
+        "java.lang.String",
+        "java.util.List",
+        "android.os.Bundle",
+        "android.view.View",
+        "kotlin.coroutines.Continuation",
+        "java.lang.Object",
+        "byte[]",
+    ];
+    let mut rng = Rng(seed | 1);
+    let mut out = String::with_capacity(target_bytes + 4096);
+    out.push_str("# compiler: R8\n# compiler_version: 8.5.35\n# min_api: 24\n");
+    out.push_str("# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n");
+    let _ = writeln!(out, "# pg_map_id: {:016x}", rng.next());
+    let mut class_no = 0usize;
+    while out.len() < target_bytes {
+        let w = WORDS[rng.below(24) as usize];
+        let w2 = WORDS[rng.below(24) as usize];
+        let kind = KINDS[rng.below(12) as usize];
+        let cap = |s: &str| {
+            let mut c = s.chars();
+            c.next()
+                .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+        };
+        let simple = format!("{}{}{kind}{}", cap(w), cap(w2), class_no % 97);
+        let inner = if rng.below(4) == 0 { "$Companion" } else { "" };
+        let _ = writeln!(
+            out,
+            "com.example.app.{w}.{w2}.{simple}{inner} -> {}.{}:",
+            short_name(class_no / 700),
+            short_name(class_no % 700)
+        );
+        let _ = writeln!(
+            out,
+            "# {{\"id\":\"sourceFile\",\"fileName\":\"{simple}.kt\"}}"
+        );
+        for f in 0..rng.below(5) {
+            let _ = writeln!(
+                out,
+                "    {} {}{f} -> {}",
+                TYPES[rng.below(10) as usize],
+                WORDS[rng.below(24) as usize],
+                short_name(f as usize)
+            );
+        }
+        let methods = 3 + rng.below(28) as usize;
+        let mut line = 1u32;
+        for mi in 0..methods {
+            let name = format!(
+                "{}{}",
+                WORDS[rng.below(24) as usize],
+                KINDS[rng.below(12) as usize]
+            );
+            let params: Vec<&str> = (0..rng.below(4))
+                .map(|_| TYPES[rng.below(10) as usize])
+                .collect();
+            let params = params.join(",");
+            let ret = TYPES[rng.below(10) as usize];
+            let obf = short_name(mi / 3);
+            let orig = 20 + rng.below(400) as u32;
+            let len = 1 + rng.below(12) as u32;
+            let (a, b) = (line, line + len - 1);
+            if rng.below(5) == 0 {
+                let _ = writeln!(
+                    out,
+                    "    {a}:{a}:void com.example.app.{w}.Util.check{}(java.lang.Object):{}:{} -> {obf}",
+                    mi,
+                    orig + 7,
+                    orig + 7
+                );
+                let _ = writeln!(out, "    {a}:{a}:{ret} {name}({params}):{orig} -> {obf}");
+            }
+            let _ = writeln!(
+                out,
+                "    {a}:{b}:{ret} {name}({params}):{orig}:{} -> {obf}",
+                orig + len - 1
+            );
+            if rng.below(3) == 0 {
+                let _ = writeln!(
+                    out,
+                    "    {}:{}:{ret} {name}({params}):{}:{} -> {obf}",
+                    b + 1,
+                    b + 2,
+                    orig + len + 3,
+                    orig + len + 4
+                );
+            }
+            if rng.below(20) == 0 {
+                let _ = writeln!(
+                    out,
+                    "      # {{\"id\":\"com.android.tools.r8.residualsignature\",\"signature\":\"()V\"}}"
+                );
+            }
+            line = b + 4;
+        }
+        if rng.below(5) == 0 {
+            let _ = writeln!(
+                out,
+                "    1:1:void lambda$onCreate$0(android.view.View) -> z"
+            );
+            let _ = writeln!(
+                out,
+                "      # {{\"id\":\"com.android.tools.r8.synthesized\"}}"
+            );
+        }
+        class_no += 1;
+    }
+    out
+}
