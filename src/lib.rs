@@ -32,6 +32,7 @@ pub mod cli;
 pub mod desktop;
 pub mod formats;
 pub mod load;
+pub mod mapping;
 mod par;
 pub mod report;
 pub mod timing;

@@ -8,6 +8,9 @@ mod dump;
 /// `tracelens graph`, `diff` and `convert` (dmtracedump's `-g` and `-d`; speedscope, Chrome and
 /// collapsed-stack exports checked against the model).
 mod graph_diff_convert;
+/// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
+/// on every subcommand.
+mod mapping;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
 

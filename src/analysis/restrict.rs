@@ -77,6 +77,7 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         instants: Vec::new(),
         durations: Vec::new(),
         diagnostics: trace.diagnostics.clone(),
+        deobfuscation: trace.deobfuscation.clone(),
     }
 }
 

@@ -24,11 +24,18 @@ pub struct ConvertArgs {
     // and adds the CPU clock as `tts`.
     #[command(flatten)]
     pub clock: ClockOpt,
+    #[command(flatten)]
+    pub mapping: super::mapping::MappingOpt,
 }
 
 /// Writes the export to the output file or stdout.
 pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
-    let trace = crate::load::load_path(&args.file, &Progress::default())?;
+    let (mapping, trace) = rayon::join(
+        || args.mapping.load(),
+        || crate::load::load_path(&args.file, &Progress::default()),
+    );
+    let (mapping, mut trace) = (mapping?, trace?);
+    super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let mut clock = args.clock.or_primary(&trace);
     if !trace.clocks().is_empty() && !trace.clocks().contains(&clock) {
         super::warn(format_args!(

@@ -21,13 +21,29 @@ pub struct DiffArgs {
     /// JSON with every clock both traces have, instead of dmtracedump's text (primary clock).
     #[arg(long)]
     pub json: bool,
+    /// An R8/ProGuard `mapping.txt` for both runs (see `profile --mapping`); `--mapping-a` and
+    /// `--mapping-b` override it for one run (two builds have two mappings).
+    #[arg(long, value_name = "FILE")]
+    pub mapping: Option<PathBuf>,
+    /// The mapping of run 1 (A).
+    #[arg(long, value_name = "FILE")]
+    pub mapping_a: Option<PathBuf>,
+    /// The mapping of run 2 (B).
+    #[arg(long, value_name = "FILE")]
+    pub mapping_b: Option<PathBuf>,
 }
 
 /// Prints the comparison (text of the primary clock, or JSON).
 pub fn run(args: &DiffArgs) -> Result<(), CliError> {
+    let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
+        let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
+        let mut trace = crate::load::load_path(file, &Progress::default())?;
+        super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
+        Ok::<_, CliError>(trace)
+    };
     let (a, b) = rayon::join(
-        || crate::load::load_path(&args.a, &Progress::default()),
-        || crate::load::load_path(&args.b, &Progress::default()),
+        || load(&args.a, args.mapping_a.as_ref().or(args.mapping.as_ref())),
+        || load(&args.b, args.mapping_b.as_ref().or(args.mapping.as_ref())),
     );
     let (a, b) = (a?, b?);
     if a.ticks_per_sec != b.ticks_per_sec {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::load::{Input, LoadError, Source, resolve};
-use crate::report::dump::{DumpError, dump, dump_pair};
+use crate::report::dump::{DumpError, dump_mapped, dump_pair_mapped};
 
 /// Arguments of `tracelens dump`.
 #[derive(Debug, Args)]
@@ -15,10 +15,14 @@ pub struct DumpArgs {
     /// The trace: a `.trace` file, an ART streaming trace, a `.key` or `.data` of a pair, or the
     /// pair's base name.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub mapping: super::mapping::MappingOpt,
 }
 
 /// Prints the dump (an unreadable file is a [`LoadError`]; a closed pipe is not an error).
 pub fn run(args: &DumpArgs) -> Result<(), CliError> {
+    let mapping = args.mapping.load()?;
+    let mapping = mapping.as_ref();
     let input = resolve(&args.file);
     let open = |p: &Path| {
         Source::open(p).map_err(|source| LoadError::Io {
@@ -29,10 +33,10 @@ pub fn run(args: &DumpArgs) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &input {
-        Input::Single(p) => dump(&open(p)?, &mut out),
+        Input::Single(p) => dump_mapped(&open(p)?, mapping, &mut out),
         Input::Pair { key, data } => {
             let (key, data) = (open(key)?, open(data)?);
-            dump_pair(&key, &data, &mut out)
+            dump_pair_mapped(&key, &data, mapping, &mut out)
         }
     };
     match result.and_then(|()| Ok(out.flush()?)) {

@@ -35,6 +35,9 @@ pub enum CliError {
         wanted: &'static str,
         have: String,
     },
+    /// An R8/ProGuard mapping could not be read (`FILE: not an R8/ProGuard mapping: line N: ...`).
+    #[error(transparent)]
+    Mapping(#[from] crate::mapping::MappingLoadError),
     /// Arguments that contradict each other.
     #[error("{0}")]
     Usage(String),
@@ -50,6 +53,7 @@ impl CliError {
         match self {
             CliError::MissingClock { .. } | CliError::Usage(_) => 2,
             CliError::Load(_)
+            | CliError::Mapping(_)
             | CliError::Write { .. }
             | CliError::Stdout(_)
             | CliError::SomeFilesFailed { .. }

@@ -24,6 +24,8 @@ pub struct GraphArgs {
     /// share of its parent's (other values mean 20, as in dmtracedump).
     #[arg(short = 't', long = "threshold", default_value_t = DEFAULT_THRESHOLD_PCT, allow_negative_numbers = true)]
     pub threshold: i64,
+    #[command(flatten)]
+    pub mapping: super::mapping::MappingOpt,
 }
 
 fn render_kind(path: &Path) -> Option<&'static str> {
@@ -36,7 +38,12 @@ fn render_kind(path: &Path) -> Option<&'static str> {
 
 /// Writes the DOT file, and renders it with Graphviz when OUT asks for an image.
 pub fn run(args: &GraphArgs) -> Result<(), CliError> {
-    let trace = crate::load::load_path(&args.file, &Progress::default())?;
+    let (mapping, trace) = rayon::join(
+        || args.mapping.load(),
+        || crate::load::load_path(&args.file, &Progress::default()),
+    );
+    let (mapping, mut trace) = (mapping?, trace?);
+    super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let p = profile(&trace, trace.primary_clock());
     let mut dot = Vec::new();
     write_dot(&trace, &p, args.threshold, &mut dot)

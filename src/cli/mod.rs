@@ -11,6 +11,7 @@ mod error;
 pub mod r#gen;
 pub mod graph;
 pub mod info;
+pub mod mapping;
 pub mod profile;
 pub mod summary;
 

@@ -35,6 +35,8 @@ pub struct ProfileArgs {
     /// Base URL of `sortable.js` in the HTML page (dmtracedump's `-s`).
     #[arg(long, value_name = "URL", requires = "html")]
     pub sortable: Option<String>,
+    #[command(flatten)]
+    pub mapping: super::mapping::MappingOpt,
 }
 
 /// A time range in milliseconds from the start of the trace.
@@ -113,11 +115,18 @@ pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
     let whole = args.range.is_none();
     let progress = Progress::default();
     let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
-    let streamed = if whole {
-        crate::load::load_to_sinks(&args.file, &progress, &factory)?
-    } else {
-        None
-    };
+    // The mapping is read while the trace is.
+    let (mapping, streamed) = rayon::join(
+        || args.mapping.load(),
+        || {
+            if whole {
+                crate::load::load_to_sinks(&args.file, &progress, &factory)
+            } else {
+                Ok(None)
+            }
+        },
+    );
+    let (mapping, streamed) = (mapping?, streamed?);
     let (mut trace, mut ready, events) = match streamed {
         Some((b, sinks)) => {
             let (trace, p) = profile_sinks(&factory, b, sinks);
@@ -156,6 +165,8 @@ pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
         }
     };
     crate::timing::mark("profiled");
+    // Renaming keeps the method ids, so the profile stays valid; the report sorts by the names.
+    super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let style = if args.html {
         Style::Html {
             sortable_url: args.sortable.clone(),

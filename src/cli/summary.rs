@@ -22,11 +22,14 @@ pub struct SummaryArgs {
     /// Number of methods (and diagnostics) listed in the text summary.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
+    #[command(flatten)]
+    pub mapping: super::mapping::MappingOpt,
 }
 
 /// Summarizes every file; a file that cannot be read is reported (and summarized as an error)
 /// as it fails, and the command fails with [`CliError::SomeFilesFailed`] after printing the rest.
 pub fn run(args: &SummaryArgs) -> Result<(), CliError> {
+    let mapping = args.mapping.load()?;
     let mut failed = 0;
     let summaries: Vec<FileSummary> = args
         .files
@@ -34,7 +37,10 @@ pub fn run(args: &SummaryArgs) -> Result<(), CliError> {
         .map(|path| {
             let name = path.display().to_string();
             match crate::load::load_path(path, &Progress::default()) {
-                Ok(trace) => summarize_trace(&name, &trace),
+                Ok(mut trace) => {
+                    super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
+                    summarize_trace(&name, &trace)
+                }
                 Err(e) => {
                     failed += 1;
                     super::warn(&e);

@@ -23,6 +23,7 @@ use crate::formats::FormatError;
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
 use crate::formats::android::{FORMAT_TRACE, KeyMethod, KeyThread, parse_key, streaming};
 use crate::formats::detect::{Detected, detect};
+use crate::mapping::Mapping;
 use crate::trace::Location;
 
 /// Why a dump stopped.
@@ -38,6 +39,15 @@ const MAX_DEPTH: usize = 10000;
 
 /// Dumps a combined or streaming trace.
 pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
+    dump_mapped(bytes, None, out)
+}
+
+/// [`dump`] with the method names mapped back through an R8/ProGuard mapping.
+pub fn dump_mapped(
+    bytes: &[u8],
+    mapping: Option<&Mapping>,
+    out: &mut dyn Write,
+) -> Result<(), DumpError> {
     match detect(bytes) {
         Detected::AndroidKey => {
             let key = parse_key(bytes, FORMAT_TRACE, 0)?;
@@ -47,6 +57,7 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
                 &key.methods,
                 &bytes[key.end_offset..],
                 key.end_offset as u64,
+                mapping,
                 out,
             )
         }
@@ -54,7 +65,7 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
             let scan = streaming::scan(bytes, |_| {})?;
             let threads = scan.united_threads();
             let methods = scan.united_methods();
-            let mut p = Printer::new(scan.key_version(), &threads, &methods, out)?;
+            let mut p = Printer::new(scan.key_version(), &threads, &methods, mapping, out)?;
             p.trace_line()?;
             streaming::scan(bytes, |r| p.record(r))?;
             p.finish()
@@ -79,8 +90,26 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
 
 /// Dumps a `.key` + `.data` pair.
 pub fn dump_pair(key_bytes: &[u8], data: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
+    dump_pair_mapped(key_bytes, data, None, out)
+}
+
+/// [`dump_pair`] with the method names mapped back through an R8/ProGuard mapping.
+pub fn dump_pair_mapped(
+    key_bytes: &[u8],
+    data: &[u8],
+    mapping: Option<&Mapping>,
+    out: &mut dyn Write,
+) -> Result<(), DumpError> {
     let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
-    dump_key_and_data(key.version, &key.threads, &key.methods, data, 0, out)
+    dump_key_and_data(
+        key.version,
+        &key.threads,
+        &key.methods,
+        data,
+        0,
+        mapping,
+        out,
+    )
 }
 
 fn dump_key_and_data(
@@ -89,9 +118,10 @@ fn dump_key_and_data(
     methods: &[KeyMethod],
     data: &[u8],
     data_offset: u64,
+    mapping: Option<&Mapping>,
     out: &mut dyn Write,
 ) -> Result<(), DumpError> {
-    let mut p = Printer::new(version, threads, methods, out)?;
+    let mut p = Printer::new(version, threads, methods, mapping, out)?;
     let header = match DataHeader::parse(data, data_offset) {
         Ok(h) if !h.is_streaming() => h,
         Ok(_) => {
@@ -144,6 +174,23 @@ fn dump_name(m: &KeyMethod) -> Vec<u8> {
     }
 }
 
+/// [`dump_name`] with the class, name and signature mapped back (None: unchanged).
+fn mapped_name(mapping: &Mapping, m: &KeyMethod) -> Option<Vec<u8>> {
+    if m.fields.len() < 3 {
+        return None;
+    }
+    let (class, name, sig) = (
+        std::str::from_utf8(m.fields[0]).ok()?,
+        std::str::from_utf8(m.fields[1]).ok()?,
+        std::str::from_utf8(m.fields[2]).ok()?,
+    );
+    let r = crate::mapping::resolve(mapping, class, name, sig);
+    if r.outcome == crate::mapping::Outcome::ClassNotMapped && r.signature == sig {
+        return None;
+    }
+    Some(format!("{}.{} {}", r.class, r.name, r.signature).into_bytes())
+}
+
 struct Printer<'o> {
     out: io::BufWriter<&'o mut dyn Write>,
     names: rustc_hash::FxHashMap<u64, Vec<u8>>,
@@ -158,6 +205,7 @@ impl<'o> Printer<'o> {
         version: u32,
         threads: &[KeyThread],
         methods: &[KeyMethod],
+        mapping: Option<&Mapping>,
         out: &'o mut dyn Write,
     ) -> io::Result<Self> {
         let mut out = io::BufWriter::with_capacity(1 << 16, out);
@@ -172,7 +220,11 @@ impl<'o> Printer<'o> {
         }
         let mut names = rustc_hash::FxHashMap::default();
         for m in methods {
-            names.entry(m.id).or_insert_with(|| dump_name(m));
+            names.entry(m.id).or_insert_with(|| {
+                mapping
+                    .and_then(|map| mapped_name(map, m))
+                    .unwrap_or_else(|| dump_name(m))
+            });
         }
         Ok(Printer {
             out,

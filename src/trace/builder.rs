@@ -283,6 +283,7 @@ impl Builder {
             instants: self.instants,
             durations: self.durations,
             diagnostics: self.diagnostics,
+            deobfuscation: None,
         };
         (trace, events)
     }

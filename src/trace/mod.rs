@@ -230,6 +230,9 @@ pub struct Trace {
     pub instants: Vec<Instant>,
     pub durations: Vec<DurationSeries>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see
+    /// [`crate::mapping::apply`]).
+    pub deobfuscation: Option<Box<crate::mapping::Deobfuscation>>,
 }
 
 impl Trace {

@@ -1,0 +1,44 @@
+//! `--mapping FILE`: an R8/ProGuard `mapping.txt` applied to the trace before reporting.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::CliError;
+use crate::mapping::{Mapping, apply};
+use crate::trace::Trace;
+
+/// The `--mapping` option shared by the subcommands.
+#[derive(Clone, Debug, Default, Args)]
+pub struct MappingOpt {
+    /// An R8/ProGuard `mapping.txt`: classes, methods and the class names in signatures are
+    /// shown with their original names (overloads that share an obfuscated name are told apart
+    /// by their descriptor; a name that stays ambiguous shows every candidate, `a | b`). A
+    /// mapping that resolves few of the trace's methods draws a warning on stderr.
+    #[arg(long, value_name = "FILE")]
+    pub mapping: Option<PathBuf>,
+}
+
+impl MappingOpt {
+    /// Reads the mapping, if one was given.
+    pub fn load(&self) -> Result<Option<Mapping>, CliError> {
+        load_mapping(self.mapping.as_deref())
+    }
+}
+
+/// Reads the mapping at `path`, if any.
+pub fn load_mapping(path: Option<&Path>) -> Result<Option<Mapping>, CliError> {
+    path.map(|p| Mapping::load(p).map_err(CliError::from))
+        .transpose()
+}
+
+/// Applies `mapping` (if any) to `trace`, warning on stderr when it looks like the mapping of
+/// another build.
+pub fn apply_mapping(trace: &mut Trace, mapping: Option<&Mapping>, file: &Path) {
+    if let Some(m) = mapping {
+        let res = apply(trace, m);
+        if let Some(w) = res.warning() {
+            super::warn(format_args!("{}: warning: {w}", file.display()));
+        }
+    }
+}

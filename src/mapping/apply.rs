@@ -1,0 +1,458 @@
+//! Mapping a trace's obfuscated method names back: classes, method names (overloads told apart by
+//! their descriptor) and the class names inside descriptors.
+
+use std::borrow::Cow;
+
+use super::descriptor::{map_descriptor, normalize_slashes};
+use super::{Mapping, MemberFlags, MethodRef};
+use crate::trace::{MethodId, StrId, Trace};
+
+/// How one method was resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Its class is not in the mapping (a library class, or not obfuscated). Class names inside
+    /// its descriptor are still mapped.
+    ClassNotMapped,
+    /// One original method matches name and descriptor.
+    Resolved,
+    /// Several original methods match: every candidate is shown, `a | b`.
+    Ambiguous,
+    /// The name is in the class but no candidate's descriptor matches (a mapping for another
+    /// build?). The candidates' names are shown.
+    DescriptorMismatch,
+    /// The class is mapped but has no method of this name; the name is kept.
+    NameNotMapped,
+}
+
+/// The original names of one method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved<'a> {
+    pub class: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    pub signature: Cow<'a, str>,
+    /// The original source file (`sourceFile` metadata of the original class).
+    pub source_file: Option<&'a str>,
+    pub outcome: Outcome,
+}
+
+/// Dotted form of a class name.
+fn dotted(class: &str) -> Cow<'_, str> {
+    if class.contains('/') {
+        Cow::Owned(class.replace('/', "."))
+    } else {
+        Cow::Borrowed(class)
+    }
+}
+
+/// `orig` (dotted) in the style of `like` (slashes if `like` has them).
+fn styled<'a>(orig: &'a str, like: &str) -> Cow<'a, str> {
+    if like.contains('/') {
+        Cow::Owned(orig.replace('.', "/"))
+    } else {
+        Cow::Borrowed(orig)
+    }
+}
+
+/// Joins distinct strings with ` | ` in first-seen order.
+fn join_distinct<'s>(items: impl Iterator<Item = &'s str>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for s in items {
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen.join(" | ")
+}
+
+/// Deobfuscates one method given as it appears in a trace: `class` in either style (`a/b/C` or
+/// `a.b.C`), `name`, and its JNI `signature` (empty when the trace has none).
+pub fn resolve<'a>(
+    m: &'a Mapping,
+    class: &'a str,
+    name: &'a str,
+    signature: &'a str,
+) -> Resolved<'a> {
+    let map_class = |c: &str| m.class_by_obfuscated(c).map(|c| c.original());
+    // The descriptor with its class names mapped (kept as is when it is not a descriptor).
+    let mapped_sig: Cow<'a, str> = if signature.is_empty() {
+        Cow::Borrowed(signature)
+    } else {
+        map_descriptor(signature, map_class).map_or(Cow::Borrowed(signature), Cow::Owned)
+    };
+    let class_dotted = dotted(class);
+    let Some(c) = m.class_by_obfuscated(&class_dotted) else {
+        return Resolved {
+            class: Cow::Borrowed(class),
+            name: Cow::Borrowed(name),
+            signature: mapped_sig,
+            source_file: None,
+            outcome: Outcome::ClassNotMapped,
+        };
+    };
+    let class_orig = styled(c.original(), class);
+    let candidates: Vec<MethodRef<'a>> = c.methods().filter(|x| x.obfuscated() == name).collect();
+    if candidates.is_empty() {
+        return Resolved {
+            class: class_orig,
+            name: Cow::Borrowed(name),
+            signature: mapped_sig,
+            source_file: c.source_file(),
+            outcome: Outcome::NameNotMapped,
+        };
+    }
+    // Does candidate `x` have the trace's descriptor? Against its residual signature when R8 wrote
+    // one (the descriptor in the output program), else against its original descriptor with the
+    // trace's class names mapped back.
+    let sig_slashes = normalize_slashes(signature);
+    let mapped_slashes = normalize_slashes(&mapped_sig);
+    // R8 writes a method's residual signature once, under one of its lines: the method's other
+    // lines (other ranges, the outer frame of an inline group) have it too.
+    let residual_of = |x: &MethodRef<'a>| -> Option<&'a str> {
+        x.residual().or_else(|| {
+            candidates
+                .iter()
+                .filter(|y| y.residual().is_some() && y.original() == x.original())
+                .find(|y| y.params() == x.params() && y.return_type() == x.return_type())
+                .and_then(|y| y.residual())
+        })
+    };
+    let matches = |x: &MethodRef<'a>| -> bool {
+        if signature.is_empty() {
+            return true;
+        }
+        match residual_of(x) {
+            Some(r) => r == sig_slashes,
+            None => x.descriptor() == mapped_slashes,
+        }
+    };
+    // Outer frames first (a traced method is the compiled method, the group's last line); inlined
+    // frames only if no outer frame matches.
+    let mut matched: Vec<MethodRef<'a>> = candidates
+        .iter()
+        .filter(|x| !x.line().flags.contains(MemberFlags::INLINED) && matches(x))
+        .copied()
+        .collect();
+    if matched.is_empty() {
+        matched = candidates.iter().filter(|x| matches(x)).copied().collect();
+    }
+    // One original method may have several line ranges: keep distinct (name, descriptor).
+    let mut distinct: Vec<(MethodRef<'a>, String)> = Vec::new();
+    for x in matched {
+        let d = x.descriptor();
+        if !distinct
+            .iter()
+            .any(|(y, e)| y.original() == x.original() && *e == d)
+        {
+            distinct.push((x, d));
+        }
+    }
+    let owner = |x: &MethodRef<'a>| -> Cow<'a, str> {
+        match x.original_parts().0 {
+            Some(q) => styled(q, class),
+            None => class_orig.clone(),
+        }
+    };
+    let source_of = |x: &MethodRef<'a>| -> Option<&'a str> {
+        match x.original_parts().0 {
+            Some(q) => m.class_by_original(q).and_then(|c| c.source_file()),
+            None => c.source_file(),
+        }
+    };
+    let sig_style = |d: String| -> Cow<'a, str> {
+        if signature.contains('.') && !signature.contains('/') {
+            Cow::Owned(d.replace('/', "."))
+        } else {
+            Cow::Owned(d)
+        }
+    };
+    match distinct.len() {
+        1 => {
+            let (x, d) = distinct.pop().expect("one candidate");
+            Resolved {
+                class: owner(&x),
+                name: Cow::Borrowed(x.original_parts().1),
+                signature: if signature.is_empty() {
+                    Cow::Borrowed("")
+                } else {
+                    sig_style(d)
+                },
+                source_file: source_of(&x),
+                outcome: Outcome::Resolved,
+            }
+        }
+        0 => {
+            let outer: Vec<&MethodRef<'a>> = candidates
+                .iter()
+                .filter(|x| !x.line().flags.contains(MemberFlags::INLINED))
+                .collect();
+            let pool = if outer.is_empty() {
+                candidates.iter().collect()
+            } else {
+                outer
+            };
+            Resolved {
+                class: class_orig.clone(),
+                name: Cow::Owned(join_distinct(pool.iter().map(|x| x.original_parts().1))),
+                signature: mapped_sig,
+                source_file: c.source_file(),
+                outcome: Outcome::DescriptorMismatch,
+            }
+        }
+        _ => {
+            let owners = join_distinct(
+                distinct
+                    .iter()
+                    .map(|(x, _)| x.original_parts().0.unwrap_or(c.original())),
+            );
+            let descs = join_distinct(distinct.iter().map(|(_, d)| d.as_str()));
+            Resolved {
+                class: styled_owned(Cow::Owned(owners), class),
+                name: Cow::Owned(join_distinct(
+                    distinct.iter().map(|(x, _)| x.original_parts().1),
+                )),
+                signature: if signature.is_empty() {
+                    Cow::Borrowed("")
+                } else if descs.contains(" | ") {
+                    mapped_sig
+                } else {
+                    sig_style(descs)
+                },
+                source_file: c.source_file(),
+                outcome: Outcome::Ambiguous,
+            }
+        }
+    }
+}
+
+fn styled_owned<'a>(class: Cow<'a, str>, like: &str) -> Cow<'a, str> {
+    if like.contains('/') {
+        Cow::Owned(class.replace('.', "/"))
+    } else {
+        class
+    }
+}
+
+/// The resolution of a whole trace: how many methods had which [`Outcome`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Resolution {
+    /// The mapping's name (file name).
+    pub mapping: String,
+    /// Methods in the trace.
+    pub methods: usize,
+    pub class_not_mapped: usize,
+    pub resolved: usize,
+    pub ambiguous: usize,
+    pub descriptor_mismatch: usize,
+    pub name_not_mapped: usize,
+}
+
+impl Resolution {
+    fn count(&mut self, o: Outcome) {
+        match o {
+            Outcome::ClassNotMapped => self.class_not_mapped += 1,
+            Outcome::Resolved => self.resolved += 1,
+            Outcome::Ambiguous => self.ambiguous += 1,
+            Outcome::DescriptorMismatch => self.descriptor_mismatch += 1,
+            Outcome::NameNotMapped => self.name_not_mapped += 1,
+        }
+    }
+
+    /// Methods whose class the mapping lists.
+    pub fn in_mapped_classes(&self) -> usize {
+        self.methods - self.class_not_mapped
+    }
+
+    /// Resolved methods / methods in mapped classes (1 when there are none).
+    pub fn fraction_resolved(&self) -> f64 {
+        let n = self.in_mapped_classes();
+        if n == 0 {
+            1.0
+        } else {
+            self.resolved as f64 / n as f64
+        }
+    }
+
+    /// One line: `mapping.txt: 212 of 230 methods in mapped classes resolved (92.2 %), 3 ambiguous, ...`.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{}: {} of {} methods in mapped classes resolved ({:.1} %)",
+            self.mapping,
+            self.resolved,
+            self.in_mapped_classes(),
+            100.0 * self.fraction_resolved()
+        );
+        for (n, what) in [
+            (self.ambiguous, "ambiguous"),
+            (self.descriptor_mismatch, "with no matching descriptor"),
+            (self.name_not_mapped, "not in the mapping"),
+        ] {
+            if n > 0 {
+                s.push_str(&format!(", {n} {what}"));
+            }
+        }
+        s.push_str(&format!(
+            "; {} of {} methods in classes the mapping does not list",
+            self.class_not_mapped, self.methods
+        ));
+        s
+    }
+
+    /// A warning when the mapping looks like it belongs to another build: no class of the trace
+    /// is in it, or fewer than 80 % of the methods of mapped classes resolve.
+    pub fn warning(&self) -> Option<String> {
+        if self.methods == 0 {
+            return None;
+        }
+        if self.in_mapped_classes() == 0 {
+            return Some(format!(
+                "{}: no class of the trace is in the mapping (0 of {} methods resolved); is it the mapping of this build?",
+                self.mapping, self.methods
+            ));
+        }
+        if self.fraction_resolved() < 0.8 {
+            return Some(format!(
+                "{}; is it the mapping of this build?",
+                self.summary()
+            ));
+        }
+        None
+    }
+}
+
+/// The obfuscated names of a method, as the trace had them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObfuscatedName {
+    pub class: StrId,
+    pub name: StrId,
+    pub signature: StrId,
+    pub source_file: Option<StrId>,
+}
+
+/// What [`apply`] did to a trace: the obfuscated names (to find or show them, or to undo) and
+/// the counts.
+#[derive(Clone, Debug, Default)]
+pub struct Deobfuscation {
+    /// Per method (indexed by [`MethodId`]): its obfuscated names. Equal to the current names when
+    /// the mapping left the method alone.
+    pub obfuscated: Vec<ObfuscatedName>,
+    pub resolution: Resolution,
+}
+
+/// Renames the methods of `trace` with `mapping` (in place: classes, names, signatures and source
+/// files), keeping the obfuscated names in `trace.deobfuscation`. A trace that already has a
+/// mapping applied is first restored. Returns the counts.
+pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
+    unapply(trace);
+    let mut res = Resolution {
+        mapping: mapping.name.clone(),
+        methods: trace.methods.len(),
+        ..Resolution::default()
+    };
+    let mut obfuscated = Vec::with_capacity(trace.methods.len());
+    for i in 0..trace.methods.len() {
+        let m = &trace.methods[i];
+        let before = ObfuscatedName {
+            class: m.class,
+            name: m.name,
+            signature: m.signature,
+            source_file: m.source_file,
+        };
+        obfuscated.push(before);
+        let (class, name, sig) = (
+            trace.strings.get(m.class),
+            trace.strings.get(m.name),
+            trace.strings.get(m.signature),
+        );
+        let r = resolve(mapping, class, name, sig);
+        res.count(r.outcome);
+        if r.outcome == Outcome::ClassNotMapped && r.signature == sig {
+            continue;
+        }
+        let (class, name, sig) = (
+            r.class.into_owned(),
+            r.name.into_owned(),
+            r.signature.into_owned(),
+        );
+        let source_file = r.source_file.map(str::to_owned);
+        let class = trace.strings.intern(&class);
+        let name = trace.strings.intern(&name);
+        let signature = trace.strings.intern(&sig);
+        let source_file = match source_file {
+            Some(f) if before.source_file.is_some() => Some(trace.strings.intern(&f)),
+            _ => before.source_file,
+        };
+        let m = &mut trace.methods[i];
+        m.class = class;
+        m.name = name;
+        m.signature = signature;
+        m.source_file = source_file;
+    }
+    trace.deobfuscation = Some(Box::new(Deobfuscation {
+        obfuscated,
+        resolution: res.clone(),
+    }));
+    res
+}
+
+/// Restores the obfuscated names [`apply`] replaced (no-op without a mapping applied).
+pub fn unapply(trace: &mut Trace) {
+    let Some(d) = trace.deobfuscation.take() else {
+        return;
+    };
+    for (m, o) in trace.methods.iter_mut().zip(d.obfuscated) {
+        m.class = o.class;
+        m.name = o.name;
+        m.signature = o.signature;
+        m.source_file = o.source_file;
+    }
+}
+
+/// Renames one Android key method line's fields (`class`, `name`, `signature`, ...; see
+/// [`crate::formats::android::KeyMethod`]) for printing: the renamed fields, or None when the
+/// mapping leaves the line alone.
+pub fn apply_key_fields(mapping: &Mapping, fields: &[&str]) -> Option<Vec<String>> {
+    let class = *fields.first()?;
+    let name = fields.get(1).copied().unwrap_or("");
+    let sig = fields.get(2).copied().unwrap_or("");
+    let r = resolve(mapping, class, name, sig);
+    if r.outcome == Outcome::ClassNotMapped && r.signature == sig {
+        return None;
+    }
+    let mut out: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
+    out[0] = r.class.into_owned();
+    if out.len() > 1 {
+        out[1] = r.name.into_owned();
+    }
+    if out.len() > 2 {
+        out[2] = r.signature.into_owned();
+    }
+    if out.len() > 3
+        && let Some(f) = r.source_file
+    {
+        out[3] = f.to_string();
+    }
+    Some(out)
+}
+
+impl Trace {
+    /// The obfuscated `class.name signature` of a method, when a mapping renamed it.
+    pub fn obfuscated_full_name(&self, id: MethodId) -> Option<String> {
+        let d = self.deobfuscation.as_ref()?;
+        let o = d.obfuscated.get(id.index())?;
+        let m = self.method(id);
+        if o.class == m.class && o.name == m.name && o.signature == m.signature {
+            return None;
+        }
+        let (c, n, s) = (self.str(o.class), self.str(o.name), self.str(o.signature));
+        let short = match (c.is_empty(), n.is_empty()) {
+            (_, true) => c.to_string(),
+            (true, false) => n.to_string(),
+            _ => format!("{c}.{n}"),
+        };
+        Some(if s.is_empty() {
+            short
+        } else {
+            format!("{short} {s}")
+        })
+    }
+}
