@@ -25,13 +25,14 @@ for t in "${targets[@]}"; do
   esac
   case $t in
     profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
+    android_key|detect|rtl|perflog|cprofiler|logger|mapping) len=16384 ;;
     *) len=262144 ;;
   esac
   mkdir -p "artifacts/$t"
   "$bin/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" -dict="$dict" -max_total_time="$secs" \
     -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=4096 -max_len="$len" -print_final_stats=1 \
     > "logs/$t.log" 2>&1 || echo "$t: FINDING (see logs/$t.log and artifacts/$t/)"
-  execs=$(grep -a 'stat::number_of_executed_units' "logs/$t.log" | awk '{print $2}')
-  cov=$(grep -a -o 'cov: [0-9]*' "logs/$t.log" | tail -1)
+  execs=$(grep -a 'stat::number_of_executed_units' "logs/$t.log" | awk "{print \$2}" || true)
+  cov=$(grep -a -o 'cov: [0-9]*' "logs/$t.log" | tail -1 || true)
   echo "$t: ${execs:-?} executions, $cov, ${secs} s"
 done
