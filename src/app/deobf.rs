@@ -105,8 +105,20 @@ impl TabMapping {
 }
 
 fn display_name(p: &Path) -> String {
-    p.file_name()
-        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// A method's full name for a hover: with its obfuscated name on a second line when a mapping
+/// renamed it.
+pub fn hover_name(trace: &crate::trace::Trace, m: crate::trace::MethodId) -> String {
+    let name = trace.method_full_name(m);
+    match trace.obfuscated_full_name(m) {
+        Some(o) => format!("{name}\nobfuscated: {o}"),
+        None => name,
+    }
 }
 
 /// `1234567` -> `1 234 567`.
@@ -114,7 +126,7 @@ pub fn group_digits(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(' ');
         }
         out.push(c);
@@ -169,9 +181,15 @@ pub fn status_ui(ui: &mut egui::Ui, m: &TabMapping) -> StatusAction {
         };
         let hover = format!(
             "{}\n{}{}",
-            m.path.as_deref().map_or_else(String::new, |p| p.display().to_string()),
+            m.path
+                .as_deref()
+                .map_or_else(String::new, |p| p.display().to_string()),
             r.summary(),
-            if m.auto { "\nFound next to the trace." } else { "" }
+            if m.auto {
+                "\nFound next to the trace."
+            } else {
+                ""
+            }
         );
         ui.label(text).on_hover_text(hover);
         if ui
@@ -184,7 +202,7 @@ pub fn status_ui(ui: &mut egui::Ui, m: &TabMapping) -> StatusAction {
         if m.applied
             && let Some(w) = r.warning()
         {
-            ui.label(egui::RichText::new(format!("⚠ {w}")).color(warn));
+            ui.label(egui::RichText::new(format!("warning: {w}")).color(warn));
         }
     }
     if let Some(e) = &m.error {

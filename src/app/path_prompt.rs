@@ -65,7 +65,11 @@ impl PathPrompt {
     /// The entries of the typed folder whose names start with the typed name (hidden files only
     /// when the name starts with a dot), folders marked, sorted by name.
     pub fn completions(&mut self) -> &[(String, bool)] {
-        if self.completions.as_ref().is_none_or(|(t, _)| *t != self.text) {
+        if self
+            .completions
+            .as_ref()
+            .is_none_or(|(t, _)| *t != self.text)
+        {
             let list = list_completions(&self.text);
             self.completions = Some((self.text.clone(), list));
         }
@@ -112,7 +116,10 @@ impl PathPrompt {
         match self.purpose {
             Purpose::Open | Purpose::LoadMapping => {
                 if path.is_dir() {
-                    Err(format!("{} is a folder: pick a file in it.", path.display()))
+                    Err(format!(
+                        "{} is a folder: pick a file in it.",
+                        path.display()
+                    ))
                 } else if !path.exists() {
                     Err(format!("{} does not exist.", path.display()))
                 } else {

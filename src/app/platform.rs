@@ -119,7 +119,11 @@ pub enum Report {
 /// The default export path of a trace: next to it, its stem plus the format's extension
 /// (`dir/run.trace` -> `dir/run.speedscope.json`); in the current folder for a trace without a
 /// file (the embedded sample).
-pub fn default_export_path(trace_path: Option<&Path>, title: &str, format: ExportFormat) -> PathBuf {
+pub fn default_export_path(
+    trace_path: Option<&Path>,
+    title: &str,
+    format: ExportFormat,
+) -> PathBuf {
     let (ext, _) = export_names(format);
     let (dir, stem) = match trace_path {
         Some(p) => (
@@ -141,10 +145,13 @@ pub fn default_export_path(trace_path: Option<&Path>, title: &str, format: Expor
     dir.join(format!("{stem}.{ext}"))
 }
 
+/// What a dialog thread sends back: the path picked, and how long the dialog took.
+type Picked = (Option<PathBuf>, std::time::Duration);
+
 /// The desktop side of the app: at most one open dialog and one export at a time.
 pub struct Platform {
     picker: FilePicker,
-    dialog: Option<(Purpose, Receiver<(Option<PathBuf>, std::time::Duration)>)>,
+    dialog: Option<(Purpose, Receiver<Picked>)>,
     export: Option<Receiver<String>>,
 }
 

@@ -220,7 +220,8 @@ impl TraceLensApp {
         let (mappings, dropped): (Vec<PathBuf>, Vec<PathBuf>) = platform::dropped_files(&ctx)
             .into_iter()
             .partition(|p| has_trace && crate::mapping::looks_like_mapping_file(p));
-        self.msgs.extend(mappings.into_iter().map(Msg::ApplyMapping));
+        self.msgs
+            .extend(mappings.into_iter().map(Msg::ApplyMapping));
         if dropped.len() > 1 {
             self.align_batch = dropped.clone();
         }
@@ -532,7 +533,9 @@ impl TraceLensApp {
             Purpose::Open | Purpose::LoadMapping => self
                 .active_folder()
                 .or_else(|| std::env::current_dir().ok())
-                .map_or_else(String::new, |d| format!("{}/", d.display()).replace("//", "/")),
+                .map_or_else(String::new, |d| {
+                    format!("{}/", d.display()).replace("//", "/")
+                }),
         }
     }
 

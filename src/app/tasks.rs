@@ -228,7 +228,7 @@ pub struct MappingJob {
 /// How a mapping job ended.
 pub enum MappingOutcome {
     Running,
-    Done(MappingDone),
+    Done(Box<MappingDone>),
     /// The error (a bad mapping: the file and the line).
     Failed(String),
 }
@@ -296,7 +296,7 @@ impl MappingJob {
     /// The job's result once it has one.
     pub fn poll(&self) -> MappingOutcome {
         match self.rx.try_recv() {
-            Ok(Ok(done)) => MappingOutcome::Done(done),
+            Ok(Ok(done)) => MappingOutcome::Done(Box::new(done)),
             Ok(Err(e)) => MappingOutcome::Failed(e),
             Err(TryRecvError::Empty) => MappingOutcome::Running,
             Err(TryRecvError::Disconnected) => {
