@@ -143,6 +143,9 @@ fn a_mapping_txt_beside_the_trace_is_applied_and_can_be_switched_off_and_on() {
     let d = doc(h.state(), 0);
     // Every method has its real name, in the document the views draw from.
     assert_eq!(names(&d.trace), original);
+    // Its numbers and colours are the original trace's (names break ties in the ranking).
+    let unobfuscated = tracelens::app::Document::new(load(&sample_path()));
+    assert_eq!(d.rankings, unobfuscated.rankings);
     let m = &h.state().tabs[0].mapping;
     assert!(m.applied && m.auto && m.error.is_none());
     let r = m.resolution.clone().unwrap();
