@@ -210,12 +210,18 @@ fn a_mapping_dropped_on_a_trace_tab_applies_to_it_and_a_trace_still_opens_a_tab(
     assert!(m.applied && !m.auto);
     h.get_by_label_contains("r8-release-map applied: 100% of");
 
+    // With no tab open, a dropped mapping opens nothing and says why.
+    h.state_mut().tabs.clear();
+    drop_file(&mut h, &mapping);
+    settle(&mut h);
+    assert!(h.state().tabs.is_empty());
+    assert!(h.state().status.contains("open a trace first"));
     // A trace dropped on the window still opens in a new tab.
     drop_file(&mut h, &sample_path());
     settle(&mut h);
-    assert_eq!(h.state().tabs.len(), 2);
+    assert_eq!(h.state().tabs.len(), 1);
     assert_eq!(
-        h.state().tabs[1].path.as_deref(),
+        h.state().tabs[0].path.as_deref(),
         Some(sample_path().as_path())
     );
 }

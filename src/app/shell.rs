@@ -212,14 +212,10 @@ impl TraceLensApp {
         for report in self.platform.poll() {
             self.report(report);
         }
-        // A mapping file dropped on an open trace applies to it; anything else opens a tab.
-        let has_trace = self
-            .tabs
-            .get(self.active)
-            .is_some_and(|t| !matches!(t.state, TabState::Failed(_)));
+        // A mapping file dropped applies to the active tab's trace; anything else opens a tab.
         let (mappings, dropped): (Vec<PathBuf>, Vec<PathBuf>) = platform::dropped_files(&ctx)
             .into_iter()
-            .partition(|p| has_trace && crate::mapping::looks_like_mapping_file(p));
+            .partition(|p| crate::mapping::looks_like_mapping_file(p));
         self.msgs
             .extend(mappings.into_iter().map(Msg::ApplyMapping));
         if dropped.len() > 1 {
@@ -621,7 +617,7 @@ impl TraceLensApp {
     fn apply_mapping(&mut self, path: PathBuf, ctx: &egui::Context) {
         let Some(tab) = self.tabs.get_mut(self.active) else {
             self.status = format!(
-                "{} is a mapping file: open a trace first, then load it",
+                "{} is an R8/ProGuard mapping: open a trace first, then drop it on the trace's tab",
                 path.display()
             );
             return;
