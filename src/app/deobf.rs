@@ -202,18 +202,20 @@ pub fn status_ui(ui: &mut egui::Ui, m: &TabMapping) -> StatusAction {
         if m.applied
             && let Some(w) = r.warning()
         {
-            ui.label(egui::RichText::new(format!("warning: {w}")).color(warn));
+            let text = format!("warning: {w}");
+            ui.add(egui::Label::new(egui::RichText::new(&text).color(warn)).truncate())
+                .on_hover_text(text);
         }
     }
     if let Some(e) = &m.error {
         ui.separator();
-        ui.label(
-            egui::RichText::new(format!("Mapping not applied: {e}"))
-                .color(ui.visuals().error_fg_color),
-        );
         if ui.small_button("x").on_hover_text("Dismiss").clicked() {
             action = StatusAction::Dismiss;
         }
+        let text = format!("Mapping not applied: {e}");
+        let red = ui.visuals().error_fg_color;
+        ui.add(egui::Label::new(egui::RichText::new(&text).color(red)).truncate())
+            .on_hover_text(text);
     }
     action
 }
