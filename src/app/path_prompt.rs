@@ -238,7 +238,7 @@ impl PathPrompt {
                         action = PromptAction::Cancel;
                     }
                 });
-                if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
                     action = PromptAction::Cancel;
                 }
             });

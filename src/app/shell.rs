@@ -226,6 +226,8 @@ impl TraceLensApp {
             self.msgs.push(Msg::OpenDialog);
         }
 
+        // Before the panels: its keys (Esc) are not theirs.
+        self.prompt_ui(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
@@ -250,7 +252,6 @@ impl TraceLensApp {
                 }
             }
         });
-        self.prompt_ui(&ctx);
         platform::drop_overlay(&ctx);
         if !self.align_batch.is_empty() && !self.is_loading() {
             let batch = std::mem::take(&mut self.align_batch);
