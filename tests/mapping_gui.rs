@@ -463,3 +463,36 @@ fn a_working_dialog_is_used_and_a_slow_cancel_is_only_a_status_line() {
     );
     assert_eq!(h.state().tabs.len(), 1);
 }
+
+#[test]
+fn a_mapping_dropped_while_the_trace_loads_is_applied_once_it_has_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace big enough to still be loading when the mapping is dropped.
+    let generated = dir.path().join("gen.trace");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(["gen", "--records", "3000000", "--methods", "3000", "-o"])
+        .arg(&generated)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let original = names(&load(&generated));
+    let obf = obfuscate_trace(&std::fs::read(&generated).unwrap(), 3).unwrap();
+    let (trace, mapping) = (dir.path().join("big.trace"), dir.path().join("r8.map"));
+    std::fs::write(&trace, &obf.trace).unwrap();
+    std::fs::write(&mapping, &obf.mapping).unwrap();
+    let mut h = harness(std::slice::from_ref(&trace), no_dialog(Arc::default()));
+    assert!(matches!(h.state().tabs[0].state, TabState::Loading(_)));
+    drop_file(&mut h, &mapping);
+    assert!(matches!(h.state().tabs[0].state, TabState::Loading(_)));
+    assert_eq!(
+        h.state().tabs[0].mapping.pending.as_deref(),
+        Some(mapping.as_path()),
+        "kept for when the trace has loaded"
+    );
+    settle(&mut h);
+    assert_eq!(h.state().tabs.len(), 1);
+    assert!(h.state().tabs[0].mapping.applied);
+    assert!(h.state().tabs[0].mapping.pending.is_none());
+    assert_eq!(names(&doc(h.state(), 0).trace), original);
+}
