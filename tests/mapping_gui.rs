@@ -496,3 +496,34 @@ fn a_mapping_dropped_while_the_trace_loads_is_applied_once_it_has_loaded() {
     assert!(h.state().tabs[0].mapping.pending.is_none());
     assert_eq!(names(&doc(h.state(), 0).trace), original);
 }
+
+#[test]
+fn the_timeline_call_tooltip_shows_both_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, mapping) = obfuscated_sample(dir.path(), "m.txt");
+    let mut t = load(&trace);
+    let m = tracelens::mapping::Mapping::load(&mapping).unwrap();
+    tracelens::mapping::apply(&mut t, &m);
+    // The first call of a renamed method.
+    let (ti, d, i) = t
+        .threads
+        .iter()
+        .enumerate()
+        .flat_map(|(ti, th)| th.lanes.iter().enumerate().map(move |(d, l)| (ti, d, l)))
+        .find_map(|(ti, d, lane)| {
+            (0..lane.len())
+                .find(|&i| t.obfuscated_full_name(lane.method(i)).is_some())
+                .map(|i| (ti, d, i))
+        })
+        .expect("a call of a renamed method");
+    let method = t.threads[ti].lanes[d].method(i);
+    let (real, obf) = (
+        t.method_full_name(method),
+        t.obfuscated_full_name(method).unwrap(),
+    );
+    let h = Harness::new_ui(|ui| {
+        tracelens::app::panels::timeline::paint::call_tooltip(ui, &t, (ti, d, i));
+    });
+    h.get_by_label(&real);
+    h.get_by_label(&format!("obfuscated: {obf}"));
+}
