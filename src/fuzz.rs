@@ -332,7 +332,7 @@ fn viewer(trace: Trace) {
     use crate::analysis::calltree::{CallTree, TreeOptions};
     for clock in clocks_of(&trace) {
         let options = TreeOptions::new(clock);
-        let top = CallTree::top_down(&trace, options.clone());
+        let top = CallTree::top_down(&trace, options);
         let _ = top.flame_layout();
         let _ = CallTree::bottom_up(&trace, options);
     }

@@ -27,6 +27,9 @@ mod robustness;
 mod desktop;
 /// The whole viewer driven through egui_kittest.
 mod gui;
+/// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
+/// replaces a missing file dialog.
+mod mapping_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

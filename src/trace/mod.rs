@@ -215,7 +215,7 @@ impl SourceInfo {
 }
 
 /// A loaded trace.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub source: SourceInfo,
     /// None for formats without timestamps (PerfLog, CProfiler).
