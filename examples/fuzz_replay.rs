@@ -10,7 +10,10 @@ fn main() {
     let name = args.next().unwrap_or_default();
     let Some(target) = Target::from_name(&name) else {
         let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
-        eprintln!("usage: fuzz_replay TARGET FILE...; targets: {}", names.join(" "));
+        eprintln!(
+            "usage: fuzz_replay TARGET FILE...; targets: {}",
+            names.join(" ")
+        );
         std::process::exit(2);
     };
     for file in args {

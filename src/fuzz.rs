@@ -329,12 +329,20 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
 }
 
 fn viewer(trace: Trace) {
-    use crate::analysis::calltree::{CallTree, TreeOptions};
+    use crate::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
     for clock in clocks_of(&trace) {
-        let options = TreeOptions::new(clock);
-        let top = CallTree::top_down(&trace, options);
+        let top = CallTree::top_down(&trace, TreeOptions::new(clock));
         let _ = top.flame_layout();
-        let _ = CallTree::bottom_up(&trace, options);
+        // The viewer's bottom-up tree is lazy: open nodes (depth-first, at most 10 000), as a user would.
+        let mut bottom = BottomUpTree::new(top);
+        let mut open = vec![NodeId::ROOT];
+        let mut opened = 0;
+        while let Some(n) = open.pop()
+            && opened < 10_000
+        {
+            open.extend_from_slice(bottom.expand(n));
+            opened += 1;
+        }
     }
     let doc = crate::app::Document::new(trace);
     let _ = doc.ranked();
