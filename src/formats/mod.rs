@@ -38,6 +38,8 @@ pub struct Progress {
     pub bytes_done: AtomicU64,
     pub records_done: AtomicU64,
     pub cancelled: AtomicBool,
+    /// What the load does now ([`Progress::PROFILING`] once the trace is read).
+    pub phase: std::sync::atomic::AtomicU8,
 }
 
 impl Progress {
@@ -53,6 +55,26 @@ impl Progress {
     pub fn add_records(&self, n: u64) {
         self.records_done.fetch_add(n, Ordering::Relaxed);
     }
+    /// Reading the file (then building the trace once every byte is read).
+    pub const READING: u8 = 0;
+    /// The trace is built: profiling it on each clock, ranking the methods, summarizing lanes.
+    pub const PROFILING: u8 = 1;
+
+    pub fn set_phase(&self, phase: u8) {
+        self.phase.store(phase, Ordering::Relaxed);
+    }
+
+    /// What the load does now, for a progress bar ("reading", "building the trace", ...).
+    pub fn phase_text(&self) -> &'static str {
+        let total = self.bytes_total.load(Ordering::Relaxed);
+        let done = self.bytes_done.load(Ordering::Relaxed);
+        match self.phase.load(Ordering::Relaxed) {
+            Self::PROFILING => "profiling, ranking and summarizing",
+            _ if total > 0 && done >= total => "building the trace (nesting the calls)",
+            _ => "reading",
+        }
+    }
+
     /// Fraction done in bytes, 0..=1.
     pub fn fraction(&self) -> f32 {
         let total = self.bytes_total.load(Ordering::Relaxed);

@@ -6,7 +6,7 @@ use eframe::egui::{self, Color32, Pos2, Rect, Stroke, pos2, vec2};
 use super::layout::{LANE_H, Plot, ROW_H, Row};
 use super::query::{self, CallAt, RowData, RowMarks};
 use crate::app::context::PanelCtx;
-use crate::app::style::{fmt_duration, nice_step, text_color_on};
+use crate::app::style::{AxisFormat, fmt_duration, nice_step, text_color_on};
 use crate::trace::{MethodId, Trace};
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
@@ -31,6 +31,7 @@ pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, 
     let rel0 = tv.t0 - full.0;
     let mut k = (rel0 / step).ceil();
     let color = ui.visuals().text_color();
+    let axis = AxisFormat::new(step, tv.t1 - full.0, tps);
     while full.0 + k * step <= tv.t1 {
         let x = plot.x(full.0 + k * step);
         painter.vline(
@@ -41,7 +42,7 @@ pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, 
         painter.text(
             pos2(x + 2.0, rect.top() + 2.0),
             egui::Align2::LEFT_TOP,
-            fmt_duration(k * step, tps),
+            axis.fmt(k * step),
             egui::FontId::proportional(11.0),
             color,
         );
@@ -79,7 +80,7 @@ pub fn rows(
     let mut texts: Vec<(Rect, String, Color32)> = Vec::new();
     let mut hovered_instants = None;
     for (row, data) in rows.iter().zip(data) {
-        label(ui, &painter, trace, row, rect.left());
+        label(ui, &painter, trace, row, rect.left(), plot);
         let row_rect = row.plot_rect(plot);
         painter.rect_filled(row_rect, 0.0, ui.visuals().extreme_bg_color);
         let Some((data, row_marks)) = data else {
@@ -118,7 +119,8 @@ pub fn rows(
     hovered_instants
 }
 
-fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left: f32) {
+/// A thread's label, cut with "…" to the label column (its tooltip has the full name).
+fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left: f32, plot: &Plot) {
     let th = &trace.threads[row.thread];
     let text = format!(
         "{} [{}] {}",
@@ -126,13 +128,14 @@ fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left:
         th.raw_id,
         th.name
     );
-    painter.text(
-        row.label_rect(left).left_center() + vec2(4.0, 0.0),
-        egui::Align2::LEFT_CENTER,
-        text,
-        egui::FontId::proportional(13.0),
-        ui.visuals().text_color(),
-    );
+    let rect = row.label_rect(left, plot);
+    let color = ui.visuals().text_color();
+    let mut job =
+        egui::text::LayoutJob::simple_singleline(text, egui::FontId::proportional(13.0), color);
+    job.wrap = egui::text::TextWrapping::truncate_at_width((rect.width() - 6.0).max(10.0));
+    let galley = painter.layout_job(job);
+    let pos = pos2(rect.left() + 4.0, rect.center().y - galley.size().y / 2.0);
+    painter.galley(pos, galley, color);
 }
 
 /// Adds a row's calls to `mesh`, and the names that fit to `texts`.
@@ -166,7 +169,14 @@ fn calls(
                     );
                     let fill = ctx.method_color(it.method);
                     mesh.add_colored_rect(r, fill);
-                    if it.count == 1 && r.width() > 40.0 {
+                    // A folded item mostly covered by one method's call (the outermost lanes
+                    // at full zoom) keeps that name too.
+                    let named = if it.count == 1 {
+                        r.width() > 40.0
+                    } else {
+                        r.width() > 60.0 && it.coverage >= 0.5
+                    };
+                    if named {
                         let name = ctx.doc.trace.method_short_name(it.method);
                         texts.push((r, name, text_color_on(fill)));
                     }
