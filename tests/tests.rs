@@ -25,6 +25,8 @@ mod robustness;
 mod desktop;
 /// The whole viewer driven through egui_kittest.
 mod gui;
+/// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
+mod gui_corners;
 /// Each analysis view driven on its own.
 mod views_gui;
 

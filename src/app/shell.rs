@@ -617,7 +617,7 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         let avail = ui.available_height();
         // The lower panel keeps room for its buttons, header and several rows; the timeline
         // keeps at least its ruler and a row or two.
-        let lower_min = (avail * 0.45).clamp(90.0, 240.0);
+        let lower_min = (avail * 0.5).clamp(150.0, 260.0);
         let max = (avail - lower_min).max(50.0);
         let wanted = 60.0 + rows * 29.0;
         let h = wanted.clamp(50.0_f32.min(max), max.min((avail * 0.55).max(160.0)));

@@ -85,8 +85,8 @@ impl CallTreeState {
 }
 
 /// Opens the hot path below `from`: always its heaviest child, then the heaviest child while it
-/// holds at least half of its parent's time. Selects the end of the path and returns it (None
-/// when `from` has no children).
+/// holds at least half of its parent's time. Scrolls to the end of the path and returns it
+/// (None when `from` has no children); the selection stays.
 fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) -> Option<NodeId> {
     let heaviest = |tree: &mut T, n: NodeId| {
         tree.kids(n)
@@ -107,7 +107,6 @@ fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) -> O
             _ => break,
         }
     }
-    state.selected = Some(c);
     state.scroll_to = Some(c);
     Some(c)
 }
@@ -166,11 +165,7 @@ pub(super) fn tree_table_ui<T: Rows>(
         };
         if ui.button("Expand hot path").on_hover_text(hint).clicked() {
             let from = state.selected.unwrap_or(NodeId::ROOT);
-            if let Some(end) = hot_path(state, tree, from)
-                && let Some(m) = tree.method(end)
-            {
-                selected_method = Some(m);
-            }
+            let _ = hot_path(state, tree, from);
         }
         if ui.button("Collapse all").clicked() {
             state.expanded.clear();

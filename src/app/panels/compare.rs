@@ -269,7 +269,7 @@ pub fn diff_table_ui(
                         // A tag: white on the tag's colour, the table's text size.
                         ui.add(
                             egui::Label::new(
-                                RichText::new(format!(" {text} "))
+                                RichText::new(text)
                                     .color(Color32::WHITE)
                                     .background_color(color)
                                     .strong(),

@@ -119,6 +119,27 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut HistogramState) {
     }
 }
 
+/// Which call N / Shift+N reached: its position among the calls stepped through (the
+/// highlighted bar's, when one is), its duration and start.
+fn current_call_ui(
+    ui: &mut egui::Ui,
+    calls: &MethodCalls,
+    state: &mut HistogramState,
+    trace: &crate::trace::Trace,
+) {
+    let Some(i) = state.current else { return };
+    let tps = trace.ticks_per_sec;
+    let set = state.stepped(calls);
+    let origin = trace.axis_range().map_or(0, |r| r.0);
+    let at = fmt_ticks(calls.starts[i].saturating_sub(origin), tps);
+    let dur = fmt_ticks(calls.durs[i], tps);
+    let text = match (state.selected_bin, set.iter().position(|&k| k == i)) {
+        (Some(_), Some(k)) => format!("call {} of {} in the bar: {dur} at {at}", k + 1, set.len()),
+        _ => format!("call {} of {}", i + 1, calls.len()),
+    };
+    ui.label(text);
+}
+
 /// Width of the count axis left of the bars.
 const AXIS_W: f32 = 44.0;
 
@@ -134,7 +155,7 @@ fn histogram_ui(
     let stats = calls.stats();
     // The method is named once (the toolbar above says which method is selected).
     ui.label(format!(
-        "{} on the {} clock   min {}   median {}   p95 {}   max {}",
+        "{} ({} time)   min {}   median {}   p95 {}   max {}",
         plural(stats.count as usize, "call"),
         clock_name(calls.clock).to_lowercase(),
         fmt_ticks(stats.min, tps),
@@ -143,7 +164,6 @@ fn histogram_ui(
         fmt_ticks(stats.max, tps)
     ))
     .on_hover_text(trace.method_full_name(calls.method));
-    let hist = state.histogram(calls);
     ui.horizontal_wrapped(|ui| {
         let mut log = state.scale == BinScale::Log;
         if ui.checkbox(&mut log, "Log scale").changed() {
@@ -169,26 +189,15 @@ fn histogram_ui(
         {
             action = state.step(calls, true).map(Msg::GoToCall);
         }
-    });
-    if !ui.ctx().egui_wants_keyboard_input() {
-        let (n, shift) = ui.input(|i| (i.key_pressed(Key::N), i.modifiers.shift));
-        if n {
-            action = state.step(calls, !shift).map(Msg::GoToCall);
-        }
-    }
-    if let Some(i) = state.current {
-        let set = state.stepped(calls);
-        let origin = trace.axis_range().map_or(0, |r| r.0);
-        let at = fmt_ticks(calls.starts[i].saturating_sub(origin), tps);
-        let dur = fmt_ticks(calls.durs[i], tps);
-        let text = match (state.selected_bin, set.iter().position(|&k| k == i)) {
-            (Some(_), Some(k)) => {
-                format!("call {} of {} in the bar: {dur} at {at}", k + 1, set.len())
+        if !ui.ctx().egui_wants_keyboard_input() {
+            let (n, shift) = ui.input(|i| (i.key_pressed(Key::N), i.modifiers.shift));
+            if n {
+                action = state.step(calls, !shift).map(Msg::GoToCall);
             }
-            _ => format!("call {} of {}", i + 1, calls.len()),
-        };
-        ui.label(text);
-    }
+        }
+        current_call_ui(ui, calls, state, trace);
+    });
+    let hist = state.histogram(calls);
     if hist.bin_count() == 0 {
         ui.label("No calls in this range.");
         return action;

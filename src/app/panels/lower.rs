@@ -112,20 +112,43 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     if !has_calls && st.view != LowerView::Messages {
         st.view = LowerView::Statistics;
     }
-    ui.horizontal(|ui| {
-        for (v, name) in LowerView::ALL {
-            let offered = match v {
-                LowerView::Statistics => has_stats,
-                LowerView::Messages => has_messages,
-                _ => has_calls,
-            };
-            if offered {
-                ui.selectable_value(&mut st.view, v, name);
+    let offered = |v: LowerView| match v {
+        LowerView::Statistics => has_stats,
+        LowerView::Messages => has_messages,
+        _ => has_calls,
+    };
+    // A narrow window gets a drop-down instead of a row of buttons (one line either way).
+    let narrow = ui.available_width() < 640.0;
+    ui.horizontal_wrapped(|ui| {
+        if narrow {
+            let current = LowerView::ALL
+                .iter()
+                .find(|(v, _)| *v == st.view)
+                .map_or("", |(_, n)| *n);
+            egui::ComboBox::from_label("view")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (v, name) in LowerView::ALL {
+                        if offered(v) {
+                            ui.selectable_value(&mut st.view, v, name);
+                        }
+                    }
+                });
+        } else {
+            for (v, name) in LowerView::ALL {
+                if offered(v) {
+                    ui.selectable_value(&mut st.view, v, name);
+                }
             }
         }
         if st.view.follows_range() {
             ui.separator();
-            ui.checkbox(&mut st.restrict_to_range, "Only the visible time range");
+            let text = if narrow {
+                "Visible range only"
+            } else {
+                "Only the visible time range"
+            };
+            ui.checkbox(&mut st.restrict_to_range, text);
         }
     });
     ui.separator();

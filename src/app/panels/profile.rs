@@ -322,15 +322,20 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         .get_or_compute(key, || sorted_methods(ctx, sort, ascending).into())
         .clone();
 
-    // Find bar.
+    let over = st
+        .over
+        .get_or_compute(l.generation, || std::sync::Arc::new(OverHundred::of(l)))
+        .clone();
+    // Find bar, with what the numbers are and the note on percentages above 100 (one row
+    // where it fits: small windows keep room for the rows).
     if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::F)) {
         st.find_focus = true;
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Find:");
         let edit = egui::TextEdit::singleline(&mut st.find)
             .hint_text("method name (Ctrl+F)")
-            .desired_width(260.0);
+            .desired_width((ui.available_width() * 0.4).clamp(80.0, 260.0));
         let resp = ui.add(edit);
         if st.find_focus {
             resp.request_focus();
@@ -355,6 +360,26 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         }
         if st.no_match {
             ui.label(RichText::new("no match").color(ui.visuals().error_fg_color));
+        }
+        // (A narrow window drops this line: the Clock switch above says it too.)
+        if ui.available_width() > 320.0 {
+            ui.label(
+                RichText::new(format!(
+                    "Numbers, order and colours by inclusive {} time",
+                    clock_name(ctx.clock_kind()).to_lowercase()
+                ))
+                .weak(),
+            );
+        }
+        if let Some(&m) = over.methods.first() {
+            ui.label(
+                RichText::new(format!(
+                    "* Incl % above 100% ({}): why?",
+                    crate::app::style::plural(over.methods.len(), "method")
+                ))
+                .color(ui.visuals().warn_fg_color),
+            )
+            .on_hover_text(over.why(m));
         }
     });
 
@@ -395,29 +420,6 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
 
-    let over = st
-        .over
-        .get_or_compute(l.generation, || std::sync::Arc::new(OverHundred::of(l)))
-        .clone();
-    ui.horizontal_wrapped(|ui| {
-        ui.label(
-            RichText::new(format!(
-                "Numbers, order and colours by inclusive {} time",
-                clock_name(ctx.clock_kind()).to_lowercase()
-            ))
-            .weak(),
-        );
-        if let Some(&m) = over.methods.first() {
-            ui.label(
-                RichText::new(format!(
-                    "* Incl % above 100% ({}): why?",
-                    crate::app::style::plural(over.methods.len(), "method")
-                ))
-                .color(ui.visuals().warn_fg_color),
-            )
-            .on_hover_text(over.why(m));
-        }
-    });
     // The numeric columns share what the name column leaves; the table scrolls sideways when
     // the window is narrower than all of them.
     const NUM_W: f32 = 66.0;
