@@ -206,7 +206,8 @@ fn histogram_ui(
     let (outer, response) = ui.allocate_exact_size(size, Sense::click());
     let rect = Rect::from_min_max(outer.min + vec2(AXIS_W, 0.0), outer.max);
     state.last_rect = Some(rect);
-    let painter = ui.painter_at(outer);
+    // (A little margin: the count labels at the top and bottom edges are not cut.)
+    let painter = ui.painter_at(outer.expand(8.0));
     let text_color = ui.visuals().text_color();
     painter.rect_stroke(
         rect,

@@ -420,13 +420,21 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
 
-    // The numeric columns share what the name column leaves; the table scrolls sideways when
-    // the window is narrower than all of them.
-    const NUM_W: f32 = 66.0;
+    // The numeric columns are as wide as their two-line headers need; the name column takes
+    // what is left, and the table scrolls sideways when the window is narrower than all of them.
+    let widths: Vec<f32> = columns[1..]
+        .iter()
+        .map(|(name, _)| match *name {
+            n if n.ends_with('%') => 62.0,
+            n if n.ends_with("/Call (ms)") => 96.0,
+            n if n.starts_with("Calls") => 84.0,
+            _ => 70.0,
+        })
+        .collect();
     let spacing = ui.spacing().item_spacing.x;
-    let nums = (columns.len() - 1) as f32;
-    let name_w = (ui.available_width() - nums * (NUM_W + spacing) - spacing - 16.0).max(200.0);
-    let table_w = name_w + nums * (NUM_W + spacing);
+    let nums: f32 = widths.iter().map(|w| w + spacing).sum();
+    let name_w = (ui.available_width() - nums - spacing - 16.0).max(200.0);
+    let table_w = name_w + nums;
     let tall = ui.available_height();
     egui::ScrollArea::horizontal()
         .id_salt(("profile-h", l.generation))
@@ -444,7 +452,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
                     tps,
                     over: &over,
                     name_w,
-                    num_w: NUM_W,
+                    widths: &widths,
                     scroll_row,
                 },
             );
@@ -458,7 +466,8 @@ struct TableParts<'a> {
     tps: u64,
     over: &'a OverHundred,
     name_w: f32,
-    num_w: f32,
+    /// Widths of the columns after the name.
+    widths: &'a [f32],
     scroll_row: Option<usize>,
 }
 
@@ -479,8 +488,8 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
         .resizable(true)
         .cell_layout(Layout::left_to_right(Align::Center))
         .column(Column::initial(parts.name_w).at_least(120.0).clip(true));
-    for _ in 1..columns.len() {
-        table = table.column(Column::initial(parts.num_w).at_least(40.0).clip(true));
+    for &w in parts.widths {
+        table = table.column(Column::initial(w).at_least(40.0).clip(true));
     }
     let scroll_row = parts.scroll_row;
     if let Some(r) = scroll_row {
