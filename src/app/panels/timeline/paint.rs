@@ -159,8 +159,11 @@ fn calls(
             });
         }
         RowData::Lanes(lanes) => {
+            let trace = &ctx.doc.trace;
+            let thread = &trace.threads[row.thread];
             for (d, items) in lanes.iter().enumerate() {
                 let (ly, lh) = (y + d as f32 * LANE_H, LANE_H - 1.0);
+                let lane = thread.lanes.get(d);
                 for it in items {
                     let hh = if it.count > 1 { lh * it.coverage } else { lh };
                     let r = Rect::from_min_max(
@@ -169,6 +172,22 @@ fn calls(
                     );
                     let fill = ctx.method_color(it.method);
                     mesh.add_colored_rect(r, fill);
+                    // Dual clock on a wall axis: a strip along the bottom of the call shows
+                    // the share of its wall time the thread ran on a CPU (light) and the share
+                    // it did not run (dark).
+                    if it.count == 1
+                        && r.width() >= 8.0
+                        && !trace.axis_synthesized
+                        && let Some(share) = lane.and_then(|l| cpu_share(l, it.first))
+                    {
+                        let strip = Rect::from_min_max(pos2(r.left(), r.bottom() - 3.0), r.max);
+                        mesh.add_colored_rect(strip, Color32::from_black_alpha(170));
+                        let on = Rect::from_min_max(
+                            strip.min,
+                            pos2(strip.left() + strip.width() * share, strip.bottom()),
+                        );
+                        mesh.add_colored_rect(on, Color32::from_white_alpha(200));
+                    }
                     // A folded item mostly covered by one method's call (the outermost lanes
                     // at full zoom) keeps that name too.
                     let named = if it.count == 1 {
@@ -184,6 +203,14 @@ fn calls(
             }
         }
     }
+}
+
+/// The share (0..=1) of call `i`'s wall time its thread ran on a CPU, when the lane has both
+/// clocks.
+pub fn cpu_share(lane: &crate::trace::Lane, i: usize) -> Option<f32> {
+    let cpu = lane.cpu_dur(i)?;
+    let wall = lane.dur(i);
+    (wall > 0).then(|| (cpu as f64 / wall as f64).clamp(0.0, 1.0) as f32)
 }
 
 /// Draws the marks of one row: a bar over and a bracket under each call of the selected method
@@ -319,7 +346,11 @@ pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
             fmt_duration(cd.saturating_sub(csum) as f64, tps)
         ));
         if dur > 0 {
-            ui.label(format!("cpu/wall: {:.0}%", cd as f64 * 100.0 / dur as f64));
+            ui.label(format!(
+                "cpu/wall: {:.0}% (the light part of the strip under the call; dark: the \
+                 thread was not running)",
+                cd as f64 * 100.0 / dur as f64
+            ));
         }
     }
     let f = lane.flags(i);
@@ -328,5 +359,40 @@ pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
     }
     if f.unclosed {
         ui.label("still running when tracing stopped");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Action, Builder, ClockMode};
+
+    #[test]
+    fn the_cpu_share_of_a_call_is_its_cpu_over_its_wall_time() {
+        let mut b = Builder::new("t");
+        b.clock = Some(ClockMode::Dual);
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        // f: 10 wall, 4 cpu; then 5 wall, 0 cpu (blocked throughout).
+        ev.push(Action::Enter, f, 0, Some(0));
+        ev.push(Action::Exit, f, 10, Some(4));
+        ev.push(Action::Enter, f, 10, Some(4));
+        ev.push(Action::Exit, f, 15, Some(4));
+        let trace = b.finish();
+        let lane = &trace.threads[0].lanes[0];
+        assert_eq!(cpu_share(lane, 0), Some(0.4));
+        assert_eq!(cpu_share(lane, 1), Some(0.0));
+
+        // Without a CPU clock there is no share.
+        let mut b = Builder::new("t");
+        b.clock = Some(ClockMode::Wall);
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        ev.push(Action::Enter, f, 0, None);
+        ev.push(Action::Exit, f, 10, None);
+        let trace = b.finish();
+        assert_eq!(cpu_share(&trace.threads[0].lanes[0], 0), None);
     }
 }
