@@ -508,3 +508,103 @@ fn compare_matches_slash_and_dot_class_names() {
     h.get_by_label_contains(" 0 only in A, 0 only in B");
     assert!(h.query_by_label_contains("only in A ").is_none());
 }
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/legacy-examples/synthetic")
+        .join(rel)
+}
+
+#[test]
+fn statistics_compare_only_runs_of_the_same_format() {
+    let perflog = shared("ce_perflog/fsperflog_CEPC_x86_6_0_2915.log");
+    let a = shared("cprofiler/profiler_2006.06.14.10.31.07.csv");
+    let b = shared("cprofiler/profiler_2006.06.15.09.00.00.csv");
+    let mut h = harness(&[perflog, a, b]);
+    wait_loaded(&mut h);
+    // The last CProfiler run: compared with the other CProfiler run only.
+    assert_eq!(h.state().active, 2);
+    h.get_by_label("Runs compared (2)");
+    h.get_by_label_contains("1 open run of another format not compared");
+    assert!(
+        h.query_by_role_and_label(
+            egui::accesskit::Role::RadioButton,
+            "fsperflog_CEPC_x86_6_0_2915.log"
+        )
+        .is_none(),
+        "the PerfLog run is no baseline choice"
+    );
+    // The PerfLog tab has no run of its format to compare with.
+    h.get_by_label("fsperflog_CEPC_x86_6_0_2915.log").click();
+    h.run();
+    assert!(h.query_by_label_contains("Runs compared").is_none());
+    h.get_by_label_contains("2 open runs of another format not compared");
+}
+
+#[test]
+fn the_thread_label_column_can_be_dragged_wider() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    assert_eq!(h.state().tabs[0].view.timeline.label_w, None);
+    // The edge of the label column: 170 points right of the timeline's left edge, which lines
+    // up with the profile's "Find:" label (both panels have the same margin); over the first
+    // thread row, 40 points below the toolbar.
+    let find = h.get_by_label("Find:").rect();
+    let clock = h.get_by_label("Clock:").rect();
+    let edge = egui::pos2(find.left() + 170.0 - 2.0, clock.bottom() + 40.0);
+    h.event(egui::Event::PointerMoved(edge));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: edge,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    for dx in [20.0, 40.0, 60.0, 80.0] {
+        h.event(egui::Event::PointerMoved(edge + egui::vec2(dx, 0.0)));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: edge + egui::vec2(80.0, 0.0),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    let w = h.state().tabs[0].view.timeline.label_w.expect("dragged");
+    assert!(
+        (w - 250.0).abs() < 12.0,
+        "label column {w} after an 80-point drag"
+    );
+    // Hovering a thread label shows the thread's full name.
+    let name = {
+        let d = ready(h.state(), 0);
+        let t = d
+            .trace
+            .threads
+            .iter()
+            .filter(|t| t.call_count() > 0)
+            .max_by_key(|t| t.elapsed())
+            .unwrap();
+        format!("[{}] {}", t.raw_id, t.name)
+    };
+    h.event(egui::Event::PointerMoved(egui::pos2(
+        find.left() + 40.0,
+        clock.bottom() + 40.0,
+    )));
+    for _ in 0..60 {
+        h.step();
+        if h.query_all_by_label_contains("its call depths")
+            .next()
+            .is_some()
+        {
+            break;
+        }
+    }
+    let tips = labels(&h, |l| l.contains("its call depths"));
+    assert!(
+        tips.iter().any(|t| t.starts_with(&name)),
+        "{tips:?} name {name:?}"
+    );
+}

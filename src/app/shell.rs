@@ -482,12 +482,12 @@ impl TraceLensApp {
             if let Some((_, d)) = self.active_doc() {
                 let t = &d.trace;
                 ui.label(format!(
-                    "{} · {} threads · {} methods · {} calls · {} records",
+                    "{} · {} · {} · {} · {}",
                     t.source.format,
-                    t.threads.len(),
-                    t.methods.len(),
-                    t.call_count(),
-                    t.source.record_count
+                    style::plural(t.threads.len(), "thread"),
+                    style::plural(t.methods.len(), "method"),
+                    style::plural(t.call_count(), "call"),
+                    style::plural(t.source.record_count as usize, "record")
                 ));
             }
             if !self.status.is_empty() {

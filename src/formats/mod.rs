@@ -136,3 +136,20 @@ pub fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, Format
     );
     Err(err)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_names_its_phase() {
+        let p = Progress::default();
+        p.bytes_total.store(100, Ordering::Relaxed);
+        p.add_bytes(40);
+        assert_eq!(p.phase_text(), "reading");
+        p.add_bytes(60);
+        assert_eq!(p.phase_text(), "building the trace (nesting the calls)");
+        p.set_phase(Progress::PROFILING);
+        assert_eq!(p.phase_text(), "profiling, ranking and summarizing");
+    }
+}
