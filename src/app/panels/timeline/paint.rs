@@ -6,7 +6,7 @@ use eframe::egui::{self, Color32, Pos2, Rect, Stroke, pos2, vec2};
 use super::layout::{LANE_H, Plot, ROW_H, Row};
 use super::query::{self, CallAt, RowData, RowMarks};
 use crate::app::context::PanelCtx;
-use crate::app::style::{AxisFormat, fmt_duration, nice_step, text_color_on};
+use crate::app::style::{AxisFormat, fmt_duration, fmt_ms, nice_step, text_color_on};
 use crate::trace::{MethodId, Trace};
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
@@ -303,8 +303,8 @@ pub fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t0: f64)
     for &i in near.iter().take(8) {
         let inst = &trace.instants[i as usize];
         ui.label(format!(
-            "{}  {}",
-            fmt_duration(inst.time as f64 - t0, trace.ticks_per_sec),
+            "{} ms  {}",
+            fmt_ms((inst.time as f64 - t0).max(0.0) as u64, trace.ticks_per_sec),
             inst.label
         ));
     }
