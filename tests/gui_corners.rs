@@ -608,3 +608,40 @@ fn the_thread_label_column_can_be_dragged_wider() {
         "{tips:?} name {name:?}"
     );
 }
+
+#[test]
+fn the_progress_bar_names_each_phase_of_a_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.trace");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .args(["gen", "--records", "1000000", "--threads", "4", "-o"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    let mut h = harness(&[big]);
+    let phases = ["reading", "building the trace", "profiling, ranking"];
+    let mut seen = Vec::new();
+    let t0 = Instant::now();
+    while h.state().is_loading() {
+        let shown = labels(&h, |l| l.ends_with('%') && l.contains(" · "));
+        if let Some(text) = shown.first() {
+            let phase = phases
+                .iter()
+                .position(|p| text.starts_with(p))
+                .unwrap_or_else(|| panic!("{text:?} names no phase"));
+            // Phases only move forward; a full bar never says "reading".
+            assert!(seen.last().is_none_or(|&last| phase >= last), "{text:?}");
+            if text.ends_with(" 100%") {
+                assert_ne!(phase, 0, "{text:?}");
+            }
+            if seen.last() != Some(&phase) {
+                seen.push(phase);
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120));
+        std::thread::sleep(Duration::from_millis(2));
+        h.step();
+    }
+    assert!(!seen.is_empty(), "the bar was shown with its phase");
+}

@@ -57,10 +57,18 @@ impl Progress {
     }
     /// Reading the file (then building the trace once every byte is read).
     pub const READING: u8 = 0;
+    /// Every record is read: nesting the calls into lanes.
+    pub const BUILDING: u8 = 1;
     /// The trace is built: profiling it on each clock, ranking the methods, summarizing lanes.
-    pub const PROFILING: u8 = 1;
+    pub const PROFILING: u8 = 2;
 
+    /// Moves to `phase`; past reading, the bytes count as all read (a reader does not count
+    /// the bytes of a header or key section, which would leave the bar short of 100%).
     pub fn set_phase(&self, phase: u8) {
+        if phase > Self::READING {
+            self.bytes_done
+                .fetch_max(self.bytes_total.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
         self.phase.store(phase, Ordering::Relaxed);
     }
 
@@ -70,6 +78,7 @@ impl Progress {
         let done = self.bytes_done.load(Ordering::Relaxed);
         match self.phase.load(Ordering::Relaxed) {
             Self::PROFILING => "profiling, ranking and summarizing",
+            Self::BUILDING => "building the trace (nesting the calls)",
             _ if total > 0 && done >= total => "building the trace (nesting the calls)",
             _ => "reading",
         }
@@ -147,8 +156,13 @@ mod tests {
         p.bytes_total.store(100, Ordering::Relaxed);
         p.add_bytes(40);
         assert_eq!(p.phase_text(), "reading");
-        p.add_bytes(60);
+        p.add_bytes(58);
+        assert_eq!(p.phase_text(), "reading");
+        // The reader is done (it did not count a 2-byte header): the bar is full and says why
+        // it still runs.
+        p.set_phase(Progress::BUILDING);
         assert_eq!(p.phase_text(), "building the trace (nesting the calls)");
+        assert_eq!(p.fraction(), 1.0);
         p.set_phase(Progress::PROFILING);
         assert_eq!(p.phase_text(), "profiling, ranking and summarizing");
     }
