@@ -304,13 +304,34 @@ fn histogram_ui(
         state.current = None;
         action = Some(Msg::HighlightCalls(calls.calls_in_bin(&hist, b)));
     }
-    ui.horizontal(|ui| {
-        ui.add_space(AXIS_W);
-        ui.label(fmt_ticks(hist.edges[0] as u64, tps));
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(fmt_ticks(hist.edges[hist.bin_count()] as u64, tps));
-        });
-    });
+    // The duration axis: bin edges about every 90 points, the first and last always.
+    let (axis, _) = ui.allocate_exact_size(vec2(outer.width(), 16.0), Sense::hover());
+    let n = hist.bin_count();
+    let every = ((90.0 / bar_w).ceil() as usize).max(1);
+    let mut last_right = f32::NEG_INFINITY;
+    for e in (0..=n).filter(|&e| e % every == 0 || e == n) {
+        let x = rect.left() + e as f32 * bar_w;
+        let text = fmt_ticks(hist.edges[e].round() as u64, tps);
+        let galley = painter.layout_no_wrap(text, font.clone(), text_color);
+        let w = galley.size().x;
+        let left = match e {
+            0 => x,
+            _ if e == n => x - w,
+            _ => x - w / 2.0,
+        };
+        // Skip a label that would overlap the previous one (the last one wins).
+        if left < last_right + 6.0 && e != n {
+            continue;
+        }
+        painter.vline(
+            x,
+            rect.bottom()..=rect.bottom() + 3.0,
+            Stroke::new(1.0, text_color),
+        );
+        ui.painter()
+            .galley(egui::pos2(left, axis.top() + 2.0), galley, text_color);
+        last_right = left + w;
+    }
     ui.vertical_centered(|ui| {
         ui.weak(format!(
             "call duration ({} clock)",
