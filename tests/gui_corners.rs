@@ -501,6 +501,19 @@ fn compare_matches_slash_and_dot_class_names() {
     h.run();
     h.get_by_label("Compare").click();
     h.run();
+    let t0 = Instant::now();
+    while h
+        .query_by_role_and_label(egui::accesskit::Role::RadioButton, "slashes.trace")
+        .is_none()
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no choice of run B (view {:?})",
+            h.state().tabs[h.state().active].view.lower.view
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
     h.get_by_role_and_label(egui::accesskit::Role::RadioButton, "slashes.trace")
         .click();
     h.run();
