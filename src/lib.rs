@@ -31,6 +31,8 @@ pub mod app;
 pub mod cli;
 pub mod desktop;
 pub mod formats;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod load;
 pub mod mapping;
 mod par;

@@ -15,6 +15,8 @@ mod mapping;
 mod profile;
 
 // Readers
+/// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.
+mod fuzz_regressions;
 /// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.
 mod legacy;
 /// Truncated and corrupted traces: reading never panics.
@@ -27,6 +29,9 @@ mod desktop;
 mod gui;
 /// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
 mod gui_corners;
+/// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
+/// replaces a missing file dialog.
+mod mapping_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

@@ -10,11 +10,13 @@ use eframe::egui;
 use serde::{Deserialize, Serialize};
 
 use super::context::{Msg, OtherDoc, PanelCtx};
+use super::deobf::{self, TabMapping};
 use super::document::Document;
 use super::panels::lower::LowerState;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
-use super::platform::{self, Platform, Report};
+use super::path_prompt::{PathPrompt, PromptAction};
+use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
 use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{MethodId, Trace};
@@ -98,6 +100,8 @@ pub struct Tab {
     pub path: Option<PathBuf>,
     pub state: TabState,
     pub view: ViewState,
+    /// Its R8/ProGuard mapping.
+    pub mapping: TabMapping,
 }
 
 /// The application.
@@ -113,6 +117,8 @@ pub struct TraceLensApp {
     /// Files opened together (command line, one drop): once they have loaded, those that are RTL
     /// logs open aligned in one more tab.
     align_batch: Vec<PathBuf>,
+    /// The in-app path prompt (no native dialog, or File > Open a path…).
+    pub prompt: Option<PathPrompt>,
 }
 
 impl TraceLensApp {
@@ -131,6 +137,7 @@ impl TraceLensApp {
             } else {
                 Vec::new()
             },
+            prompt: None,
         };
         if files.is_empty() {
             let job = LoadJob::spawn_bytes(
@@ -146,12 +153,18 @@ impl TraceLensApp {
         app
     }
 
+    /// Puts `picker` in place of the native file dialogs (tests: never a real dialog).
+    pub fn set_file_picker(&mut self, picker: FilePicker) {
+        self.platform.set_picker(picker);
+    }
+
     fn push_tab(&mut self, title: String, path: Option<PathBuf>, job: LoadJob) {
         self.tabs.push(Tab {
             title,
             path,
             state: TabState::Loading(job),
             view: ViewState::default(),
+            mapping: TabMapping::default(),
         });
         self.active = self.tabs.len() - 1;
     }
@@ -247,7 +260,7 @@ impl TraceLensApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         for tab in &mut self.tabs {
-            if !tab.state.poll() {
+            if !poll_tab(tab, &ctx) {
                 continue;
             }
             // Open recent lists only files that opened.
@@ -264,12 +277,14 @@ impl TraceLensApp {
             }
         }
         for report in self.platform.poll() {
-            match report {
-                Report::Picked(path) => self.msgs.push(Msg::Open(path)),
-                Report::Status(s) => self.status = s,
-            }
+            self.report(report);
         }
-        let dropped = platform::dropped_files(&ctx);
+        // A mapping file dropped applies to the active tab's trace; anything else opens a tab.
+        let (mappings, dropped): (Vec<PathBuf>, Vec<PathBuf>) = platform::dropped_files(&ctx)
+            .into_iter()
+            .partition(|p| crate::mapping::looks_like_mapping_file(p));
+        self.msgs
+            .extend(mappings.into_iter().map(Msg::ApplyMapping));
         if dropped.len() > 1 {
             self.align_batch = dropped.clone();
         }
@@ -278,6 +293,8 @@ impl TraceLensApp {
             self.msgs.push(Msg::OpenDialog);
         }
 
+        // Before the panels: its keys (Esc) are not theirs.
+        self.prompt_ui(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
@@ -313,7 +330,7 @@ impl TraceLensApp {
             self.apply(msg, &ctx);
         }
         self.update_title(&ctx);
-        if self.is_loading() {
+        if self.is_loading() || self.tabs.iter().any(|t| t.mapping.busy()) {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
@@ -322,7 +339,23 @@ impl TraceLensApp {
     fn apply(&mut self, msg: Msg, ctx: &egui::Context) {
         match msg {
             Msg::Open(p) => self.open_path(p, ctx),
-            Msg::OpenDialog => self.platform.open_dialog(ctx),
+            Msg::OpenDialog => self.dialog(Purpose::Open, ctx),
+            Msg::LoadMappingDialog => self.dialog(Purpose::LoadMapping, ctx),
+            Msg::TypePath(purpose) => self.open_prompt(purpose, String::new()),
+            Msg::ApplyMapping(path) => self.apply_mapping(path, ctx),
+            Msg::UseMapping(on) => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    tab.mapping.start_use(doc, on, ctx);
+                }
+            }
+            Msg::ExportTo(format, path) => {
+                if let Some((tab, doc)) = self.active_doc() {
+                    let clock = doc.clock(tab.view.clock_index);
+                    self.status = format!("Exporting to {}…", path.display());
+                    self.platform
+                        .export_to(ctx, doc.trace.clone(), clock, format, path);
+                }
+            }
             Msg::CloseTab(i) if i < self.tabs.len() => {
                 if let TabState::Loading(job) = &self.tabs[i].state {
                     job.cancel();
@@ -338,10 +371,8 @@ impl TraceLensApp {
                 }
             }
             Msg::Export(format) => {
-                if let Some((tab, doc)) = self.active_doc() {
-                    let clock = doc.clock(tab.view.clock_index);
-                    let (trace, title) = (doc.trace.clone(), tab.title.clone());
-                    self.platform.export(ctx, trace, clock, format, &title);
+                if self.active_doc().is_some() {
+                    self.dialog(Purpose::Export(format), ctx);
                 }
             }
             Msg::AlignRtl(paths) => self.align_rtl(paths.as_deref(), ctx),
@@ -417,6 +448,14 @@ impl TraceLensApp {
             self.msgs.push(Msg::OpenDialog);
             ui.close();
         }
+        if ui
+            .button("Open a path…")
+            .on_hover_text("Type the path (with completion) instead of using the file dialog")
+            .clicked()
+        {
+            self.msgs.push(Msg::TypePath(Purpose::Open));
+            ui.close();
+        }
         ui.menu_button("Open recent", |ui| {
             if self.settings.recent_files.is_empty() {
                 ui.label("(none)");
@@ -429,6 +468,17 @@ impl TraceLensApp {
             }
         });
         let ready = self.active_doc().is_some();
+        if ui
+            .add_enabled(ready, egui::Button::new("Load mapping…"))
+            .on_hover_text(
+                "Apply an R8/ProGuard mapping.txt to this trace (or drop it on the window); \
+                 a mapping.txt next to the trace is applied when it opens",
+            )
+            .clicked()
+        {
+            self.msgs.push(Msg::LoadMappingDialog);
+            ui.close();
+        }
         if let Some(format) = platform::export_menu_ui(ui, ready) {
             self.msgs.push(Msg::Export(format));
         }
@@ -490,11 +540,170 @@ impl TraceLensApp {
                     style::plural(t.source.record_count as usize, "record")
                 ));
             }
+            if let Some(tab) = self.tabs.get(self.active) {
+                match deobf::status_ui(ui, &tab.mapping) {
+                    deobf::StatusAction::None => {}
+                    deobf::StatusAction::Use(on) => self.msgs.push(Msg::UseMapping(on)),
+                    deobf::StatusAction::Dismiss => {
+                        if let Some(t) = self.tabs.get_mut(self.active) {
+                            t.mapping.error = None;
+                        }
+                    }
+                }
+            }
             if !self.status.is_empty() {
                 ui.separator();
                 ui.label(&self.status);
             }
         });
+    }
+
+    /// Acts on what a dialog or export thread reported.
+    fn report(&mut self, report: Report) {
+        match report {
+            Report::Picked(path) => self.msgs.push(Msg::Open(path)),
+            Report::PickedMapping(path) => self.msgs.push(Msg::ApplyMapping(path)),
+            Report::PickedExport(format, path) => self.msgs.push(Msg::ExportTo(format, path)),
+            Report::NoDialog(purpose) => {
+                let start = self.prompt_start(purpose);
+                self.open_prompt(purpose, start);
+            }
+            Report::Status(s) => self.status = s,
+        }
+    }
+
+    /// The folder of the active tab's file (None: no file).
+    fn active_folder(&self) -> Option<PathBuf> {
+        let p = self.tabs.get(self.active)?.path.as_deref()?;
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty())?;
+        Some(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()))
+    }
+
+    /// The default export path of the active tab.
+    fn export_default(&self, format: crate::report::export::ExportFormat) -> PathBuf {
+        let tab = self.tabs.get(self.active);
+        let p = platform::default_export_path(
+            tab.and_then(|t| t.path.as_deref()),
+            tab.map_or("trace", |t| t.title.as_str()),
+            format,
+        );
+        std::path::absolute(&p).unwrap_or(p)
+    }
+
+    /// What the path prompt starts with: the export's default path, or the trace's folder.
+    fn prompt_start(&self, purpose: Purpose) -> String {
+        match purpose {
+            Purpose::Export(f) => self.export_default(f).display().to_string(),
+            Purpose::Open | Purpose::LoadMapping => self
+                .active_folder()
+                .or_else(|| std::env::current_dir().ok())
+                .map_or_else(String::new, |d| {
+                    format!("{}/", d.display()).replace("//", "/")
+                }),
+        }
+    }
+
+    /// Shows a native dialog for `purpose` (the in-app prompt when there is none).
+    fn dialog(&mut self, purpose: Purpose, ctx: &egui::Context) {
+        if self.prompt.is_some() || self.platform.dialog_open() {
+            return;
+        }
+        let (directory, file_name) = match purpose {
+            Purpose::Export(f) => {
+                let p = self.export_default(f);
+                (
+                    p.parent().map(Path::to_path_buf),
+                    p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                )
+            }
+            Purpose::Open | Purpose::LoadMapping => (self.active_folder(), None),
+        };
+        self.platform.dialog(
+            ctx,
+            DialogRequest {
+                purpose,
+                directory,
+                file_name,
+            },
+        );
+    }
+
+    /// Opens the in-app path prompt (`start`: its text; empty: the usual start).
+    fn open_prompt(&mut self, purpose: Purpose, start: String) {
+        let start = if start.is_empty() {
+            self.prompt_start(purpose)
+        } else {
+            start
+        };
+        let note = match purpose {
+            Purpose::Open => "Type the path of a trace (Tab completes).",
+            Purpose::LoadMapping => "Type the path of a mapping.txt (Tab completes).",
+            Purpose::Export(_) => "Where to write the export (Tab completes):",
+        };
+        let note = if self.platform.dialog_open() {
+            note.to_string()
+        } else {
+            format!("No file dialog is available here (no desktop portal). {note}")
+        };
+        self.prompt = Some(PathPrompt::new(purpose, start, note));
+    }
+
+    /// Draws the path prompt and acts on OK / Cancel.
+    fn prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        let purpose = prompt.purpose;
+        let proposed_name = match purpose {
+            Purpose::Export(f) => self
+                .export_default(f)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+            _ => None,
+        };
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        match prompt.ui(ctx, proposed_name.as_deref()) {
+            PromptAction::None => {}
+            PromptAction::Cancel => {
+                self.prompt = None;
+                self.status = format!("{}: cancelled", purpose.title());
+            }
+            PromptAction::Ok(path) => {
+                self.prompt = None;
+                self.msgs.push(match purpose {
+                    Purpose::Open => Msg::Open(path),
+                    Purpose::LoadMapping => Msg::ApplyMapping(path),
+                    Purpose::Export(f) => Msg::ExportTo(f, path),
+                });
+            }
+        }
+    }
+
+    /// Applies the mapping at `path` to the active tab (once it has loaded, if it is loading).
+    fn apply_mapping(&mut self, path: PathBuf, ctx: &egui::Context) {
+        let Some(tab) = self.tabs.get_mut(self.active) else {
+            self.status = format!(
+                "{} is an R8/ProGuard mapping: open a trace first, then drop it on the trace's tab",
+                path.display()
+            );
+            return;
+        };
+        match &tab.state {
+            TabState::Ready(doc) => {
+                let doc = doc.clone();
+                tab.mapping.start_apply(doc, path, ctx);
+                tab.mapping.auto = false;
+            }
+            TabState::Loading(_) => tab.mapping.pending = Some(path),
+            TabState::Failed(_) => {
+                self.status = format!(
+                    "{}: this tab has no trace to apply the mapping to",
+                    path.display()
+                );
+            }
+        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
@@ -507,6 +716,29 @@ impl TraceLensApp {
             self.title_shown = title;
         }
     }
+}
+
+/// Takes a finished load or mapping job of `tab`; a trace that has just loaded gets the mapping
+/// dropped meanwhile, or the `mapping.txt` next to it.
+/// Polls the tab's load and its mapping; true when the load ended in this call.
+fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
+    let ended = tab.state.poll();
+    if let TabState::Ready(doc) = &tab.state {
+        if ended {
+            let beside = tab.path.as_deref().and_then(deobf::beside);
+            let auto = tab.mapping.pending.is_none() && beside.is_some();
+            if let Some(p) = tab.mapping.pending.take().or(beside)
+                && doc.trace.call_count() > 0
+            {
+                tab.mapping.start_apply(doc.clone(), p, ctx);
+                tab.mapping.auto = auto;
+            }
+        }
+        if let Some(renamed) = tab.mapping.poll() {
+            tab.state = TabState::Ready(Arc::new(renamed));
+        }
+    }
+    ended
 }
 
 fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {

@@ -36,11 +36,13 @@ mod apply;
 pub mod descriptor;
 pub mod obfuscate;
 mod parse;
+mod sniff;
 
 pub use apply::{
     Deobfuscation, ObfuscatedName, Outcome, Resolution, Resolved, apply, apply_key_fields, resolve,
     unapply,
 };
+pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 
 use std::hash::BuildHasher;
 use std::ops::Range;

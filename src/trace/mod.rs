@@ -19,7 +19,7 @@ mod strings;
 
 pub mod merge;
 
-pub use builder::{Action, Builder, ThreadEvents, Times};
+pub use builder::{Action, Builder, MAX_DEPTH, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder, MAX_METHODS, TimeColumn};
@@ -215,7 +215,7 @@ impl SourceInfo {
 }
 
 /// A loaded trace.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub source: SourceInfo,
     /// None for formats without timestamps (PerfLog, CProfiler).

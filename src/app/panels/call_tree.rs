@@ -237,7 +237,7 @@ pub(super) fn tree_table_ui<T: Rows>(
                     let selected = state.selected == Some(n);
                     let name = ui
                         .selectable_label(selected, trace.method_short_name(m))
-                        .on_hover_text(trace.method_full_name(m));
+                        .on_hover_text(crate::app::deobf::hover_name(trace, m));
                     if name.double_clicked() {
                         let _ = hot_path(state, tree, n);
                     } else if name.clicked() {

@@ -287,6 +287,21 @@ pub fn matches(name: &str, query: &str) -> bool {
     }
 }
 
+/// Whether `m`'s name, or its obfuscated name when a mapping renamed it, matches `query`.
+fn name_matches(l: &Document, m: MethodId, query: &str) -> bool {
+    matches(&l.trace.method_full_name(m), query)
+        || l.trace
+            .obfuscated_full_name(m)
+            .is_some_and(|o| matches(&o, query))
+}
+
+/// Both names of a method a mapping renamed (a row's hover text).
+fn both_names(l: &Document, m: Entry) -> Option<String> {
+    let m = m?;
+    let o = l.trace.obfuscated_full_name(m)?;
+    Some(format!("{}\nobfuscated: {o}", l.trace.method_full_name(m)))
+}
+
 fn find_next(
     l: &Document,
     methods: &[Entry],
@@ -301,7 +316,7 @@ fn find_next(
     let n = methods.len();
     let hit = (0..n)
         .map(|k| (from + k) % n)
-        .find(|&i| methods[i].is_some() && matches(&entry_name(l, methods[i]), &st.find));
+        .find(|&i| methods[i].is_some_and(|m| name_matches(l, m, &st.find)));
     st.no_match = hit.is_none();
     st.find_pos = hit;
     hit.and_then(|i| methods[i])
@@ -705,14 +720,15 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 }
             }
             chip(ui, m);
-            if ui
-                .add(
-                    egui::Label::new(label(m))
-                        .sense(egui::Sense::click())
-                        .truncate(),
-                )
-                .clicked()
-            {
+            let mut resp = ui.add(
+                egui::Label::new(label(m))
+                    .sense(egui::Sense::click())
+                    .truncate(),
+            );
+            if let Some(both) = both_names(l, m) {
+                resp = resp.on_hover_text(both);
+            }
+            if resp.clicked() {
                 if m.is_some() {
                     ctx.send(Msg::SelectMethod(m));
                 }
@@ -736,11 +752,14 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 .get(i)
                 .and_then(|e| e.method);
             chip(ui, target);
-            let resp = ui.add(
+            let mut resp = ui.add(
                 egui::Label::new(label(target))
                     .sense(egui::Sense::click())
                     .truncate(),
             );
+            if let Some(both) = both_names(l, target) {
+                resp = resp.on_hover_text(both);
+            }
             if resp.clicked() && target.is_some() {
                 ctx.send(Msg::SelectMethod(target));
             }

@@ -320,6 +320,9 @@ pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
     let m = lane.method(i);
     let tps = trace.ticks_per_sec;
     ui.strong(trace.method_full_name(m));
+    if let Some(o) = trace.obfuscated_full_name(m) {
+        ui.weak(format!("obfuscated: {o}"));
+    }
     ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
     let children = th
         .lanes
