@@ -38,6 +38,12 @@ impl Settings {
         self.recent_files.insert(0, path);
         self.recent_files.truncate(MAX_RECENT);
     }
+
+    /// Drops `path` from the recent files (it failed to open).
+    fn forget(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent_files.retain(|p| p != &path);
+    }
 }
 
 /// Per-tab view state (what the user looks at; never trace data).
@@ -60,15 +66,32 @@ pub enum TabState {
 }
 
 impl TabState {
-    /// Takes a finished load's result, if any.
-    fn poll(&mut self) {
-        let TabState::Loading(job) = self else { return };
+    /// Takes a finished load's result, if any; true when the load ended this call.
+    fn poll(&mut self) -> bool {
+        let TabState::Loading(job) = self else {
+            return false;
+        };
         match job.poll() {
-            LoadOutcome::Running => {}
+            LoadOutcome::Running => return false,
             LoadOutcome::Done(doc) => *self = TabState::Ready(Arc::new(doc)),
             LoadOutcome::Failed(e) => *self = TabState::Failed(e),
         }
+        true
     }
+}
+
+/// A load error as one line, and the rest (e.g. every format that was tried) for on demand.
+pub fn error_summary(err: &str) -> (String, Option<String>) {
+    for cut in [": tried ", "; nor "] {
+        if let Some(i) = err.find(cut) {
+            let head = err[..i].trim_end_matches(':');
+            return (
+                format!("{head} (none of the known formats)"),
+                Some(err.to_string()),
+            );
+        }
+    }
+    (err.to_string(), None)
 }
 
 /// One open file.
@@ -146,15 +169,45 @@ impl TraceLensApp {
         self.active = self.tabs.len() - 1;
     }
 
-    /// Opens `path` in a new tab (loaded in the background).
+    /// Opens `path` in a new tab (loaded in the background). It joins the recent files once it
+    /// has loaded.
     fn open_path(&mut self, path: PathBuf, ctx: &egui::Context) {
-        let title = path.file_name().map_or_else(
+        let title = self.unique_title(&path);
+        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
+        self.push_tab(title, Some(path), job);
+    }
+
+    /// The tab title of `path`: its file name, with its folder when another tab shows a file of
+    /// that name from elsewhere, and a number when the same file is open already
+    /// (`a.trace (2)`).
+    fn unique_title(&self, path: &Path) -> String {
+        let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        self.settings.remember(&path);
-        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
-        self.push_tab(title, Some(path), job);
+        let taken = |t: &str| self.tabs.iter().any(|tab| tab.title == t);
+        if !taken(&name) {
+            return name;
+        }
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let same_file = self
+            .tabs
+            .iter()
+            .any(|t| t.path.as_deref().is_some_and(|p| canon(p) == canon(path)));
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned());
+        if !same_file && let Some(d) = dir {
+            let with_dir = format!("{name} ({d})");
+            if !taken(&with_dir) {
+                return with_dir;
+            }
+        }
+        (2..)
+            .map(|n| format!("{name} ({n})"))
+            .find(|t| !taken(t))
+            .expect("some number is free")
     }
 
     /// Ready tabs holding RTL logs with an absolute start time: (label, trace); only the tabs of
@@ -207,7 +260,21 @@ impl TraceLensApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         for tab in &mut self.tabs {
-            poll_tab(tab, &ctx);
+            if !poll_tab(tab, &ctx) {
+                continue;
+            }
+            // Open recent lists only files that opened.
+            let Some(path) = &tab.path else { continue };
+            match &mut tab.state {
+                TabState::Ready(_) => self.settings.remember(path),
+                TabState::Failed(e) => {
+                    self.settings.forget(path);
+                    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+                        *e = format!("{}: the file is empty (0 bytes)", path.display());
+                    }
+                }
+                TabState::Loading(_) => {}
+            }
         }
         for report in self.platform.poll() {
             self.report(report);
@@ -465,12 +532,12 @@ impl TraceLensApp {
             if let Some((_, d)) = self.active_doc() {
                 let t = &d.trace;
                 ui.label(format!(
-                    "{} · {} threads · {} methods · {} calls · {} records",
+                    "{} · {} · {} · {} · {}",
                     t.source.format,
-                    t.threads.len(),
-                    t.methods.len(),
-                    t.call_count(),
-                    t.source.record_count
+                    style::plural(t.threads.len(), "thread"),
+                    style::plural(t.methods.len(), "method"),
+                    style::plural(t.call_count(), "call"),
+                    style::plural(t.source.record_count as usize, "record")
                 ));
             }
             if let Some(tab) = self.tabs.get(self.active) {
@@ -653,11 +720,11 @@ impl TraceLensApp {
 
 /// Takes a finished load or mapping job of `tab`; a trace that has just loaded gets the mapping
 /// dropped meanwhile, or the `mapping.txt` next to it.
-fn poll_tab(tab: &mut Tab, ctx: &egui::Context) {
-    let was_loading = matches!(tab.state, TabState::Loading(_));
-    tab.state.poll();
+/// Polls the tab's load and its mapping; true when the load ended in this call.
+fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
+    let ended = tab.state.poll();
     if let TabState::Ready(doc) = &tab.state {
-        if was_loading {
+        if ended {
             let beside = tab.path.as_deref().and_then(deobf::beside);
             let auto = tab.mapping.pending.is_none() && beside.is_some();
             if let Some(p) = tab.mapping.pending.take().or(beside)
@@ -671,6 +738,7 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) {
             tab.state = TabState::Ready(Arc::new(renamed));
         }
     }
+    ended
 }
 
 fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {
@@ -692,15 +760,18 @@ fn tab_ui(
                 ui.add_space(40.0);
                 ui.heading(format!("Loading {}", tab.title));
                 let (frac, bytes, total, records) = job.progress_numbers();
+                let phase = job.progress.phase_text();
                 ui.add(
                     egui::ProgressBar::new(frac)
-                        .show_percentage()
+                        .text(format!("{phase} · {:.0}%", frac * 100.0))
+                        .animate(frac >= 1.0)
                         .desired_width(400.0),
                 );
                 ui.label(format!(
-                    "{:.1} / {:.1} MB · {records} records",
+                    "{:.1} / {:.1} MB · {} records",
                     bytes as f64 / 1e6,
-                    total as f64 / 1e6
+                    total as f64 / 1e6,
+                    style::fmt_count(records)
                 ));
                 if ui.button("Cancel").clicked() {
                     msgs.push(Msg::Cancel(index));
@@ -711,7 +782,15 @@ fn tab_ui(
             ui.vertical_centered(|ui| {
                 ui.add_space(40.0);
                 ui.heading("Could not open this file");
-                ui.label(egui::RichText::new(err).color(ui.visuals().error_fg_color));
+                let (line, details) = error_summary(err);
+                ui.label(egui::RichText::new(line).color(ui.visuals().error_fg_color));
+                if let Some(details) = details {
+                    egui::CollapsingHeader::new("Details")
+                        .id_salt(("load-error", index))
+                        .show(ui, |ui| {
+                            ui.label(details);
+                        });
+                }
             });
         }
         TabState::Ready(doc) => {
@@ -748,7 +827,7 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         ui.toggle_value(&mut view.show_info, "Info");
         let n = trace.diagnostics.len();
         if n > 0 {
-            let badge = egui::RichText::new(format!("! {n} diagnostics"))
+            let badge = egui::RichText::new(format!("! {}", style::plural(n, "diagnostic")))
                 .color(egui::Color32::from_rgb(230, 160, 0));
             ui.toggle_value(&mut view.show_diagnostics, badge);
         }
@@ -757,20 +836,29 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             ui.label(format!("Selected: {}", trace.method_full_name(m)));
         }
     });
+    // Info and diagnostics take at most a third of the height each (they scroll).
+    let aside = (ui.available_height() / 3.0).max(60.0);
     if view.show_info {
-        info::ui(ui, ctx);
+        info::ui(ui, ctx, aside);
     }
     if view.show_diagnostics {
-        diagnostics::ui(ui, ctx);
+        diagnostics::ui(ui, ctx, aside);
     }
     if trace.call_count() > 0 {
         let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
+        let avail = ui.available_height();
+        // The lower panel keeps room for its buttons, header and several rows; the timeline
+        // keeps at least its ruler and a row or two.
+        let lower_min = (avail * 0.5).clamp(150.0, 260.0);
+        let max = (avail - lower_min).max(50.0);
         let wanted = 60.0 + rows * 29.0;
-        let h = wanted.clamp(120.0, (ui.available_height() * 0.55).max(160.0));
+        let h = wanted.clamp(50.0_f32.min(max), max.min((avail * 0.55).max(160.0)));
         // Sized per row count (a panel remembers its size by id).
         egui::Panel::top(egui::IdSalt::new(("timeline-panel", rows as u32)))
             .resizable(true)
             .default_size(h)
+            .min_size(40.0)
+            .max_size(max)
             .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
     }
     egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));

@@ -141,7 +141,10 @@ impl LoadJob {
         let (tx, rx) = channel();
         let p = progress.clone();
         rayon::spawn(move || {
-            let result = work(&p).map(Document::new);
+            let result = work(&p).map(|trace| {
+                p.set_phase(Progress::PROFILING);
+                Document::new(trace)
+            });
             let result = if p.is_cancelled() {
                 Err("Loading was cancelled.".to_string())
             } else {
