@@ -5,70 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::gui_util::{Dropped, drop_file, harness, ready, sample_path, step_until, wait_loaded};
 use eframe::egui;
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use tracelens::app::{Settings, TabState, TraceLensApp};
-
-fn harness(files: &[PathBuf]) -> Harness<'static, TraceLensApp> {
-    let app = TraceLensApp::new(files, Settings::default(), &egui::Context::default());
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut TraceLensApp| app.ui(ui), app)
-}
-
-/// Steps the app until `done` holds (fails after 60 s: `what` never came).
-fn step_until(
-    h: &mut Harness<'static, TraceLensApp>,
-    what: &str,
-    done: impl Fn(&TraceLensApp) -> bool,
-) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "{what} never came");
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
-}
-
-/// Steps until no tab is loading (fails after 60 s).
-fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
-    step_until(h, "the end of loading", |app| !app.is_loading());
-    h.step();
-    h.step();
-}
-
-fn ready(app: &TraceLensApp, i: usize) -> &tracelens::app::Document {
-    match &app.tabs[i].state {
-        TabState::Ready(l) => l,
-        TabState::Failed(e) => panic!("tab {i} failed: {e}"),
-        TabState::Loading(_) => panic!("tab {i} still loading"),
-    }
-}
-
-#[derive(Debug)]
-struct Dropped(PathBuf);
-
-impl egui::DroppedFile for Dropped {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
-
-fn drop_file(h: &mut Harness<'static, TraceLensApp>, path: &Path) {
-    h.input_mut()
-        .dropped_files
-        .push(Arc::new(Dropped(path.to_path_buf())));
-    h.step();
-}
-
-fn sample_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/sample-app.trace")
-}
+use tracelens::app::TabState;
 
 #[test]
 fn starts_on_the_embedded_sample() {

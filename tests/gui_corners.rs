@@ -5,71 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::gui_util::{harness, harness_sized, ready, sample, step_until_label, wait_loaded};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{AccessKitNode, NodeT, Queryable};
 use tracelens::analysis::histogram::{BinScale, MethodCalls};
 use tracelens::app::panels::lower::LowerView;
-use tracelens::app::{Settings, TabState, TraceLensApp};
+use tracelens::app::{TabState, TraceLensApp};
 use tracelens::trace::MethodId;
-
-fn harness_sized(files: &[PathBuf], w: f32, h: f32) -> Harness<'static, TraceLensApp> {
-    let app = TraceLensApp::new(files, Settings::default(), &egui::Context::default());
-    Harness::builder()
-        .with_size(egui::vec2(w, h))
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut TraceLensApp| app.ui(ui), app)
-}
-
-fn harness(files: &[PathBuf]) -> Harness<'static, TraceLensApp> {
-    harness_sized(files, 1280.0, 800.0)
-}
-
-fn step_until(
-    h: &mut Harness<'static, TraceLensApp>,
-    what: &str,
-    done: impl Fn(&TraceLensApp) -> bool,
-) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "{what} never came");
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
-}
-
-/// Steps until `label_contains` is on screen (fails after 60 s).
-fn step_until_label(h: &mut Harness<'static, TraceLensApp>, label_contains: &str) {
-    let t0 = Instant::now();
-    while h.query_by_label_contains(label_contains).is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "{label_contains:?} never appeared"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
-}
-
-fn wait_loaded(h: &mut Harness<'static, TraceLensApp>) {
-    step_until(h, "the end of loading", |app| !app.is_loading());
-    h.step();
-    h.step();
-}
-
-fn ready(app: &TraceLensApp, i: usize) -> &tracelens::app::Document {
-    match &app.tabs[i].state {
-        TabState::Ready(l) => l,
-        TabState::Failed(e) => panic!("tab {i} failed: {e}"),
-        TabState::Loading(_) => panic!("tab {i} still loading"),
-    }
-}
-
-fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample-traces")
-        .join(name)
-}
 
 /// A version 3 trace whose data part is cut inside its first record: it loads with 0 records
 /// and one diagnostic.

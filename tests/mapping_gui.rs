@@ -5,26 +5,20 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::gui_util::{H, drop_file, harness_with, ready, sample_path, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use tracelens::app::{DialogRequest, FilePicker, Purpose, Settings, TabState, TraceLensApp};
+use tracelens::app::{DialogRequest, FilePicker, Purpose, TabState, TraceLensApp};
 use tracelens::formats::Progress;
 use tracelens::mapping::obfuscate::obfuscate_trace;
 use tracelens::trace::{MethodId, Trace};
 
-type H = Harness<'static, TraceLensApp>;
-
 /// The app on `files`, its file dialogs replaced by `picker`.
 fn harness(files: &[PathBuf], picker: FilePicker) -> H {
-    let mut app = TraceLensApp::new(files, Settings::default(), &egui::Context::default());
-    app.set_file_picker(picker);
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut TraceLensApp| app.ui(ui), app)
+    harness_with(files, 1280.0, 800.0, |app| app.set_file_picker(picker))
 }
 
 /// A picker as on a desktop without a portal: None at once. Records what it was asked.
@@ -33,16 +27,6 @@ fn no_dialog(asked: Arc<Mutex<Vec<DialogRequest>>>) -> FilePicker {
         asked.lock().unwrap().push(r.clone());
         None
     })
-}
-
-fn step_until(h: &mut H, what: &str, done: impl Fn(&TraceLensApp) -> bool) {
-    let t0 = Instant::now();
-    while !done(h.state()) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "{what} never came");
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
-    h.step();
 }
 
 /// Steps until no tab loads and no mapping job runs.
@@ -54,34 +38,7 @@ fn settle(h: &mut H) {
 }
 
 fn doc(app: &TraceLensApp, i: usize) -> Arc<tracelens::app::Document> {
-    match &app.tabs[i].state {
-        TabState::Ready(d) => d.clone(),
-        TabState::Failed(e) => panic!("tab {i} failed: {e}"),
-        TabState::Loading(_) => panic!("tab {i} still loading"),
-    }
-}
-
-#[derive(Debug)]
-struct Dropped(PathBuf);
-
-impl egui::DroppedFile for Dropped {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
-
-fn drop_file(h: &mut H, path: &Path) {
-    h.input_mut()
-        .dropped_files
-        .push(Arc::new(Dropped(path.to_path_buf())));
-    h.step();
-}
-
-fn sample_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/sample-app.trace")
+    ready(app, i).clone()
 }
 
 fn load(path: &Path) -> Trace {

@@ -35,5 +35,7 @@ mod mapping_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 
+/// The app in a kittest harness, stepping, dropped files: shared by the GUI modules.
+mod gui_util;
 /// Helpers shared by the modules above.
 mod util;
