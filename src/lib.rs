@@ -26,6 +26,8 @@
 //! assert_eq!(trace.threads[0].lanes[1].dur(0), 20);
 //! ```
 
+#![deny(unsafe_code)]
+
 pub mod analysis;
 pub mod app;
 pub mod cli;

@@ -37,7 +37,9 @@ impl Source {
             // or rewriting the file while it is mapped could change the bytes under us (or fault
             // on truncation); that is the accepted risk of every mmap-based reader, and readers
             // treat the bytes as untrusted input in any case.
-            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[allow(unsafe_code)]
+            let mapped = unsafe { memmap2::Mmap::map(&file) };
+            if let Ok(map) = mapped {
                 return Ok(Source::Mapped(map));
             }
         }
