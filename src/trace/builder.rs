@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::lane::{Call, CallFlags, LaneBuilder};
 use super::{
     ClockMode, Counter, Diagnostic, DurationSeries, Instant, Lane, Location, Method, MethodId,
-    Severity, SourceInfo, StrId, StringTable, Thread, ThreadId, Trace,
+    Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -26,17 +26,7 @@ pub enum Action {
     Unroll = 2,
 }
 
-impl Action {
-    /// Decodes the low two bits of an Android method action; 3 is invalid.
-    pub fn from_bits(bits: u32) -> Option<Action> {
-        match bits & 3 {
-            0 => Some(Action::Enter),
-            1 => Some(Action::Exit),
-            2 => Some(Action::Unroll),
-            _ => None,
-        }
-    }
-}
+impl Action {}
 
 /// A column of event times.
 #[derive(Clone, Debug)]
@@ -54,15 +44,11 @@ impl Default for Times {
 }
 
 impl Times {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Times::U32Wrapping(v) => v.len(),
             Times::U64(v) => v.len(),
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -146,14 +132,6 @@ impl ThreadEvents {
             }
         }
     }
-
-    pub fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
-    }
 }
 
 /// Collects what a format reader finds; [`Builder::finish`] makes the [`Trace`].
@@ -182,10 +160,6 @@ impl Builder {
             ticks_per_sec: 1_000_000,
             ..Self::default()
         }
-    }
-
-    pub fn intern(&mut self, s: &str) -> StrId {
-        self.strings.intern(s)
     }
 
     /// Adds a method and returns its id.
@@ -219,18 +193,15 @@ impl Builder {
         id
     }
 
-    pub fn thread_count(&self) -> usize {
+    pub(crate) fn thread_count(&self) -> usize {
         self.threads.len()
     }
 
+    #[cfg(test)]
     /// The raw id and name of a thread added earlier.
-    pub fn thread_info(&self, id: ThreadId) -> (u64, &str) {
+    pub(crate) fn thread_info(&self, id: ThreadId) -> (u64, &str) {
         let (raw, name, _) = &self.threads[id.index()];
         (*raw, name)
-    }
-
-    pub fn rename_thread(&mut self, id: ThreadId, name: &str) {
-        self.threads[id.index()].1 = name.to_string();
     }
 
     /// The event list of a thread, to push to or to replace.
@@ -238,7 +209,7 @@ impl Builder {
         &mut self.threads[id.index()].2
     }
 
-    pub fn diag(&mut self, d: Diagnostic) {
+    pub(crate) fn diag(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
     }
 
