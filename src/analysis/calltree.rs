@@ -41,7 +41,7 @@ use rustc_hash::FxHashMap;
 use crate::trace::{Clock, Lane, MethodId, Thread, ThreadId, Trace};
 
 /// The root's parent.
-pub const NO_PARENT: u32 = u32::MAX;
+pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Which threads, which clock, which time range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub struct NodeId(pub u32);
 
 impl NodeId {
     pub const ROOT: NodeId = NodeId(0);
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
 }
@@ -117,7 +117,7 @@ impl CallTree {
         (n != NodeId::ROOT).then(|| MethodId(self.method[n.index()]))
     }
 
-    pub fn depth(&self, n: NodeId) -> u32 {
+    pub(crate) fn depth(&self, n: NodeId) -> u32 {
         self.depth[n.index()]
     }
 
@@ -125,21 +125,21 @@ impl CallTree {
         self.inclusive[n.index()]
     }
 
-    pub fn exclusive(&self, n: NodeId) -> u64 {
+    pub(crate) fn exclusive(&self, n: NodeId) -> u64 {
         self.exclusive[n.index()]
     }
 
-    pub fn calls(&self, n: NodeId) -> u64 {
+    pub(crate) fn calls(&self, n: NodeId) -> u64 {
         self.calls[n.index()]
     }
 
     /// One past the last node of `n`'s subtree.
-    pub fn subtree_end(&self, n: NodeId) -> NodeId {
+    pub(crate) fn subtree_end(&self, n: NodeId) -> NodeId {
         NodeId(self.subtree_end[n.index()])
     }
 
     /// The children of `n`, largest inclusive first.
-    pub fn children(&self, n: NodeId) -> Children<'_> {
+    pub(crate) fn children(&self, n: NodeId) -> Children<'_> {
         Children {
             tree: self,
             next: n.0 + 1,
@@ -147,12 +147,13 @@ impl CallTree {
         }
     }
 
-    pub fn has_children(&self, n: NodeId) -> bool {
+    pub(crate) fn has_children(&self, n: NodeId) -> bool {
         n.0 + 1 < self.subtree_end[n.index()]
     }
 
+    #[cfg(test)]
     /// The methods from the root's child down to `n`.
-    pub fn path(&self, n: NodeId) -> Vec<MethodId> {
+    pub(crate) fn path(&self, n: NodeId) -> Vec<MethodId> {
         let mut out = Vec::new();
         let mut cur = n;
         while let Some(m) = self.method(cur) {
@@ -174,17 +175,19 @@ impl CallTree {
         raw.finish(TreeKind::TopDown, options)
     }
 
+    #[cfg(test)]
     /// The whole bottom-up (inverted) tree of the calls selected by `options`, built eagerly.
     /// Its size is the number of distinct call-path suffixes, which on deep, varied traces is
     /// much larger than the top-down tree (10-million-record synthetic trace: 2.2 M top-down
     /// nodes, 30 M inverted ones): views should use the lazy [`BottomUpTree`].
-    pub fn bottom_up(trace: &Trace, options: TreeOptions) -> CallTree {
+    pub(crate) fn bottom_up(trace: &Trace, options: TreeOptions) -> CallTree {
         let top = CallTree::top_down(trace, options);
         top.invert()
     }
 
+    #[cfg(test)]
     /// The inverted tree of a top-down tree (see the module docs).
-    pub fn invert(&self) -> CallTree {
+    pub(crate) fn invert(&self) -> CallTree {
         let mut raw = RawTree::new();
         raw.inclusive[0] = self.inclusive[0];
         raw.exclusive[0] = self.exclusive[0] as i64;
@@ -237,7 +240,7 @@ impl CallTree {
 }
 
 /// Iterator over a node's children.
-pub struct Children<'a> {
+pub(crate) struct Children<'a> {
     tree: &'a CallTree,
     next: u32,
     end: u32,
@@ -440,7 +443,7 @@ pub(crate) fn clipped_time(
 
 /// Duration of call `i` on `clock` (the axis clock when the lane has no CPU times).
 #[inline]
-pub fn call_time(lane: &Lane, i: usize, clock: Clock) -> u64 {
+pub(crate) fn call_time(lane: &Lane, i: usize, clock: Clock) -> u64 {
     match clock {
         Clock::Cpu => lane.cpu(i).map_or_else(|| lane.dur(i), |(_, d)| d),
         Clock::Wall => lane.dur(i),
@@ -656,7 +659,7 @@ impl BottomUpTree {
     }
 
     /// The top-down tree this was built from.
-    pub fn top_down(&self) -> &CallTree {
+    pub(crate) fn top_down(&self) -> &CallTree {
         &self.top
     }
 
@@ -669,7 +672,8 @@ impl BottomUpTree {
         self.parent.is_empty()
     }
 
-    pub fn parent(&self, n: NodeId) -> Option<NodeId> {
+    #[cfg(test)]
+    pub(crate) fn parent(&self, n: NodeId) -> Option<NodeId> {
         let p = self.parent[n.index()];
         (p != NO_PARENT).then_some(NodeId(p))
     }
@@ -678,7 +682,7 @@ impl BottomUpTree {
         (n != NodeId::ROOT).then(|| MethodId(self.method[n.index()]))
     }
 
-    pub fn depth(&self, n: NodeId) -> u32 {
+    pub(crate) fn depth(&self, n: NodeId) -> u32 {
         self.depth[n.index()]
     }
 
@@ -686,11 +690,11 @@ impl BottomUpTree {
         self.inclusive[n.index()]
     }
 
-    pub fn exclusive(&self, n: NodeId) -> u64 {
+    pub(crate) fn exclusive(&self, n: NodeId) -> u64 {
         self.exclusive[n.index()]
     }
 
-    pub fn calls(&self, n: NodeId) -> u64 {
+    pub(crate) fn calls(&self, n: NodeId) -> u64 {
         self.calls[n.index()]
     }
 

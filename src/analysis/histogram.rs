@@ -62,7 +62,7 @@ impl Histogram {
     }
 
     /// The bin holding `dur` (None if out of range or no bins).
-    pub fn bin_of(&self, dur: u64) -> Option<usize> {
+    pub(crate) fn bin_of(&self, dur: u64) -> Option<usize> {
         let n = self.counts.len();
         if n == 0 {
             return None;
@@ -134,16 +134,12 @@ impl MethodCalls {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.calls.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.calls.is_empty()
-    }
-
     /// Nearest-rank percentile `p` in 0..=100 (None if there are no calls).
-    pub fn percentile(&self, p: f64) -> Option<u64> {
+    pub(crate) fn percentile(&self, p: f64) -> Option<u64> {
         let n = self.sorted.len();
         if n == 0 {
             return None;
@@ -213,7 +209,7 @@ impl MethodCalls {
     }
 
     /// The calls whose duration falls in bin `bin` of `hist`, in start order.
-    pub fn calls_in_bin(&self, hist: &Histogram, bin: usize) -> Vec<CallRef> {
+    pub(crate) fn calls_in_bin(&self, hist: &Histogram, bin: usize) -> Vec<CallRef> {
         self.calls
             .iter()
             .zip(&self.durs)
@@ -223,13 +219,13 @@ impl MethodCalls {
     }
 
     /// Position (into `calls`) of the first call starting strictly after `t` (N).
-    pub fn next_after(&self, t: u64) -> Option<usize> {
+    pub(crate) fn next_after(&self, t: u64) -> Option<usize> {
         let i = self.starts.partition_point(|&s| s <= t);
         (i < self.starts.len()).then_some(i)
     }
 
     /// Position of the last call starting strictly before `t` (Shift+N).
-    pub fn previous_before(&self, t: u64) -> Option<usize> {
+    pub(crate) fn previous_before(&self, t: u64) -> Option<usize> {
         self.starts.partition_point(|&s| s < t).checked_sub(1)
     }
 }

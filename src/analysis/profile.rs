@@ -90,7 +90,7 @@ impl Profile {
     }
 
     /// The profile of `id`, or of `(toplevel)` for `None`.
-    pub fn entry(&self, id: Option<MethodId>) -> &MethodProfile {
+    pub(crate) fn entry(&self, id: Option<MethodId>) -> &MethodProfile {
         id.map_or(&self.toplevel, |m| self.method(m))
     }
 }
