@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::analysis::diff::{DiffRow, TraceDiff};
 
 /// dmtracedump's `-d` text for one clock.
-pub fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Result<()> {
     let mut matched: Vec<&DiffRow> = diff.matched().collect();
     matched.sort_by_key(|r| std::cmp::Reverse(r.d_exclusive().unwrap_or(0)));
     for r in &matched {
@@ -95,7 +95,7 @@ struct JsonDiff<'a> {
 
 /// The diffs (one per clock) as JSON: every row with both runs' totals, signed differences and
 /// ratios (`null` where undefined).
-pub fn write_diff_json(
+pub(crate) fn write_diff_json(
     diffs: &[TraceDiff],
     run_a: &str,
     run_b: &str,

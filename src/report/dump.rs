@@ -43,7 +43,7 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
 }
 
 /// [`dump`] with the method names mapped back through an R8/ProGuard mapping.
-pub fn dump_mapped(
+pub(crate) fn dump_mapped(
     bytes: &[u8],
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
@@ -88,13 +88,9 @@ pub fn dump_mapped(
     }
 }
 
-/// Dumps a `.key` + `.data` pair.
-pub fn dump_pair(key_bytes: &[u8], data: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
-    dump_pair_mapped(key_bytes, data, None, out)
-}
-
-/// [`dump_pair`] with the method names mapped back through an R8/ProGuard mapping.
-pub fn dump_pair_mapped(
+/// Dumps a `.key` + `.data` pair, the method names mapped back through an R8/ProGuard mapping
+/// when one is given.
+pub(crate) fn dump_pair_mapped(
     key_bytes: &[u8],
     data: &[u8],
     mapping: Option<&Mapping>,

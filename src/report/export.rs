@@ -30,16 +30,7 @@ pub enum ExportFormat {
     Collapsed,
 }
 
-impl ExportFormat {
-    /// The usual file extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            ExportFormat::Speedscope => "speedscope.json",
-            ExportFormat::Chrome => "json",
-            ExportFormat::Collapsed => "folded",
-        }
-    }
-}
+impl ExportFormat {}
 
 /// Writes `trace` in `format` on `clock` (Chrome always uses the axis clock, adding the CPU
 /// clock as `tts`). `name` names the profile (usually the file name).
@@ -58,7 +49,7 @@ pub fn export(
 }
 
 /// Writes `trace` in `format` to the file at `path` (buffered), naming the profile after the file.
-pub fn export_file(
+pub(crate) fn export_file(
     trace: &Trace,
     format: ExportFormat,
     clock: Clock,
@@ -76,7 +67,7 @@ pub fn export_file(
 
 /// Open or close of one call, in nesting order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Edge {
+pub(crate) enum Edge {
     Open,
     Close,
 }
@@ -84,7 +75,7 @@ pub enum Edge {
 /// Calls `f(edge, method, time, cpu_time)` for every call of `thread` in nesting order: a call
 /// opens, its children open and close, then it closes. `time` is on `clock` (the axis clock
 /// when the lanes have no CPU times); `cpu_time` is the CPU time when the lanes have it.
-pub fn walk_thread(
+pub(crate) fn walk_thread(
     thread: &Thread,
     clock: Clock,
     mut f: impl FnMut(Edge, MethodId, u64, Option<u64>) -> io::Result<()>,
@@ -170,7 +161,7 @@ fn frame_name(trace: &Trace, m: MethodId) -> String {
     trace.method_full_name(m)
 }
 
-pub fn write_speedscope(
+pub(crate) fn write_speedscope(
     trace: &Trace,
     clock: Clock,
     name: &str,
@@ -237,7 +228,7 @@ pub fn write_speedscope(
     out.write_all(b"]}\n")
 }
 
-pub fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
     let fmt = TimeFmt {
         ticks_per_sec: trace.ticks_per_sec,
         native: trace.ticks_per_sec == 1_000_000,
@@ -289,7 +280,7 @@ fn collapsed_frame(trace: &Trace, m: MethodId) -> String {
     s.replace(';', ",").replace([' ', '\t', '\n'], "_")
 }
 
-pub fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) -> io::Result<()> {
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
     let frames: Vec<String> = (0..trace.methods.len())
         .map(|i| collapsed_frame(trace, MethodId(i as u32)))

@@ -32,7 +32,7 @@ use crate::analysis::profile::Profile;
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
 /// dmtracedump's default threshold (also used for values outside 0..=99).
-pub const DEFAULT_THRESHOLD_PCT: i64 = 20;
+pub(crate) const DEFAULT_THRESHOLD_PCT: i64 = 20;
 
 const TOP: u32 = u32::MAX;
 

@@ -108,7 +108,7 @@ struct Printer<'a> {
 
 /// dmtracedump's `[n]` index of `(toplevel)` and of each method of `trace` (rank by inclusive
 /// time, names breaking ties), as [`render`] prints them.
-pub fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
+pub(crate) fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
     let (_, row_of_method, index, _) = ranked_rows(trace, profile);
     (index[0], row_of_method.iter().map(|&r| index[r]).collect())
 }
@@ -205,7 +205,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
 /// Renders the whole report as consecutive pieces (written as they are, they make the report;
 /// sections and chunks of the inclusive section are written in parallel into their own pieces,
 /// so nothing is copied into one string).
-pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
+pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
     let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
     let html = matches!(style, Style::Html { .. });
     let mut p = Printer {
