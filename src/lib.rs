@@ -31,18 +31,18 @@
 pub mod analysis;
 pub mod app;
 pub mod cli;
-pub mod desktop;
+pub(crate) mod desktop;
 pub mod formats;
 pub mod load;
 pub mod mapping;
 mod par;
 pub mod report;
-pub mod timing;
+pub(crate) mod timing;
 pub mod trace;
 
 /// The sample trace the viewer shows when started without a file: a realistic dual-clock Android
 /// trace written by `tracelens gen --records 40000 --threads 4 --methods 400 --seed 7`.
-pub static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
+pub(crate) static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
 
 /// The name shown for [`SAMPLE_TRACE`].
 pub const SAMPLE_TRACE_NAME: &str = "sample-app.trace";

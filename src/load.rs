@@ -12,7 +12,7 @@ use crate::formats::{self, FormatError, Parsed, Progress, ReadContext};
 use crate::trace::Trace;
 
 /// The bytes of an input file.
-pub enum Source {
+pub(crate) enum Source {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
 }
@@ -29,7 +29,7 @@ impl std::ops::Deref for Source {
 
 impl Source {
     /// Opens `path` read-only: a memory map, or a plain read when mapping is not possible.
-    pub fn open(path: &Path) -> std::io::Result<Source> {
+    pub(crate) fn open(path: &Path) -> std::io::Result<Source> {
         let mut file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_file() && meta.len() > 0 {
@@ -64,7 +64,7 @@ pub enum LoadError {
 
 /// What a path names once Traceview's opening rules are applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     /// One file holding the whole trace.
     Single(PathBuf),
     /// An Android `.key` + `.data` pair.
@@ -73,7 +73,7 @@ pub enum Input {
 
 impl Input {
     /// The path named in messages.
-    pub fn display_path(&self) -> &Path {
+    pub(crate) fn display_path(&self) -> &Path {
         match self {
             Input::Single(p) => p,
             Input::Pair { key, .. } => key,
@@ -90,7 +90,7 @@ fn with_ext(path: &Path, ext: &str) -> PathBuf {
 /// Finds the files behind `path` (formats/android.md §2.2): a path that does not exist is retried
 /// as `<path>.trace`, then as `<path>.key` + `<path>.data`; an existing `.key` with no data
 /// section, or a `.data` without a key, is paired with its sibling of the same base name.
-pub fn resolve(path: &Path) -> Input {
+pub(crate) fn resolve(path: &Path) -> Input {
     if !path.exists() {
         let trace = with_ext(path, ".trace");
         if trace.is_file() {

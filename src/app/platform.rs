@@ -11,14 +11,14 @@ use crate::report::export::ExportFormat;
 use crate::trace::{Clock, Trace};
 
 /// The File > Export entries, in order, with their labels.
-pub const EXPORT_ENTRIES: [(ExportFormat, &str); 3] = [
+pub(crate) const EXPORT_ENTRIES: [(ExportFormat, &str); 3] = [
     (ExportFormat::Speedscope, "Speedscope JSON…"),
     (ExportFormat::Chrome, "Chrome trace JSON (Perfetto)…"),
     (ExportFormat::Collapsed, "Collapsed stacks (flamegraph)…"),
 ];
 
 /// The file name extension and the name of an export format.
-pub fn export_names(format: ExportFormat) -> (&'static str, &'static str) {
+pub(crate) fn export_names(format: ExportFormat) -> (&'static str, &'static str) {
     match format {
         ExportFormat::Speedscope => ("speedscope.json", "speedscope"),
         ExportFormat::Chrome => ("chrome.json", "Chrome trace"),
@@ -27,7 +27,7 @@ pub fn export_names(format: ExportFormat) -> (&'static str, &'static str) {
 }
 
 /// What a dialog or export thread reported.
-pub enum Report {
+pub(crate) enum Report {
     /// A file picked to open.
     Picked(PathBuf),
     /// A line for the status bar.
@@ -36,14 +36,14 @@ pub enum Report {
 
 /// The desktop side of the app: at most one open dialog and one export at a time.
 #[derive(Default)]
-pub struct Platform {
+pub(crate) struct Platform {
     dialog: Option<Receiver<Option<PathBuf>>>,
     export: Option<Receiver<String>>,
 }
 
 impl Platform {
     /// Shows the open dialog (unless one is up).
-    pub fn open_dialog(&mut self, ctx: &egui::Context) {
+    pub(crate) fn open_dialog(&mut self, ctx: &egui::Context) {
         if self.dialog.is_some() {
             return;
         }
@@ -67,7 +67,7 @@ impl Platform {
     }
 
     /// Asks for a path, then writes `trace` on `clock` in `format` there, on a thread.
-    pub fn export(
+    pub(crate) fn export(
         &mut self,
         ctx: &egui::Context,
         trace: Arc<Trace>,
@@ -101,7 +101,7 @@ impl Platform {
     }
 
     /// What the dialog and export threads have reported since the last frame.
-    pub fn poll(&mut self) -> Vec<Report> {
+    pub(crate) fn poll(&mut self) -> Vec<Report> {
         let mut out = Vec::new();
         if let Some(rx) = &self.export
             && let Ok(msg) = rx.try_recv()
@@ -132,7 +132,7 @@ impl Platform {
 }
 
 /// The files dropped on the window this frame (empty paths left out).
-pub fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
+pub(crate) fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
     ctx.input(|i| {
         i.raw
             .dropped_files
@@ -144,7 +144,7 @@ pub fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
 }
 
 /// Darkens the window and says what a drop will do while files hover over it.
-pub fn drop_overlay(ctx: &egui::Context) {
+pub(crate) fn drop_overlay(ctx: &egui::Context) {
     let hovered = ctx.input(|i| i.raw.hovered_files.len());
     if hovered == 0 {
         return;
@@ -166,7 +166,7 @@ pub fn drop_overlay(ctx: &egui::Context) {
 
 /// An "Export" submenu for the File menu; the format picked, if any. Disabled when no trace is
 /// open.
-pub fn export_menu_ui(ui: &mut egui::Ui, enabled: bool) -> Option<ExportFormat> {
+pub(crate) fn export_menu_ui(ui: &mut egui::Ui, enabled: bool) -> Option<ExportFormat> {
     let mut picked = None;
     ui.add_enabled_ui(enabled, |ui| {
         ui.menu_button("Export", |ui| {

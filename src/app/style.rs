@@ -7,7 +7,7 @@ use eframe::egui::Color32;
 use crate::trace::Clock;
 
 /// How the views name a clock.
-pub fn clock_name(clock: Clock) -> &'static str {
+pub(crate) fn clock_name(clock: Clock) -> &'static str {
     match clock {
         Clock::Cpu => "Thread CPU",
         Clock::Wall => "Wall",
@@ -15,7 +15,7 @@ pub fn clock_name(clock: Clock) -> &'static str {
 }
 
 /// Traceview's 16-colour palette (ColorController), assigned round robin by inclusive rank.
-pub const PALETTE: [(u8, u8, u8); 16] = [
+pub(crate) const PALETTE: [(u8, u8, u8); 16] = [
     (90, 90, 255),
     (0, 240, 0),
     (255, 0, 0),
@@ -35,7 +35,7 @@ pub const PALETTE: [(u8, u8, u8); 16] = [
 ];
 
 /// The colour of the method with inclusive rank `rank` (`u32::MAX`, never called: grey).
-pub fn rank_color(rank: u32) -> Color32 {
+pub(crate) fn rank_color(rank: u32) -> Color32 {
     if rank == u32::MAX {
         return Color32::GRAY;
     }
@@ -44,18 +44,18 @@ pub fn rank_color(rank: u32) -> Color32 {
 }
 
 /// Traceview's faded variant: (150 + c/4) per channel.
-pub fn faded(c: Color32) -> Color32 {
+pub(crate) fn faded(c: Color32) -> Color32 {
     Color32::from_rgb(150 + c.r() / 4, 150 + c.g() / 4, 150 + c.b() / 4)
 }
 
 /// The colour of a method of rank `rank`, faded when another method is selected.
-pub fn method_color(rank: u32, fade: bool) -> Color32 {
+pub(crate) fn method_color(rank: u32, fade: bool) -> Color32 {
     let c = rank_color(rank);
     if fade { faded(c) } else { c }
 }
 
 /// Black or white, whichever reads better on `bg`.
-pub fn text_color_on(bg: Color32) -> Color32 {
+pub(crate) fn text_color_on(bg: Color32) -> Color32 {
     let l = 0.299 * bg.r() as f32 + 0.587 * bg.g() as f32 + 0.114 * bg.b() as f32;
     if l > 140.0 {
         Color32::BLACK
@@ -66,7 +66,7 @@ pub fn text_color_on(bg: Color32) -> Color32 {
 
 /// `ticks` as a short human duration with a unit that fits its size, e.g. `1.250 ms`; `0` for
 /// zero. The one duration formatter of the app (three decimals in every unit).
-pub fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
     let s = ticks / ticks_per_sec.max(1) as f64;
     let a = s.abs();
     if a == 0.0 {
@@ -83,23 +83,23 @@ pub fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
 }
 
 /// [`fmt_duration`] of whole ticks.
-pub fn fmt_ticks(ticks: u64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_ticks(ticks: u64, ticks_per_sec: u64) -> String {
     fmt_duration(ticks as f64, ticks_per_sec)
 }
 
 /// Signed `ticks` with an explicit sign (`+1.000 ms`, `-2.000 µs`).
-pub fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
     let sign = if ticks < 0 { "-" } else { "+" };
     format!("{sign}{}", fmt_ticks(ticks.unsigned_abs(), ticks_per_sec))
 }
 
 /// Milliseconds with three decimals, as Traceview's tables show times.
-pub fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
     format!("{:.3}", ticks as f64 * 1e3 / ticks_per_sec.max(1) as f64)
 }
 
 /// A "nice" tick step (1, 2, 5 × 10^k) at least `min` ticks.
-pub fn nice_step(min: f64) -> f64 {
+pub(crate) fn nice_step(min: f64) -> f64 {
     if min <= 0.0 || !min.is_finite() {
         return 1.0;
     }

@@ -63,7 +63,7 @@ impl HistogramState {
     }
 
     /// Steps to the next (or previous) call from `cursor_ticks`.
-    pub fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
+    pub(crate) fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
         let idx = if forward {
             calls.next_after(self.cursor_ticks)
         } else {

@@ -6,7 +6,7 @@ use eframe::egui;
 use crate::app::context::PanelCtx;
 
 /// A grid of the trace's facts.
-pub fn ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
     let t = &ctx.doc.trace;
     egui::Frame::group(ui.style()).show(ui, |ui| {
         egui::Grid::new("trace-info").striped(true).show(ui, |ui| {

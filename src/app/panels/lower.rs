@@ -99,7 +99,7 @@ impl std::fmt::Debug for LowerState {
 }
 
 /// The view buttons, then the chosen view.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     let doc = ctx.doc;
     let trace = &doc.trace;
     let has_calls = trace.call_count() > 0;

@@ -10,7 +10,7 @@ use super::query::CallAt;
 use crate::app::context::{Msg, PanelCtx};
 
 /// Keyboard zoom and pan (unless a text field has the keyboard).
-pub fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
+pub(crate) fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
     if ui.ctx().egui_wants_keyboard_input() {
         return;
     }
@@ -38,7 +38,7 @@ pub fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
 }
 
 /// The ruler: a double click shows everything, a drag selects a range.
-pub fn ruler(
+pub(crate) fn ruler(
     ui: &egui::Ui,
     resp: &egui::Response,
     st: &mut TimelineState,
@@ -52,7 +52,7 @@ pub fn ruler(
 }
 
 /// Clicks on thread labels expand or collapse the thread.
-pub fn thread_labels(ui: &egui::Ui, st: &mut TimelineState, rows: &[Row], left: f32) {
+pub(crate) fn thread_labels(ui: &egui::Ui, st: &mut TimelineState, rows: &[Row], left: f32) {
     for row in rows {
         let id = ui.scope_id().with(("thread-label", row.thread));
         if ui
@@ -67,7 +67,7 @@ pub fn thread_labels(ui: &egui::Ui, st: &mut TimelineState, rows: &[Row], left: 
 
 /// The rows: the wheel zooms around the pointer, Shift-drag selects a range, a drag pans, a
 /// click selects the method of the call under the pointer (or clears the selection).
-pub fn rows(
+pub(crate) fn rows(
     ui: &egui::Ui,
     resp: &egui::Response,
     ctx: &mut PanelCtx,
