@@ -48,7 +48,7 @@ pub struct MsRange {
 
 impl MsRange {
     /// The range in axis ticks of `trace`, or None when the trace has no time axis.
-    pub fn ticks(&self, trace: &Trace) -> Option<(u64, u64)> {
+    pub(crate) fn ticks(&self, trace: &Trace) -> Option<(u64, u64)> {
         let (lo, hi) = trace.axis_range()?;
         let tps = trace.ticks_per_sec.max(1) as f64;
         let at = |ms: f64| lo.saturating_add((ms.max(0.0) * tps / 1e3).round() as u64);
@@ -60,7 +60,7 @@ impl MsRange {
 }
 
 /// Parses `FROM..TO` (milliseconds; either end optional).
-pub fn parse_range(s: &str) -> Result<MsRange, String> {
+pub(crate) fn parse_range(s: &str) -> Result<MsRange, String> {
     let (a, b) = s
         .split_once("..")
         .ok_or_else(|| format!("expected FROM..TO in milliseconds, got {s:?}"))?;
@@ -107,7 +107,7 @@ pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
 }
 
 /// Prints the profile (text or HTML) and then the diagnostics summary on stderr.
-pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
