@@ -33,6 +33,8 @@ pub mod app;
 pub mod cli;
 pub(crate) mod desktop;
 pub mod formats;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod load;
 pub mod mapping;
 mod par;

@@ -15,6 +15,8 @@ mod mapping;
 mod profile;
 
 // Readers
+/// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.
+mod fuzz_regressions;
 /// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.
 mod legacy;
 /// Truncated and corrupted traces: reading never panics.

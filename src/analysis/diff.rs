@@ -67,9 +67,16 @@ impl MethodKey {
 
     /// dmtracedump's tie order for equal inclusive time (`compareElapsedInclusive`): class, then
     /// name and signature; pseudo-methods (no name) by their fixed ids, `(toplevel)` first.
+    ///
+    /// A total order (sorts need one): dmtracedump compares names only when both methods have
+    /// one, which is not transitive when named and unnamed methods share a class (a named `z`
+    /// ties an unnamed method that ties a named `a`, but `z` > `a`). Unnamed methods of a class
+    /// therefore come before its named ones; classes whose methods are all named, or all
+    /// unnamed, sort as in dmtracedump.
     pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
         self.class
             .cmp(&other.class)
+            .then_with(|| self.name.is_some().cmp(&other.name.is_some()))
             .then_with(|| match (&self.name, &other.name) {
                 (Some(a), Some(b)) => a.cmp(b).then_with(|| self.signature.cmp(&other.signature)),
                 _ => pseudo_rank(self).cmp(&pseudo_rank(other)),

@@ -211,6 +211,9 @@ fn subtree_calls(lanes: &[Lane], roots: Range<usize>) -> usize {
     total
 }
 
+/// How deep [`split_units`] looks for subtrees to split.
+const MAX_SPLIT_DEPTH: usize = 64;
+
 /// Splits every thread into units of about `target` calls at most: ranges of whole subtrees.
 /// A single call with a bigger subtree becomes a unit of its own that does not descend, and its
 /// children are split further (so a thread with one huge top-level call still runs in parallel).
@@ -228,7 +231,10 @@ fn split_units(threads: &[Thread], target: usize) -> Vec<Unit> {
             if calls == 0 {
                 continue;
             }
-            if calls <= target {
+            // A subtree is split further only near the top: a unit carries its ancestors, so
+            // splitting a deep chain level by level would cost depth² (a unit this deep is
+            // walked whole by one worker instead).
+            if calls <= target || depth >= MAX_SPLIT_DEPTH {
                 units.push(Unit {
                     thread: t,
                     depth,

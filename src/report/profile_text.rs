@@ -80,10 +80,15 @@ fn ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
 /// has no name). The final id comparison only orders exact duplicates.
+///
+/// A total order, as sorts need: dmtracedump compares names only when both methods have one,
+/// which is not transitive when named and unnamed methods share a class (see
+/// [`crate::analysis::diff::MethodKey::tie_order`]), so a class's unnamed methods come first.
 fn compare_names(a: &Row, b: &Row) -> Ordering {
     a.rank
         .class
         .cmp(&b.rank.class)
+        .then_with(|| a.name.is_some().cmp(&b.name.is_some()))
         .then_with(|| match (a.name, b.name) {
             (Some(_), Some(_)) => a
                 .rank

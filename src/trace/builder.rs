@@ -216,11 +216,15 @@ impl Builder {
     /// Builds lanes for every thread (in parallel) and returns the trace.
     pub fn finish(self) -> Trace {
         let (mut trace, events) = self.finish_events();
+        // Each worker reuses one table of the methods on a thread's stack (all zero between
+        // threads).
         let diags: Vec<Vec<Diagnostic>> = trace
             .threads
             .par_iter_mut()
             .zip(events)
-            .map(|(thread, events)| build_thread(thread, events))
+            .map_init(Vec::new, |on_stack, (thread, events)| {
+                build_thread(thread, events, on_stack)
+            })
             .collect();
         trace.diagnostics.extend(diags.into_iter().flatten());
         trace
@@ -283,6 +287,41 @@ pub(crate) fn classify_exit(
         Some(n) => ExitKind::Matched(n),
         None => ExitKind::NotOnStack,
     }
+}
+
+/// The deepest nesting the model keeps: calls whose depth (the lane they would go to) is this or
+/// more are left out, with a diagnostic. dmtracedump stops at the same depth (its
+/// `MAX_STACK_DEPTH`); the limit bounds the lanes of a thread, and the work of every view and
+/// export that follows a call's ancestors (collapsed stacks write each call's whole path).
+pub const MAX_DEPTH: usize = 10_000;
+
+/// How one thread's exit relates to its stack: [`classify_exit`] with a table of how often each
+/// method is on the stack (`on_stack`), so an exit of a method that is not on it costs no scan.
+/// A scan ends at the frame the exit closes, with every frame above it: its work is paid for by
+/// the frames it pops, and the whole walk stays linear in the events however deep the stack.
+#[inline]
+pub(crate) fn classify_exit_with(
+    stack_methods: impl DoubleEndedIterator<Item = u32>,
+    top: Option<u32>,
+    on_stack: &[u32],
+    m: u32,
+) -> ExitKind {
+    match top {
+        None => ExitKind::Unmatched,
+        Some(t) if t == m => ExitKind::Matched(0),
+        Some(_) if on_stack.get(m as usize).is_none_or(|&n| n == 0) => ExitKind::NotOnStack,
+        Some(_) => classify_exit(stack_methods, false, m),
+    }
+}
+
+/// Counts `m` onto the stack in `on_stack` (grown as needed).
+#[inline]
+fn count_on(on_stack: &mut Vec<u32>, m: u32) {
+    let i = m as usize;
+    if i >= on_stack.len() {
+        on_stack.resize(i + 1, 0);
+    }
+    on_stack[i] += 1;
 }
 
 struct Frame {
@@ -352,7 +391,13 @@ pub(crate) fn stream_diagnostics(
 /// Turns one thread's events into lanes, and sets its time ranges. Two passes: the first counts
 /// unmatched exits (each one pushes every earlier call one level deeper), the second builds lanes
 /// at final depths.
-fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
+///
+/// `on_stack` is all zero on entry and on return (a worker's table, reused across threads).
+fn build_thread(
+    thread: &mut Thread,
+    events: ThreadEvents,
+    on_stack: &mut Vec<u32>,
+) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let raw_id = thread.raw_id;
     let Some(has_cpu) = check_columns(raw_id, &events, &mut diags) else {
@@ -383,17 +428,25 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
         if op & 3 == 0 {
             count(stack.len() as isize - unmatched as isize);
             stack.push(m);
+            count_on(on_stack, m);
             continue;
         }
-        match classify_exit(stack.iter().copied(), stack.is_empty(), m) {
+        match classify_exit_with(stack.iter().copied(), stack.last().copied(), on_stack, m) {
             ExitKind::Unmatched => {
                 unmatched += 1;
                 // The synthesized call of this exit.
                 count(-(unmatched as isize));
             }
-            ExitKind::Matched(below) => stack.truncate(stack.len() - below - 1),
+            ExitKind::Matched(below) => {
+                for f in stack.drain(stack.len() - below - 1..) {
+                    on_stack[f as usize] -= 1;
+                }
+            }
             ExitKind::NotOnStack => {}
         }
+    }
+    for f in stack.drain(..) {
+        on_stack[f as usize] -= 1;
     }
     // Final depth d holds the calls counted at k = d − unmatched.
     let calls_at_depth = |d: usize| -> usize {
@@ -404,7 +457,7 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
             below.get((-k - 1) as usize).copied().unwrap_or(0)
         }
     };
-    let depths = unmatched + at_or_above.len();
+    let depths = (unmatched + at_or_above.len()).min(MAX_DEPTH);
 
     // Pass 2: build lanes.
     let mut axis = TimeReader::default();
@@ -416,7 +469,7 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
     let mut epoch = 0usize;
     let (mut first_a, mut first_c) = (0u64, 0u64);
     let (mut last_a, mut last_c) = (0u64, 0u64);
-    let (mut mismatched, mut dropped) = (0u64, 0u64);
+    let (mut mismatched, mut dropped, mut too_deep) = (0u64, 0u64, 0u64);
 
     fn lane_at(lanes: &mut Vec<LaneBuilder>, depth: usize) -> &mut LaneBuilder {
         if lanes.len() <= depth {
@@ -424,7 +477,17 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
         }
         &mut lanes[depth]
     }
-    let close = |lanes: &mut Vec<LaneBuilder>, f: &Frame, a: u64, c: u64, flags: CallFlags| {
+    // Closes `f`: a call in its lane, or (deeper than the model keeps) counted in `too_deep`.
+    let close = |lanes: &mut Vec<LaneBuilder>,
+                 too_deep: &mut u64,
+                 f: &Frame,
+                 a: u64,
+                 c: u64,
+                 flags: CallFlags| {
+        if f.depth >= MAX_DEPTH {
+            *too_deep += 1;
+            return;
+        }
         let call = Call {
             method: MethodId(f.method),
             start: f.start,
@@ -449,6 +512,7 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
         if op & 3 == 0 {
             let depth = frames.len() + (unmatched - epoch);
             let first_child = lanes.get(depth + 1).map_or(0, LaneBuilder::len) as u32;
+            count_on(on_stack, m);
             frames.push(Frame {
                 method: m,
                 depth,
@@ -458,7 +522,8 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
             });
             continue;
         }
-        match classify_exit(frames.iter().map(|f| f.method), frames.is_empty(), m) {
+        let top = frames.last().map(|f| f.method);
+        match classify_exit_with(frames.iter().map(|f| f.method), top, on_stack, m) {
             ExitKind::Unmatched => {
                 epoch += 1;
                 let f = Frame {
@@ -472,7 +537,7 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
                     synthesized_entry: true,
                     unclosed: false,
                 };
-                close(&mut lanes, &f, a, c, flags);
+                close(&mut lanes, &mut too_deep, &f, a, c, flags);
             }
             ExitKind::Matched(below) => {
                 if below > 0 {
@@ -480,7 +545,8 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
                 }
                 for _ in 0..=below {
                     let f = frames.pop().expect("matched frame is on the stack");
-                    close(&mut lanes, &f, a, c, CallFlags::default());
+                    on_stack[f.method as usize] -= 1;
+                    close(&mut lanes, &mut too_deep, &f, a, c, CallFlags::default());
                 }
             }
             ExitKind::NotOnStack => dropped += 1,
@@ -491,7 +557,17 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
         unclosed: true,
     };
     while let Some(f) = frames.pop() {
-        close(&mut lanes, &f, last_a, last_c, unclosed);
+        on_stack[f.method as usize] -= 1;
+        close(&mut lanes, &mut too_deep, &f, last_a, last_c, unclosed);
+    }
+    if too_deep > 0 {
+        diags.push(Diagnostic::warning(
+            "nesting-too-deep",
+            Location::File,
+            format!(
+                "thread {raw_id}: {too_deep} calls nested {MAX_DEPTH} or more levels deep were left out of the timeline and the views built on it (`tracelens profile` without --range still counts them)"
+            ),
+        ));
     }
 
     let backwards = axis.backwards + cpu.as_ref().map_or(0, |r| r.backwards);
@@ -500,7 +576,8 @@ fn build_thread(thread: &mut Thread, events: ThreadEvents) -> Vec<Diagnostic> {
         lanes
             .iter()
             .enumerate()
-            .all(|(d, l)| l.len() == calls_at_depth(d)),
+            .all(|(d, l)| l.len() == calls_at_depth(d))
+            && lanes.len() <= MAX_DEPTH,
         "lane sizes predicted by pass 1"
     );
     thread.lanes = lanes

@@ -304,6 +304,14 @@ impl ThreadWalk {
             Some(top) => {
                 // The gap is the top's whether the exit closes it or is ignored.
                 top.exclusive += gap;
+                // The recursion table says at once whether `m` is on the stack: an exit of a
+                // method that is not costs no scan (a scan per such exit would make a deep stack
+                // quadratic). When it is, the scan ends at the frame that the exit pops with
+                // every frame above it: the work is paid for by the frames it closes.
+                if self.on_stack[m as usize] == 0 {
+                    self.dropped += 1;
+                    return;
+                }
                 match classify_exit(self.frames.iter().map(|f| f.method), false, m) {
                     ExitKind::Matched(below) => {
                         self.mismatched += 1;

@@ -1,0 +1,331 @@
+//! Entry points of the fuzz targets (`fuzz/fuzz_targets/*.rs`, run with `cargo fuzz`) and of the
+//! regression corpus that stable `cargo test` replays (`tests/fuzz_regressions.rs`).
+//!
+//! Each [`Target`] takes arbitrary bytes and runs one reader, or one command's whole pipeline as
+//! the CLI runs it (detection → reader → analysis → report), writing the output to a sink. A
+//! target returns normally for every input: an `Err` from a reader is a valid outcome; a panic,
+//! a hang or memory out of proportion to the input is a finding.
+
+use std::io;
+
+use crate::analysis::diff::TraceDiff;
+use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use crate::formats::android::{self, FORMAT_TRACE};
+use crate::formats::legacy::{self, LegacyKind};
+use crate::formats::{Parsed, Progress, ReadContext, detect};
+use crate::report::profile_text::{Style, render_parts};
+use crate::trace::{Clock, Trace};
+
+/// What a fuzz target exercises. The name is the target's file name in `fuzz/fuzz_targets/` and
+/// its folder in `fuzz/regressions/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Content detection (Android and legacy sniffing).
+    Detect,
+    /// The Android key text alone.
+    AndroidKey,
+    /// An Android data section (`.data` file) read with one of a few fixed keys (the first byte
+    /// chooses the key), both to a builder and to profile sinks.
+    AndroidData,
+    /// A combined key + data trace (or whatever the Android reader is given), to a builder.
+    AndroidTrace,
+    /// An ART streaming trace.
+    AndroidStreaming,
+    /// OpenOffice `RTL_LOGFILE`.
+    Rtl,
+    /// Windows CE PerfLog.
+    PerfLog,
+    /// CProfiler CSV.
+    CProfiler,
+    /// Logger CSV.
+    Logger,
+    /// R8/ProGuard `mapping.txt`.
+    Mapping,
+    /// `tracelens profile` (text and HTML) through all three ways in: records to sinks, events,
+    /// and lanes, on both clocks.
+    Profile,
+    /// `tracelens dump`.
+    Dump,
+    /// `tracelens summary` (text and JSON) and `tracelens info`.
+    Summary,
+    /// `tracelens graph`.
+    Graph,
+    /// `tracelens diff` of the input's two halves (text and JSON).
+    Diff,
+    /// `tracelens convert` to every export format on every clock.
+    Convert,
+    /// `tracelens profile --range`: a range chosen by the input's first two bytes.
+    Restrict,
+    /// What the viewer computes when a file is opened (the load job's document) and the call
+    /// trees of its lower panel.
+    Viewer,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 18] = [
+        Target::Detect,
+        Target::AndroidKey,
+        Target::AndroidData,
+        Target::AndroidTrace,
+        Target::AndroidStreaming,
+        Target::Rtl,
+        Target::PerfLog,
+        Target::CProfiler,
+        Target::Logger,
+        Target::Mapping,
+        Target::Profile,
+        Target::Dump,
+        Target::Summary,
+        Target::Graph,
+        Target::Diff,
+        Target::Convert,
+        Target::Restrict,
+        Target::Viewer,
+    ];
+
+    /// The target's name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/regressions/NAME/`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Detect => "detect",
+            Target::AndroidKey => "android_key",
+            Target::AndroidData => "android_data",
+            Target::AndroidTrace => "android_trace",
+            Target::AndroidStreaming => "android_streaming",
+            Target::Rtl => "rtl",
+            Target::PerfLog => "perflog",
+            Target::CProfiler => "cprofiler",
+            Target::Logger => "logger",
+            Target::Mapping => "mapping",
+            Target::Profile => "profile",
+            Target::Dump => "dump",
+            Target::Summary => "summary",
+            Target::Graph => "graph",
+            Target::Diff => "diff",
+            Target::Convert => "convert",
+            Target::Restrict => "restrict",
+            Target::Viewer => "viewer",
+        }
+    }
+
+    /// The target called `name`.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// Runs `target` on `bytes`. Returns normally for every input unless there is a bug.
+pub fn run(target: Target, bytes: &[u8]) {
+    let progress = Progress::default();
+    let ctx = ReadContext {
+        path: None,
+        progress: &progress,
+    };
+    match target {
+        Target::Detect => {
+            let _ = detect::detect(bytes);
+            let _ = legacy::sniff(bytes, None);
+            let _ = android::data_header(bytes);
+        }
+        Target::AndroidKey => {
+            let _ = android::parse_key(bytes, FORMAT_TRACE, 0);
+        }
+        Target::AndroidData => android_data(bytes, &ctx),
+        Target::AndroidTrace => {
+            if let Ok(b) = android::read(bytes, &ctx) {
+                b.finish();
+            }
+        }
+        Target::AndroidStreaming => {
+            if let Ok(b) = android::streaming::read(bytes, &ctx) {
+                b.finish();
+            }
+        }
+        Target::Rtl => legacy_reader(LegacyKind::Rtl, bytes, &ctx),
+        Target::PerfLog => legacy_reader(LegacyKind::PerfLog, bytes, &ctx),
+        Target::CProfiler => legacy_reader(LegacyKind::CProfiler, bytes, &ctx),
+        Target::Logger => legacy_reader(LegacyKind::Logger, bytes, &ctx),
+        Target::Mapping => mapping(bytes),
+        Target::Profile => profile_pipeline(bytes, &ctx),
+        Target::Dump => {
+            let _ = crate::report::dump::dump(bytes, &mut io::sink());
+        }
+        Target::Summary => {
+            if let Some(trace) = load(bytes, &ctx) {
+                let s = crate::report::summary::summarize_trace("fuzz", &trace);
+                let _ = crate::report::summary::to_json(std::slice::from_ref(&s));
+                let _ = crate::report::summary::to_text(&s, 10);
+                let _ = crate::report::info::render(std::path::Path::new("fuzz"), &trace);
+            }
+        }
+        Target::Graph => {
+            if let Some(trace) = load(bytes, &ctx) {
+                let p = profile(&trace, trace.primary_clock());
+                let _ = crate::report::graph::write_dot(&trace, &p, 1, &mut io::sink());
+            }
+        }
+        Target::Diff => {
+            let (a, b) = bytes.split_at(bytes.len() / 2);
+            let (Some(a), Some(b)) = (load(a, &ctx), load(b, &ctx)) else {
+                return;
+            };
+            let diffs = TraceDiff::of_traces(&a, &b);
+            let mut out = io::sink();
+            if let Some(d) = diffs.first() {
+                let _ = crate::report::diff::write_diff_text(d, &mut out);
+            }
+            let _ = crate::report::diff::write_diff_json(&diffs, "a", "b", 1, &mut out);
+        }
+        Target::Convert => {
+            if let Some(trace) = load(bytes, &ctx) {
+                use crate::report::export::{ExportFormat, export};
+                for clock in clocks_of(&trace) {
+                    for format in [
+                        ExportFormat::Speedscope,
+                        ExportFormat::Chrome,
+                        ExportFormat::Collapsed,
+                    ] {
+                        let _ = export(&trace, format, clock, "fuzz", &mut io::sink());
+                    }
+                }
+            }
+        }
+        Target::Restrict => {
+            let (range, rest) = bytes.split_at(bytes.len().min(2));
+            let Some(trace) = load(rest, &ctx) else {
+                return;
+            };
+            let Some((lo, hi)) = trace.axis_range() else {
+                return;
+            };
+            let span = hi.saturating_sub(lo).saturating_add(1);
+            let at = |b: Option<&u8>| lo.saturating_add(span / 255 * u64::from(*b.unwrap_or(&0)));
+            let (a, b) = (at(range.first()), at(range.get(1)));
+            let t = crate::analysis::restrict::restrict(&trace, a.min(b), a.max(b));
+            for clock in clocks_of(&t) {
+                let p = profile(&t, clock);
+                let _ = render_parts(&t, &p, &Style::Text);
+            }
+        }
+        Target::Viewer => {
+            if let Some(trace) = load(bytes, &ctx) {
+                viewer(trace);
+            }
+        }
+    }
+}
+
+/// The clocks of `trace`, or its primary clock when it has none.
+fn clocks_of(trace: &Trace) -> Vec<Clock> {
+    let clocks = trace.clocks();
+    if clocks.is_empty() {
+        vec![trace.primary_clock()]
+    } else {
+        clocks
+    }
+}
+
+/// Detects and reads `bytes` as the CLI does (None when they are not a readable trace).
+fn load(bytes: &[u8], ctx: &ReadContext) -> Option<Trace> {
+    crate::formats::read_bytes(bytes, ctx).ok()
+}
+
+fn legacy_reader(kind: LegacyKind, bytes: &[u8], ctx: &ReadContext) {
+    let _ = legacy::read(kind, bytes, ctx);
+}
+
+fn mapping(bytes: &[u8]) {
+    if let Ok(m) = crate::mapping::Mapping::parse_bytes("fuzz", bytes.to_vec()) {
+        // Resolve a few names the mapping itself defines and a few it does not.
+        let classes: Vec<String> = m
+            .classes()
+            .take(4)
+            .map(|c| c.obfuscated().to_string())
+            .collect();
+        for c in classes.iter().map(String::as_str).chain(["a", "a.b", "x"]) {
+            for (name, sig) in [("a", "()V"), ("b", "(La;I)La;"), ("<init>", "([La/b;J)V")] {
+                let _ = crate::mapping::resolve(&m, c, name, sig);
+            }
+        }
+    }
+}
+
+/// Keys for [`Target::AndroidData`]: the data's first byte picks one.
+const KEYS: [&str; 3] = [
+    "*version\n3\ndata-file-overflow=false\nclock=dual\nvm=art\n*threads\n1\tmain\n2\tworker\n\
+     *methods\n0x1000\ta.B\tc\t()V\tB.java\t1\n0x1004\ta.B\td\t(I)V\n0x1008\tx\ty\tz\n*end\n",
+    "*version\n2\nclock=wall\n*threads\n1\tmain\n3\tother\n*methods\n0x4\tp.Q\tr\t()V\n\
+     0x8\tp.Q\ts\t()I\n0xc\tp.R\tt\t()V\n*end\n",
+    "*version\n1\nclock=thread-cpu\n*threads\n5\tt5\n*methods\n0x10\tk.L\tm\t()V\n\
+     0x14\tk.L\tn\t(J)J\n*end\n",
+];
+
+fn android_data(bytes: &[u8], ctx: &ReadContext) {
+    let Some((&which, data)) = bytes.split_first() else {
+        return;
+    };
+    let key = KEYS[usize::from(which) % KEYS.len()].as_bytes();
+    if let Ok(b) = android::read_pair(key, data, ctx) {
+        b.finish();
+    }
+    let factory = ProfileSinkFactory::new(None);
+    if let Ok((b, sinks)) = android::read_pair_to_sinks(key, data, ctx, &factory) {
+        let (trace, p) = profile_sinks(&factory, b, sinks);
+        let _ = render_parts(&trace, &p, &Style::Text);
+    }
+}
+
+fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
+    // Records to sinks (what `tracelens profile FILE` runs on combined traces).
+    for clock in [None, Some(Clock::Cpu), Some(Clock::Wall)] {
+        let factory = ProfileSinkFactory::new(clock);
+        if let Ok(Some((b, sinks))) = android::read_to_sinks(bytes, ctx, &factory) {
+            let (trace, p) = profile_sinks(&factory, b, sinks);
+            let _ = render_parts(&trace, &p, &Style::Text);
+        }
+    }
+    let Ok(parsed) = crate::formats::read_to_builder(bytes, ctx) else {
+        return;
+    };
+    let trace = match parsed {
+        Parsed::Unfinished(b) => {
+            // Events (streaming traces and other layouts), then lanes from a second read.
+            let (mut trace, events) = b.finish_events();
+            for clock in clocks_of(&trace) {
+                let p = profile_events(&mut trace, &events, clock);
+                let _ = render_parts(&trace, &p, &Style::Text);
+            }
+            match crate::formats::read_bytes(bytes, ctx) {
+                Ok(t) => t,
+                Err(_) => return,
+            }
+        }
+        Parsed::Done(t) => t,
+    };
+    for clock in clocks_of(&trace) {
+        let p = profile(&trace, clock);
+        let _ = render_parts(&trace, &p, &Style::Text);
+        let html = Style::Html { sortable_url: None };
+        let _ = render_parts(&trace, &p, &html);
+    }
+}
+
+fn viewer(trace: Trace) {
+    use crate::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions};
+    for clock in clocks_of(&trace) {
+        let top = CallTree::top_down(&trace, TreeOptions::new(clock));
+        let _ = top.flame_layout();
+        // The viewer's bottom-up tree is lazy: open nodes (depth-first, at most 10 000), as a user would.
+        let mut bottom = BottomUpTree::new(top);
+        let mut open = vec![NodeId::ROOT];
+        let mut opened = 0;
+        while let Some(n) = open.pop()
+            && opened < 10_000
+        {
+            open.extend_from_slice(bottom.expand(n));
+            opened += 1;
+        }
+    }
+    let doc = crate::app::Document::new(trace);
+    let _ = doc.ranked();
+}
