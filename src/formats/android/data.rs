@@ -18,7 +18,7 @@ use crate::trace::{
 
 /// The data section header (see the module docs of `formats::android`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataHeader {
+pub(crate) struct DataHeader {
     /// As written, including the streaming bits 0xF0.
     pub raw_version: u16,
     /// 1, 2 or 3.
@@ -36,7 +36,7 @@ impl DataHeader {
     }
 
     /// Parses the header at `data[0]`; `offset` is where `data` starts in the file.
-    pub fn parse(data: &[u8], offset: u64) -> Result<DataHeader, FormatError> {
+    pub(crate) fn parse(data: &[u8], offset: u64) -> Result<DataHeader, FormatError> {
         let at = |o: usize| Location::Offset(offset + o as u64);
         let err = |o: usize, msg: String| FormatError::new(FORMAT_TRACE, at(o), msg);
         if data.is_empty() {
@@ -126,17 +126,17 @@ impl DataHeader {
         })
     }
 
-    pub fn is_streaming(&self) -> bool {
+    pub(crate) fn is_streaming(&self) -> bool {
         self.raw_version & 0xF0 == 0xF0
     }
 
     /// Whether records carry a second (wall) time.
-    pub fn has_time2(&self) -> bool {
+    pub(crate) fn has_time2(&self) -> bool {
         self.version >= 3 && self.record_size >= 14
     }
 
     /// Bytes of the thread id at the start of a record.
-    pub fn tid_bytes(&self) -> usize {
+    pub(crate) fn tid_bytes(&self) -> usize {
         if self.version == 1 { 1 } else { 2 }
     }
 }
@@ -153,7 +153,7 @@ fn printable(b: &[u8]) -> String {
 
 /// One decoded record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawRecord {
+pub(crate) struct RawRecord {
     pub tid: u16,
     /// `method id | action` as in the file.
     pub op: u32,
@@ -169,7 +169,7 @@ fn le32(b: &[u8], i: usize) -> u32 {
 
 /// Decodes one record; `r` must be at least `header.record_size` (≥ 9) bytes.
 #[inline(always)]
-pub fn decode_record(r: &[u8], tid_bytes: usize, has_t2: bool) -> RawRecord {
+pub(crate) fn decode_record(r: &[u8], tid_bytes: usize, has_t2: bool) -> RawRecord {
     let tid = if tid_bytes == 1 {
         r[0] as u16
     } else {
@@ -185,7 +185,7 @@ pub fn decode_record(r: &[u8], tid_bytes: usize, has_t2: bool) -> RawRecord {
 
 /// The record area of a data section: the records, and the offset of a partial record at the
 /// end (if any).
-pub fn record_area<'a>(data: &'a [u8], header: &DataHeader) -> (&'a [u8], Option<usize>) {
+pub(crate) fn record_area<'a>(data: &'a [u8], header: &DataHeader) -> (&'a [u8], Option<usize>) {
     let start = (header.offset_to_data as usize).min(data.len());
     let area = &data[start..];
     let rs = header.record_size as usize;
@@ -227,7 +227,7 @@ macro_rules! by_layout {
 }
 
 /// Calls `f` for every whole record of the data section `data`, in file order.
-pub fn for_each_record(data: &[u8], header: &DataHeader, mut f: impl FnMut(RawRecord)) {
+pub(crate) fn for_each_record(data: &[u8], header: &DataHeader, mut f: impl FnMut(RawRecord)) {
     let (area, _) = record_area(data, header);
     let (tb, t2) = (header.tid_bytes(), header.has_time2());
     for r in area.chunks_exact(header.record_size as usize) {

@@ -16,7 +16,7 @@ use crate::trace::{Builder, Diagnostic, DurationSeries, Location, Trace};
 const FORMAT: &str = "cprofiler-csv";
 
 /// Reads a CProfiler CSV or temp file.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut b = Builder::new(FORMAT);
     b.clock = None;

@@ -34,7 +34,7 @@ fn ns(s: &str, ns_: &str) -> Option<u64> {
 }
 
 /// Reads a Logger CSV.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut b = Builder::new(FORMAT);
     b.source.byte_len = bytes.len() as u64;

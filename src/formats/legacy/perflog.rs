@@ -145,7 +145,7 @@ impl Reader {
 }
 
 /// Reads a PerfLog file.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader {
         b: Builder::new(FORMAT),

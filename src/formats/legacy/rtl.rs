@@ -87,7 +87,7 @@ fn find_embedded(line: &str, from: usize) -> Option<usize> {
 }
 
 /// `module (author) func` → (module, author, func).
-pub fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
     let sp = scope.find(' ')?;
     let module = &scope[..sp];
     let rest = scope[sp + 1..].strip_prefix('(')?;
@@ -327,7 +327,7 @@ impl Reader {
 }
 
 /// Reads an RTL log.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader {
         b: Builder::new(FORMAT),
@@ -570,7 +570,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
 }
 
 /// The pid in a `name_<pid>.log` file name.
-pub fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
+pub(crate) fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix(".log")?;
     let (_, pid) = stem.rsplit_once('_')?;
