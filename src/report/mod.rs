@@ -4,6 +4,7 @@ pub(crate) mod diff;
 pub mod dump;
 pub mod export;
 pub mod graph;
+pub(crate) mod html;
 pub(crate) mod info;
 pub mod profile_text;
 pub(crate) mod summary;
