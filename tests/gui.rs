@@ -668,3 +668,56 @@ fn select_expands_and_scrolls() {
     let l = ready(h.state(), 1);
     h.get_by_label(&format!("[{}] (toplevel)", l.ranking(0).toplevel_index));
 }
+
+/// Hostile files (fuzzer findings: 12 000 nested calls; exits of methods not on a deep stack;
+/// 12 000 unmatched exits) load in the viewer within the model's bounds, every lower view builds
+/// on them, and the other tab keeps working.
+#[test]
+fn hostile_files_load_within_bounds_and_the_app_keeps_working() {
+    let reg = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let files = [
+        reg.join("summary/deep-nesting-12000-levels.trace"),
+        reg.join("profile/exits-not-on-a-deep-stack.trace"),
+        reg.join("convert/12000-unmatched-exits.trace"),
+    ];
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    for (i, f) in files.iter().enumerate() {
+        drop_file(&mut h, f);
+        wait_loaded(&mut h);
+        let doc = ready(h.state(), i + 1);
+        let deepest = doc.trace.threads.iter().map(|t| t.lanes.len()).max();
+        assert!(
+            deepest <= Some(tracelens::trace::MAX_DEPTH),
+            "{}: {deepest:?} lanes",
+            f.display()
+        );
+        assert!(
+            doc.trace
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "nesting-too-deep" || d.code == "exit-not-on-stack"),
+            "{}: the damage is reported: {:?}",
+            f.display(),
+            doc.trace.diagnostics
+        );
+        for name in ["Call tree", "Bottom-up"] {
+            h.get_by_label(name).click();
+            let t0 = Instant::now();
+            while h.query_by_label_contains("nodes, total").is_none() {
+                assert!(t0.elapsed() < Duration::from_secs(60), "{name} never built");
+                std::thread::sleep(Duration::from_millis(5));
+                h.step();
+            }
+        }
+        h.get_by_label("Flame graph").click();
+        h.step();
+        h.step();
+    }
+    h.get_by_label(tracelens::SAMPLE_TRACE_NAME).click();
+    h.run();
+    assert_eq!(h.state().active, 0);
+    h.key_press(egui::Key::W);
+    h.run();
+    assert!(h.state().tabs[0].view.timeline.range.is_some());
+}

@@ -19,7 +19,7 @@ mod strings;
 
 pub mod merge;
 
-pub use builder::{Action, Builder, ThreadEvents, Times};
+pub use builder::{Action, Builder, MAX_DEPTH, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};

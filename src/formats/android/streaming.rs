@@ -97,6 +97,18 @@ pub(crate) fn scan<'a>(
         record_count: 0,
     };
     let rs = header.record_size as usize;
+    // Records start with a 2-byte thread id (a zero one starts a packet instead), whatever the
+    // version: a record needs 10 bytes at least.
+    if rs < 10 {
+        return Err(FormatError::new(
+            FORMAT_STREAMING,
+            Location::Offset(if header.version >= 3 { 16 } else { 4 }),
+            format!(
+                "record size {rs} (version {}) is too small for a streaming trace, whose records need 10 bytes at least",
+                header.version
+            ),
+        ));
+    }
     let has_t2 = header.has_time2();
     let mut pos = header.offset_to_data as usize;
     let truncated = |what: &str, at: usize| {

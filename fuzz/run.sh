@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs fuzz targets one after another for SECONDS each (default 300), with the dictionaries, a
+# 10 s timeout and a 4 GiB memory limit per input, and prints libFuzzer's final statistics.
+# Findings land in fuzz/artifacts/<target>/; minimize one with
+#   cargo +nightly fuzz tmin -O -a -s none <target> <file>
+# and copy it to fuzz/regressions/<target>/ so that stable `cargo test` replays it.
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]     (default: every target)
+set -euo pipefail
+cd "$(dirname "$0")"
+secs=${1:-300}; shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=($(ls fuzz_targets | sed 's/\.rs$//'))
+python3 seed.py >/dev/null
+mkdir -p logs
+# Build once (NO_BUILD=1 skips it), then run the binaries: sources edited meanwhile don't
+# trigger rebuilds in the middle of a run.
+[ "${NO_BUILD:-}" = 1 ] || cargo +nightly fuzz build -O -a -s none
+bin=target/x86_64-unknown-linux-gnu/release
+for t in "${targets[@]}"; do
+  case $t in
+    android_*|detect|profile|dump|restrict) dict=dict/android.dict ;;
+    mapping) dict=dict/mapping.dict ;;
+    *) dict=dict/legacy.dict ;;
+  esac
+  case $t in
+    profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
+    android_key|detect|rtl|perflog|cprofiler|logger|mapping) len=16384 ;;
+    *) len=262144 ;;
+  esac
+  mkdir -p "artifacts/$t"
+  "$bin/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" -dict="$dict" -max_total_time="$secs" \
+    -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=4096 -max_len="$len" -print_final_stats=1 \
+    > "logs/$t.log" 2>&1 || echo "$t: FINDING (see logs/$t.log and artifacts/$t/)"
+  execs=$(grep -a 'stat::number_of_executed_units' "logs/$t.log" | awk "{print \$2}" || true)
+  cov=$(grep -a -o 'cov: [0-9]*' "logs/$t.log" | tail -1 || true)
+  echo "$t: ${execs:-?} executions, $cov, ${secs} s"
+done
