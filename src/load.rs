@@ -216,21 +216,21 @@ pub fn load_to_sinks<F: crate::trace::SinkFactory>(
 }
 
 fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {
-    progress
-        .bytes_total
-        .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
-    let ctx = ReadContext {
-        path: Some(path),
-        progress,
-    };
-    formats::read_to_builder(bytes, &ctx).map_err(|error| LoadError::Format {
-        path: path.to_path_buf(),
-        error,
-    })
+    read_with(path, bytes, progress, formats::read_to_builder)
 }
 
 /// Parses `bytes` that came from `path` (the path is used for messages and as a hint only).
 pub fn load_bytes(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Trace, LoadError> {
+    read_with(path, bytes, progress, formats::read_bytes)
+}
+
+/// Runs a reader on `bytes` from `path`, with the progress's byte total set; errors name `path`.
+fn read_with<T>(
+    path: &Path,
+    bytes: &[u8],
+    progress: &Progress,
+    read: impl FnOnce(&[u8], &ReadContext) -> Result<T, formats::FormatError>,
+) -> Result<T, LoadError> {
     progress
         .bytes_total
         .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
@@ -238,7 +238,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Trac
         path: Some(path),
         progress,
     };
-    formats::read_bytes(bytes, &ctx).map_err(|error| LoadError::Format {
+    read(bytes, &ctx).map_err(|error| LoadError::Format {
         path: path.to_path_buf(),
         error,
     })
