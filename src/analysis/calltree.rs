@@ -42,7 +42,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::trace::{Clock, MethodId, ThreadId, Trace};
+use crate::trace::{Clock, MethodId, ThreadId, TickRange, Trace};
 
 mod bottom_up;
 mod build;
@@ -60,8 +60,8 @@ pub struct TreeOptions {
     pub clock: Clock,
     /// One thread, or all threads merged.
     pub thread: Option<ThreadId>,
-    /// Axis-clock range `[t0, t1)` in ticks; calls are clipped to it.
-    pub range: Option<(u64, u64)>,
+    /// Axis-clock range in ticks; calls are clipped to it.
+    pub range: Option<TickRange>,
 }
 
 impl TreeOptions {

@@ -10,14 +10,14 @@
 use rayon::prelude::*;
 
 use crate::analysis::calltree::clipped_time;
-use crate::trace::{CallRef, Clock, MethodId, ThreadId, Trace};
+use crate::trace::{CallRef, Clock, MethodId, ThreadId, TickRange, Trace};
 
 /// All calls of one method.
 #[derive(Clone, Debug)]
 pub struct MethodCalls {
     pub method: MethodId,
     pub clock: Clock,
-    pub range: Option<(u64, u64)>,
+    pub range: Option<TickRange>,
     /// Sorted by axis start (ties: thread, depth).
     pub calls: Vec<CallRef>,
     /// Axis start of each call, ticks.
@@ -83,7 +83,7 @@ impl MethodCalls {
         trace: &Trace,
         method: MethodId,
         clock: Clock,
-        range: Option<(u64, u64)>,
+        range: Option<TickRange>,
     ) -> MethodCalls {
         let per_thread: Vec<Vec<(u64, CallRef, u64)>> = trace
             .threads
@@ -92,13 +92,8 @@ impl MethodCalls {
             .map(|(ti, th)| {
                 let mut out = Vec::new();
                 for (d, lane) in th.lanes.iter().enumerate() {
-                    let (lo, hi) = match range {
-                        Some((t0, t1)) => (
-                            lane.first_ending_at_or_after(t0),
-                            lane.first_starting_at_or_after(t1),
-                        ),
-                        None => (0, lane.len()),
-                    };
+                    let calls = lane.calls_in(range);
+                    let (lo, hi) = (calls.start, calls.end);
                     for i in lo..hi.max(lo) {
                         if lane.method(i) != method {
                             continue;
@@ -255,7 +250,7 @@ mod tests {
         assert_eq!(calls.previous_before(20), Some(0));
         assert_eq!(calls.previous_before(4), None);
         // Range [5, 21): the first call is clipped to 1, the second to 1.
-        let r = MethodCalls::collect(&trace, c_bar, Clock::Cpu, Some((5, 21)));
+        let r = MethodCalls::collect(&trace, c_bar, Clock::Cpu, Some(TickRange::new(5, 21)));
         assert_eq!(r.durs, vec![1, 1]);
         // B.foo is recursive: every level is a call.
         let b = MethodCalls::collect(&trace, MethodId(1), Clock::Cpu, None);

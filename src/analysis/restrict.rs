@@ -310,7 +310,7 @@ mod tests {
                 TreeOptions {
                     clock: Clock::Wall,
                     thread: None,
-                    range: Some((a, b)),
+                    range: Some(crate::trace::TickRange::new(a, b)),
                 },
             );
             let mut excl = vec![0u64; trace.methods.len()];

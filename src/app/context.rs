@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::document::{Document, Ranking};
 use crate::report::export::ExportFormat;
 use crate::trace::CallRef;
-use crate::trace::{Clock, MethodId};
+use crate::trace::{Clock, MethodId, TickRange};
 
 /// Something the user asked for; applied by the shell at the end of the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct PanelCtx<'a> {
     /// The timeline's visible range (axis ticks), None = the whole trace.
     pub visible: Option<(f64, f64)>,
     /// The range the analysis views cover (axis ticks), None = the whole trace.
-    pub range: Option<(u64, u64)>,
+    pub range: Option<TickRange>,
     /// The other open documents.
     pub others: &'a [OtherDoc],
     msgs: &'a mut Vec<Msg>,

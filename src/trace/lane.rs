@@ -14,7 +14,7 @@
 //! That is 16 bytes per call for one clock and 24 for two. A call's children are the calls of the
 //! next lane from `first_child(i)` up to `first_child(i + 1)` (or the end of the next lane).
 
-use super::MethodId;
+use super::{MethodId, TickRange};
 
 const BLOCK_SHIFT: u32 = 10;
 const BLOCK_LEN: usize = 1 << BLOCK_SHIFT;
@@ -296,6 +296,17 @@ impl Lane {
     /// First call whose start is at or after `t`.
     pub(crate) fn first_starting_at_or_after(&self, t: u64) -> usize {
         partition_point(self.len(), |i| self.start(i) < t)
+    }
+
+    /// The calls that may overlap `range` (all calls without one): from the first call ending at
+    /// or after its start to the first starting at or after its end.
+    pub(crate) fn calls_in(&self, range: Option<TickRange>) -> std::ops::Range<usize> {
+        match range {
+            Some(r) => {
+                self.first_ending_at_or_after(r.start)..self.first_starting_at_or_after(r.end)
+            }
+            None => 0..self.len(),
+        }
     }
 
     /// Heap bytes used by this lane.

@@ -14,6 +14,7 @@ pub(crate) mod builder;
 mod diag;
 mod ids;
 mod lane;
+mod range;
 mod sink;
 mod strings;
 
@@ -23,6 +24,7 @@ pub use builder::{Action, Builder, MAX_DEPTH, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
+pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub(crate) use strings::StringTable;
 

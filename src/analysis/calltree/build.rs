@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{CallTree, NO_PARENT, RawTree, TreeKind, TreeOptions};
-use crate::trace::{Clock, Lane, Thread, Trace};
+use crate::trace::{Clock, Lane, Thread, TickRange, Trace};
 
 impl RawTree {
     pub(super) fn new() -> Self {
@@ -140,10 +140,10 @@ pub(crate) fn clipped_time(
     lane: &Lane,
     i: usize,
     clock: Clock,
-    range: Option<(u64, u64)>,
+    range: Option<TickRange>,
 ) -> Option<u64> {
     let full = call_time(lane, i, clock);
-    let Some((t0, t1)) = range else {
+    let Some(TickRange { start: t0, end: t1 }) = range else {
         return Some(full);
     };
     let (s, e) = (lane.start(i), lane.end(i));
@@ -199,20 +199,15 @@ pub(super) fn build_raw(trace: &Trace, options: &TreeOptions) -> RawTree {
 }
 
 /// One thread's tree, lane by lane: the nodes of lane d's calls give their children's parents.
-pub(super) fn build_thread(thread: &Thread, clock: Clock, range: Option<(u64, u64)>) -> RawTree {
+pub(super) fn build_thread(thread: &Thread, clock: Clock, range: Option<TickRange>) -> RawTree {
     let mut raw = RawTree::new();
     // node_of[i] = node of call i of the current lane (u32::MAX = left out).
     let mut node_of: Vec<u32> = Vec::new();
     let mut next_node_of: Vec<u32> = Vec::new();
     let lanes = &thread.lanes;
     if let Some(lane) = lanes.first() {
-        let (lo, hi) = match range {
-            Some((t0, t1)) => (
-                lane.first_ending_at_or_after(t0),
-                lane.first_starting_at_or_after(t1),
-            ),
-            None => (0, lane.len()),
-        };
+        let calls = lane.calls_in(range);
+        let (lo, hi) = (calls.start, calls.end);
         node_of.resize(lane.len(), u32::MAX);
         let hi = hi.max(lo);
         for (i, slot) in node_of.iter_mut().enumerate().take(hi).skip(lo) {

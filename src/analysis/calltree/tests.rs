@@ -19,7 +19,7 @@ fn naive_add(
     d: usize,
     i: usize,
     clock: Clock,
-    range: Option<(u64, u64)>,
+    range: Option<TickRange>,
 ) -> Option<u64> {
     let lane = &th.lanes[d];
     // Obvious clipping, written independently of clipped_time.
@@ -27,7 +27,7 @@ fn naive_add(
     let full = call_time(lane, i, clock);
     let t = match range {
         None => full,
-        Some((t0, t1)) => {
+        Some(TickRange { start: t0, end: t1 }) => {
             let inside = if s == e {
                 s >= t0 && s < t1
             } else {
@@ -139,7 +139,10 @@ fn top_down_matches_naive_on_random_traces() {
         let trace = random_trace(seed, 4, 400);
         for clock in [Clock::Wall, Clock::Cpu] {
             let (lo, hi) = trace.axis_range().unwrap();
-            let ranges = [None, Some((lo + (hi - lo) / 3, lo + (hi - lo) / 2 + 1))];
+            let ranges = [
+                None,
+                Some(TickRange::new(lo + (hi - lo) / 3, lo + (hi - lo) / 2 + 1)),
+            ];
             for range in ranges {
                 for thread in [None, Some(ThreadId(1))] {
                     let opts = TreeOptions {

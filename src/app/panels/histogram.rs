@@ -11,10 +11,10 @@ use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_ticks};
 use crate::app::tasks::Cached;
 use crate::trace::CallRef;
-use crate::trace::MethodId;
+use crate::trace::{MethodId, TickRange};
 
 /// What the calls were collected for: (document generation, method, range, clock index).
-type CallsKey = (u64, MethodId, Option<(u64, u64)>, usize);
+type CallsKey = (u64, MethodId, Option<TickRange>, usize);
 
 /// View state. `cursor_ticks` is the time N / Shift+N step from; the app may set it (e.g. to
 /// the timeline's selection) and the view moves it to each call it jumps to.
