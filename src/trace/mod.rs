@@ -14,16 +14,18 @@ pub(crate) mod builder;
 mod diag;
 mod ids;
 mod lane;
+pub(crate) mod nesting;
 mod range;
 mod sink;
 mod strings;
 
 pub mod merge;
 
-pub use builder::{Action, Builder, MAX_DEPTH, ThreadEvents, Times};
+pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
+pub use nesting::MAX_DEPTH;
 pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub(crate) use strings::StringTable;
