@@ -30,8 +30,6 @@ pub enum ExportFormat {
     Collapsed,
 }
 
-impl ExportFormat {}
-
 /// Writes `trace` in `format` on `clock` (Chrome always uses the axis clock, adding the CPU
 /// clock as `tts`). `name` names the profile (usually the file name).
 pub fn export(

@@ -24,8 +24,6 @@ pub enum Action {
     Unroll = 2,
 }
 
-impl Action {}
-
 /// A column of event times.
 #[derive(Clone, Debug)]
 pub enum Times {
