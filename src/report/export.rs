@@ -20,6 +20,7 @@
 use std::io::{self, Write};
 
 use crate::analysis::calltree::{CallTree, NodeId, TreeOptions};
+use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
 /// An export format.
@@ -79,9 +80,6 @@ pub(crate) fn walk_thread(
     mut f: impl FnMut(Edge, MethodId, u64, Option<u64>) -> io::Result<()>,
 ) -> io::Result<()> {
     let lanes = &thread.lanes;
-    let Some(first) = lanes.first() else {
-        return Ok(());
-    };
     let times = |d: usize, i: usize| -> ((u64, u64), Option<(u64, u64)>) {
         let lane = &lanes[d];
         let cpu = lane.cpu(i).map(|(s, dur)| (s, s + dur));
@@ -91,35 +89,16 @@ pub(crate) fn walk_thread(
         };
         (t, cpu)
     };
-    // Stack of (depth, index, next child, child end).
-    let mut stack: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for top in 0..first.len() {
-        let push = |stack: &mut Vec<(usize, usize, usize, usize)>, d: usize, i: usize| {
-            let range = if d + 1 < lanes.len() {
-                lanes[d].children(i, lanes[d + 1].len())
-            } else {
-                0..0
-            };
-            stack.push((d, i, range.start, range.end));
-        };
-        let ((s, _), cpu) = times(0, top);
-        f(Edge::Open, first.method(top), s, cpu.map(|c| c.0))?;
-        push(&mut stack, 0, top);
-        while let Some(&mut (d, i, ref mut next, end)) = stack.last_mut() {
-            if *next < end {
-                let c = *next;
-                *next += 1;
-                let ((s, _), cpu) = times(d + 1, c);
-                f(Edge::Open, lanes[d + 1].method(c), s, cpu.map(|c| c.0))?;
-                push(&mut stack, d + 1, c);
-            } else {
-                let ((_, e), cpu) = times(d, i);
-                f(Edge::Close, lanes[d].method(i), e, cpu.map(|c| c.1))?;
-                stack.pop();
-            }
+    walk_calls(lanes, |step| match step {
+        Step::Enter(d, i) => {
+            let ((s, _), cpu) = times(d, i);
+            f(Edge::Open, lanes[d].method(i), s, cpu.map(|c| c.0))
         }
-    }
-    Ok(())
+        Step::Exit(d, i) => {
+            let ((_, e), cpu) = times(d, i);
+            f(Edge::Close, lanes[d].method(i), e, cpu.map(|c| c.1))
+        }
+    })
 }
 
 /// speedscope's name for the trace's tick, if it has one.

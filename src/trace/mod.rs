@@ -18,6 +18,7 @@ pub(crate) mod nesting;
 mod range;
 mod sink;
 mod strings;
+pub(crate) mod walk;
 
 pub mod merge;
 
