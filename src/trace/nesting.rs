@@ -21,7 +21,7 @@ pub(crate) enum ExitKind {
 }
 
 #[inline]
-fn classify_exit(
+pub(crate) fn classify_exit(
     stack_methods: impl DoubleEndedIterator<Item = u32>,
     empty: bool,
     m: u32,

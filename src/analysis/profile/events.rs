@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::{Acc, Profile, TOP, balance, default_workers, total_time};
 use crate::trace::builder::{TimeReader, check_columns};
-use crate::trace::nesting::{ExitKind, classify_exit_with, stream_diagnostics};
+use crate::trace::nesting::{ExitKind, classify_exit, stream_diagnostics};
 use crate::trace::{
     Builder, Clock, ClockMode, Diagnostic, RecordSink, SinkFactory, ThreadEvents, Times, Trace,
 };
@@ -311,13 +311,11 @@ impl ThreadWalk {
                 // method that is not costs no scan (a scan per such exit would make a deep stack
                 // quadratic). When it is, the scan ends at the frame that the exit pops with
                 // every frame above it: the work is paid for by the frames it closes.
-                let top = Some(top.method);
-                match classify_exit_with(
-                    self.frames.iter().map(|f| f.method),
-                    top,
-                    &self.on_stack,
-                    m,
-                ) {
+                if self.on_stack[m as usize] == 0 {
+                    self.dropped += 1;
+                    return;
+                }
+                match classify_exit(self.frames.iter().map(|f| f.method), false, m) {
                     ExitKind::Matched(below) => {
                         self.mismatched += 1;
                         for _ in 0..=below {
