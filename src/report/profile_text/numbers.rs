@@ -1,9 +1,11 @@
 //! `printf`-style fixed-width number formatting as dmtracedump's report uses it (`%6.2f`,
-//! `%5d`, zero padding, shares and call counts), written straight into the output string.
+//! `%5d`, zero padding, shares and call counts), written straight into the output string. All
+//! `#[inline]`: they are the report's inner loop, called from the section writers in the parent.
 
 use std::fmt::Write;
 
 /// Appends `n` spaces.
+#[inline]
 pub(super) fn pad(out: &mut String, n: usize) {
     repeat(out, SPACES, n);
 }
@@ -25,6 +27,7 @@ pub(super) fn repeat(out: &mut String, run: &'static str, mut n: usize) {
 /// Appends `x` with `decimals` fraction digits right-aligned in `width` columns: exactly the
 /// text of `{x:width.decimals}` (correctly rounded, ties to even, as glibc's `printf`), without
 /// the general float formatter for the finite, non-negative values of the report.
+#[inline]
 pub(super) fn push_fixed(out: &mut String, x: f64, decimals: u32, width: usize) {
     let Some(r) = fixed_digits(x, decimals) else {
         let _ = write!(out, "{x:width$.prec$}", prec = decimals as usize);
@@ -42,12 +45,14 @@ pub(super) fn push_fixed(out: &mut String, x: f64, decimals: u32, width: usize) 
     out.push_str(frac);
 }
 
+#[inline]
 pub(super) fn pad_zeros(out: &mut String, n: usize) {
     repeat(out, ZEROS, n);
 }
 
 /// `x · 10^decimals` rounded to an integer, ties to even, decided on the exact value of `x`;
 /// None for what [`push_fixed`] leaves to the general formatter (negative, not finite, huge).
+#[inline]
 pub(super) fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
     if !x.is_finite() || x.is_sign_negative() || x >= 1e12 || !(1..=3).contains(&decimals) {
         return None;
@@ -78,6 +83,7 @@ pub(super) fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
 
 /// `{per:7.1} {sum_per:7.1} {calls:6}+{recursive:<6}`: a line of the class or method-name
 /// section after its times.
+#[inline]
 pub(super) fn push_shares_and_calls(
     out: &mut String,
     per: f64,
@@ -94,6 +100,7 @@ pub(super) fn push_shares_and_calls(
 }
 
 /// Appends `n` right-aligned in `width` columns (`{:width}`).
+#[inline]
 pub(super) fn push_right(out: &mut String, n: u64, width: usize) {
     let mut b = itoa::Buffer::new();
     let s = b.format(n);
@@ -102,6 +109,7 @@ pub(super) fn push_right(out: &mut String, n: u64, width: usize) {
 }
 
 /// Appends `n` left-aligned in `width` columns (`{:<width}`).
+#[inline]
 pub(super) fn push_left(out: &mut String, n: u64, width: usize) {
     let mut b = itoa::Buffer::new();
     let s = b.format(n);
