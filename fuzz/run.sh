@@ -30,7 +30,7 @@ for t in "${targets[@]}"; do
   esac
   mkdir -p "artifacts/$t"
   "$bin/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" -dict="$dict" -max_total_time="$secs" \
-    -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=4096 -max_len="$len" -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=4096 -max_len="$len" -print_final_stats=1 -close_fd_mask=3 \
     > "logs/$t.log" 2>&1 || echo "$t: FINDING (see logs/$t.log and artifacts/$t/)"
   execs=$(grep -a 'stat::number_of_executed_units' "logs/$t.log" | awk "{print \$2}" || true)
   cov=$(grep -a -o 'cov: [0-9]*' "logs/$t.log" | tail -1 || true)

@@ -276,12 +276,17 @@ fn android_data(bytes: &[u8], ctx: &ReadContext) {
 }
 
 fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
-    // Records to sinks (what `tracelens profile FILE` runs on combined traces).
+    // The three ways in must agree (as `tests/robustness.rs` checks on the real traces): records
+    // to sinks (what `tracelens profile FILE` runs on combined traces), the events (streaming
+    // traces), and the lanes (`--range`, the viewer), unless the lanes left out calls nested
+    // deeper than the model keeps.
+    let mut expected = Vec::new();
     for clock in [None, Some(Clock::Cpu), Some(Clock::Wall)] {
         let factory = ProfileSinkFactory::new(clock);
         if let Ok(Some((b, sinks))) = android::read_to_sinks(bytes, ctx, &factory) {
             let (trace, p) = profile_sinks(&factory, b, sinks);
             let _ = render_parts(&trace, &p, &Style::Text);
+            expected.push(p);
         }
     }
     let Ok(parsed) = crate::formats::read_to_builder(bytes, ctx) else {
@@ -289,11 +294,12 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
     };
     let trace = match parsed {
         Parsed::Unfinished(b) => {
-            // Events (streaming traces and other layouts), then lanes from a second read.
+            // Events, then lanes from a second read.
             let (mut trace, events) = b.finish_events();
             for clock in clocks_of(&trace) {
                 let p = profile_events(&mut trace, &events, clock);
                 let _ = render_parts(&trace, &p, &Style::Text);
+                expected.push(p);
             }
             match crate::formats::read_bytes(bytes, ctx) {
                 Ok(t) => t,
@@ -302,8 +308,20 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
         }
         Parsed::Done(t) => t,
     };
+    let complete = !trace
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "nesting-too-deep");
     for clock in clocks_of(&trace) {
         let p = profile(&trace, clock);
+        if complete {
+            for e in expected.iter().filter(|e| e.clock == clock) {
+                assert_eq!(
+                    e, &p,
+                    "the lanes' profile differs from the records' ({clock:?})"
+                );
+            }
+        }
         let _ = render_parts(&trace, &p, &Style::Text);
         let html = Style::Html { sortable_url: None };
         let _ = render_parts(&trace, &p, &html);

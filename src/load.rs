@@ -136,7 +136,10 @@ fn open(path: &Path) -> Result<Source, LoadError> {
 /// Reads and parses the file at `path` (or the `.key` + `.data` pair it names; see [`resolve`]).
 /// The input is released before the lanes are built, so it does not add to peak memory.
 pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {
-    load_parsed(path, progress).map(Parsed::finish)
+    load_parsed(path, progress).map(|parsed| {
+        progress.set_phase(Progress::BUILDING);
+        parsed.finish()
+    })
 }
 
 /// [`load_path`] up to the parsed events: an Android trace's lanes are not built yet (see

@@ -315,3 +315,25 @@ fn bad_and_foreign_mappings() {
     let out = tracelens(&["profile", "--mapping", s(&mapping), s(&obf)]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
+
+/// Lines in the shapes R8 8.x writes in real apps' mappings (as seen in public mapping files:
+/// header lines `# compiler_version`, `# pg_map_id`, qualified members of the class itself, line
+/// ranges starting at 0, original line 0, `rewriteFrame` and `synthesized` metadata on members,
+/// six-space indented member metadata, a removed class): all read, none an error.
+#[test]
+fn a_mapping_in_the_shapes_r8_writes_reads_whole() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mapping/r8-real-shapes.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let m = Mapping::parse_str("r8-real-shapes.txt", &text).unwrap();
+    assert_eq!(m.class_count(), 3);
+    let feed = m.class_by_obfuscated("aj0").expect("aj0 is mapped");
+    assert_eq!(feed.original(), "com.example.Feed");
+    assert_eq!(feed.source_file(), Some("Feed.kt"));
+    let lambda = m.class_by_obfuscated("y.b").expect("y.b is mapped");
+    assert!(
+        lambda
+            .original()
+            .starts_with("com.example.Lambda$$InternalSyntheticLambda")
+    );
+    assert!(m.class_by_original("com.example.Removed").is_some());
+}

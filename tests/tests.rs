@@ -27,6 +27,11 @@ mod robustness;
 mod desktop;
 /// The whole viewer driven through egui_kittest.
 mod gui;
+/// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
+mod gui_corners;
+/// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
+/// replaces a missing file dialog.
+mod mapping_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

@@ -375,7 +375,7 @@ fn diff_table_sorts_searches_and_marks() {
     h.get_by_label("D.run ()V");
     h.get_by_label("E.baz ()V");
     // Default sort: Δ inclusive, largest first: A.main (+14 µs) leads.
-    h.get_by_label("+14.000 µs");
+    h.get_by_label("+14.00 µs");
     {
         let st = h.state_mut();
         let diff = st.diffs[0].clone();

@@ -150,7 +150,7 @@ impl CallTree {
     }
 
     /// The children of `n`, largest inclusive first.
-    pub(crate) fn children(&self, n: NodeId) -> Children<'_> {
+    pub fn children(&self, n: NodeId) -> Children<'_> {
         Children {
             tree: self,
             next: n.0 + 1,
@@ -158,7 +158,7 @@ impl CallTree {
         }
     }
 
-    pub(crate) fn has_children(&self, n: NodeId) -> bool {
+    pub fn has_children(&self, n: NodeId) -> bool {
         n.0 + 1 < self.subtree_end[n.index()]
     }
 
@@ -251,7 +251,7 @@ impl CallTree {
 }
 
 /// Iterator over a node's children.
-pub(crate) struct Children<'a> {
+pub struct Children<'a> {
     tree: &'a CallTree,
     next: u32,
     end: u32,

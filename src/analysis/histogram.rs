@@ -62,7 +62,7 @@ impl Histogram {
     }
 
     /// The bin holding `dur` (None if out of range or no bins).
-    pub(crate) fn bin_of(&self, dur: u64) -> Option<usize> {
+    pub fn bin_of(&self, dur: u64) -> Option<usize> {
         let n = self.counts.len();
         if n == 0 {
             return None;
@@ -129,8 +129,12 @@ impl MethodCalls {
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.calls.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
     }
 
     /// Nearest-rank percentile `p` in 0..=100 (None if there are no calls).
@@ -213,12 +217,14 @@ impl MethodCalls {
             .collect()
     }
 
+    #[cfg(test)]
     /// Position (into `calls`) of the first call starting strictly after `t` (N).
     pub(crate) fn next_after(&self, t: u64) -> Option<usize> {
         let i = self.starts.partition_point(|&s| s <= t);
         (i < self.starts.len()).then_some(i)
     }
 
+    #[cfg(test)]
     /// Position of the last call starting strictly before `t` (Shift+N).
     pub(crate) fn previous_before(&self, t: u64) -> Option<usize> {
         self.starts.partition_point(|&s| s < t).checked_sub(1)

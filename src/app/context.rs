@@ -36,6 +36,16 @@ pub enum Msg {
     GoToCall(CallRef),
     /// Export the active trace in this format (asks for a path).
     Export(ExportFormat),
+    /// Write the active trace in this format to this path (no dialog).
+    ExportTo(ExportFormat, PathBuf),
+    /// Ask for a mapping file for the active tab.
+    LoadMappingDialog,
+    /// Apply this R8/ProGuard mapping file to the active tab.
+    ApplyMapping(PathBuf),
+    /// Show the active tab's real (true) or obfuscated (false) names, its mapping kept.
+    UseMapping(bool),
+    /// Ask for a path in the window (the fallback when no native dialog is available).
+    TypePath(super::platform::Purpose),
     /// Merge RTL logs into a new tab on one absolute time axis: those of these files, or (None)
     /// every open one.
     AlignRtl(Option<Vec<PathBuf>>),

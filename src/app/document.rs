@@ -114,6 +114,28 @@ impl Document {
         d
     }
 
+    /// This document over `trace`, the same trace with other method names (a mapping applied or
+    /// removed): a new generation (every cache keyed by it starts over) and new rankings (names
+    /// break ties in dmtracedump's order); the profiles, timeline summaries and series statistics
+    /// do not depend on names and are kept.
+    pub fn renamed(&self, trace: Trace) -> Self {
+        debug_assert_eq!(trace.methods.len(), self.trace.methods.len());
+        let rankings = self
+            .profiles
+            .par_iter()
+            .map(|p| Ranking::of(&trace, p))
+            .collect();
+        Self {
+            generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
+            trace: Arc::new(trace),
+            profiles: self.profiles.clone(),
+            rankings,
+            instants_by_thread: self.instants_by_thread.clone(),
+            summaries: self.summaries.clone(),
+            series: self.series.clone(),
+        }
+    }
+
     fn of(trace: Arc<Trace>, timeline: bool) -> Self {
         let profiles = if trace.call_count() > 0 {
             profile_all_clocks(&trace)
@@ -173,7 +195,7 @@ impl Document {
     }
 
     /// The clock of profile `index` (the trace's primary clock when out of range).
-    pub(crate) fn clock(&self, index: usize) -> Clock {
+    pub fn clock(&self, index: usize) -> Clock {
         self.profiles
             .get(index)
             .map_or(self.trace.primary_clock(), |p| p.clock)

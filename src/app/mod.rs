@@ -10,7 +10,9 @@
 //!   generation id that keys every cache.
 //! - [`tasks`]: work off the UI thread: the generic keyed [`tasks::Task`] and the file
 //!   [`tasks::LoadJob`].
-//! - [`platform`]: file dialogs, the export thread, dropped files and the drop overlay.
+//! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
+//!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
+//! - [`deobf`]: a tab's R8/ProGuard mapping (applied off the UI thread, status bar switch).
 //! - [`style`]: the palette by rank, the duration formatter, text colour by contrast.
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
@@ -19,8 +21,10 @@
 //! the rayon pool and the UI thread only polls.
 
 pub(crate) mod context;
+pub mod deobf;
 pub(crate) mod document;
 pub mod panels;
+pub(crate) mod path_prompt;
 pub(crate) mod platform;
 pub(crate) mod shell;
 pub(crate) mod style;
@@ -32,6 +36,7 @@ use eframe::egui;
 
 pub use context::{Msg, PanelCtx};
 pub use document::Document;
+pub use platform::{DialogRequest, FilePicker, Purpose};
 pub use shell::{Settings, Tab, TabState, TraceLensApp, ViewState};
 
 /// Starts the native window and runs it until it closes.

@@ -1,7 +1,7 @@
 //! What touches the desktop: the native file dialogs (rfd, on their own threads so a slow portal
 //! never blocks a frame), the export thread, dropped files and the drop overlay.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
@@ -26,32 +26,56 @@ pub(crate) fn export_names(format: ExportFormat) -> (&'static str, &'static str)
     }
 }
 
-/// What a dialog or export thread reported.
-pub(crate) enum Report {
-    /// A file picked to open.
-    Picked(PathBuf),
-    /// A line for the status bar.
-    Status(String),
+/// What a file dialog is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A trace to open in a new tab.
+    Open,
+    /// A mapping file for the active tab.
+    LoadMapping,
+    /// Where to write the active trace in this format.
+    Export(ExportFormat),
 }
 
-/// The desktop side of the app: at most one open dialog and one export at a time.
-#[derive(Default)]
-pub(crate) struct Platform {
-    dialog: Option<Receiver<Option<PathBuf>>>,
-    export: Option<Receiver<String>>,
-}
-
-impl Platform {
-    /// Shows the open dialog (unless one is up).
-    pub(crate) fn open_dialog(&mut self, ctx: &egui::Context) {
-        if self.dialog.is_some() {
-            return;
+impl Purpose {
+    /// What the dialog asks for.
+    pub(crate) fn title(self) -> String {
+        match self {
+            Purpose::Open => "Open a trace".into(),
+            Purpose::LoadMapping => "Load an R8/ProGuard mapping".into(),
+            Purpose::Export(f) => format!("Export as {}", export_names(f).1),
         }
-        let (tx, rx) = channel();
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let picked = rfd::FileDialog::new()
-                .set_title("Open a trace")
+    }
+}
+
+/// A file dialog to show: its purpose, the folder it starts in and (save dialogs) the name it
+/// proposes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DialogRequest {
+    pub purpose: Purpose,
+    pub directory: Option<PathBuf>,
+    pub file_name: Option<String>,
+}
+
+/// Shows a file dialog and returns the path picked (None: cancelled, or no dialog available).
+/// Runs on a thread of its own. The app's is [`native_picker`]; tests put a stub in its place
+/// ([`super::TraceLensApp::set_file_picker`]) so that no real dialog ever opens.
+pub type FilePicker = Arc<dyn Fn(&DialogRequest) -> Option<PathBuf> + Send + Sync>;
+
+/// rfd's dialogs (the xdg portal, or zenity). Without a portal they return None at once, which
+/// looks like a cancel: see [`NO_DIALOG_WITHIN`]. `TRACELENS_NO_NATIVE_DIALOG=1` skips them (the
+/// in-app path prompt every time).
+pub(crate) fn native_picker() -> FilePicker {
+    if std::env::var_os("TRACELENS_NO_NATIVE_DIALOG").is_some_and(|v| v != "0") {
+        return Arc::new(|_| None);
+    }
+    Arc::new(|req: &DialogRequest| {
+        let mut d = rfd::FileDialog::new().set_title(req.purpose.title());
+        if let Some(dir) = &req.directory {
+            d = d.set_directory(dir);
+        }
+        match req.purpose {
+            Purpose::Open => d
                 .add_filter(
                     "Traces and logs",
                     &[
@@ -59,40 +83,143 @@ impl Platform {
                     ],
                 )
                 .add_filter("All files", &["*"])
-                .pick_file();
-            let _ = tx.send(picked);
-            ctx.request_repaint();
-        });
-        self.dialog = Some(rx);
+                .pick_file(),
+            Purpose::LoadMapping => d
+                .add_filter("Mappings", &["txt", "map"])
+                .add_filter("All files", &["*"])
+                .pick_file(),
+            Purpose::Export(_) => {
+                if let Some(name) = &req.file_name {
+                    d = d.set_file_name(name);
+                }
+                d.save_file()
+            }
+        }
+    })
+}
+
+/// A dialog that returns None sooner than this did not show (rfd without a desktop portal
+/// returns None in 2-120 ms, see EGUI.md); a person cancelling takes longer.
+pub(crate) const NO_DIALOG_WITHIN: std::time::Duration = std::time::Duration::from_millis(400);
+
+/// What a dialog or export thread reported.
+pub(crate) enum Report {
+    /// A file picked to open.
+    Picked(PathBuf),
+    /// A mapping file picked for the active tab.
+    PickedMapping(PathBuf),
+    /// An export path picked (the shell writes the active trace there).
+    PickedExport(ExportFormat, PathBuf),
+    /// No dialog could be shown: ask in the window.
+    NoDialog(Purpose),
+    /// A line for the status bar.
+    Status(String),
+}
+
+/// The default export path of a trace: next to it, its stem plus the format's extension
+/// (`dir/run.trace` -> `dir/run.speedscope.json`); in the current folder for a trace without a
+/// file (the embedded sample).
+pub(crate) fn default_export_path(
+    trace_path: Option<&Path>,
+    title: &str,
+    format: ExportFormat,
+) -> PathBuf {
+    let (ext, _) = export_names(format);
+    let (dir, stem) = match trace_path {
+        Some(p) => (
+            p.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map(Path::to_path_buf),
+            p.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        ),
+        None => (None, None),
+    };
+    let stem = stem.unwrap_or_else(|| {
+        Path::new(title)
+            .file_stem()
+            .map_or_else(|| "trace".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let dir = dir
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    dir.join(format!("{stem}.{ext}"))
+}
+
+/// What a dialog thread sends back: the path picked, and how long the dialog took.
+type Picked = (Option<PathBuf>, std::time::Duration);
+
+/// The desktop side of the app: at most one open dialog and one export at a time.
+pub(crate) struct Platform {
+    picker: FilePicker,
+    dialog: Option<(Purpose, Receiver<Picked>)>,
+    export: Option<Receiver<String>>,
+}
+
+impl Default for Platform {
+    fn default() -> Self {
+        Self {
+            picker: native_picker(),
+            dialog: None,
+            export: None,
+        }
+    }
+}
+
+impl Platform {
+    /// Puts `picker` in place of the native dialogs.
+    pub(crate) fn set_picker(&mut self, picker: FilePicker) {
+        self.picker = picker;
     }
 
-    /// Asks for a path, then writes `trace` on `clock` in `format` there, on a thread.
-    pub(crate) fn export(
+    /// Whether a dialog is up.
+    pub(crate) fn dialog_open(&self) -> bool {
+        self.dialog.is_some()
+    }
+
+    /// Shows a dialog for `req` on its own thread (unless one is up).
+    pub(crate) fn dialog(&mut self, ctx: &egui::Context, req: DialogRequest) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let ctx = ctx.clone();
+        let picker = self.picker.clone();
+        let purpose = req.purpose;
+        std::thread::spawn(move || {
+            let t0 = std::time::Instant::now();
+            let picked = picker(&req);
+            let _ = tx.send((picked, t0.elapsed()));
+            ctx.request_repaint();
+        });
+        self.dialog = Some((purpose, rx));
+    }
+
+    /// Writes `trace` on `clock` in `format` to `path`, on a thread; says where in the status
+    /// bar when done.
+    pub(crate) fn export_to(
         &mut self,
         ctx: &egui::Context,
         trace: Arc<Trace>,
         clock: Clock,
         format: ExportFormat,
-        title: &str,
+        path: PathBuf,
     ) {
-        let (ext, what) = export_names(format);
-        let default_name = format!("{title}.{ext}");
+        let (_, what) = export_names(format);
         let (tx, rx) = channel();
         let ctx = ctx.clone();
         std::thread::spawn(move || {
-            let picked = rfd::FileDialog::new()
-                .set_title(format!("Export as {what}"))
-                .set_file_name(default_name)
-                .save_file();
-            let msg = match picked {
-                None => "Export cancelled (or no file dialog available; use `tracelens convert`)"
-                    .to_string(),
-                Some(path) => {
-                    match crate::report::export::export_file(&trace, format, clock, &path) {
-                        Ok(()) => format!("Exported {what} to {}", path.display()),
-                        Err(e) => format!("Export to {} failed: {e}", path.display()),
-                    }
+            let msg = match crate::report::export::export_file(&trace, format, clock, &path) {
+                Ok(()) => {
+                    let shown = std::path::absolute(&path).unwrap_or(path);
+                    let size = std::fs::metadata(&shown).map_or(0, |m| m.len());
+                    format!(
+                        "Exported {what} ({} clock) to {} ({:.1} kB)",
+                        super::style::clock_name(clock),
+                        shown.display(),
+                        size as f64 / 1e3
+                    )
                 }
+                Err(e) => format!("Export to {} failed: {e}", path.display()),
             };
             let _ = tx.send(msg);
             ctx.request_repaint();
@@ -103,25 +230,34 @@ impl Platform {
     /// What the dialog and export threads have reported since the last frame.
     pub(crate) fn poll(&mut self) -> Vec<Report> {
         let mut out = Vec::new();
-        if let Some(rx) = &self.export
-            && let Ok(msg) = rx.try_recv()
-        {
-            out.push(Report::Status(msg));
-            self.export = None;
-        }
-        if let Some(rx) = &self.dialog {
+        if let Some(rx) = &self.export {
             match rx.try_recv() {
-                Ok(Some(path)) => {
-                    self.dialog = None;
-                    out.push(Report::Picked(path));
+                Ok(msg) => {
+                    out.push(Report::Status(msg));
+                    self.export = None;
                 }
-                Ok(None) => {
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => self.export = None,
+            }
+        }
+        if let Some((purpose, rx)) = &self.dialog {
+            let purpose = *purpose;
+            match rx.try_recv() {
+                Ok((Some(path), _)) => {
                     self.dialog = None;
-                    out.push(Report::Status(
-                        "Open dialog cancelled or unavailable (you can also drop a file on the \
-                         window or pass it on the command line)"
-                            .into(),
-                    ));
+                    out.push(match purpose {
+                        Purpose::Open => Report::Picked(path),
+                        Purpose::LoadMapping => Report::PickedMapping(path),
+                        Purpose::Export(f) => Report::PickedExport(f, path),
+                    });
+                }
+                Ok((None, took)) => {
+                    self.dialog = None;
+                    out.push(if took < NO_DIALOG_WITHIN {
+                        Report::NoDialog(purpose)
+                    } else {
+                        Report::Status(format!("{}: cancelled", purpose.title()))
+                    });
                 }
                 Err(TryRecvError::Empty) => {}
                 Err(TryRecvError::Disconnected) => self.dialog = None,
@@ -158,7 +294,9 @@ pub(crate) fn drop_overlay(ctx: &egui::Context) {
     painter.text(
         screen.center(),
         egui::Align2::CENTER_CENTER,
-        format!("Drop to open {hovered} file(s) in new tabs"),
+        format!(
+            "Drop to open {hovered} file(s) in new tabs\n(a mapping file applies to the open trace)"
+        ),
         egui::FontId::proportional(24.0),
         egui::Color32::WHITE,
     );

@@ -10,11 +10,13 @@ use eframe::egui;
 use serde::{Deserialize, Serialize};
 
 use super::context::{Msg, OtherDoc, PanelCtx};
+use super::deobf::{self, TabMapping};
 use super::document::Document;
 use super::panels::lower::LowerState;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
-use super::platform::{self, Platform, Report};
+use super::path_prompt::{PathPrompt, PromptAction};
+use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
 use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{MethodId, Trace};
@@ -35,6 +37,12 @@ impl Settings {
         self.recent_files.retain(|p| p != &path);
         self.recent_files.insert(0, path);
         self.recent_files.truncate(MAX_RECENT);
+    }
+
+    /// Drops `path` from the recent files (it failed to open).
+    fn forget(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent_files.retain(|p| p != &path);
     }
 }
 
@@ -58,15 +66,32 @@ pub enum TabState {
 }
 
 impl TabState {
-    /// Takes a finished load's result, if any.
-    fn poll(&mut self) {
-        let TabState::Loading(job) = self else { return };
+    /// Takes a finished load's result, if any; true when the load ended this call.
+    fn poll(&mut self) -> bool {
+        let TabState::Loading(job) = self else {
+            return false;
+        };
         match job.poll() {
-            LoadOutcome::Running => {}
+            LoadOutcome::Running => return false,
             LoadOutcome::Done(doc) => *self = TabState::Ready(Arc::new(doc)),
             LoadOutcome::Failed(e) => *self = TabState::Failed(e),
         }
+        true
     }
+}
+
+/// A load error as one line, and the rest (e.g. every format that was tried) for on demand.
+pub fn error_summary(err: &str) -> (String, Option<String>) {
+    for cut in [": tried ", "; nor "] {
+        if let Some(i) = err.find(cut) {
+            let head = err[..i].trim_end_matches(':');
+            return (
+                format!("{head} (none of the known formats)"),
+                Some(err.to_string()),
+            );
+        }
+    }
+    (err.to_string(), None)
 }
 
 /// One open file.
@@ -75,6 +100,8 @@ pub struct Tab {
     pub path: Option<PathBuf>,
     pub state: TabState,
     pub view: ViewState,
+    /// Its R8/ProGuard mapping.
+    pub mapping: TabMapping,
 }
 
 /// The application.
@@ -90,6 +117,8 @@ pub struct TraceLensApp {
     /// Files opened together (command line, one drop): once they have loaded, those that are RTL
     /// logs open aligned in one more tab.
     align_batch: Vec<PathBuf>,
+    /// The in-app path prompt (no native dialog, or File > Open a path…).
+    pub prompt: Option<PathPrompt>,
 }
 
 impl TraceLensApp {
@@ -108,6 +137,7 @@ impl TraceLensApp {
             } else {
                 Vec::new()
             },
+            prompt: None,
         };
         if files.is_empty() {
             let job = LoadJob::spawn_bytes(
@@ -123,25 +153,61 @@ impl TraceLensApp {
         app
     }
 
+    /// Puts `picker` in place of the native file dialogs (tests: never a real dialog).
+    pub fn set_file_picker(&mut self, picker: FilePicker) {
+        self.platform.set_picker(picker);
+    }
+
     fn push_tab(&mut self, title: String, path: Option<PathBuf>, job: LoadJob) {
         self.tabs.push(Tab {
             title,
             path,
             state: TabState::Loading(job),
             view: ViewState::default(),
+            mapping: TabMapping::default(),
         });
         self.active = self.tabs.len() - 1;
     }
 
-    /// Opens `path` in a new tab (loaded in the background).
+    /// Opens `path` in a new tab (loaded in the background). It joins the recent files once it
+    /// has loaded.
     fn open_path(&mut self, path: PathBuf, ctx: &egui::Context) {
-        let title = path.file_name().map_or_else(
+        let title = self.unique_title(&path);
+        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
+        self.push_tab(title, Some(path), job);
+    }
+
+    /// The tab title of `path`: its file name, with its folder when another tab shows a file of
+    /// that name from elsewhere, and a number when the same file is open already
+    /// (`a.trace (2)`).
+    fn unique_title(&self, path: &Path) -> String {
+        let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        self.settings.remember(&path);
-        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
-        self.push_tab(title, Some(path), job);
+        let taken = |t: &str| self.tabs.iter().any(|tab| tab.title == t);
+        if !taken(&name) {
+            return name;
+        }
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let same_file = self
+            .tabs
+            .iter()
+            .any(|t| t.path.as_deref().is_some_and(|p| canon(p) == canon(path)));
+        let dir = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned());
+        if !same_file && let Some(d) = dir {
+            let with_dir = format!("{name} ({d})");
+            if !taken(&with_dir) {
+                return with_dir;
+            }
+        }
+        (2..)
+            .map(|n| format!("{name} ({n})"))
+            .find(|t| !taken(t))
+            .expect("some number is free")
     }
 
     /// Ready tabs holding RTL logs with an absolute start time: (label, trace); only the tabs of
@@ -194,15 +260,31 @@ impl TraceLensApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         for tab in &mut self.tabs {
-            tab.state.poll();
-        }
-        for report in self.platform.poll() {
-            match report {
-                Report::Picked(path) => self.msgs.push(Msg::Open(path)),
-                Report::Status(s) => self.status = s,
+            if !poll_tab(tab, &ctx) {
+                continue;
+            }
+            // Open recent lists only files that opened.
+            let Some(path) = &tab.path else { continue };
+            match &mut tab.state {
+                TabState::Ready(_) => self.settings.remember(path),
+                TabState::Failed(e) => {
+                    self.settings.forget(path);
+                    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+                        *e = format!("{}: the file is empty (0 bytes)", path.display());
+                    }
+                }
+                TabState::Loading(_) => {}
             }
         }
-        let dropped = platform::dropped_files(&ctx);
+        for report in self.platform.poll() {
+            self.report(report);
+        }
+        // A mapping file dropped applies to the active tab's trace; anything else opens a tab.
+        let (mappings, dropped): (Vec<PathBuf>, Vec<PathBuf>) = platform::dropped_files(&ctx)
+            .into_iter()
+            .partition(|p| crate::mapping::looks_like_mapping_file(p));
+        self.msgs
+            .extend(mappings.into_iter().map(Msg::ApplyMapping));
         if dropped.len() > 1 {
             self.align_batch = dropped.clone();
         }
@@ -211,6 +293,8 @@ impl TraceLensApp {
             self.msgs.push(Msg::OpenDialog);
         }
 
+        // Before the panels: its keys (Esc) are not theirs.
+        self.prompt_ui(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
@@ -246,7 +330,7 @@ impl TraceLensApp {
             self.apply(msg, &ctx);
         }
         self.update_title(&ctx);
-        if self.is_loading() {
+        if self.is_loading() || self.tabs.iter().any(|t| t.mapping.busy()) {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
@@ -255,7 +339,23 @@ impl TraceLensApp {
     fn apply(&mut self, msg: Msg, ctx: &egui::Context) {
         match msg {
             Msg::Open(p) => self.open_path(p, ctx),
-            Msg::OpenDialog => self.platform.open_dialog(ctx),
+            Msg::OpenDialog => self.dialog(Purpose::Open, ctx),
+            Msg::LoadMappingDialog => self.dialog(Purpose::LoadMapping, ctx),
+            Msg::TypePath(purpose) => self.open_prompt(purpose, String::new()),
+            Msg::ApplyMapping(path) => self.apply_mapping(path, ctx),
+            Msg::UseMapping(on) => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    tab.mapping.start_use(doc, on, ctx);
+                }
+            }
+            Msg::ExportTo(format, path) => {
+                if let Some((tab, doc)) = self.active_doc() {
+                    let clock = doc.clock(tab.view.clock_index);
+                    self.status = format!("Exporting to {}…", path.display());
+                    self.platform
+                        .export_to(ctx, doc.trace.clone(), clock, format, path);
+                }
+            }
             Msg::CloseTab(i) if i < self.tabs.len() => {
                 if let TabState::Loading(job) = &self.tabs[i].state {
                     job.cancel();
@@ -271,10 +371,8 @@ impl TraceLensApp {
                 }
             }
             Msg::Export(format) => {
-                if let Some((tab, doc)) = self.active_doc() {
-                    let clock = doc.clock(tab.view.clock_index);
-                    let (trace, title) = (doc.trace.clone(), tab.title.clone());
-                    self.platform.export(ctx, trace, clock, format, &title);
+                if self.active_doc().is_some() {
+                    self.dialog(Purpose::Export(format), ctx);
                 }
             }
             Msg::AlignRtl(paths) => self.align_rtl(paths.as_deref(), ctx),
@@ -350,6 +448,14 @@ impl TraceLensApp {
             self.msgs.push(Msg::OpenDialog);
             ui.close();
         }
+        if ui
+            .button("Open a path…")
+            .on_hover_text("Type the path (with completion) instead of using the file dialog")
+            .clicked()
+        {
+            self.msgs.push(Msg::TypePath(Purpose::Open));
+            ui.close();
+        }
         ui.menu_button("Open recent", |ui| {
             if self.settings.recent_files.is_empty() {
                 ui.label("(none)");
@@ -362,6 +468,17 @@ impl TraceLensApp {
             }
         });
         let ready = self.active_doc().is_some();
+        if ui
+            .add_enabled(ready, egui::Button::new("Load mapping…"))
+            .on_hover_text(
+                "Apply an R8/ProGuard mapping.txt to this trace (or drop it on the window); \
+                 a mapping.txt next to the trace is applied when it opens",
+            )
+            .clicked()
+        {
+            self.msgs.push(Msg::LoadMappingDialog);
+            ui.close();
+        }
         if let Some(format) = platform::export_menu_ui(ui, ready) {
             self.msgs.push(Msg::Export(format));
         }
@@ -415,19 +532,178 @@ impl TraceLensApp {
             if let Some((_, d)) = self.active_doc() {
                 let t = &d.trace;
                 ui.label(format!(
-                    "{} · {} threads · {} methods · {} calls · {} records",
+                    "{} · {} · {} · {} · {}",
                     t.source.format,
-                    t.threads.len(),
-                    t.methods.len(),
-                    t.call_count(),
-                    t.source.record_count
+                    style::plural(t.threads.len(), "thread"),
+                    style::plural(t.methods.len(), "method"),
+                    style::plural(t.call_count(), "call"),
+                    style::plural(t.source.record_count as usize, "record")
                 ));
+            }
+            if let Some(tab) = self.tabs.get(self.active) {
+                match deobf::status_ui(ui, &tab.mapping) {
+                    deobf::StatusAction::None => {}
+                    deobf::StatusAction::Use(on) => self.msgs.push(Msg::UseMapping(on)),
+                    deobf::StatusAction::Dismiss => {
+                        if let Some(t) = self.tabs.get_mut(self.active) {
+                            t.mapping.error = None;
+                        }
+                    }
+                }
             }
             if !self.status.is_empty() {
                 ui.separator();
                 ui.label(&self.status);
             }
         });
+    }
+
+    /// Acts on what a dialog or export thread reported.
+    fn report(&mut self, report: Report) {
+        match report {
+            Report::Picked(path) => self.msgs.push(Msg::Open(path)),
+            Report::PickedMapping(path) => self.msgs.push(Msg::ApplyMapping(path)),
+            Report::PickedExport(format, path) => self.msgs.push(Msg::ExportTo(format, path)),
+            Report::NoDialog(purpose) => {
+                let start = self.prompt_start(purpose);
+                self.open_prompt(purpose, start);
+            }
+            Report::Status(s) => self.status = s,
+        }
+    }
+
+    /// The folder of the active tab's file (None: no file).
+    fn active_folder(&self) -> Option<PathBuf> {
+        let p = self.tabs.get(self.active)?.path.as_deref()?;
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty())?;
+        Some(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()))
+    }
+
+    /// The default export path of the active tab.
+    fn export_default(&self, format: crate::report::export::ExportFormat) -> PathBuf {
+        let tab = self.tabs.get(self.active);
+        let p = platform::default_export_path(
+            tab.and_then(|t| t.path.as_deref()),
+            tab.map_or("trace", |t| t.title.as_str()),
+            format,
+        );
+        std::path::absolute(&p).unwrap_or(p)
+    }
+
+    /// What the path prompt starts with: the export's default path, or the trace's folder.
+    fn prompt_start(&self, purpose: Purpose) -> String {
+        match purpose {
+            Purpose::Export(f) => self.export_default(f).display().to_string(),
+            Purpose::Open | Purpose::LoadMapping => self
+                .active_folder()
+                .or_else(|| std::env::current_dir().ok())
+                .map_or_else(String::new, |d| {
+                    format!("{}/", d.display()).replace("//", "/")
+                }),
+        }
+    }
+
+    /// Shows a native dialog for `purpose` (the in-app prompt when there is none).
+    fn dialog(&mut self, purpose: Purpose, ctx: &egui::Context) {
+        if self.prompt.is_some() || self.platform.dialog_open() {
+            return;
+        }
+        let (directory, file_name) = match purpose {
+            Purpose::Export(f) => {
+                let p = self.export_default(f);
+                (
+                    p.parent().map(Path::to_path_buf),
+                    p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                )
+            }
+            Purpose::Open | Purpose::LoadMapping => (self.active_folder(), None),
+        };
+        self.platform.dialog(
+            ctx,
+            DialogRequest {
+                purpose,
+                directory,
+                file_name,
+            },
+        );
+    }
+
+    /// Opens the in-app path prompt (`start`: its text; empty: the usual start).
+    fn open_prompt(&mut self, purpose: Purpose, start: String) {
+        let start = if start.is_empty() {
+            self.prompt_start(purpose)
+        } else {
+            start
+        };
+        let note = match purpose {
+            Purpose::Open => "Type the path of a trace (Tab completes).",
+            Purpose::LoadMapping => "Type the path of a mapping.txt (Tab completes).",
+            Purpose::Export(_) => "Where to write the export (Tab completes):",
+        };
+        let note = if self.platform.dialog_open() {
+            note.to_string()
+        } else {
+            format!("No file dialog is available here (no desktop portal). {note}")
+        };
+        self.prompt = Some(PathPrompt::new(purpose, start, note));
+    }
+
+    /// Draws the path prompt and acts on OK / Cancel.
+    fn prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        let purpose = prompt.purpose;
+        let proposed_name = match purpose {
+            Purpose::Export(f) => self
+                .export_default(f)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+            _ => None,
+        };
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        match prompt.ui(ctx, proposed_name.as_deref()) {
+            PromptAction::None => {}
+            PromptAction::Cancel => {
+                self.prompt = None;
+                self.status = format!("{}: cancelled", purpose.title());
+            }
+            PromptAction::Ok(path) => {
+                self.prompt = None;
+                self.msgs.push(match purpose {
+                    Purpose::Open => Msg::Open(path),
+                    Purpose::LoadMapping => Msg::ApplyMapping(path),
+                    Purpose::Export(f) => Msg::ExportTo(f, path),
+                });
+            }
+        }
+    }
+
+    /// Applies the mapping at `path` to the active tab (once it has loaded, if it is loading).
+    fn apply_mapping(&mut self, path: PathBuf, ctx: &egui::Context) {
+        let Some(tab) = self.tabs.get_mut(self.active) else {
+            self.status = format!(
+                "{} is an R8/ProGuard mapping: open a trace first, then drop it on the trace's tab",
+                path.display()
+            );
+            return;
+        };
+        match &tab.state {
+            TabState::Ready(doc) => {
+                let doc = doc.clone();
+                tab.mapping.start_apply(doc, path, ctx);
+                tab.mapping.auto = false;
+            }
+            TabState::Loading(_) => tab.mapping.pending = Some(path),
+            TabState::Failed(_) => {
+                self.status = format!(
+                    "{}: this tab has no trace to apply the mapping to",
+                    path.display()
+                );
+            }
+        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
@@ -440,6 +716,29 @@ impl TraceLensApp {
             self.title_shown = title;
         }
     }
+}
+
+/// Takes a finished load or mapping job of `tab`; a trace that has just loaded gets the mapping
+/// dropped meanwhile, or the `mapping.txt` next to it.
+/// Polls the tab's load and its mapping; true when the load ended in this call.
+fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
+    let ended = tab.state.poll();
+    if let TabState::Ready(doc) = &tab.state {
+        if ended {
+            let beside = tab.path.as_deref().and_then(deobf::beside);
+            let auto = tab.mapping.pending.is_none() && beside.is_some();
+            if let Some(p) = tab.mapping.pending.take().or(beside)
+                && doc.trace.call_count() > 0
+            {
+                tab.mapping.start_apply(doc.clone(), p, ctx);
+                tab.mapping.auto = auto;
+            }
+        }
+        if let Some(renamed) = tab.mapping.poll() {
+            tab.state = TabState::Ready(Arc::new(renamed));
+        }
+    }
+    ended
 }
 
 fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {
@@ -461,15 +760,18 @@ fn tab_ui(
                 ui.add_space(40.0);
                 ui.heading(format!("Loading {}", tab.title));
                 let (frac, bytes, total, records) = job.progress_numbers();
+                let phase = job.progress.phase_text();
                 ui.add(
                     egui::ProgressBar::new(frac)
-                        .show_percentage()
+                        .text(format!("{phase} · {:.0}%", frac * 100.0))
+                        .animate(frac >= 1.0)
                         .desired_width(400.0),
                 );
                 ui.label(format!(
-                    "{:.1} / {:.1} MB · {records} records",
+                    "{:.1} / {:.1} MB · {} records",
                     bytes as f64 / 1e6,
-                    total as f64 / 1e6
+                    total as f64 / 1e6,
+                    style::fmt_count(records)
                 ));
                 if ui.button("Cancel").clicked() {
                     msgs.push(Msg::Cancel(index));
@@ -480,7 +782,15 @@ fn tab_ui(
             ui.vertical_centered(|ui| {
                 ui.add_space(40.0);
                 ui.heading("Could not open this file");
-                ui.label(egui::RichText::new(err).color(ui.visuals().error_fg_color));
+                let (line, details) = error_summary(err);
+                ui.label(egui::RichText::new(line).color(ui.visuals().error_fg_color));
+                if let Some(details) = details {
+                    egui::CollapsingHeader::new("Details")
+                        .id_salt(("load-error", index))
+                        .show(ui, |ui| {
+                            ui.label(details);
+                        });
+                }
             });
         }
         TabState::Ready(doc) => {
@@ -517,7 +827,7 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         ui.toggle_value(&mut view.show_info, "Info");
         let n = trace.diagnostics.len();
         if n > 0 {
-            let badge = egui::RichText::new(format!("! {n} diagnostics"))
+            let badge = egui::RichText::new(format!("! {}", style::plural(n, "diagnostic")))
                 .color(egui::Color32::from_rgb(230, 160, 0));
             ui.toggle_value(&mut view.show_diagnostics, badge);
         }
@@ -526,20 +836,29 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             ui.label(format!("Selected: {}", trace.method_full_name(m)));
         }
     });
+    // Info and diagnostics take at most a third of the height each (they scroll).
+    let aside = (ui.available_height() / 3.0).max(60.0);
     if view.show_info {
-        info::ui(ui, ctx);
+        info::ui(ui, ctx, aside);
     }
     if view.show_diagnostics {
-        diagnostics::ui(ui, ctx);
+        diagnostics::ui(ui, ctx, aside);
     }
     if trace.call_count() > 0 {
         let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
+        let avail = ui.available_height();
+        // The lower panel keeps room for its buttons, header and several rows; the timeline
+        // keeps at least its ruler and a row or two.
+        let lower_min = (avail * 0.5).clamp(150.0, 260.0);
+        let max = (avail - lower_min).max(50.0);
         let wanted = 60.0 + rows * 29.0;
-        let h = wanted.clamp(120.0, (ui.available_height() * 0.55).max(160.0));
+        let h = wanted.clamp(50.0_f32.min(max), max.min((avail * 0.55).max(160.0)));
         // Sized per row count (a panel remembers its size by id).
         egui::Panel::top(egui::IdSalt::new(("timeline-panel", rows as u32)))
             .resizable(true)
             .default_size(h)
+            .min_size(40.0)
+            .max_size(max)
             .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
     }
     egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));

@@ -64,21 +64,103 @@ pub(crate) fn text_color_on(bg: Color32) -> Color32 {
     }
 }
 
-/// `ticks` as a short human duration with a unit that fits its size, e.g. `1.250 ms`; `0` for
-/// zero. The one duration formatter of the app (three decimals in every unit).
+/// `ticks` as a short human duration with a unit that fits its size and four significant
+/// digits, e.g. `1.250 ms`, `12.50 ms`, `125.0 ms`, `1250 s`; `0` for zero. The one duration
+/// formatter of the app.
 pub(crate) fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
     let s = ticks / ticks_per_sec.max(1) as f64;
     let a = s.abs();
     if a == 0.0 {
-        "0".to_string()
-    } else if a >= 1.0 {
-        format!("{s:.3} s")
+        return "0".to_string();
+    }
+    let (v, unit) = if a >= 1.0 {
+        (s, "s")
     } else if a >= 1e-3 {
-        format!("{:.3} ms", s * 1e3)
+        (s * 1e3, "ms")
     } else if a >= 1e-6 {
-        format!("{:.3} µs", s * 1e6)
+        (s * 1e6, "µs")
     } else {
-        format!("{:.0} ns", s * 1e9)
+        return format!("{:.0} ns", s * 1e9);
+    };
+    // Four significant digits: the decimals that are left after the integer digits.
+    let decimals = match v.abs() {
+        x if x < 9.9995 => 3,
+        x if x < 99.995 => 2,
+        x if x < 999.95 => 1,
+        _ => 0,
+    };
+    format!("{v:.decimals$} {unit}")
+}
+
+/// Labels of one time axis: one unit for every label (picked by the largest value shown) and
+/// only the decimals the tick step needs (`10 ms`, `2.5 ms`, `1000 s`): no false precision.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AxisFormat {
+    scale: f64,
+    unit: &'static str,
+    decimals: usize,
+}
+
+impl AxisFormat {
+    /// Labels for ticks `step` apart (ticks) on an axis whose largest value is `largest`.
+    pub(crate) fn new(step: f64, largest: f64, ticks_per_sec: u64) -> Self {
+        let tps = ticks_per_sec.max(1) as f64;
+        let big = largest.abs().max(step.abs()) / tps;
+        let (scale, unit) = if big >= 1.0 {
+            (1.0, "s")
+        } else if big >= 1e-3 {
+            (1e3, "ms")
+        } else if big >= 1e-6 {
+            (1e6, "µs")
+        } else {
+            (1e9, "ns")
+        };
+        let step_u = (step.abs() / tps * scale).max(1e-12);
+        // Enough decimals to tell ticks `step` apart (a 0.25 step needs two).
+        let mut decimals = 0;
+        while decimals < 9 {
+            let f = step_u * 10f64.powi(decimals as i32);
+            if (f - f.round()).abs() < 1e-6 * f.max(1.0) {
+                break;
+            }
+            decimals += 1;
+        }
+        Self {
+            scale: scale / tps,
+            unit,
+            decimals,
+        }
+    }
+
+    /// The label of axis value `ticks`.
+    pub(crate) fn fmt(&self, ticks: f64) -> String {
+        let v = ticks * self.scale;
+        if v == 0.0 {
+            return "0".to_string();
+        }
+        format!("{:.*} {}", self.decimals, v, self.unit)
+    }
+}
+
+/// `n` with thousands separators (`1,234,567`).
+pub(crate) fn fmt_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `n thing` or `n things` (`1 diagnostic`, `2 diagnostics`).
+pub(crate) fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{} {thing}s", fmt_count(n as u64))
     }
 }
 
@@ -93,9 +175,15 @@ pub(crate) fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
     format!("{sign}{}", fmt_ticks(ticks.unsigned_abs(), ticks_per_sec))
 }
 
-/// Milliseconds with three decimals, as Traceview's tables show times.
+/// Milliseconds with three decimals, as Traceview's tables show times, the whole part grouped
+/// by thousands (`12,345.678`).
 pub(crate) fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
-    format!("{:.3}", ticks as f64 * 1e3 / ticks_per_sec.max(1) as f64)
+    let s = format!("{:.3}", ticks as f64 * 1e3 / ticks_per_sec.max(1) as f64);
+    let (whole, frac) = s.split_once('.').unwrap_or((&s, ""));
+    match whole.parse::<u64>() {
+        Ok(w) if w >= 1000 => format!("{}.{frac}", fmt_count(w)),
+        _ => s,
+    }
 }
 
 /// A "nice" tick step (1, 2, 5 × 10^k) at least `min` ticks.
@@ -134,15 +222,48 @@ mod tests {
     fn durations_pick_units() {
         assert_eq!(fmt_duration(1_500_000.0, 1_000_000), "1.500 s");
         assert_eq!(fmt_duration(2_500.0, 1_000_000), "2.500 ms");
-        assert_eq!(fmt_duration(12.0, 1_000_000), "12.000 µs");
-        assert_eq!(fmt_duration(-12.0, 1_000_000), "-12.000 µs");
+        assert_eq!(fmt_duration(12.0, 1_000_000), "12.00 µs");
+        assert_eq!(fmt_duration(-12.0, 1_000_000), "-12.00 µs");
+        assert_eq!(fmt_duration(125_000.0, 1_000_000), "125.0 ms");
+        assert_eq!(fmt_duration(1_000_000_000.0, 1_000_000), "1000 s");
         assert_eq!(fmt_duration(0.5, 1_000_000), "500 ns");
         assert_eq!(fmt_ticks(0, 1_000_000), "0");
         assert_eq!(fmt_ticks(5, 1_000_000_000), "5 ns");
         assert_eq!(fmt_ticks(3_000_000, 1_000_000), "3.000 s");
+        assert_eq!(fmt_ticks(10_000, 1_000_000), "10.00 ms");
         assert_eq!(fmt_signed_ticks(-4, 1_000_000), "-4.000 µs");
         assert_eq!(fmt_signed_ticks(1_000, 1_000_000), "+1.000 ms");
         assert_eq!(nice_step(3.2), 5.0);
         assert_eq!(nice_step(0.07), 0.1);
+    }
+
+    #[test]
+    fn axis_labels_carry_no_false_precision() {
+        // 10 ms steps up to 50 ms: whole milliseconds.
+        let f = AxisFormat::new(10_000.0, 50_000.0, 1_000_000);
+        assert_eq!(f.fmt(10_000.0), "10 ms");
+        assert_eq!(f.fmt(0.0), "0");
+        // 500 s steps up to 1000 s.
+        let f = AxisFormat::new(500e6, 1000e6, 1_000_000);
+        assert_eq!(f.fmt(1000e6), "1000 s");
+        // 0.2 ms steps on a 3 s axis: one unit (s), four decimals.
+        let f = AxisFormat::new(200.0, 3_000_000.0, 1_000_000);
+        assert_eq!(f.fmt(3_000_200.0), "3.0002 s");
+        // 2.5 µs steps.
+        let f = AxisFormat::new(2.5, 10.0, 1_000_000);
+        assert_eq!(f.fmt(7.5), "7.5 µs");
+    }
+
+    #[test]
+    fn counts_get_separators_and_plurals() {
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(999), "999");
+        assert_eq!(fmt_count(1000), "1,000");
+        assert_eq!(fmt_count(1_234_567), "1,234,567");
+        assert_eq!(plural(1, "diagnostic"), "1 diagnostic");
+        assert_eq!(plural(2, "diagnostic"), "2 diagnostics");
+        assert_eq!(plural(0, "call"), "0 calls");
+        assert_eq!(fmt_ms(1_234_567_891, 1_000_000), "1,234,567.891");
+        assert_eq!(fmt_ms(999_500, 1_000_000), "999.500");
     }
 }

@@ -17,6 +17,7 @@ use eframe::egui;
 
 use super::document::Document;
 use crate::formats::Progress;
+use crate::mapping::{Mapping, Resolution};
 use crate::trace::Trace;
 
 /// A result computed on the rayon pool for a key, and the job computing the next one.
@@ -145,7 +146,10 @@ impl LoadJob {
         let (tx, rx) = channel();
         let p = progress.clone();
         rayon::spawn(move || {
-            let result = work(&p).map(Document::new);
+            let result = work(&p).map(|trace| {
+                p.set_phase(Progress::PROFILING);
+                Document::new(trace)
+            });
             let result = if p.is_cancelled() {
                 Err("Loading was cancelled.".to_string())
             } else {
@@ -202,6 +206,109 @@ impl LoadJob {
             Err(TryRecvError::Empty) => LoadOutcome::Running,
             Err(TryRecvError::Disconnected) => {
                 LoadOutcome::Failed("the loader stopped unexpectedly".into())
+            }
+        }
+    }
+}
+
+/// What a [`MappingJob`] produced: the renamed document and, when a mapping is applied, the
+/// mapping and its counts.
+pub struct MappingDone {
+    pub doc: Document,
+    /// The mapping applied (None: the mapping was removed).
+    pub mapping: Option<Arc<Mapping>>,
+    pub resolution: Option<Resolution>,
+    /// Milliseconds spent reading the mapping (0 when it was already read).
+    pub load_ms: u64,
+    /// Milliseconds spent renaming and re-ranking.
+    pub apply_ms: u64,
+}
+
+/// Applying a mapping to a document (or removing it) off the UI thread: reads the mapping file
+/// (unless given), renames a copy of the trace and builds the renamed [`Document`]. The tab keeps
+/// showing its current document meanwhile.
+pub struct MappingJob {
+    /// The mapping file (None: the job removes the mapping).
+    pub path: Option<PathBuf>,
+    rx: Receiver<Result<MappingDone, String>>,
+}
+
+/// How a mapping job ended.
+pub enum MappingOutcome {
+    Running,
+    Done(Box<MappingDone>),
+    /// The error (a bad mapping: the file and the line).
+    Failed(String),
+}
+
+impl MappingJob {
+    fn spawn(
+        ctx: egui::Context,
+        path: Option<PathBuf>,
+        work: impl FnOnce() -> Result<MappingDone, String> + Send + 'static,
+    ) -> Self {
+        let (tx, rx) = channel();
+        rayon::spawn(move || {
+            let _ = tx.send(work());
+            ctx.request_repaint();
+        });
+        Self { path, rx }
+    }
+
+    /// Applies the mapping at `path` to `doc` (`loaded`: the same file already read).
+    pub fn apply(
+        doc: Arc<Document>,
+        path: PathBuf,
+        loaded: Option<Arc<Mapping>>,
+        ctx: egui::Context,
+    ) -> Self {
+        let p = path.clone();
+        Self::spawn(ctx, Some(path), move || {
+            let t0 = std::time::Instant::now();
+            let mapping = match loaded {
+                Some(m) => m,
+                None => Arc::new(Mapping::load(&p).map_err(|e| e.to_string())?),
+            };
+            let load_ms = t0.elapsed().as_millis() as u64;
+            let t1 = std::time::Instant::now();
+            let mut trace = Trace::clone(&doc.trace);
+            let resolution = crate::mapping::apply(&mut trace, &mapping);
+            let doc = doc.renamed(trace);
+            Ok(MappingDone {
+                doc,
+                mapping: Some(mapping),
+                resolution: Some(resolution),
+                load_ms,
+                apply_ms: t1.elapsed().as_millis() as u64,
+            })
+        })
+    }
+
+    /// Restores the obfuscated names of `doc`.
+    pub fn remove(doc: Arc<Document>, ctx: egui::Context) -> Self {
+        Self::spawn(ctx, None, move || {
+            let t1 = std::time::Instant::now();
+            let mut trace = Trace::clone(&doc.trace);
+            crate::mapping::unapply(&mut trace);
+            let doc = doc.renamed(trace);
+            Ok(MappingDone {
+                doc,
+                mapping: None,
+                resolution: None,
+                load_ms: 0,
+                apply_ms: t1.elapsed().as_millis() as u64,
+            })
+        })
+    }
+
+    /// The job's result once it has one.
+    pub fn poll(&self) -> MappingOutcome {
+        match self.rx.try_recv() {
+            Ok(Ok(done)) => MappingOutcome::Done(Box::new(done)),
+            Ok(Err(e)) => MappingOutcome::Failed(e),
+            Err(TryRecvError::Empty) => MappingOutcome::Running,
+            Err(TryRecvError::Disconnected) => {
+                MappingOutcome::Failed("applying the mapping stopped unexpectedly".into())
             }
         }
     }

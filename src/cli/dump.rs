@@ -39,8 +39,18 @@ pub(crate) fn run(args: &DumpArgs) -> Result<(), CliError> {
             dump_pair_mapped(&key, &data, mapping, &mut out)
         }
     };
-    match result.and_then(|()| Ok(out.flush()?)) {
-        Ok(()) => Ok(()),
+    match result.and_then(|diags| Ok((diags, out.flush()?))) {
+        Ok((diags, ())) => {
+            for d in diags {
+                super::warn(format_args!(
+                    "{}: warning: {} (at {})",
+                    input.display_path().display(),
+                    d.message,
+                    d.location
+                ));
+            }
+            Ok(())
+        }
         Err(DumpError::Io(e)) => CliError::stdout(e),
         Err(DumpError::Format(error)) => Err(LoadError::Format {
             path: input.display_path().to_path_buf(),

@@ -142,7 +142,18 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     };
     crate::timing::mark("loaded");
     let clock = args.clock.or_primary(&trace);
-    if !trace.clocks().contains(&clock) {
+    // A trace without records has no clock: an Android trace's profile is then empty (as
+    // dmtracedump prints it) unless a clock was asked for; other formats without time stamps
+    // (PerfLog, CProfiler) have no calls to profile at all.
+    let asked = args.clock.clock.is_some();
+    if trace.clocks().is_empty() && !asked && !trace.source.format.starts_with("android") {
+        return Err(CliError::Failed(format!(
+            "{}: {}: has no method calls to profile (no time stamps); `tracelens summary` shows its statistics",
+            args.file.display(),
+            trace.source.format
+        )));
+    }
+    if !trace.clocks().contains(&clock) && (asked || !trace.clocks().is_empty()) {
         let have: Vec<&str> = trace.clocks().into_iter().map(clock_word).collect();
         return Err(CliError::MissingClock {
             path: args.file.clone(),

@@ -38,6 +38,8 @@ pub struct Progress {
     pub bytes_done: AtomicU64,
     pub records_done: AtomicU64,
     pub cancelled: AtomicBool,
+    /// What the load does now ([`Progress::PROFILING`] once the trace is read).
+    pub phase: std::sync::atomic::AtomicU8,
 }
 
 impl Progress {
@@ -53,6 +55,35 @@ impl Progress {
     pub(crate) fn add_records(&self, n: u64) {
         self.records_done.fetch_add(n, Ordering::Relaxed);
     }
+    /// Reading the file (then building the trace once every byte is read).
+    pub const READING: u8 = 0;
+    /// Every record is read: nesting the calls into lanes.
+    pub const BUILDING: u8 = 1;
+    /// The trace is built: profiling it on each clock, ranking the methods, summarizing lanes.
+    pub const PROFILING: u8 = 2;
+
+    /// Moves to `phase`; past reading, the bytes count as all read (a reader does not count
+    /// the bytes of a header or key section, which would leave the bar short of 100%).
+    pub fn set_phase(&self, phase: u8) {
+        if phase > Self::READING {
+            self.bytes_done
+                .fetch_max(self.bytes_total.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        self.phase.store(phase, Ordering::Relaxed);
+    }
+
+    /// What the load does now, for a progress bar ("reading", "building the trace", ...).
+    pub fn phase_text(&self) -> &'static str {
+        let total = self.bytes_total.load(Ordering::Relaxed);
+        let done = self.bytes_done.load(Ordering::Relaxed);
+        match self.phase.load(Ordering::Relaxed) {
+            Self::PROFILING => "profiling, ranking and summarizing",
+            Self::BUILDING => "building the trace (nesting the calls)",
+            _ if total > 0 && done >= total => "building the trace (nesting the calls)",
+            _ => "reading",
+        }
+    }
+
     /// Fraction done in bytes, 0..=1.
     pub(crate) fn fraction(&self) -> f32 {
         let total = self.bytes_total.load(Ordering::Relaxed);
@@ -113,4 +144,26 @@ pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed,
         String::from_utf8_lossy(&bytes[..bytes.len().min(16)]).escape_debug()
     );
     Err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_names_its_phase() {
+        let p = Progress::default();
+        p.bytes_total.store(100, Ordering::Relaxed);
+        p.add_bytes(40);
+        assert_eq!(p.phase_text(), "reading");
+        p.add_bytes(58);
+        assert_eq!(p.phase_text(), "reading");
+        // The reader is done (it did not count a 2-byte header): the bar is full and says why
+        // it still runs.
+        p.set_phase(Progress::BUILDING);
+        assert_eq!(p.phase_text(), "building the trace (nesting the calls)");
+        assert_eq!(p.fraction(), 1.0);
+        p.set_phase(Progress::PROFILING);
+        assert_eq!(p.phase_text(), "profiling, ranking and summarizing");
+    }
 }

@@ -263,7 +263,7 @@ impl Resolution {
     }
 
     /// Resolved methods / methods in mapped classes (1 when there are none).
-    pub(crate) fn fraction_resolved(&self) -> f64 {
+    pub fn fraction_resolved(&self) -> f64 {
         let n = self.in_mapped_classes();
         if n == 0 {
             1.0
@@ -395,7 +395,7 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
 }
 
 /// Restores the obfuscated names [`apply`] replaced (no-op without a mapping applied).
-pub(crate) fn unapply(trace: &mut Trace) {
+pub fn unapply(trace: &mut Trace) {
     let Some(d) = trace.deobfuscation.take() else {
         return;
     };

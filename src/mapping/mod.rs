@@ -36,9 +36,11 @@ mod apply;
 pub(crate) mod descriptor;
 pub mod obfuscate;
 mod parse;
+mod sniff;
 
-pub(crate) use apply::Deobfuscation;
+pub use apply::{Deobfuscation, unapply};
 pub use apply::{Outcome, Resolution, apply, resolve};
+pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 
 use std::hash::BuildHasher;
 use std::ops::Range;
@@ -342,7 +344,7 @@ impl Mapping {
     }
 
     /// The class whose obfuscated name is `obf` (dotted).
-    pub(crate) fn class_by_obfuscated(&self, obf: &str) -> Option<ClassRef<'_>> {
+    pub fn class_by_obfuscated(&self, obf: &str) -> Option<ClassRef<'_>> {
         let i = *self.by_obfuscated.find(hash(obf), |&j| {
             self.text(self.classes[j as usize].obfuscated) == obf
         })?;
@@ -350,7 +352,7 @@ impl Mapping {
     }
 
     /// The (first) class whose original name is `orig` (dotted).
-    pub(crate) fn class_by_original(&self, orig: &str) -> Option<ClassRef<'_>> {
+    pub fn class_by_original(&self, orig: &str) -> Option<ClassRef<'_>> {
         let i = *self.by_original.find(hash(orig), |&j| {
             self.text(self.classes[j as usize].original) == orig
         })?;
@@ -374,14 +376,14 @@ impl<'m> ClassRef<'m> {
     fn c(&self) -> &'m ClassMap {
         &self.m.classes[self.i as usize]
     }
-    pub(crate) fn original(&self) -> &'m str {
+    pub fn original(&self) -> &'m str {
         self.m.text(self.c().original)
     }
     pub fn obfuscated(&self) -> &'m str {
         self.m.text(self.c().obfuscated)
     }
     /// The `sourceFile` metadata.
-    pub(crate) fn source_file(&self) -> Option<&'m str> {
+    pub fn source_file(&self) -> Option<&'m str> {
         self.c().source_file.map(|s| self.m.text(s))
     }
     #[cfg(test)]

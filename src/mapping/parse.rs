@@ -269,7 +269,7 @@ pub(super) fn parse(m: &mut Mapping) -> Result<(), MappingError> {
         let left = &bytes[la..lb];
         let mut i = 0usize;
         let mut obf_range = None;
-        if left[0].is_ascii_digit() {
+        if left.first().is_some_and(u8::is_ascii_digit) {
             let c1 = memchr(b':', left).ok_or_else(|| err(line_no, "a line range without `:`"))?;
             let c2 = memchr(b':', &left[c1 + 1..])
                 .map(|x| c1 + 1 + x)

@@ -24,7 +24,7 @@ use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, reco
 use crate::formats::android::{FORMAT_TRACE, KeyMethod, KeyThread, parse_key, streaming};
 use crate::formats::detect::{Detected, detect};
 use crate::mapping::Mapping;
-use crate::trace::Location;
+use crate::trace::{Diagnostic, Location};
 
 /// Why a dump stopped.
 #[derive(Debug, thiserror::Error)]
@@ -37,8 +37,9 @@ pub enum DumpError {
 
 const MAX_DEPTH: usize = 10000;
 
-/// Dumps a combined or streaming trace.
-pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<(), DumpError> {
+/// Dumps a combined or streaming trace. Returns what damage it found that did not stop it (a
+/// record cut short by the end of the file: dmtracedump's "hit EOF mid-record" warning).
+pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<Vec<Diagnostic>, DumpError> {
     dump_mapped(bytes, None, out)
 }
 
@@ -47,7 +48,7 @@ pub(crate) fn dump_mapped(
     bytes: &[u8],
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
-) -> Result<(), DumpError> {
+) -> Result<Vec<Diagnostic>, DumpError> {
     match detect(bytes) {
         Detected::AndroidKey => {
             let key = parse_key(bytes, FORMAT_TRACE, 0)?;
@@ -68,7 +69,8 @@ pub(crate) fn dump_mapped(
             let mut p = Printer::new(scan.key_version(), &threads, &methods, mapping, out)?;
             p.trace_line()?;
             streaming::scan(bytes, |r| p.record(r))?;
-            p.finish()
+            p.finish()?;
+            Ok(Vec::new())
         }
         Detected::AndroidData { .. } => Err(FormatError::new(
             FORMAT_TRACE,
@@ -95,7 +97,7 @@ pub(crate) fn dump_pair_mapped(
     data: &[u8],
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
-) -> Result<(), DumpError> {
+) -> Result<Vec<Diagnostic>, DumpError> {
     let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
     dump_key_and_data(
         key.version,
@@ -116,7 +118,7 @@ fn dump_key_and_data(
     data_offset: u64,
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
-) -> Result<(), DumpError> {
+) -> Result<Vec<Diagnostic>, DumpError> {
     let mut p = Printer::new(version, threads, methods, mapping, out)?;
     let header = match DataHeader::parse(data, data_offset) {
         Ok(h) if !h.is_streaming() => h,
@@ -138,14 +140,17 @@ fn dump_key_and_data(
     for_each_record(data, &header, |r| p.record(r));
     let partial = record_area(data, &header).1;
     p.finish()?;
-    if let Some(at) = partial {
-        // dmtracedump: "WARNING: hit EOF mid-record" — a warning, not a failure.
-        eprintln!(
-            "warning: {FORMAT_TRACE}: file truncated inside a record (at byte {}); the records before it were dumped",
-            data_offset + at as u64
-        );
-    }
-    Ok(())
+    // dmtracedump: "WARNING: hit EOF mid-record" — a warning, not a failure.
+    Ok(partial
+        .map(|at| {
+            Diagnostic::warning(
+                "truncated",
+                Location::Offset(data_offset + at as u64),
+                format!("{FORMAT_TRACE}: file truncated inside a record; the records before it were dumped"),
+            )
+        })
+        .into_iter()
+        .collect())
 }
 
 /// The name dmtracedump prints for a method line (without the ART source-file tail).

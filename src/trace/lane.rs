@@ -153,7 +153,7 @@ impl DurColumn {
 
 /// Per-call flags, stored in the top bits of the method column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct CallFlags {
+pub struct CallFlags {
     /// The call's entry was never recorded (an exit with an empty stack): it was synthesized to
     /// start at the thread's first time and adopts the calls before it as children.
     pub synthesized_entry: bool,
@@ -236,7 +236,7 @@ impl Lane {
     }
 
     #[inline]
-    pub(crate) fn flags(&self, i: usize) -> CallFlags {
+    pub fn flags(&self, i: usize) -> CallFlags {
         let m = self.method[i];
         CallFlags {
             synthesized_entry: m & FLAG_SYNTH != 0,

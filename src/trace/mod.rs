@@ -96,12 +96,12 @@ pub struct Thread {
 }
 
 impl Thread {
-    pub(crate) fn call_count(&self) -> usize {
+    pub fn call_count(&self) -> usize {
         self.lanes.iter().map(Lane::len).sum()
     }
 
     /// Axis time from first to last event.
-    pub(crate) fn elapsed(&self) -> u64 {
+    pub fn elapsed(&self) -> u64 {
         self.axis_range.map_or(0, |(a, b)| b - a)
     }
 
@@ -217,7 +217,7 @@ impl SourceInfo {
 }
 
 /// A loaded trace.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub source: SourceInfo,
     /// None for formats without timestamps (PerfLog, CProfiler).

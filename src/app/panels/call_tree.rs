@@ -17,6 +17,8 @@ use crate::trace::MethodId;
 pub struct CallTreeState {
     pub expanded: FxHashSet<NodeId>,
     pub selected: Option<NodeId>,
+    /// A row to bring into view on the next frame (the end of an expanded hot path).
+    pub scroll_to: Option<NodeId>,
     shown: Option<(usize, u64, TreeKind)>,
 }
 
@@ -82,15 +84,31 @@ impl CallTreeState {
     }
 }
 
-fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) {
+/// Opens the hot path below `from`: always its heaviest child, then the heaviest child while it
+/// holds at least half of its parent's time. Scrolls to the end of the path and returns it
+/// (None when `from` has no children); the selection stays.
+fn hot_path<T: Rows>(state: &mut CallTreeState, tree: &mut T, from: NodeId) -> Option<NodeId> {
+    let heaviest = |tree: &mut T, n: NodeId| {
+        tree.kids(n)
+            .into_iter()
+            .max_by_key(|&c| (tree.inclusive(c), std::cmp::Reverse(c.0)))
+    };
     let mut n = from;
+    state.expanded.insert(n);
+    let mut c = heaviest(tree, n)?;
     loop {
-        state.expanded.insert(n);
-        match tree.kids(n).first().copied() {
-            Some(c) if tree.inclusive(c) * 2 >= tree.inclusive(n) && tree.has_children(c) => n = c,
+        if !tree.has_children(c) {
+            break;
+        }
+        state.expanded.insert(c);
+        n = c;
+        match heaviest(tree, n) {
+            Some(k) if tree.inclusive(k) * 2 >= tree.inclusive(n) => c = k,
             _ => break,
         }
     }
+    state.scroll_to = Some(c);
+    Some(c)
 }
 
 /// The rows currently visible, in display order.
@@ -140,21 +158,34 @@ pub(super) fn tree_table_ui<T: Rows>(
             tree.node_count() - 1,
             fmt_ticks(tree.inclusive(NodeId::ROOT), tps)
         ));
-        if ui.button("Expand hot path").clicked() {
+        let hint = if state.selected.is_some() {
+            "Open the heaviest calls below the selected row"
+        } else {
+            "Open the heaviest path from the top of the tree"
+        };
+        if ui.button("Expand hot path").on_hover_text(hint).clicked() {
             let from = state.selected.unwrap_or(NodeId::ROOT);
-            hot_path(state, tree, from);
+            let _ = hot_path(state, tree, from);
         }
         if ui.button("Collapse all").clicked() {
             state.expanded.clear();
         }
     });
     let rows = visible_rows(tree, state);
+    let scroll_row = state
+        .scroll_to
+        .take()
+        .and_then(|n| rows.iter().position(|&r| r == n));
     let row_h = ui.spacing().interact_size.y + 4.0;
     let (incl_label, excl_label) = match tree.kind() {
         TreeKind::TopDown => ("Inclusive", "Exclusive"),
         TreeKind::BottomUp => ("Total", "Self"),
     };
-    TableBuilder::new(ui)
+    let mut table = TableBuilder::new(ui);
+    if let Some(r) = scroll_row {
+        table = table.scroll_to_row(r, Some(egui::Align::Center));
+    }
+    table
         .id_salt(("call_tree", tree.kind()))
         .striped(true)
         .resizable(true)
@@ -206,9 +237,9 @@ pub(super) fn tree_table_ui<T: Rows>(
                     let selected = state.selected == Some(n);
                     let name = ui
                         .selectable_label(selected, trace.method_short_name(m))
-                        .on_hover_text(trace.method_full_name(m));
+                        .on_hover_text(crate::app::deobf::hover_name(trace, m));
                     if name.double_clicked() {
-                        hot_path(state, tree, n);
+                        let _ = hot_path(state, tree, n);
                     } else if name.clicked() {
                         state.selected = Some(n);
                         selected_method = Some(m);
@@ -231,7 +262,7 @@ pub(super) fn tree_table_ui<T: Rows>(
                 });
                 let resp = row.response();
                 if resp.double_clicked() {
-                    hot_path(state, tree, n);
+                    let _ = hot_path(state, tree, n);
                 } else if resp.clicked() {
                     state.selected = Some(n);
                     selected_method = Some(m);

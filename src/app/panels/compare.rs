@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use eframe::egui::{self, Color32, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use crate::analysis::diff::{DiffRow, MethodKey, TraceDiff};
+use crate::analysis::diff::{DiffRow, MethodKey, RunTotals, Totals, TraceDiff};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_signed_ticks, fmt_ticks};
 use crate::app::tasks::Task;
@@ -26,11 +26,11 @@ pub struct CompareState {
 /// Lets the user pick run B among the other open documents and shows the diff table.
 pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     if ctx.others.is_empty() {
-        ui.label("Open a second trace (another tab) to compare this one (run 1) with it (run 2).");
+        ui.label("Open a second trace (another tab) to compare this one (A) with it (B).");
         return;
     }
-    ui.horizontal(|ui| {
-        ui.label("Compare with (run 2):");
+    ui.horizontal_wrapped(|ui| {
+        ui.label("A = this tab; compare with B =");
         for (title, _) in ctx.others {
             ui.radio_value(&mut st.compare_with, Some(title.clone()), title);
         }
@@ -46,7 +46,12 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     let key = (ctx.doc.generation, other.generation);
     let this = ctx.doc.trace.clone();
     st.diffs.request(ui.ctx(), &key, || {
-        move || TraceDiff::of_traces(&this, &other.trace)
+        move || {
+            TraceDiff::of_traces(&this, &other.trace)
+                .iter()
+                .map(normalized)
+                .collect()
+        }
     });
     match st.diffs.get(&key) {
         Some(diffs) => diff_table_ui(ui, ctx, diffs, &mut st.table),
@@ -54,6 +59,31 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
             ui.spinner();
         }
     }
+}
+
+/// A class name in one spelling: `a/b/C` (as some VMs write it) becomes `a.b.C`, so the same
+/// method matches across traces that spell classes differently.
+pub fn normalized_key(k: &MethodKey) -> MethodKey {
+    MethodKey {
+        class: k.class.replace('/', "."),
+        name: k.name.clone(),
+        signature: k.signature.clone(),
+    }
+}
+
+/// `d` matched again on normalized class names (a method whose class is spelled `a/b/C` in one
+/// run and `a.b.C` in the other is one method).
+pub fn normalized(d: &TraceDiff) -> TraceDiff {
+    let side = |pick: fn(&DiffRow) -> Option<Totals>| {
+        RunTotals::sorted(
+            d.clock,
+            d.rows
+                .iter()
+                .filter_map(|r| pick(r).map(|t| (normalized_key(&r.key), t)))
+                .collect(),
+        )
+    };
+    TraceDiff::new(&side(|r| r.a), &side(|r| r.b))
 }
 
 /// Sortable columns.
@@ -70,7 +100,7 @@ pub enum DiffColumn {
 
 const COLUMNS: [(DiffColumn, &str); 7] = [
     (DiffColumn::Method, "Method"),
-    (DiffColumn::InclusiveA, "Incl A"),
+    (DiffColumn::InclusiveA, "Incl A (this tab)"),
     (DiffColumn::InclusiveB, "Incl B"),
     (DiffColumn::DeltaInclusive, "Δ Incl"),
     (DiffColumn::DeltaExclusive, "Δ Excl"),
@@ -178,7 +208,7 @@ pub fn diff_table_ui(
     state.clock_index = diffs.iter().position(|d| d.clock == clock).unwrap_or(0);
     ui.horizontal(|ui| {
         ui.label(format!(
-            "{} time",
+            "{} time (the Clock switch above)",
             clock_name(diffs[state.clock_index].clock)
         ));
         ui.separator();
@@ -230,13 +260,22 @@ pub fn diff_table_ui(
                 let r = &diff.rows[order[row.index()]];
                 row.set_selected(state.selected.as_ref() == Some(&r.key));
                 let mark = match (r.a.is_some(), r.b.is_some()) {
-                    (true, false) => Some(("only in A", Color32::from_rgb(200, 80, 80))),
-                    (false, true) => Some(("only in B", Color32::from_rgb(60, 150, 60))),
+                    (true, false) => Some(("only in A", Color32::from_rgb(170, 40, 40))),
+                    (false, true) => Some(("only in B", Color32::from_rgb(30, 120, 30))),
                     _ => None,
                 };
                 row.col(|ui| {
                     if let Some((text, color)) = mark {
-                        ui.label(RichText::new(text).color(color).small());
+                        // A tag: white on the tag's colour, the table's text size.
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(text)
+                                    .color(Color32::WHITE)
+                                    .background_color(color)
+                                    .strong(),
+                            )
+                            .selectable(false),
+                        );
                     }
                     ui.add(egui::Label::new(r.key.full()).selectable(false));
                 });
@@ -289,9 +328,10 @@ pub fn diff_table_ui(
     }
 }
 
-/// The method of `trace` with this key, if any.
+/// The method of `trace` with this key (class names compared normalized), if any.
 fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
+    let key = normalized_key(key);
     (0..trace.methods.len() as u32)
         .map(MethodId)
-        .find(|&m| MethodKey::of(trace, m) == *key)
+        .find(|&m| normalized_key(&MethodKey::of(trace, m)) == key)
 }

@@ -6,10 +6,10 @@ use eframe::egui;
 use crate::app::context::PanelCtx;
 
 /// A scrolling grid of the trace's diagnostics.
-pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
     egui::Frame::group(ui.style()).show(ui, |ui| {
         egui::ScrollArea::vertical()
-            .max_height(140.0)
+            .max_height(max_height.min(140.0))
             .id_salt("diagnostics")
             .show(ui, |ui| {
                 egui::Grid::new("diag-grid").striped(true).show(ui, |ui| {

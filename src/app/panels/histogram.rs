@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, vec2};
+use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, pos2, vec2};
 
 use crate::analysis::histogram::{BinScale, Histogram, MethodCalls};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::{clock_name, fmt_ticks};
+use crate::app::style::{clock_name, fmt_count, fmt_ticks, plural};
 use crate::app::tasks::Cached;
 use crate::trace::CallRef;
 use crate::trace::{MethodId, TickRange};
@@ -57,21 +57,40 @@ impl HistogramState {
                 let h = calls.histogram(self.bins, self.scale);
                 self.cache = Some((key, h.clone()));
                 self.selected_bin = None;
+                self.current = None;
                 h
             }
         }
     }
 
-    /// Steps to the next (or previous) call from `cursor_ticks`.
+    /// Positions (into [`MethodCalls::calls`], in time order) of the calls N steps through: the
+    /// highlighted bar's, or every call when no bar is highlighted.
+    pub(crate) fn stepped(&mut self, calls: &MethodCalls) -> Vec<usize> {
+        let hist = self.histogram(calls);
+        match self.selected_bin {
+            Some(b) => (0..calls.len())
+                .filter(|&i| hist.bin_of(calls.durs[i]) == Some(b))
+                .collect(),
+            None => (0..calls.len()).collect(),
+        }
+    }
+
+    /// Steps to the next (or previous) call from `cursor_ticks`, among the highlighted bar's
+    /// calls when a bar is highlighted.
     pub(crate) fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
-        let idx = if forward {
-            calls.next_after(self.cursor_ticks)
-        } else {
-            calls.previous_before(self.cursor_ticks)
+        let set = self.stepped(calls);
+        let t = self.cursor_ticks;
+        let pos = match self.current.and_then(|c| set.iter().position(|&i| i == c)) {
+            // From the current call: the next or previous one in the set (ties in start time
+            // are stepped through in order).
+            Some(k) if forward => set.get(k + 1).copied(),
+            Some(k) => k.checked_sub(1).map(|k| set[k]),
+            None if forward => set.iter().copied().find(|&i| calls.starts[i] > t),
+            None => set.iter().rev().copied().find(|&i| calls.starts[i] < t),
         }?;
-        self.cursor_ticks = calls.starts[idx];
-        self.current = Some(idx);
-        Some(calls.calls[idx])
+        self.cursor_ticks = calls.starts[pos];
+        self.current = Some(pos);
+        Some(calls.calls[pos])
     }
 }
 
@@ -100,6 +119,30 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut HistogramState) {
     }
 }
 
+/// Which call N / Shift+N reached: its position among the calls stepped through (the
+/// highlighted bar's, when one is), its duration and start.
+fn current_call_ui(
+    ui: &mut egui::Ui,
+    calls: &MethodCalls,
+    state: &mut HistogramState,
+    trace: &crate::trace::Trace,
+) {
+    let Some(i) = state.current else { return };
+    let tps = trace.ticks_per_sec;
+    let set = state.stepped(calls);
+    let origin = trace.axis_range().map_or(0, |r| r.0);
+    let at = fmt_ticks(calls.starts[i].saturating_sub(origin), tps);
+    let dur = fmt_ticks(calls.durs[i], tps);
+    let text = match (state.selected_bin, set.iter().position(|&k| k == i)) {
+        (Some(_), Some(k)) => format!("call {} of {} in the bar: {dur} at {at}", k + 1, set.len()),
+        _ => format!("call {} of {}", i + 1, calls.len()),
+    };
+    ui.label(text);
+}
+
+/// Width of the count axis left of the bars.
+const AXIS_W: f32 = 44.0;
+
 fn histogram_ui(
     ui: &mut egui::Ui,
     ctx: &PanelCtx,
@@ -110,58 +153,94 @@ fn histogram_ui(
     let mut action = None;
     let tps = trace.ticks_per_sec;
     let stats = calls.stats();
-    ui.label(egui::RichText::new(trace.method_full_name(calls.method)).strong());
+    // The method is named once (the toolbar above says which method is selected).
     ui.label(format!(
-        "{} calls ({} time)   min {}   median {}   p95 {}   max {}",
-        stats.count,
+        "{} ({} time)   min {}   median {}   p95 {}   max {}",
+        plural(stats.count as usize, "call"),
         clock_name(calls.clock).to_lowercase(),
         fmt_ticks(stats.min, tps),
         fmt_ticks(stats.median, tps),
         fmt_ticks(stats.p95, tps),
         fmt_ticks(stats.max, tps)
-    ));
-    ui.horizontal(|ui| {
+    ))
+    .on_hover_text(trace.method_full_name(calls.method));
+    ui.horizontal_wrapped(|ui| {
         let mut log = state.scale == BinScale::Log;
         if ui.checkbox(&mut log, "Log scale").changed() {
             state.scale = if log { BinScale::Log } else { BinScale::Linear };
         }
         ui.add(egui::Slider::new(&mut state.bins, 5..=100).text("bins"));
+        let within = if state.selected_bin.is_some() {
+            "the highlighted bar's calls"
+        } else {
+            "every call (click a bar to step through its calls only)"
+        };
         if ui
             .button("< Previous call")
-            .on_hover_text("Shift+N")
+            .on_hover_text(format!("Shift+N: {within}"))
             .clicked()
         {
             action = state.step(calls, false).map(Msg::GoToCall);
         }
-        if ui.button("Next call >").on_hover_text("N").clicked() {
+        if ui
+            .button("Next call >")
+            .on_hover_text(format!("N: {within}"))
+            .clicked()
+        {
             action = state.step(calls, true).map(Msg::GoToCall);
         }
-        if let Some(i) = state.current {
-            ui.label(format!("call {} of {}", i + 1, calls.len()));
+        if !ui.ctx().egui_wants_keyboard_input() {
+            let (n, shift) = ui.input(|i| (i.key_pressed(Key::N), i.modifiers.shift));
+            if n {
+                action = state.step(calls, !shift).map(Msg::GoToCall);
+            }
         }
+        current_call_ui(ui, calls, state, trace);
     });
-    if !ui.ctx().egui_wants_keyboard_input() {
-        let (n, shift) = ui.input(|i| (i.key_pressed(Key::N), i.modifiers.shift));
-        if n {
-            action = state.step(calls, !shift).map(Msg::GoToCall);
-        }
-    }
     let hist = state.histogram(calls);
     if hist.bin_count() == 0 {
         ui.label("No calls in this range.");
         return action;
     }
-    let size = vec2(ui.available_width().max(100.0), 160.0);
-    let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+    let size = vec2(ui.available_width().max(100.0 + AXIS_W), 160.0);
+    let (outer, response) = ui.allocate_exact_size(size, Sense::click());
+    let rect = Rect::from_min_max(outer.min + vec2(AXIS_W, 0.0), outer.max);
     state.last_rect = Some(rect);
-    let painter = ui.painter_at(rect);
+    // (A little margin: the count labels at the top and bottom edges are not cut.)
+    let painter = ui.painter_at(outer.expand(8.0));
+    let text_color = ui.visuals().text_color();
     painter.rect_stroke(
         rect,
         0.0,
         Stroke::new(1.0, Color32::GRAY),
         StrokeKind::Inside,
     );
-    let max_count = hist.counts.iter().copied().max().unwrap_or(1).max(1) as f32;
+    let max_count = hist.counts.iter().copied().max().unwrap_or(1).max(1);
+    // The count axis: 0, the middle and the largest bar.
+    let font = egui::FontId::proportional(11.0);
+    for c in [0, max_count / 2, max_count] {
+        let y = rect.bottom() - c as f32 / max_count as f32 * (rect.height() - 4.0);
+        painter.hline(
+            rect.left() - 4.0..=rect.left(),
+            y,
+            Stroke::new(1.0, text_color),
+        );
+        painter.text(
+            pos2(rect.left() - 6.0, y),
+            egui::Align2::RIGHT_CENTER,
+            fmt_count(c),
+            font.clone(),
+            text_color,
+        );
+    }
+    painter.text(
+        pos2(outer.left() + 2.0, rect.top()),
+        egui::Align2::LEFT_TOP,
+        "calls",
+        font.clone(),
+        text_color,
+    );
+    let max_count = max_count as f32;
     let bar_w = rect.width() / hist.bin_count() as f32;
     let bar_rect = |b: usize| {
         let h = hist.counts[b] as f32 / max_count * (rect.height() - 4.0);
@@ -186,25 +265,78 @@ fn histogram_ui(
         };
         painter.rect_filled(bar_rect(b), 0.0, fill);
     }
+    // The current call: a marker over its bar, at its duration within the bar.
+    if let Some(i) = state.current
+        && let Some(b) = hist.bin_of(calls.durs[i])
+    {
+        let (lo, hi) = (hist.edges[b], hist.edges[b + 1]);
+        let f = if hi > lo {
+            ((calls.durs[i] as f64 - lo) / (hi - lo)).clamp(0.0, 1.0) as f32
+        } else {
+            0.5
+        };
+        let x = rect.left() + (b as f32 + f) * bar_w;
+        let top = bar_rect(b).top();
+        let mark = ui.visuals().strong_text_color();
+        painter.vline(x, top - 10.0..=rect.bottom(), Stroke::new(2.0, mark));
+        painter.add(egui::Shape::convex_polygon(
+            vec![
+                pos2(x - 5.0, top - 16.0),
+                pos2(x + 5.0, top - 16.0),
+                pos2(x, top - 9.0),
+            ],
+            mark,
+            Stroke::NONE,
+        ));
+    }
     if let Some(b) = hovered {
         response.clone().on_hover_text_at_pointer(format!(
-            "{} – {}: {} calls",
+            "{} – {}: {}",
             fmt_ticks(hist.edges[b] as u64, tps),
             fmt_ticks(hist.edges[b + 1] as u64, tps),
-            hist.counts[b]
+            plural(hist.counts[b] as usize, "call")
         ));
     }
     if response.clicked()
         && let Some(b) = response.interact_pointer_pos().and_then(pointer_bin)
     {
         state.selected_bin = Some(b);
+        state.current = None;
         action = Some(Msg::HighlightCalls(calls.calls_in_bin(&hist, b)));
     }
-    ui.horizontal(|ui| {
-        ui.label(fmt_ticks(hist.edges[0] as u64, tps));
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(fmt_ticks(hist.edges[hist.bin_count()] as u64, tps));
-        });
+    // The duration axis: bin edges about every 90 points, the first and last always.
+    let (axis, _) = ui.allocate_exact_size(vec2(outer.width(), 16.0), Sense::hover());
+    let n = hist.bin_count();
+    let every = ((90.0 / bar_w).ceil() as usize).max(1);
+    let mut last_right = f32::NEG_INFINITY;
+    for e in (0..=n).filter(|&e| e % every == 0 || e == n) {
+        let x = rect.left() + e as f32 * bar_w;
+        let text = fmt_ticks(hist.edges[e].round() as u64, tps);
+        let galley = painter.layout_no_wrap(text, font.clone(), text_color);
+        let w = galley.size().x;
+        let left = match e {
+            0 => x,
+            _ if e == n => x - w,
+            _ => x - w / 2.0,
+        };
+        // Skip a label that would overlap the previous one (the last one wins).
+        if left < last_right + 6.0 && e != n {
+            continue;
+        }
+        painter.vline(
+            x,
+            rect.bottom()..=rect.bottom() + 3.0,
+            Stroke::new(1.0, text_color),
+        );
+        ui.painter()
+            .galley(egui::pos2(left, axis.top() + 2.0), galley, text_color);
+        last_right = left + w;
+    }
+    ui.vertical_centered(|ui| {
+        ui.weak(format!(
+            "call duration ({} clock)",
+            clock_name(calls.clock).to_lowercase()
+        ));
     });
     action
 }

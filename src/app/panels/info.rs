@@ -1,36 +1,58 @@
 //! The info panel: what the file says about itself (format, version, clock, header options) and
-//! how big the trace is.
+//! how big the trace is. It scrolls within a bounded height, so it never pushes the timeline and
+//! the profile off the window.
 
 use eframe::egui;
 
 use crate::app::context::PanelCtx;
+use crate::app::style::fmt_count;
 
-/// A grid of the trace's facts.
-pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
+/// The (key, value) rows of the trace's facts: every fact once (a header option already shown
+/// as a row of its own, e.g. `clock`, is not repeated).
+pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
     let t = &ctx.doc.trace;
+    let mut rows: Vec<(String, String)> = vec![("format".into(), t.source.format.clone())];
+    if let Some(v) = t.source.version {
+        rows.push(("version".into(), v.to_string()));
+    }
+    rows.push((
+        "clock".into(),
+        t.clock.map_or("none".into(), |c| c.key_name().to_string()),
+    ));
+    for (k, v) in &t.source.options {
+        match rows
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, val)| val == v)
+        {
+            Some(true) => {}
+            Some(false) => rows.push((format!("{k} (header)"), v.clone())),
+            None => rows.push((k.clone(), v.clone())),
+        }
+    }
+    rows.push(("threads".into(), fmt_count(t.threads.len() as u64)));
+    rows.push(("methods".into(), fmt_count(t.methods.len() as u64)));
+    rows.push(("records".into(), fmt_count(t.source.record_count)));
+    rows.push(("calls".into(), fmt_count(t.call_count() as u64)));
+    rows.push(("bytes".into(), fmt_count(t.source.byte_len)));
+    rows
+}
+
+/// A grid of the trace's facts, at most `max_height` tall (it scrolls).
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
+    let rows = rows(ctx);
     egui::Frame::group(ui.style()).show(ui, |ui| {
-        egui::Grid::new("trace-info").striped(true).show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.label(v);
-                ui.end_row();
-            };
-            row("format", t.source.format.clone());
-            if let Some(v) = t.source.version {
-                row("version", v.to_string());
-            }
-            row(
-                "clock",
-                t.clock.map_or("none".into(), |c| c.key_name().to_string()),
-            );
-            for (k, v) in &t.source.options {
-                row(k, v.clone());
-            }
-            row("threads", t.threads.len().to_string());
-            row("methods", t.methods.len().to_string());
-            row("records", t.source.record_count.to_string());
-            row("calls", t.call_count().to_string());
-            row("bytes", t.source.byte_len.to_string());
-        });
+        egui::ScrollArea::vertical()
+            .id_salt("trace-info-scroll")
+            .max_height(max_height)
+            .show(ui, |ui| {
+                egui::Grid::new("trace-info").striped(true).show(ui, |ui| {
+                    for (k, v) in rows {
+                        ui.label(k);
+                        ui.label(v);
+                        ui.end_row();
+                    }
+                });
+            });
     });
 }

@@ -16,7 +16,7 @@ use super::{bottom_up, call_tree, compare, flame, histogram, messages, profile, 
 use crate::analysis::calltree::{BottomUpTree, CallTree, TreeOptions};
 use crate::app::context::PanelCtx;
 use crate::app::document::Document;
-use crate::app::style::fmt_duration;
+use crate::app::style::{fmt_count, fmt_duration};
 use crate::app::tasks::Task;
 use crate::trace::TickRange;
 
@@ -104,23 +104,50 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     let has_calls = trace.call_count() > 0;
     let has_stats = !trace.durations.is_empty() || !trace.counters.is_empty();
     let has_messages = !trace.instants.is_empty();
+    if !has_calls && !has_stats && !has_messages {
+        nothing_read_ui(ui, ctx);
+        return;
+    }
     if !has_calls && st.view != LowerView::Messages {
         st.view = LowerView::Statistics;
     }
-    ui.horizontal(|ui| {
-        for (v, name) in LowerView::ALL {
-            let offered = match v {
-                LowerView::Statistics => has_stats,
-                LowerView::Messages => has_messages,
-                _ => has_calls,
-            };
-            if offered {
-                ui.selectable_value(&mut st.view, v, name);
+    let offered = |v: LowerView| match v {
+        LowerView::Statistics => has_stats,
+        LowerView::Messages => has_messages,
+        _ => has_calls,
+    };
+    // A narrow window gets a drop-down instead of a row of buttons (one line either way).
+    let narrow = ui.available_width() < 640.0;
+    ui.horizontal_wrapped(|ui| {
+        if narrow {
+            let current = LowerView::ALL
+                .iter()
+                .find(|(v, _)| *v == st.view)
+                .map_or("", |(_, n)| *n);
+            egui::ComboBox::from_label("view")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (v, name) in LowerView::ALL {
+                        if offered(v) {
+                            ui.selectable_value(&mut st.view, v, name);
+                        }
+                    }
+                });
+        } else {
+            for (v, name) in LowerView::ALL {
+                if offered(v) {
+                    ui.selectable_value(&mut st.view, v, name);
+                }
             }
         }
         if st.view.follows_range() {
             ui.separator();
-            ui.checkbox(&mut st.restrict_to_range, "Only the visible time range");
+            let text = if narrow {
+                "Visible range only"
+            } else {
+                "Only the visible time range"
+            };
+            ui.checkbox(&mut st.restrict_to_range, text);
         }
     });
     ui.separator();
@@ -140,6 +167,46 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
         LowerView::Compare => compare::ui(ui, ctx, &mut st.compare),
         LowerView::Statistics => stats::ui(ui, ctx, &mut st.stats),
         LowerView::Messages => messages::ui(ui, ctx, &mut st.messages),
+    }
+}
+
+/// A trace with nothing to show (no calls, series, counters or messages): why, from the
+/// reader's diagnostics (e.g. "file truncated at byte N"), instead of an empty view.
+fn nothing_read_ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
+    let trace = &ctx.doc.trace;
+    ui.add_space(12.0);
+    ui.heading(format!(
+        "Nothing to show: {} read from this file",
+        match trace.source.record_count {
+            0 => "no records were".to_string(),
+            n => format!(
+                "{} records, but no calls, series or messages were",
+                fmt_count(n)
+            ),
+        }
+    ));
+    let mut diags: Vec<_> = trace.diagnostics.iter().collect();
+    // The worst first.
+    diags.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    if diags.is_empty() {
+        ui.label(format!(
+            "The reader found no error in its {} bytes.",
+            fmt_count(trace.source.byte_len)
+        ));
+        return;
+    }
+    ui.label("What the reader found:");
+    for d in diags.iter().take(20) {
+        ui.label(
+            egui::RichText::new(format!("{:?} at {}: {}", d.severity, d.location, d.message))
+                .color(ui.visuals().warn_fg_color),
+        );
+    }
+    if diags.len() > 20 {
+        ui.label(format!(
+            "… and {} more (View > Diagnostics)",
+            diags.len() - 20
+        ));
     }
 }
 

@@ -5,7 +5,7 @@ use eframe::egui;
 use egui_extras::{Column, TableBuilder};
 
 use crate::app::context::PanelCtx;
-use crate::app::style::fmt_duration;
+use crate::app::style::fmt_ms;
 
 /// View state: the filter text.
 #[derive(Debug, Default)]
@@ -34,7 +34,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
         .column(Column::initial(140.0).clip(true))
         .column(Column::remainder().clip(true))
         .header(20.0, |mut h| {
-            for name in ["time", "thread", "message"] {
+            for name in ["time (ms)", "thread", "message"] {
                 h.col(|ui| {
                     ui.strong(name);
                 });
@@ -44,10 +44,9 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
             body.rows(18.0, rows.len(), |mut row| {
                 let it = &trace.instants[rows[row.index()]];
                 row.col(|ui| {
-                    ui.label(fmt_duration(
-                        it.time.saturating_sub(t0) as f64,
-                        trace.ticks_per_sec,
-                    ));
+                    // Milliseconds from the start at the log's resolution, grouped by
+                    // thousands (a long log's offsets are large numbers).
+                    ui.label(fmt_ms(it.time.saturating_sub(t0), trace.ticks_per_sec));
                 });
                 row.col(|ui| {
                     let th = trace.threads.get(it.thread.index());

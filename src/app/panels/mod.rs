@@ -21,7 +21,7 @@ pub(crate) mod diagnostics;
 pub mod flame;
 pub mod histogram;
 pub(crate) mod info;
-pub(crate) mod lower;
+pub mod lower;
 pub(crate) mod messages;
 pub mod profile;
 pub mod stats;

@@ -49,6 +49,60 @@ pub struct ProfileState {
     /// of them changes (not every frame: a name sort of 100k methods costs tens of
     /// milliseconds).
     order: Cached<(u64, usize, SortColumn, bool), std::sync::Arc<[Entry]>>,
+    /// Per document generation: why some Incl % exceed 100%.
+    over: Cached<u64, std::sync::Arc<OverHundred>>,
+}
+
+/// Methods whose inclusive time exceeds the profile's total (Incl % above 100%), and why.
+#[derive(Debug, Default)]
+pub struct OverHundred {
+    /// Per method: some call of it was entered before tracing started (an exit without an
+    /// entry), which dmtracedump charges from time 0 of the clock.
+    pub started_before: Vec<bool>,
+    /// Methods above 100% on some clock.
+    pub methods: Vec<MethodId>,
+}
+
+impl OverHundred {
+    /// The methods of `doc` above 100% and which of them started before tracing.
+    pub fn of(doc: &Document) -> Self {
+        let trace = &doc.trace;
+        let mut started_before = vec![false; trace.methods.len()];
+        for th in &trace.threads {
+            for lane in &th.lanes {
+                for i in 0..lane.len() {
+                    if lane.flags(i).synthesized_entry {
+                        started_before[lane.method(i).index()] = true;
+                    }
+                }
+            }
+        }
+        let methods = (0..trace.methods.len() as u32)
+            .map(MethodId)
+            .filter(|&m| {
+                doc.profiles
+                    .iter()
+                    .any(|p| p.method(m).inclusive > p.total_time)
+            })
+            .collect();
+        Self {
+            started_before,
+            methods,
+        }
+    }
+
+    /// The explanation of a percentage above 100 for `m`.
+    pub fn why(&self, m: MethodId) -> &'static str {
+        if self.started_before.get(m.index()).copied().unwrap_or(false) {
+            "Above 100%: a call of this method was already running when tracing started (its \
+             exit has no entry). dmtracedump charges such a call from time 0 of the clock, before \
+             its thread's first record, while the total (the sum of each thread's first-to-last \
+             record time) starts at that record. These are dmtracedump's numbers."
+        } else {
+            "Above 100%: the inclusive time exceeds the total (the sum of each thread's \
+             first-to-last record time), as in dmtracedump."
+        }
+    }
 }
 
 /// A row of the table: a method, or `(toplevel)` (None).
@@ -225,12 +279,27 @@ fn flatten(l: &Document, methods: &[Entry], st: &ProfileState) -> Vec<Row> {
 }
 
 /// Smart case: case-sensitive only when the query has an upper-case letter.
-pub(crate) fn matches(name: &str, query: &str) -> bool {
+pub fn matches(name: &str, query: &str) -> bool {
     if query.chars().any(char::is_uppercase) {
         name.contains(query)
     } else {
         name.to_lowercase().contains(query)
     }
+}
+
+/// Whether `m`'s name, or its obfuscated name when a mapping renamed it, matches `query`.
+fn name_matches(l: &Document, m: MethodId, query: &str) -> bool {
+    matches(&l.trace.method_full_name(m), query)
+        || l.trace
+            .obfuscated_full_name(m)
+            .is_some_and(|o| matches(&o, query))
+}
+
+/// Both names of a method a mapping renamed (a row's hover text).
+fn both_names(l: &Document, m: Entry) -> Option<String> {
+    let m = m?;
+    let o = l.trace.obfuscated_full_name(m)?;
+    Some(format!("{}\nobfuscated: {o}", l.trace.method_full_name(m)))
 }
 
 fn find_next(
@@ -247,7 +316,7 @@ fn find_next(
     let n = methods.len();
     let hit = (0..n)
         .map(|k| (from + k) % n)
-        .find(|&i| methods[i].is_some() && matches(&entry_name(l, methods[i]), &st.find));
+        .find(|&i| methods[i].is_some_and(|m| name_matches(l, m, &st.find)));
     st.no_match = hit.is_none();
     st.find_pos = hit;
     hit.and_then(|i| methods[i])
@@ -268,15 +337,20 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         .get_or_compute(key, || sorted_methods(ctx, sort, ascending).into())
         .clone();
 
-    // Find bar.
+    let over = st
+        .over
+        .get_or_compute(l.generation, || std::sync::Arc::new(OverHundred::of(l)))
+        .clone();
+    // Find bar, with what the numbers are and the note on percentages above 100 (one row
+    // where it fits: small windows keep room for the rows).
     if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::F)) {
         st.find_focus = true;
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Find:");
         let edit = egui::TextEdit::singleline(&mut st.find)
             .hint_text("method name (Ctrl+F)")
-            .desired_width(260.0);
+            .desired_width((ui.available_width() * 0.4).clamp(80.0, 260.0));
         let resp = ui.add(edit);
         if st.find_focus {
             resp.request_focus();
@@ -302,6 +376,26 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         if st.no_match {
             ui.label(RichText::new("no match").color(ui.visuals().error_fg_color));
         }
+        // (A narrow window drops this line: the Clock switch above says it too.)
+        if ui.available_width() > 320.0 {
+            ui.label(
+                RichText::new(format!(
+                    "Numbers, order and colours by inclusive {} time",
+                    clock_name(ctx.clock_kind()).to_lowercase()
+                ))
+                .weak(),
+            );
+        }
+        if let Some(&m) = over.methods.first() {
+            ui.label(
+                RichText::new(format!(
+                    "* Incl % above 100% ({}): why?",
+                    crate::app::style::plural(over.methods.len(), "method")
+                ))
+                .color(ui.visuals().warn_fg_color),
+            )
+            .on_hover_text(over.why(m));
+        }
     });
 
     let rows = flatten(l, &methods, st);
@@ -315,25 +409,25 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     if c.cpu.is_some() {
         columns.extend([
             ("Incl Cpu %", SortColumn::InclCpu),
-            ("Incl Cpu Time", SortColumn::InclCpu),
+            ("Incl Cpu Time (ms)", SortColumn::InclCpu),
             ("Excl Cpu %", SortColumn::ExclCpu),
-            ("Excl Cpu Time", SortColumn::ExclCpu),
+            ("Excl Cpu Time (ms)", SortColumn::ExclCpu),
         ]);
     }
     if c.wall.is_some() {
         columns.extend([
             ("Incl Real %", SortColumn::InclWall),
-            ("Incl Real Time", SortColumn::InclWall),
+            ("Incl Real Time (ms)", SortColumn::InclWall),
             ("Excl Real %", SortColumn::ExclWall),
-            ("Excl Real Time", SortColumn::ExclWall),
+            ("Excl Real Time (ms)", SortColumn::ExclWall),
         ]);
     }
     columns.push(("Calls+Recur Calls/Total", SortColumn::Calls));
     if c.cpu.is_some() {
-        columns.push(("Cpu Time/Call", SortColumn::CpuPerCall));
+        columns.push(("Cpu Time/Call (ms)", SortColumn::CpuPerCall));
     }
     if c.wall.is_some() {
-        columns.push(("Real Time/Call", SortColumn::WallPerCall));
+        columns.push(("Real Time/Call (ms)", SortColumn::WallPerCall));
     }
     if c.cpu.is_some() && c.wall.is_some() {
         // How much of the wall time the thread was on a CPU (blocked, waiting or preempted
@@ -341,29 +435,84 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
 
-    ui.label(
-        RichText::new(format!(
-            "Numbers, order and colours by inclusive {} time",
-            clock_name(ctx.clock_kind()).to_lowercase()
-        ))
-        .weak(),
-    );
+    // The numeric columns are as wide as their two-line headers need; the name column takes
+    // what is left, and the table scrolls sideways when the window is narrower than all of them.
+    let widths: Vec<f32> = columns[1..]
+        .iter()
+        .map(|(name, _)| match *name {
+            n if n.ends_with('%') => 62.0,
+            n if n.ends_with("/Call (ms)") => 96.0,
+            n if n.starts_with("Calls") => 84.0,
+            _ => 70.0,
+        })
+        .collect();
+    let spacing = ui.spacing().item_spacing.x;
+    let nums: f32 = widths.iter().map(|w| w + spacing).sum();
+    let name_w = (ui.available_width() - nums - spacing - 16.0).max(200.0);
+    let table_w = name_w + nums;
+    let tall = ui.available_height();
+    egui::ScrollArea::horizontal()
+        .id_salt(("profile-h", l.generation))
+        .show(ui, |ui| {
+            ui.set_min_width(table_w);
+            ui.set_max_height(tall);
+            table_ui(
+                ui,
+                ctx,
+                st,
+                &TableParts {
+                    rows: &rows,
+                    columns: &columns,
+                    c: &c,
+                    tps,
+                    over: &over,
+                    name_w,
+                    widths: &widths,
+                    scroll_row,
+                },
+            );
+        });
+}
+
+struct TableParts<'a> {
+    rows: &'a [Row],
+    columns: &'a [(&'a str, SortColumn)],
+    c: &'a Clocks<'a>,
+    tps: u64,
+    over: &'a OverHundred,
+    name_w: f32,
+    /// Widths of the columns after the name.
+    widths: &'a [f32],
+    scroll_row: Option<usize>,
+}
+
+fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts: &TableParts) {
+    let l = ctx.doc;
+    let TableParts {
+        rows,
+        columns,
+        c,
+        tps,
+        over,
+        ..
+    } = *parts;
     // One scroll position per document: a new tab's table starts at the top.
     let mut table = TableBuilder::new(ui)
         .id_salt(("profile-table", l.generation))
         .striped(true)
         .resizable(true)
         .cell_layout(Layout::left_to_right(Align::Center))
-        .column(Column::initial(380.0).at_least(120.0).clip(true));
-    for _ in 1..columns.len() {
-        table = table.column(Column::initial(86.0).at_least(40.0).clip(true));
+        .column(Column::initial(parts.name_w).at_least(120.0).clip(true));
+    for &w in parts.widths {
+        table = table.column(Column::initial(w).at_least(40.0).clip(true));
     }
+    let scroll_row = parts.scroll_row;
     if let Some(r) = scroll_row {
         table = table.scroll_to_row(r, Some(Align::Center));
     }
     let selected = ctx.selected;
     table
-        .header(22.0, |mut header| {
+        .header(34.0, |mut header| {
             // The arrow goes on the first column of the sort (the % and time columns share one).
             let arrow_at = columns.iter().position(|(_, col)| *col == st.sort);
             for (k, (name, col)) in columns.iter().enumerate() {
@@ -375,9 +524,11 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
                     };
                     if ui
                         .add(
-                            egui::Button::new(RichText::new(format!("{name}{arrow}")).strong())
-                                .frame(false),
+                            egui::Label::new(RichText::new(format!("{name}{arrow}")).strong())
+                                .sense(egui::Sense::click())
+                                .wrap(),
                         )
+                        .on_hover_cursor(egui::CursorIcon::PointingHand)
                         .clicked()
                     {
                         if st.sort == *col {
@@ -403,7 +554,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
                     Row::Method(m) => (m.is_some() && m == selected)
                         .then_some(Color32::from_rgba_unmultiplied(90, 170, 255, 70)),
                 };
-                row_cells(&mut row, r, ctx, &c, tps, &columns, bg, st);
+                row_cells(&mut row, r, ctx, c, tps, columns, bg, st, over);
             });
         });
 }
@@ -418,6 +569,7 @@ fn row_cells(
     columns: &[(&str, SortColumn)],
     bg: Option<Color32>,
     st: &mut ProfileState,
+    over: &OverHundred,
 ) {
     let l = ctx.doc;
     let paint_bg = |ui: &mut egui::Ui| {
@@ -500,12 +652,14 @@ fn row_cells(
                     }
                 }
                 _ => {
+                    let name: &str = name.trim_end_matches(" (ms)");
                     let (v, what) = if name.contains("Cpu") {
-                        (cpu.as_ref(), *name)
+                        (cpu.as_ref(), name)
                     } else {
-                        (wall.as_ref().or(cpu.as_ref()), *name)
+                        (wall.as_ref().or(cpu.as_ref()), name)
                     };
                     let Some(v) = v else { return };
+                    let mut why = None;
                     let text = if what.starts_with("Calls") {
                         v.calls.clone()
                     } else if what.ends_with("/Call") {
@@ -519,12 +673,27 @@ fn row_cells(
                         match val {
                             None => String::new(),
                             Some(t) if what.ends_with('%') => {
-                                format!("{:.1}%", t as f64 * 100.0 / v.pct_base.max(1) as f64)
+                                let pct = t as f64 * 100.0 / v.pct_base.max(1) as f64;
+                                match r {
+                                    Row::Method(Some(m)) if pct > 100.0 => {
+                                        why = Some(over.why(m));
+                                        format!("{pct:.1}%*")
+                                    }
+                                    _ => format!("{pct:.1}%"),
+                                }
                             }
                             Some(t) => fmt_ms(t, tps),
                         }
                     };
-                    ui.label(text);
+                    match why {
+                        Some(why) => {
+                            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color))
+                                .on_hover_text(why);
+                        }
+                        None => {
+                            ui.label(text);
+                        }
+                    }
                 }
             }
         });
@@ -551,14 +720,15 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 }
             }
             chip(ui, m);
-            if ui
-                .add(
-                    egui::Label::new(label(m))
-                        .sense(egui::Sense::click())
-                        .truncate(),
-                )
-                .clicked()
-            {
+            let mut resp = ui.add(
+                egui::Label::new(label(m))
+                    .sense(egui::Sense::click())
+                    .truncate(),
+            );
+            if let Some(both) = both_names(l, m) {
+                resp = resp.on_hover_text(both);
+            }
+            if resp.clicked() {
                 if m.is_some() {
                     ctx.send(Msg::SelectMethod(m));
                 }
@@ -582,11 +752,14 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 .get(i)
                 .and_then(|e| e.method);
             chip(ui, target);
-            let resp = ui.add(
+            let mut resp = ui.add(
                 egui::Label::new(label(target))
                     .sense(egui::Sense::click())
                     .truncate(),
             );
+            if let Some(both) = both_names(l, target) {
+                resp = resp.on_hover_text(both);
+            }
             if resp.clicked() && target.is_some() {
                 ctx.send(Msg::SelectMethod(target));
             }

@@ -234,15 +234,38 @@ fn compare_ui(
     others: &[OtherDoc],
 ) {
     let mut runs: Vec<(&str, u64, &Trace)> = vec![("this run", generation, trace)];
+    // Like with like: only runs of this format (a PerfLog run is not compared with a
+    // CProfiler run).
+    let (same, other_formats): (Vec<&OtherDoc>, Vec<&OtherDoc>) = others
+        .iter()
+        .filter(|(_, d)| !d.trace.durations.is_empty())
+        .partition(|(_, d)| d.trace.source.format == trace.source.format);
     runs.extend(
-        others
-            .iter()
-            .filter(|(_, d)| !d.trace.durations.is_empty())
+        same.iter()
             .map(|(title, d)| (title.as_str(), d.generation, &*d.trace)),
     );
+    let skipped = if other_formats.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} of another format not compared: {})",
+            crate::app::style::plural(other_formats.len(), "open run"),
+            other_formats
+                .iter()
+                .map(|(t, d)| format!("{t} is {}", d.trace.source.format))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     if runs.len() < 2 {
-        ui.label("Open more runs (other files) to compare them here.");
+        ui.label(format!(
+            "Open more {} runs (other files) to compare them here.{skipped}",
+            trace.source.format
+        ));
         return;
+    }
+    if !skipped.is_empty() {
+        ui.weak(skipped.trim());
     }
     ui.separator();
     ui.strong(format!("Runs compared ({})", runs.len()));

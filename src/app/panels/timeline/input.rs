@@ -8,6 +8,7 @@ use super::TimelineState;
 use super::layout::{Plot, Row};
 use super::query::CallAt;
 use crate::app::context::{Msg, PanelCtx};
+use crate::trace::Trace;
 
 /// Keyboard zoom and pan (unless a text field has the keyboard).
 pub(crate) fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
@@ -51,17 +52,56 @@ pub(crate) fn ruler(
     range_drag(ui, resp, st, plot, full, true);
 }
 
-/// Clicks on thread labels expand or collapse the thread.
-pub(crate) fn thread_labels(ui: &egui::Ui, st: &mut TimelineState, rows: &[Row], left: f32) {
+/// Clicks on thread labels expand or collapse the thread; hovering one shows the thread's full
+/// name (the label column may cut it).
+pub(crate) fn thread_labels(
+    ui: &egui::Ui,
+    st: &mut TimelineState,
+    trace: &Trace,
+    rows: &[Row],
+    plot: &Plot,
+    left: f32,
+) {
     for row in rows {
         let id = ui.scope_id().with(("thread-label", row.thread));
-        if ui
-            .interact(row.label_rect(left), id, Sense::click())
-            .clicked()
-            && !st.expanded.insert(row.thread)
-        {
+        let th = &trace.threads[row.thread];
+        let resp = ui
+            .interact(row.label_rect(left, plot), id, Sense::click())
+            .on_hover_text(format!(
+                "[{}] {}\nclick to {} its call depths",
+                th.raw_id,
+                th.name,
+                if row.expanded { "fold" } else { "show" }
+            ));
+        if resp.clicked() && !st.expanded.insert(row.thread) {
             st.expanded.remove(&row.thread);
         }
+    }
+}
+
+/// The right edge of the label column: drag it to widen or narrow the labels.
+pub(crate) fn label_column_edge(
+    ui: &egui::Ui,
+    st: &mut TimelineState,
+    plot: &Plot,
+    y: std::ops::RangeInclusive<f32>,
+    width: f32,
+) {
+    let x = plot.x0 - 2.0;
+    let rect = Rect::from_x_y_ranges(x - 3.0..=x + 3.0, y);
+    let resp = ui
+        .interact(rect, ui.scope_id().with("label-column-edge"), Sense::drag())
+        .on_hover_cursor(egui::CursorIcon::ResizeHorizontal);
+    if resp.hovered() || resp.dragged() {
+        ui.painter().vline(
+            x,
+            rect.y_range(),
+            egui::Stroke::new(2.0, ui.visuals().widgets.hovered.fg_stroke.color),
+        );
+    }
+    if resp.dragged() {
+        st.label_w = Some(st.label_width(width) + resp.drag_delta().x);
+        st.label_w = Some(st.label_width(width));
     }
 }
 

@@ -8,8 +8,10 @@ use crate::analysis::timeline::View;
 use crate::app::document::Document;
 use crate::trace::Trace;
 
-/// Width of the thread label column, points.
+/// Default width of the thread label column, points (the user can drag its edge).
 pub(crate) const LABEL_W: f32 = 170.0;
+/// The narrowest label column.
+pub(crate) const MIN_LABEL_W: f32 = 60.0;
 pub(crate) const RULER_H: f32 = 22.0;
 /// A collapsed thread row.
 pub(crate) const ROW_H: f32 = 20.0;
@@ -24,19 +26,22 @@ pub(crate) const MIN_ITEM_PX: f32 = 3.0;
 pub(crate) struct Plot {
     /// Screen x of time `view.t0`.
     pub x0: f32,
+    /// Width of the thread label column left of the plot.
+    pub label_w: f32,
     pub view: View,
 }
 
 impl Plot {
     /// The plot of a timeline whose full width (labels included) starts at `left` and spans
-    /// `width`, showing axis ticks `t0..t1`.
-    pub(crate) fn new(left: f32, width: f32, (t0, t1): (f64, f64)) -> Self {
+    /// `width`, with a label column `label_w` wide, showing axis ticks `t0..t1`.
+    pub(crate) fn new(left: f32, width: f32, label_w: f32, (t0, t1): (f64, f64)) -> Self {
         Self {
-            x0: left + LABEL_W,
+            x0: left + label_w,
+            label_w,
             view: View {
                 t0,
                 t1,
-                width_px: (width - LABEL_W).max(10.0),
+                width_px: (width - label_w).max(10.0),
             },
         }
     }
@@ -75,8 +80,8 @@ impl Row {
     }
 
     /// The clickable thread label left of the plot (`left`: the timeline's left edge).
-    pub(crate) fn label_rect(&self, left: f32) -> Rect {
-        Rect::from_min_size(pos2(left, self.top), vec2(LABEL_W - 4.0, ROW_H))
+    pub(crate) fn label_rect(&self, left: f32, plot: &Plot) -> Rect {
+        Rect::from_min_size(pos2(left, self.top), vec2(plot.label_w - 4.0, ROW_H))
     }
 
     pub(crate) fn contains_y(&self, y: f32) -> bool {

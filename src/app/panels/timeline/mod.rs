@@ -8,7 +8,7 @@
 
 pub(crate) mod input;
 pub(crate) mod layout;
-pub(crate) mod paint;
+pub mod paint;
 pub(crate) mod query;
 
 use std::collections::HashSet;
@@ -35,6 +35,8 @@ pub struct TimelineState {
     drag_select_from: Option<f64>,
     /// The call under the pointer: (thread, lane, index).
     pub hovered: Option<(usize, usize, usize)>,
+    /// Width of the thread label column as the user dragged it (None: the default).
+    pub label_w: Option<f32>,
 }
 
 impl TimelineState {
@@ -73,13 +75,25 @@ impl TimelineState {
         self.marks = marks;
     }
 
-    /// Shows call `c` with half its length of margin on each side.
+    /// Shows call `c` with half its length of margin on each side, never before the trace's
+    /// start or after its end (the window slides inside the trace).
     pub(crate) fn go_to_call(&mut self, trace: &Trace, c: CallRef) {
         if let Some((s, e)) = call_span(trace, c) {
+            let full = layout::full_range(trace);
             let (s, e) = (s as f64, e as f64);
             let pad = ((e - s) * 0.5).max(2.0);
-            self.range = Some((s - pad, e + pad));
+            let span = (e - s + 2.0 * pad).min(full.1 - full.0);
+            let a = (s - pad).min(full.1 - span).max(full.0);
+            self.range = Some((a, a + span));
         }
+    }
+
+    /// Width of the thread label column in a timeline `width` wide.
+    pub(crate) fn label_width(&self, width: f32) -> f32 {
+        let max = (width * 0.6).max(layout::MIN_LABEL_W);
+        self.label_w
+            .unwrap_or(layout::LABEL_W)
+            .clamp(layout::MIN_LABEL_W, max)
     }
 
     /// Whether thread `ti` is drawn lane by lane.
@@ -142,13 +156,21 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) 
     let width = ui.available_width();
     let (ruler_rect, ruler_resp) =
         ui.allocate_exact_size(vec2(width, RULER_H), Sense::click_and_drag());
-    let plot = Plot::new(ruler_rect.left(), ruler_rect.width(), st.visible(full));
+    let label_w = st.label_width(width);
+    let plot = Plot::new(
+        ruler_rect.left(),
+        ruler_rect.width(),
+        label_w,
+        st.visible(full),
+    );
     paint::ruler(ui, &ctx.doc.trace, &plot, ruler_rect, full);
     input::ruler(ui, &ruler_resp, st, &plot, full);
-    egui::ScrollArea::vertical()
+    let rows = egui::ScrollArea::vertical()
         .id_salt("timeline-rows")
         .auto_shrink([false, false])
         .show(ui, |ui| rows_ui(ui, ctx, st, &plot, full, ruler_rect));
+    let bottom = rows.inner_rect.bottom();
+    input::label_column_edge(ui, st, &plot, ruler_rect.top()..=bottom, width);
 }
 
 fn rows_ui(
@@ -164,7 +186,7 @@ fn rows_ui(
     let height = layout::total_height(&rows).max(40.0);
     let (rect, resp) = ui.allocate_exact_size(vec2(ruler.width(), height), Sense::click_and_drag());
     layout::place(&mut rows, rect.top());
-    input::thread_labels(ui, st, &rows, rect.left());
+    input::thread_labels(ui, st, &doc.trace, &rows, plot, rect.left());
     let data = query::rows_data(doc, st, ctx.selected.is_some(), &rows, plot, ui.clip_rect());
     let pointer = resp.hover_pos();
     let near = paint::rows(ui, ctx, &rows, &data, plot, rect, pointer);

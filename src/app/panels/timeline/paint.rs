@@ -6,7 +6,7 @@ use eframe::egui::{self, Color32, Pos2, Rect, Stroke, pos2, vec2};
 use super::layout::{LANE_H, Plot, ROW_H, Row};
 use super::query::{self, CallAt, RowData, RowMarks};
 use crate::app::context::PanelCtx;
-use crate::app::style::{fmt_duration, nice_step, text_color_on};
+use crate::app::style::{AxisFormat, fmt_duration, fmt_ms, nice_step, text_color_on};
 use crate::trace::{MethodId, Trace};
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
@@ -31,6 +31,7 @@ pub(crate) fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full:
     let rel0 = tv.t0 - full.0;
     let mut k = (rel0 / step).ceil();
     let color = ui.visuals().text_color();
+    let axis = AxisFormat::new(step, tv.t1 - full.0, tps);
     while full.0 + k * step <= tv.t1 {
         let x = plot.x(full.0 + k * step);
         painter.vline(
@@ -41,7 +42,7 @@ pub(crate) fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full:
         painter.text(
             pos2(x + 2.0, rect.top() + 2.0),
             egui::Align2::LEFT_TOP,
-            fmt_duration(k * step, tps),
+            axis.fmt(k * step),
             egui::FontId::proportional(11.0),
             color,
         );
@@ -79,7 +80,7 @@ pub(crate) fn rows(
     let mut texts: Vec<(Rect, String, Color32)> = Vec::new();
     let mut hovered_instants = None;
     for (row, data) in rows.iter().zip(data) {
-        label(ui, &painter, trace, row, rect.left());
+        label(ui, &painter, trace, row, rect.left(), plot);
         let row_rect = row.plot_rect(plot);
         painter.rect_filled(row_rect, 0.0, ui.visuals().extreme_bg_color);
         let Some((data, row_marks)) = data else {
@@ -118,7 +119,8 @@ pub(crate) fn rows(
     hovered_instants
 }
 
-fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left: f32) {
+/// A thread's label, cut with "…" to the label column (its tooltip has the full name).
+fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left: f32, plot: &Plot) {
     let th = &trace.threads[row.thread];
     let text = format!(
         "{} [{}] {}",
@@ -126,13 +128,14 @@ fn label(ui: &egui::Ui, painter: &egui::Painter, trace: &Trace, row: &Row, left:
         th.raw_id,
         th.name
     );
-    painter.text(
-        row.label_rect(left).left_center() + vec2(4.0, 0.0),
-        egui::Align2::LEFT_CENTER,
-        text,
-        egui::FontId::proportional(13.0),
-        ui.visuals().text_color(),
-    );
+    let rect = row.label_rect(left, plot);
+    let color = ui.visuals().text_color();
+    let mut job =
+        egui::text::LayoutJob::simple_singleline(text, egui::FontId::proportional(13.0), color);
+    job.wrap = egui::text::TextWrapping::truncate_at_width((rect.width() - 6.0).max(10.0));
+    let galley = painter.layout_job(job);
+    let pos = pos2(rect.left() + 4.0, rect.center().y - galley.size().y / 2.0);
+    painter.galley(pos, galley, color);
 }
 
 /// Adds a row's calls to `mesh`, and the names that fit to `texts`.
@@ -156,8 +159,11 @@ fn calls(
             });
         }
         RowData::Lanes(lanes) => {
+            let trace = &ctx.doc.trace;
+            let thread = &trace.threads[row.thread];
             for (d, items) in lanes.iter().enumerate() {
                 let (ly, lh) = (y + d as f32 * LANE_H, LANE_H - 1.0);
+                let lane = thread.lanes.get(d);
                 for it in items {
                     let hh = if it.count > 1 { lh * it.coverage } else { lh };
                     let r = Rect::from_min_max(
@@ -166,7 +172,30 @@ fn calls(
                     );
                     let fill = ctx.method_color(it.method);
                     mesh.add_colored_rect(r, fill);
-                    if it.count == 1 && r.width() > 40.0 {
+                    // Dual clock on a wall axis: a strip along the bottom of the call shows
+                    // the share of its wall time the thread ran on a CPU (light) and the share
+                    // it did not run (dark).
+                    if it.count == 1
+                        && r.width() >= 8.0
+                        && !trace.axis_synthesized
+                        && let Some(share) = lane.and_then(|l| cpu_share(l, it.first))
+                    {
+                        let strip = Rect::from_min_max(pos2(r.left(), r.bottom() - 3.0), r.max);
+                        mesh.add_colored_rect(strip, Color32::from_black_alpha(170));
+                        let on = Rect::from_min_max(
+                            strip.min,
+                            pos2(strip.left() + strip.width() * share, strip.bottom()),
+                        );
+                        mesh.add_colored_rect(on, Color32::from_white_alpha(200));
+                    }
+                    // A folded item mostly covered by one method's call (the outermost lanes
+                    // at full zoom) keeps that name too.
+                    let named = if it.count == 1 {
+                        r.width() > 40.0
+                    } else {
+                        r.width() > 60.0 && it.coverage >= 0.5
+                    };
+                    if named {
                         let name = ctx.doc.trace.method_short_name(it.method);
                         texts.push((r, name, text_color_on(fill)));
                     }
@@ -174,6 +203,14 @@ fn calls(
             }
         }
     }
+}
+
+/// The share (0..=1) of call `i`'s wall time its thread ran on a CPU, when the lane has both
+/// clocks.
+pub fn cpu_share(lane: &crate::trace::Lane, i: usize) -> Option<f32> {
+    let cpu = lane.cpu_dur(i)?;
+    let wall = lane.dur(i);
+    (wall > 0).then(|| (cpu as f64 / wall as f64).clamp(0.0, 1.0) as f32)
 }
 
 /// Draws the marks of one row: a bar over and a bracket under each call of the selected method
@@ -274,8 +311,8 @@ pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t
     for &i in near.iter().take(8) {
         let inst = &trace.instants[i as usize];
         ui.label(format!(
-            "{}  {}",
-            fmt_duration(inst.time as f64 - t0, trace.ticks_per_sec),
+            "{} ms  {}",
+            fmt_ms((inst.time as f64 - t0).max(0.0) as u64, trace.ticks_per_sec),
             inst.label
         ));
     }
@@ -285,12 +322,15 @@ pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t
 }
 
 /// The tooltip of a call: its method, thread, depth and times on each clock.
-pub(crate) fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
+pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
     let th = &trace.threads[ti];
     let lane = &th.lanes[d];
     let m = lane.method(i);
     let tps = trace.ticks_per_sec;
     ui.strong(trace.method_full_name(m));
+    if let Some(o) = trace.obfuscated_full_name(m) {
+        ui.weak(format!("obfuscated: {o}"));
+    }
     ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
     let children = th
         .lanes
@@ -317,7 +357,11 @@ pub(crate) fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt)
             fmt_duration(cd.saturating_sub(csum) as f64, tps)
         ));
         if dur > 0 {
-            ui.label(format!("cpu/wall: {:.0}%", cd as f64 * 100.0 / dur as f64));
+            ui.label(format!(
+                "cpu/wall: {:.0}% (the light part of the strip under the call; dark: the \
+                 thread was not running)",
+                cd as f64 * 100.0 / dur as f64
+            ));
         }
     }
     let f = lane.flags(i);
@@ -326,5 +370,40 @@ pub(crate) fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt)
     }
     if f.unclosed {
         ui.label("still running when tracing stopped");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Action, Builder, ClockMode};
+
+    #[test]
+    fn the_cpu_share_of_a_call_is_its_cpu_over_its_wall_time() {
+        let mut b = Builder::new("t");
+        b.clock = Some(ClockMode::Dual);
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        // f: 10 wall, 4 cpu; then 5 wall, 0 cpu (blocked throughout).
+        ev.push(Action::Enter, f, 0, Some(0));
+        ev.push(Action::Exit, f, 10, Some(4));
+        ev.push(Action::Enter, f, 10, Some(4));
+        ev.push(Action::Exit, f, 15, Some(4));
+        let trace = b.finish();
+        let lane = &trace.threads[0].lanes[0];
+        assert_eq!(cpu_share(lane, 0), Some(0.4));
+        assert_eq!(cpu_share(lane, 1), Some(0.0));
+
+        // Without a CPU clock there is no share.
+        let mut b = Builder::new("t");
+        b.clock = Some(ClockMode::Wall);
+        let f = b.add_method(1, "C", "f", "()V", None, None);
+        let tid = b.add_thread(1, "main");
+        let ev = b.events_mut(tid);
+        ev.push(Action::Enter, f, 0, None);
+        ev.push(Action::Exit, f, 10, None);
+        let trace = b.finish();
+        assert_eq!(cpu_share(&trace.threads[0].lanes[0], 0), None);
     }
 }

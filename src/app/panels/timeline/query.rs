@@ -267,6 +267,7 @@ mod tests {
             let doc = instants_only(&times);
             let plot = Plot {
                 x0: 170.0,
+                label_w: 170.0,
                 view: View {
                     t0: next(1000) as f64 + 0.37,
                     t1: 900_000.0 + next(100_000) as f64 + 0.11,
