@@ -70,7 +70,10 @@ fn main() {
     );
     let (lo, hi) = trace.axis_range().unwrap_or((0, 0));
     let range = TreeOptions {
-        range: Some((lo + (hi - lo) / 4, lo + (hi - lo) / 2)),
+        range: Some(tracelens::trace::TickRange::new(
+            lo + (hi - lo) / 4,
+            lo + (hi - lo) / 2,
+        )),
         ..opts
     };
     best(

@@ -10,10 +10,10 @@ const DESKTOP: &str = include_str!("../assets/tracelens.desktop");
 const MIME_XML: &str = include_str!("../assets/tracelens-mime.xml");
 const ICON: &[u8] = include_bytes!("../assets/icon.png");
 /// The MIME type registered for Android method traces.
-pub const MIME_TYPE: &str = "application/x-android-method-trace";
+pub(crate) const MIME_TYPE: &str = "application/x-android-method-trace";
 
 /// Where the files go.
-pub struct Paths {
+pub(crate) struct Paths {
     pub desktop: PathBuf,
     pub icon: PathBuf,
     pub mime: PathBuf,
@@ -21,7 +21,7 @@ pub struct Paths {
 }
 
 impl Paths {
-    pub fn for_user() -> Option<Paths> {
+    pub(crate) fn for_user() -> Option<Paths> {
         let data_home = match std::env::var_os("XDG_DATA_HOME") {
             Some(d) if !d.is_empty() => PathBuf::from(d),
             _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
@@ -36,7 +36,7 @@ impl Paths {
 }
 
 /// The `.desktop` text with `Exec` pointing at `exe`.
-pub fn desktop_entry(exe: &Path) -> String {
+pub(crate) fn desktop_entry(exe: &Path) -> String {
     let exec = exe.display().to_string();
     let quoted = if exec.contains(' ') {
         format!("\"{exec}\"")
@@ -72,13 +72,13 @@ fn refresh(tool: &str, args: &[&str], data_home: &Path) -> String {
 /// What [`install`] / [`uninstall`] did, one line per file written/removed or tool run
 /// (a missing helper tool is a note, not an error).
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     pub lines: Vec<String>,
 }
 
 /// Why installing or uninstalling failed.
 #[derive(Debug)]
-pub enum DesktopError {
+pub(crate) enum DesktopError {
     /// Neither `XDG_DATA_HOME` nor `HOME` is set.
     NoDataHome,
     /// Writing or removing `path` failed.
@@ -100,7 +100,7 @@ impl std::fmt::Display for DesktopError {
 impl std::error::Error for DesktopError {}
 
 /// Installs the desktop entry, icon and MIME type for the current user. Returns what was done.
-pub fn install(exe: &Path) -> Result<Report, DesktopError> {
+pub(crate) fn install(exe: &Path) -> Result<Report, DesktopError> {
     let p = Paths::for_user().ok_or(DesktopError::NoDataHome)?;
     let mut log = Vec::new();
     for (path, bytes) in [
@@ -135,7 +135,7 @@ pub fn install(exe: &Path) -> Result<Report, DesktopError> {
 }
 
 /// Removes what [`install`] wrote.
-pub fn uninstall() -> Result<Report, DesktopError> {
+pub(crate) fn uninstall() -> Result<Report, DesktopError> {
     let p = Paths::for_user().ok_or(DesktopError::NoDataHome)?;
     let mut log = Vec::new();
     for path in [&p.desktop, &p.icon, &p.mime] {

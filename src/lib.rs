@@ -26,10 +26,12 @@
 //! assert_eq!(trace.threads[0].lanes[1].dur(0), 20);
 //! ```
 
+#![deny(unsafe_code)]
+
 pub mod analysis;
 pub mod app;
 pub mod cli;
-pub mod desktop;
+pub(crate) mod desktop;
 pub mod formats;
 #[doc(hidden)]
 pub mod fuzz;
@@ -37,12 +39,12 @@ pub mod load;
 pub mod mapping;
 mod par;
 pub mod report;
-pub mod timing;
+pub(crate) mod timing;
 pub mod trace;
 
 /// The sample trace the viewer shows when started without a file: a realistic dual-clock Android
 /// trace written by `tracelens gen --records 40000 --threads 4 --methods 400 --seed 7`.
-pub static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
+pub(crate) static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
 
 /// The name shown for [`SAMPLE_TRACE`].
 pub const SAMPLE_TRACE_NAME: &str = "sample-app.trace";

@@ -12,7 +12,7 @@ use crate::formats::{self, FormatError, Parsed, Progress, ReadContext};
 use crate::trace::Trace;
 
 /// The bytes of an input file.
-pub enum Source {
+pub(crate) enum Source {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
 }
@@ -29,7 +29,7 @@ impl std::ops::Deref for Source {
 
 impl Source {
     /// Opens `path` read-only: a memory map, or a plain read when mapping is not possible.
-    pub fn open(path: &Path) -> std::io::Result<Source> {
+    pub(crate) fn open(path: &Path) -> std::io::Result<Source> {
         let mut file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_file() && meta.len() > 0 {
@@ -37,7 +37,9 @@ impl Source {
             // or rewriting the file while it is mapped could change the bytes under us (or fault
             // on truncation); that is the accepted risk of every mmap-based reader, and readers
             // treat the bytes as untrusted input in any case.
-            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[allow(unsafe_code)]
+            let mapped = unsafe { memmap2::Mmap::map(&file) };
+            if let Ok(map) = mapped {
                 return Ok(Source::Mapped(map));
             }
         }
@@ -62,7 +64,7 @@ pub enum LoadError {
 
 /// What a path names once Traceview's opening rules are applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     /// One file holding the whole trace.
     Single(PathBuf),
     /// An Android `.key` + `.data` pair.
@@ -71,7 +73,7 @@ pub enum Input {
 
 impl Input {
     /// The path named in messages.
-    pub fn display_path(&self) -> &Path {
+    pub(crate) fn display_path(&self) -> &Path {
         match self {
             Input::Single(p) => p,
             Input::Pair { key, .. } => key,
@@ -88,7 +90,7 @@ fn with_ext(path: &Path, ext: &str) -> PathBuf {
 /// Finds the files behind `path` (formats/android.md §2.2): a path that does not exist is retried
 /// as `<path>.trace`, then as `<path>.key` + `<path>.data`; an existing `.key` with no data
 /// section, or a `.data` without a key, is paired with its sibling of the same base name.
-pub fn resolve(path: &Path) -> Input {
+pub(crate) fn resolve(path: &Path) -> Input {
     if !path.exists() {
         let trace = with_ext(path, ".trace");
         if trace.is_file() {
@@ -217,21 +219,21 @@ pub fn load_to_sinks<F: crate::trace::SinkFactory>(
 }
 
 fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {
-    progress
-        .bytes_total
-        .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
-    let ctx = ReadContext {
-        path: Some(path),
-        progress,
-    };
-    formats::read_to_builder(bytes, &ctx).map_err(|error| LoadError::Format {
-        path: path.to_path_buf(),
-        error,
-    })
+    read_with(path, bytes, progress, formats::read_to_builder)
 }
 
 /// Parses `bytes` that came from `path` (the path is used for messages and as a hint only).
 pub fn load_bytes(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Trace, LoadError> {
+    read_with(path, bytes, progress, formats::read_bytes)
+}
+
+/// Runs a reader on `bytes` from `path`, with the progress's byte total set; errors name `path`.
+fn read_with<T>(
+    path: &Path,
+    bytes: &[u8],
+    progress: &Progress,
+    read: impl FnOnce(&[u8], &ReadContext) -> Result<T, formats::FormatError>,
+) -> Result<T, LoadError> {
     progress
         .bytes_total
         .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
@@ -239,7 +241,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Trac
         path: Some(path),
         progress,
     };
-    formats::read_bytes(bytes, &ctx).map_err(|error| LoadError::Format {
+    read(bytes, &ctx).map_err(|error| LoadError::Format {
         path: path.to_path_buf(),
         error,
     })

@@ -8,7 +8,7 @@ static ENABLED: OnceLock<bool> = OnceLock::new();
 static START: OnceLock<Instant> = OnceLock::new();
 
 /// Prints `what` and the time since the first mark, when `TRACELENS_TIMING` is set.
-pub fn mark(what: &str) {
+pub(crate) fn mark(what: &str) {
     if !*ENABLED.get_or_init(|| std::env::var_os("TRACELENS_TIMING").is_some()) {
         return;
     }

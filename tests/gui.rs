@@ -231,7 +231,7 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     h.key_press(egui::Key::W);
     h.run();
     let (a, b) = h.state().tabs[0].view.timeline.range.expect("zoomed");
-    let range = (a.max(0.0) as u64, b.max(0.0) as u64);
+    let range = tracelens::trace::TickRange::new(a.max(0.0) as u64, b.max(0.0) as u64);
     h.get_by_label("Only the visible time range").click();
     step_until(&mut h, "the range profile", |app| {
         app.tabs[0].view.lower.range_profile().is_some()
@@ -242,7 +242,7 @@ fn the_profile_table_can_be_restricted_to_the_visible_range() {
     let (r, restricted) = app.tabs[0].view.lower.range_profile().unwrap();
     assert_eq!(r, range);
     // The table's numbers are the profile of the clipped calls, not the whole trace's.
-    let expect = tracelens::analysis::restrict::restrict(&full.trace, range.0, range.1);
+    let expect = tracelens::analysis::restrict::restrict(&full.trace, range.start, range.end);
     assert_eq!(
         restricted.profiles[0],
         tracelens::analysis::profile::profile(&expect, full.profiles[0].clock)

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracelens::analysis::stats::{Stats, compare_runs, method_stats, series_stats};
+use tracelens::analysis::stats::{Stats, compare_runs, series_stats};
 use tracelens::formats::legacy::{LegacyKind, read, sniff};
 use tracelens::formats::{Progress, ReadContext};
 use tracelens::trace::{Location, Trace};
@@ -945,9 +945,20 @@ fn series_and_method_stats() {
     assert_eq!(x.stats.count, 2);
     assert!(close(x.stats.total, 0.003, 1e-12));
     let rt = r("r09_close_deeper.log");
-    let ms = method_stats(&rt);
     let outer = method_named(&rt, "outer").unwrap();
-    assert_eq!(ms.iter().find(|(m, _)| *m == outer).unwrap().1.total, 0.020);
+    // Every call of `outer` on every lane, in seconds.
+    let tps = rt.ticks_per_sec as f64;
+    let durs: Vec<f64> = rt
+        .threads
+        .iter()
+        .flat_map(|th| &th.lanes)
+        .flat_map(|lane| {
+            (0..lane.len())
+                .filter(move |&i| lane.method(i) == outer)
+                .map(move |i| lane.dur(i) as f64 / tps)
+        })
+        .collect();
+    assert_eq!(Stats::of(&durs).total, 0.020);
 }
 
 /// PerfToCsv-style attributes: the marker name's `key=value` pairs become columns of the

@@ -24,7 +24,7 @@ pub struct Attribute {
 
 /// Splits a marker name into `(key, value)` pairs; empty when the name has no `=`. A leading
 /// segment without `=` (a plain title) is not an attribute.
-pub fn split(name: &str) -> Vec<(String, String)> {
+pub(crate) fn split(name: &str) -> Vec<(String, String)> {
     let mut segments: Vec<String> = Vec::new();
     for seg in name.split(',') {
         match segments.last_mut() {
@@ -44,7 +44,7 @@ pub fn split(name: &str) -> Vec<(String, String)> {
 }
 
 /// The attributes of marker `name` with their formulas evaluated against `stats` (seconds).
-pub fn attributes(name: &str, stats: &Stats) -> Vec<Attribute> {
+pub(crate) fn attributes(name: &str, stats: &Stats) -> Vec<Attribute> {
     let pairs = split(name);
     let plain = |key: &str| -> Option<f64> {
         pairs
@@ -82,7 +82,7 @@ pub fn attributes(name: &str, stats: &Stats) -> Vec<Attribute> {
 
 /// Evaluates `expr` (numbers, `%NAME%` macros, `+ - * /`, parentheses); None when it does not
 /// parse or a macro is unknown (stats of an empty series count as unknown: no `/0` surprises).
-pub fn eval(expr: &str, var: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+pub(crate) fn eval(expr: &str, var: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
     let mut p = Parser {
         s: expr.as_bytes(),
         i: 0,

@@ -21,10 +21,10 @@ pub struct MethodKey {
 }
 
 impl MethodKey {
-    pub const TOPLEVEL_CLASS: &'static str = "(toplevel)";
-    pub const UNKNOWN_CLASS: &'static str = "(unknown)";
+    pub(crate) const TOPLEVEL_CLASS: &'static str = "(toplevel)";
+    pub(crate) const UNKNOWN_CLASS: &'static str = "(unknown)";
 
-    pub fn pseudo(class: &str) -> Self {
+    pub(crate) fn pseudo(class: &str) -> Self {
         MethodKey {
             class: class.to_string(),
             name: None,
@@ -33,7 +33,7 @@ impl MethodKey {
     }
 
     /// The key of a trace method; the reader's `(unknown)` placeholder becomes the pseudo-method.
-    pub fn of(trace: &Trace, m: MethodId) -> Self {
+    pub(crate) fn of(trace: &Trace, m: MethodId) -> Self {
         let meth = trace.method(m);
         let class = trace.str(meth.class);
         let name = trace.str(meth.name);
@@ -48,7 +48,7 @@ impl MethodKey {
     }
 
     /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
-    pub fn dotted(&self) -> String {
+    pub(crate) fn dotted(&self) -> String {
         format!(
             "{}.{}",
             self.class,
@@ -73,7 +73,7 @@ impl MethodKey {
     /// ties an unnamed method that ties a named `a`, but `z` > `a`). Unnamed methods of a class
     /// therefore come before its named ones; classes whose methods are all named, or all
     /// unnamed, sort as in dmtracedump.
-    pub fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
+    pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
         self.class
             .cmp(&other.class)
             .then_with(|| self.name.is_some().cmp(&other.name.is_some()))
@@ -115,14 +115,14 @@ impl From<&MethodProfile> for Totals {
 
 /// One run's methods, each with its key, in dmtracedump's inclusive order (largest first).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunTotals {
+pub(crate) struct RunTotals {
     pub clock: Clock,
     pub methods: Vec<(MethodKey, Totals)>,
 }
 
 impl RunTotals {
     /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`.
-    pub fn from_profile(trace: &Trace, profile: &Profile) -> Self {
+    pub(crate) fn from_profile(trace: &Trace, profile: &Profile) -> Self {
         let mut methods: Vec<(MethodKey, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
         methods.push((
             MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS),
@@ -144,7 +144,7 @@ impl RunTotals {
     }
 
     /// Sorts `methods` into dmtracedump's inclusive order.
-    pub fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
+    pub(crate) fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
         methods.sort_by(|a, b| {
             b.1.inclusive
                 .cmp(&a.1.inclusive)
@@ -178,19 +178,19 @@ impl DiffRow {
     pub fn d_inclusive(&self) -> Option<i64> {
         self.both().map(|(a, b)| delta(a.inclusive, b.inclusive))
     }
-    pub fn d_exclusive(&self) -> Option<i64> {
+    pub(crate) fn d_exclusive(&self) -> Option<i64> {
         self.both().map(|(a, b)| delta(a.exclusive, b.exclusive))
     }
-    pub fn d_calls(&self) -> Option<i64> {
+    pub(crate) fn d_calls(&self) -> Option<i64> {
         self.both()
             .map(|(a, b)| delta(a.calls + a.recursive_calls, b.calls + b.recursive_calls))
     }
     /// B / A × 100 of inclusive time (None when A is 0 or the method is in one run only).
-    pub fn inclusive_ratio(&self) -> Option<f64> {
+    pub(crate) fn inclusive_ratio(&self) -> Option<f64> {
         self.both()
             .and_then(|(a, b)| ratio(a.inclusive, b.inclusive))
     }
-    pub fn exclusive_ratio(&self) -> Option<f64> {
+    pub(crate) fn exclusive_ratio(&self) -> Option<f64> {
         self.both()
             .and_then(|(a, b)| ratio(a.exclusive, b.exclusive))
     }
@@ -206,7 +206,7 @@ pub struct TraceDiff {
 }
 
 impl TraceDiff {
-    pub fn new(a: &RunTotals, b: &RunTotals) -> Self {
+    pub(crate) fn new(a: &RunTotals, b: &RunTotals) -> Self {
         let mut index: FxHashMap<&MethodKey, usize> = FxHashMap::default();
         for (i, (k, _)) in b.methods.iter().enumerate() {
             index.entry(k).or_insert(i);
@@ -275,13 +275,13 @@ impl TraceDiff {
             .collect()
     }
 
-    pub fn matched(&self) -> impl Iterator<Item = &DiffRow> {
+    pub(crate) fn matched(&self) -> impl Iterator<Item = &DiffRow> {
         self.rows.iter().filter(|r| r.a.is_some() && r.b.is_some())
     }
-    pub fn only_a(&self) -> impl Iterator<Item = &DiffRow> {
+    pub(crate) fn only_a(&self) -> impl Iterator<Item = &DiffRow> {
         self.rows.iter().filter(|r| r.b.is_none())
     }
-    pub fn only_b(&self) -> impl Iterator<Item = &DiffRow> {
+    pub(crate) fn only_b(&self) -> impl Iterator<Item = &DiffRow> {
         self.rows.iter().filter(|r| r.a.is_none())
     }
 }

@@ -10,14 +10,14 @@
 use rayon::prelude::*;
 
 use crate::analysis::calltree::clipped_time;
-use crate::trace::{CallRef, Clock, MethodId, ThreadId, Trace};
+use crate::trace::{CallRef, Clock, MethodId, ThreadId, TickRange, Trace};
 
 /// All calls of one method.
 #[derive(Clone, Debug)]
 pub struct MethodCalls {
     pub method: MethodId,
     pub clock: Clock,
-    pub range: Option<(u64, u64)>,
+    pub range: Option<TickRange>,
     /// Sorted by axis start (ties: thread, depth).
     pub calls: Vec<CallRef>,
     /// Axis start of each call, ticks.
@@ -83,7 +83,7 @@ impl MethodCalls {
         trace: &Trace,
         method: MethodId,
         clock: Clock,
-        range: Option<(u64, u64)>,
+        range: Option<TickRange>,
     ) -> MethodCalls {
         let per_thread: Vec<Vec<(u64, CallRef, u64)>> = trace
             .threads
@@ -92,13 +92,8 @@ impl MethodCalls {
             .map(|(ti, th)| {
                 let mut out = Vec::new();
                 for (d, lane) in th.lanes.iter().enumerate() {
-                    let (lo, hi) = match range {
-                        Some((t0, t1)) => (
-                            lane.first_ending_at_or_after(t0),
-                            lane.first_starting_at_or_after(t1),
-                        ),
-                        None => (0, lane.len()),
-                    };
+                    let calls = lane.calls_in(range);
+                    let (lo, hi) = (calls.start, calls.end);
                     for i in lo..hi.max(lo) {
                         if lane.method(i) != method {
                             continue;
@@ -143,7 +138,7 @@ impl MethodCalls {
     }
 
     /// Nearest-rank percentile `p` in 0..=100 (None if there are no calls).
-    pub fn percentile(&self, p: f64) -> Option<u64> {
+    pub(crate) fn percentile(&self, p: f64) -> Option<u64> {
         let n = self.sorted.len();
         if n == 0 {
             return None;
@@ -213,7 +208,7 @@ impl MethodCalls {
     }
 
     /// The calls whose duration falls in bin `bin` of `hist`, in start order.
-    pub fn calls_in_bin(&self, hist: &Histogram, bin: usize) -> Vec<CallRef> {
+    pub(crate) fn calls_in_bin(&self, hist: &Histogram, bin: usize) -> Vec<CallRef> {
         self.calls
             .iter()
             .zip(&self.durs)
@@ -222,14 +217,16 @@ impl MethodCalls {
             .collect()
     }
 
+    #[cfg(test)]
     /// Position (into `calls`) of the first call starting strictly after `t` (N).
-    pub fn next_after(&self, t: u64) -> Option<usize> {
+    pub(crate) fn next_after(&self, t: u64) -> Option<usize> {
         let i = self.starts.partition_point(|&s| s <= t);
         (i < self.starts.len()).then_some(i)
     }
 
+    #[cfg(test)]
     /// Position of the last call starting strictly before `t` (Shift+N).
-    pub fn previous_before(&self, t: u64) -> Option<usize> {
+    pub(crate) fn previous_before(&self, t: u64) -> Option<usize> {
         self.starts.partition_point(|&s| s < t).checked_sub(1)
     }
 }
@@ -259,7 +256,7 @@ mod tests {
         assert_eq!(calls.previous_before(20), Some(0));
         assert_eq!(calls.previous_before(4), None);
         // Range [5, 21): the first call is clipped to 1, the second to 1.
-        let r = MethodCalls::collect(&trace, c_bar, Clock::Cpu, Some((5, 21)));
+        let r = MethodCalls::collect(&trace, c_bar, Clock::Cpu, Some(TickRange::new(5, 21)));
         assert_eq!(r.durs, vec![1, 1]);
         // B.foo is recursive: every level is a call.
         let b = MethodCalls::collect(&trace, MethodId(1), Clock::Cpu, None);

@@ -1,6 +1,6 @@
 //! Pure analyses over `&Trace`: the dmtracedump profile, timeline queries, call trees.
 
-pub mod attributes;
+pub(crate) mod attributes;
 pub mod calltree;
 pub mod diff;
 pub mod histogram;

@@ -23,7 +23,7 @@ use crate::trace::{Call, CallFlags, Lane, LaneBuilder, Thread, Trace};
 
 /// Whether a call `[s, e)` lies (partly) in `[t0, t1)`: the rule of the call trees' clipping.
 #[inline]
-pub fn overlaps(s: u64, e: u64, t0: u64, t1: u64) -> bool {
+pub(crate) fn overlaps(s: u64, e: u64, t0: u64, t1: u64) -> bool {
     let lo = s.max(t0);
     let hi = e.min(t1);
     lo < hi || (s == e && s >= t0 && s < t1)
@@ -310,7 +310,7 @@ mod tests {
                 TreeOptions {
                     clock: Clock::Wall,
                     thread: None,
-                    range: Some((a, b)),
+                    range: Some(crate::trace::TickRange::new(a, b)),
                 },
             );
             let mut excl = vec![0u64; trace.methods.len()];

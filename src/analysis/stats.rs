@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::trace::{MethodId, Trace};
+use crate::trace::Trace;
 
 /// Summary statistics of a set of durations (seconds).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -74,45 +74,6 @@ pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
                 incomplete: d.incomplete,
             }
         })
-        .collect()
-}
-
-/// Per-method call-duration statistics in seconds (RTL scopes, Logger blocks), all threads.
-pub fn method_stats(trace: &Trace) -> Vec<(MethodId, Stats)> {
-    let mut per: Vec<Vec<f64>> = vec![Vec::new(); trace.methods.len()];
-    let tps = trace.ticks_per_sec.max(1) as f64;
-    for th in &trace.threads {
-        for lane in &th.lanes {
-            for i in 0..lane.len() {
-                per[lane.method(i).index()].push(lane.dur(i) as f64 / tps);
-            }
-        }
-    }
-    per.into_iter()
-        .enumerate()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(i, v)| (MethodId(i as u32), Stats::of(&v)))
-        .collect()
-}
-
-/// Per-method CPU-time / wall-time ratio (Logger blocks), `None` without CPU times.
-pub fn method_cpu_ratio(trace: &Trace) -> Vec<(MethodId, f64)> {
-    let mut acc = vec![(0u64, 0u64); trace.methods.len()];
-    for th in &trace.threads {
-        for lane in &th.lanes {
-            for i in 0..lane.len() {
-                if let Some((_, cpu)) = lane.cpu(i) {
-                    let a = &mut acc[lane.method(i).index()];
-                    a.0 += cpu;
-                    a.1 += lane.dur(i);
-                }
-            }
-        }
-    }
-    acc.into_iter()
-        .enumerate()
-        .filter(|(_, (_, w))| *w > 0)
-        .map(|(i, (c, w))| (MethodId(i as u32), c as f64 / w as f64))
         .collect()
 }
 

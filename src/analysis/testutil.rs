@@ -4,7 +4,7 @@ use crate::trace::{Action, Builder, ClockMode, MethodId, Trace};
 
 /// dmtracedump's synthetic `simple.trace` (traces/synthetic/simple.txt): thread-cpu clock,
 /// B.foo recursive three deep.
-pub const SIMPLE_TXT: &str = "\
+pub(crate) const SIMPLE_TXT: &str = "\
 0  1 A.main ()V
 2  1  B.foo (I)V
 4  1   C.bar ()V
@@ -22,7 +22,7 @@ pub const SIMPLE_TXT: &str = "\
 ";
 
 /// traces/synthetic/simple2.txt.
-pub const SIMPLE2_TXT: &str = "\
+pub(crate) const SIMPLE2_TXT: &str = "\
 0  1 A.main ()V
 2  1  B.foo (I)V
 9  1   C.bar ()V
@@ -36,7 +36,7 @@ pub const SIMPLE2_TXT: &str = "\
 /// Builds a thread-cpu trace from the synthetic description format: `time thread Class.name sig`,
 /// indentation = depth; a line naming the method open at that depth is its exit. Methods and
 /// threads are numbered in order of appearance; axis time = CPU time.
-pub fn trace_from_txt(txt: &str) -> Trace {
+pub(crate) fn trace_from_txt(txt: &str) -> Trace {
     let mut b = Builder::new("synthetic");
     b.clock = Some(ClockMode::ThreadCpu);
     let mut methods: Vec<(String, MethodId)> = Vec::new();
@@ -85,39 +85,39 @@ pub fn trace_from_txt(txt: &str) -> Trace {
     b.finish()
 }
 
-pub fn simple_trace() -> Trace {
+pub(crate) fn simple_trace() -> Trace {
     trace_from_txt(SIMPLE_TXT)
 }
 
 /// xorshift64*: deterministic and dependency-free.
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// One thread's events: (action, method, axis time, CPU time).
-pub type Events = Vec<(Action, MethodId, u64, u64)>;
+pub(crate) type Events = Vec<(Action, MethodId, u64, u64)>;
 
 /// A random dual-clock trace: `threads` threads of about `events` events each, six methods,
 /// recursion, zero-length calls, unmatched exits at the start and open calls at the end.
-pub fn random_trace(seed: u64, threads: usize, events: usize) -> Trace {
+pub(crate) fn random_trace(seed: u64, threads: usize, events: usize) -> Trace {
     trace_from_events(&random_events(seed, threads, events))
 }
 
 /// The trace of [`random_events`]: methods `pkg.C{i%3}.m{i}`, threads `t{i}` with ids from 1.
-pub fn trace_from_events(threads: &[Events]) -> Trace {
+pub(crate) fn trace_from_events(threads: &[Events]) -> Trace {
     let mut b = Builder::new("random");
     b.clock = Some(ClockMode::Dual);
     for i in 0..6u64 {
@@ -141,7 +141,7 @@ pub fn trace_from_events(threads: &[Events]) -> Trace {
 }
 
 /// Random events per thread (see [`random_trace`]).
-pub fn random_events(seed: u64, threads: usize, events: usize) -> Vec<Events> {
+pub(crate) fn random_events(seed: u64, threads: usize, events: usize) -> Vec<Events> {
     let mut rng = Rng::new(seed);
     let methods: Vec<MethodId> = (0..6).map(MethodId).collect();
     let mut out = Vec::new();

@@ -48,11 +48,11 @@ pub struct View {
 
 impl View {
     #[inline]
-    pub fn x(&self, t: f64) -> f32 {
+    pub(crate) fn x(&self, t: f64) -> f32 {
         ((t - self.t0) / (self.t1 - self.t0) * self.width_px as f64) as f32
     }
     #[inline]
-    pub fn t(&self, x_px: f32) -> f64 {
+    pub(crate) fn t(&self, x_px: f32) -> f64 {
         self.t0 + x_px as f64 / self.width_px as f64 * (self.t1 - self.t0)
     }
 }
@@ -101,7 +101,7 @@ const SUMMARY_SHIFT: u32 = 4;
 const SUMMARY_FAN_SHIFT: u32 = 3;
 
 impl LaneSummary {
-    pub fn new(lane: &Lane) -> Self {
+    pub(crate) fn new(lane: &Lane) -> Self {
         let n = lane.len();
         let mut levels: Vec<Level> = Vec::new();
         let mut shift = SUMMARY_SHIFT;
@@ -281,7 +281,7 @@ pub fn lane_items(lane: &Lane, sum: &LaneSummary, view: &View, min_px: f32, out:
 }
 
 /// The index of the call of `lane` that contains time `t`, if any.
-pub fn call_at(lane: &Lane, t: u64) -> Option<usize> {
+pub(crate) fn call_at(lane: &Lane, t: u64) -> Option<usize> {
     let i = lane.first_ending_at_or_after(t);
     (i < lane.len() && lane.start(i) <= t).then_some(i)
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::document::{Document, Ranking};
 use crate::report::export::ExportFormat;
 use crate::trace::CallRef;
-use crate::trace::{Clock, MethodId};
+use crate::trace::{Clock, MethodId, TickRange};
 
 /// Something the user asked for; applied by the shell at the end of the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub enum Msg {
 }
 
 /// Another open document (the comparison views): its tab title and the document.
-pub type OtherDoc = (String, Arc<Document>);
+pub(crate) type OtherDoc = (String, Arc<Document>);
 
 /// What a panel reads, and the queue it answers on.
 pub struct PanelCtx<'a> {
@@ -64,7 +64,7 @@ pub struct PanelCtx<'a> {
     /// The timeline's visible range (axis ticks), None = the whole trace.
     pub visible: Option<(f64, f64)>,
     /// The range the analysis views cover (axis ticks), None = the whole trace.
-    pub range: Option<(u64, u64)>,
+    pub range: Option<TickRange>,
     /// The other open documents.
     pub others: &'a [OtherDoc],
     msgs: &'a mut Vec<Msg>,
@@ -84,12 +84,12 @@ impl<'a> PanelCtx<'a> {
     }
 
     /// Queues `msg` for the end of the frame.
-    pub fn send(&mut self, msg: Msg) {
+    pub(crate) fn send(&mut self, msg: Msg) {
         self.msgs.push(msg);
     }
 
     /// The same context over another document (a range's profile), sharing the queue.
-    pub fn with_doc<'b>(&'b mut self, doc: &'b Document) -> PanelCtx<'b> {
+    pub(crate) fn with_doc<'b>(&'b mut self, doc: &'b Document) -> PanelCtx<'b> {
         PanelCtx {
             doc,
             selected: self.selected,
@@ -102,28 +102,23 @@ impl<'a> PanelCtx<'a> {
     }
 
     /// The clock shown.
-    pub fn clock_kind(&self) -> Clock {
+    pub(crate) fn clock_kind(&self) -> Clock {
         self.doc.clock(self.clock)
     }
 
     /// The rank order of the clock shown: the views number, colour and order methods by it.
-    pub fn ranking(&self) -> &'a Ranking {
+    pub(crate) fn ranking(&self) -> &'a Ranking {
         self.doc.ranking(self.clock)
     }
 
     /// The rank of `m` (number and colour).
-    pub fn rank_of(&self, m: MethodId) -> u32 {
+    pub(crate) fn rank_of(&self, m: MethodId) -> u32 {
         self.ranking().rank_of(m)
     }
 
     /// The colour of `m`, faded when another method is selected.
-    pub fn method_color(&self, m: MethodId) -> eframe::egui::Color32 {
+    pub(crate) fn method_color(&self, m: MethodId) -> eframe::egui::Color32 {
         let fade = self.selected.is_some_and(|s| s != m);
         super::style::method_color(self.rank_of(m), fade)
-    }
-
-    /// The queued messages (tests).
-    pub fn queued(&self) -> &[Msg] {
-        self.msgs
     }
 }

@@ -35,7 +35,7 @@ pub struct Ranking {
 
 impl Ranking {
     /// The rank order of `profile`, a profile of `trace`.
-    pub fn of(trace: &Trace, profile: &Profile) -> Self {
+    pub(crate) fn of(trace: &Trace, profile: &Profile) -> Self {
         let (toplevel, index) = crate::report::profile_text::indices(trace, profile);
         let index: Vec<u32> = index.into_iter().map(|i| i as u32).collect();
         let mut ranked: Vec<MethodId> = (0..trace.methods.len() as u32)
@@ -56,7 +56,7 @@ impl Ranking {
     }
 
     /// The colour rank of `m`.
-    pub fn rank_of(&self, m: MethodId) -> u32 {
+    pub(crate) fn rank_of(&self, m: MethodId) -> u32 {
         self.rank.get(m.index()).copied().unwrap_or(u32::MAX)
     }
 
@@ -103,7 +103,7 @@ impl Document {
     /// The part of `trace` inside `[t0, t1)` (axis ticks), profiled and ordered on its own; the
     /// rank numbers of `rankings` (the whole trace's) keep numbers and colours matching the
     /// timeline.
-    pub fn restricted(trace: &Trace, rankings: Vec<Ranking>, t0: u64, t1: u64) -> Self {
+    pub(crate) fn restricted(trace: &Trace, rankings: Vec<Ranking>, t0: u64, t1: u64) -> Self {
         // Only its profile table is shown: no timeline summaries.
         let mut d = Self::of(Arc::new(restrict(trace, t0, t1)), false);
         for (own, whole) in d.rankings.iter_mut().zip(rankings) {
@@ -192,11 +192,6 @@ impl Document {
     /// Methods of the primary clock by rank.
     pub fn ranked(&self) -> &[MethodId] {
         &self.ranking(0).ranked
-    }
-
-    /// The rank of `m` on the primary clock.
-    pub fn rank_of(&self, m: MethodId) -> u32 {
-        self.ranking(0).rank_of(m)
     }
 
     /// The clock of profile `index` (the trace's primary clock when out of range).

@@ -20,14 +20,14 @@
 //! [`Settings`] are persisted (eframe storage); everything else is runtime state. Files load on
 //! the rayon pool and the UI thread only polls.
 
-pub mod context;
+pub(crate) mod context;
 pub mod deobf;
-pub mod document;
+pub(crate) mod document;
 pub mod panels;
-pub mod path_prompt;
+pub(crate) mod path_prompt;
 pub(crate) mod platform;
-pub mod shell;
-pub mod style;
+pub(crate) mod shell;
+pub(crate) mod style;
 pub(crate) mod tasks;
 
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ pub use platform::{DialogRequest, FilePicker, Purpose};
 pub use shell::{Settings, Tab, TabState, TraceLensApp, ViewState};
 
 /// Starts the native window and runs it until it closes.
-pub fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
+pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("tracelens")
         .with_app_id("tracelens")

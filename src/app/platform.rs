@@ -11,14 +11,14 @@ use crate::report::export::ExportFormat;
 use crate::trace::{Clock, Trace};
 
 /// The File > Export entries, in order, with their labels.
-pub const EXPORT_ENTRIES: [(ExportFormat, &str); 3] = [
+pub(crate) const EXPORT_ENTRIES: [(ExportFormat, &str); 3] = [
     (ExportFormat::Speedscope, "Speedscope JSON…"),
     (ExportFormat::Chrome, "Chrome trace JSON (Perfetto)…"),
     (ExportFormat::Collapsed, "Collapsed stacks (flamegraph)…"),
 ];
 
 /// The file name extension and the name of an export format.
-pub fn export_names(format: ExportFormat) -> (&'static str, &'static str) {
+pub(crate) fn export_names(format: ExportFormat) -> (&'static str, &'static str) {
     match format {
         ExportFormat::Speedscope => ("speedscope.json", "speedscope"),
         ExportFormat::Chrome => ("chrome.json", "Chrome trace"),
@@ -39,7 +39,7 @@ pub enum Purpose {
 
 impl Purpose {
     /// What the dialog asks for.
-    pub fn title(self) -> String {
+    pub(crate) fn title(self) -> String {
         match self {
             Purpose::Open => "Open a trace".into(),
             Purpose::LoadMapping => "Load an R8/ProGuard mapping".into(),
@@ -65,7 +65,7 @@ pub type FilePicker = Arc<dyn Fn(&DialogRequest) -> Option<PathBuf> + Send + Syn
 /// rfd's dialogs (the xdg portal, or zenity). Without a portal they return None at once, which
 /// looks like a cancel: see [`NO_DIALOG_WITHIN`]. `TRACELENS_NO_NATIVE_DIALOG=1` skips them (the
 /// in-app path prompt every time).
-pub fn native_picker() -> FilePicker {
+pub(crate) fn native_picker() -> FilePicker {
     if std::env::var_os("TRACELENS_NO_NATIVE_DIALOG").is_some_and(|v| v != "0") {
         return Arc::new(|_| None);
     }
@@ -100,10 +100,10 @@ pub fn native_picker() -> FilePicker {
 
 /// A dialog that returns None sooner than this did not show (rfd without a desktop portal
 /// returns None in 2-120 ms, see EGUI.md); a person cancelling takes longer.
-pub const NO_DIALOG_WITHIN: std::time::Duration = std::time::Duration::from_millis(400);
+pub(crate) const NO_DIALOG_WITHIN: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// What a dialog or export thread reported.
-pub enum Report {
+pub(crate) enum Report {
     /// A file picked to open.
     Picked(PathBuf),
     /// A mapping file picked for the active tab.
@@ -119,7 +119,7 @@ pub enum Report {
 /// The default export path of a trace: next to it, its stem plus the format's extension
 /// (`dir/run.trace` -> `dir/run.speedscope.json`); in the current folder for a trace without a
 /// file (the embedded sample).
-pub fn default_export_path(
+pub(crate) fn default_export_path(
     trace_path: Option<&Path>,
     title: &str,
     format: ExportFormat,
@@ -149,7 +149,7 @@ pub fn default_export_path(
 type Picked = (Option<PathBuf>, std::time::Duration);
 
 /// The desktop side of the app: at most one open dialog and one export at a time.
-pub struct Platform {
+pub(crate) struct Platform {
     picker: FilePicker,
     dialog: Option<(Purpose, Receiver<Picked>)>,
     export: Option<Receiver<String>>,
@@ -167,17 +167,17 @@ impl Default for Platform {
 
 impl Platform {
     /// Puts `picker` in place of the native dialogs.
-    pub fn set_picker(&mut self, picker: FilePicker) {
+    pub(crate) fn set_picker(&mut self, picker: FilePicker) {
         self.picker = picker;
     }
 
     /// Whether a dialog is up.
-    pub fn dialog_open(&self) -> bool {
+    pub(crate) fn dialog_open(&self) -> bool {
         self.dialog.is_some()
     }
 
     /// Shows a dialog for `req` on its own thread (unless one is up).
-    pub fn dialog(&mut self, ctx: &egui::Context, req: DialogRequest) {
+    pub(crate) fn dialog(&mut self, ctx: &egui::Context, req: DialogRequest) {
         if self.dialog.is_some() {
             return;
         }
@@ -196,7 +196,7 @@ impl Platform {
 
     /// Writes `trace` on `clock` in `format` to `path`, on a thread; says where in the status
     /// bar when done.
-    pub fn export_to(
+    pub(crate) fn export_to(
         &mut self,
         ctx: &egui::Context,
         trace: Arc<Trace>,
@@ -228,7 +228,7 @@ impl Platform {
     }
 
     /// What the dialog and export threads have reported since the last frame.
-    pub fn poll(&mut self) -> Vec<Report> {
+    pub(crate) fn poll(&mut self) -> Vec<Report> {
         let mut out = Vec::new();
         if let Some(rx) = &self.export {
             match rx.try_recv() {
@@ -268,7 +268,7 @@ impl Platform {
 }
 
 /// The files dropped on the window this frame (empty paths left out).
-pub fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
+pub(crate) fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
     ctx.input(|i| {
         i.raw
             .dropped_files
@@ -280,7 +280,7 @@ pub fn dropped_files(ctx: &egui::Context) -> Vec<PathBuf> {
 }
 
 /// Darkens the window and says what a drop will do while files hover over it.
-pub fn drop_overlay(ctx: &egui::Context) {
+pub(crate) fn drop_overlay(ctx: &egui::Context) {
     let hovered = ctx.input(|i| i.raw.hovered_files.len());
     if hovered == 0 {
         return;
@@ -304,7 +304,7 @@ pub fn drop_overlay(ctx: &egui::Context) {
 
 /// An "Export" submenu for the File menu; the format picked, if any. Disabled when no trace is
 /// open.
-pub fn export_menu_ui(ui: &mut egui::Ui, enabled: bool) -> Option<ExportFormat> {
+pub(crate) fn export_menu_ui(ui: &mut egui::Ui, enabled: bool) -> Option<ExportFormat> {
     let mut picked = None;
     ui.add_enabled_ui(enabled, |ui| {
         ui.menu_button("Export", |ui| {

@@ -2,6 +2,8 @@
 //! [`TabState`] and the [`ViewState`] of its panels), draws the menu, the tab strip and the
 //! status bar, builds each frame's [`PanelCtx`] for the active tab, and applies the frame's
 //! [`Msg`]s in [`TraceLensApp::apply`] once every panel has run. It holds no panel code.
+//! `shell/bars.rs` draws the menu, tab strip and status bar; `shell/dialogs.rs` runs the file
+//! dialogs and path prompts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,6 +22,9 @@ use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report
 use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{MethodId, Trace};
+
+mod bars;
+mod dialogs;
 
 pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
@@ -430,134 +435,6 @@ impl TraceLensApp {
         }
     }
 
-    fn menu_ui(&mut self, ui: &mut egui::Ui) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| self.file_menu_ui(ui));
-            if let Some(tab) = self.tabs.get_mut(self.active) {
-                ui.menu_button("View", |ui| {
-                    ui.checkbox(&mut tab.view.show_info, "Trace info");
-                    ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
-                    ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
-                });
-            }
-        });
-    }
-
-    fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
-        if ui.button("Open… (Ctrl+O)").clicked() {
-            self.msgs.push(Msg::OpenDialog);
-            ui.close();
-        }
-        if ui
-            .button("Open a path…")
-            .on_hover_text("Type the path (with completion) instead of using the file dialog")
-            .clicked()
-        {
-            self.msgs.push(Msg::TypePath(Purpose::Open));
-            ui.close();
-        }
-        ui.menu_button("Open recent", |ui| {
-            if self.settings.recent_files.is_empty() {
-                ui.label("(none)");
-            }
-            for p in &self.settings.recent_files {
-                if ui.button(p.display().to_string()).clicked() {
-                    self.msgs.push(Msg::Open(p.clone()));
-                    ui.close();
-                }
-            }
-        });
-        let ready = self.active_doc().is_some();
-        if ui
-            .add_enabled(ready, egui::Button::new("Load mapping…"))
-            .on_hover_text(
-                "Apply an R8/ProGuard mapping.txt to this trace (or drop it on the window); \
-                 a mapping.txt next to the trace is applied when it opens",
-            )
-            .clicked()
-        {
-            self.msgs.push(Msg::LoadMappingDialog);
-            ui.close();
-        }
-        if let Some(format) = platform::export_menu_ui(ui, ready) {
-            self.msgs.push(Msg::Export(format));
-        }
-        let rtl = self.alignable_rtl(None).len();
-        if ui
-            .add_enabled(
-                rtl > 1,
-                egui::Button::new("Align open RTL logs on one time axis"),
-            )
-            .on_disabled_hover_text("Needs two or more open RTL logs with their header")
-            .clicked()
-        {
-            self.msgs.push(Msg::AlignRtl(None));
-            ui.close();
-        }
-        if ui.button("Close tab").clicked() {
-            self.msgs.push(Msg::CloseTab(self.active));
-            ui.close();
-        }
-        if ui.button("Quit").clicked() {
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-        }
-    }
-
-    fn tabs_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal_wrapped(|ui| {
-            for (i, tab) in self.tabs.iter().enumerate() {
-                let marker = match &tab.state {
-                    TabState::Loading(_) => " (loading)",
-                    TabState::Failed(_) => " (error)",
-                    TabState::Ready(_) => "",
-                };
-                let label = format!("{}{marker}", tab.title);
-                if ui.selectable_label(i == self.active, label).clicked() {
-                    self.msgs.push(Msg::SelectTab(i));
-                }
-                if ui
-                    .small_button("x")
-                    .on_hover_text("Close this tab")
-                    .clicked()
-                {
-                    self.msgs.push(Msg::CloseTab(i));
-                }
-                ui.separator();
-            }
-        });
-    }
-
-    fn status_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            if let Some((_, d)) = self.active_doc() {
-                let t = &d.trace;
-                ui.label(format!(
-                    "{} · {} · {} · {} · {}",
-                    t.source.format,
-                    style::plural(t.threads.len(), "thread"),
-                    style::plural(t.methods.len(), "method"),
-                    style::plural(t.call_count(), "call"),
-                    style::plural(t.source.record_count as usize, "record")
-                ));
-            }
-            if let Some(tab) = self.tabs.get(self.active) {
-                match deobf::status_ui(ui, &tab.mapping) {
-                    deobf::StatusAction::None => {}
-                    deobf::StatusAction::Use(on) => self.msgs.push(Msg::UseMapping(on)),
-                    deobf::StatusAction::Dismiss => {
-                        if let Some(t) = self.tabs.get_mut(self.active) {
-                            t.mapping.error = None;
-                        }
-                    }
-                }
-            }
-            if !self.status.is_empty() {
-                ui.separator();
-                ui.label(&self.status);
-            }
-        });
-    }
-
     /// Acts on what a dialog or export thread reported.
     fn report(&mut self, report: Report) {
         match report {
@@ -588,122 +465,6 @@ impl TraceLensApp {
             format,
         );
         std::path::absolute(&p).unwrap_or(p)
-    }
-
-    /// What the path prompt starts with: the export's default path, or the trace's folder.
-    fn prompt_start(&self, purpose: Purpose) -> String {
-        match purpose {
-            Purpose::Export(f) => self.export_default(f).display().to_string(),
-            Purpose::Open | Purpose::LoadMapping => self
-                .active_folder()
-                .or_else(|| std::env::current_dir().ok())
-                .map_or_else(String::new, |d| {
-                    format!("{}/", d.display()).replace("//", "/")
-                }),
-        }
-    }
-
-    /// Shows a native dialog for `purpose` (the in-app prompt when there is none).
-    fn dialog(&mut self, purpose: Purpose, ctx: &egui::Context) {
-        if self.prompt.is_some() || self.platform.dialog_open() {
-            return;
-        }
-        let (directory, file_name) = match purpose {
-            Purpose::Export(f) => {
-                let p = self.export_default(f);
-                (
-                    p.parent().map(Path::to_path_buf),
-                    p.file_name().map(|n| n.to_string_lossy().into_owned()),
-                )
-            }
-            Purpose::Open | Purpose::LoadMapping => (self.active_folder(), None),
-        };
-        self.platform.dialog(
-            ctx,
-            DialogRequest {
-                purpose,
-                directory,
-                file_name,
-            },
-        );
-    }
-
-    /// Opens the in-app path prompt (`start`: its text; empty: the usual start).
-    fn open_prompt(&mut self, purpose: Purpose, start: String) {
-        let start = if start.is_empty() {
-            self.prompt_start(purpose)
-        } else {
-            start
-        };
-        let note = match purpose {
-            Purpose::Open => "Type the path of a trace (Tab completes).",
-            Purpose::LoadMapping => "Type the path of a mapping.txt (Tab completes).",
-            Purpose::Export(_) => "Where to write the export (Tab completes):",
-        };
-        let note = if self.platform.dialog_open() {
-            note.to_string()
-        } else {
-            format!("No file dialog is available here (no desktop portal). {note}")
-        };
-        self.prompt = Some(PathPrompt::new(purpose, start, note));
-    }
-
-    /// Draws the path prompt and acts on OK / Cancel.
-    fn prompt_ui(&mut self, ctx: &egui::Context) {
-        let Some(prompt) = &mut self.prompt else {
-            return;
-        };
-        let purpose = prompt.purpose;
-        let proposed_name = match purpose {
-            Purpose::Export(f) => self
-                .export_default(f)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
-            _ => None,
-        };
-        let Some(prompt) = &mut self.prompt else {
-            return;
-        };
-        match prompt.ui(ctx, proposed_name.as_deref()) {
-            PromptAction::None => {}
-            PromptAction::Cancel => {
-                self.prompt = None;
-                self.status = format!("{}: cancelled", purpose.title());
-            }
-            PromptAction::Ok(path) => {
-                self.prompt = None;
-                self.msgs.push(match purpose {
-                    Purpose::Open => Msg::Open(path),
-                    Purpose::LoadMapping => Msg::ApplyMapping(path),
-                    Purpose::Export(f) => Msg::ExportTo(f, path),
-                });
-            }
-        }
-    }
-
-    /// Applies the mapping at `path` to the active tab (once it has loaded, if it is loading).
-    fn apply_mapping(&mut self, path: PathBuf, ctx: &egui::Context) {
-        let Some(tab) = self.tabs.get_mut(self.active) else {
-            self.status = format!(
-                "{} is an R8/ProGuard mapping: open a trace first, then drop it on the trace's tab",
-                path.display()
-            );
-            return;
-        };
-        match &tab.state {
-            TabState::Ready(doc) => {
-                let doc = doc.clone();
-                tab.mapping.start_apply(doc, path, ctx);
-                tab.mapping.auto = false;
-            }
-            TabState::Loading(_) => tab.mapping.pending = Some(path),
-            TabState::Failed(_) => {
-                self.status = format!(
-                    "{}: this tab has no trace to apply the mapping to",
-                    path.display()
-                );
-            }
-        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {

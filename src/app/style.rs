@@ -7,7 +7,7 @@ use eframe::egui::Color32;
 use crate::trace::Clock;
 
 /// How the views name a clock.
-pub fn clock_name(clock: Clock) -> &'static str {
+pub(crate) fn clock_name(clock: Clock) -> &'static str {
     match clock {
         Clock::Cpu => "Thread CPU",
         Clock::Wall => "Wall",
@@ -15,7 +15,7 @@ pub fn clock_name(clock: Clock) -> &'static str {
 }
 
 /// Traceview's 16-colour palette (ColorController), assigned round robin by inclusive rank.
-pub const PALETTE: [(u8, u8, u8); 16] = [
+pub(crate) const PALETTE: [(u8, u8, u8); 16] = [
     (90, 90, 255),
     (0, 240, 0),
     (255, 0, 0),
@@ -35,7 +35,7 @@ pub const PALETTE: [(u8, u8, u8); 16] = [
 ];
 
 /// The colour of the method with inclusive rank `rank` (`u32::MAX`, never called: grey).
-pub fn rank_color(rank: u32) -> Color32 {
+pub(crate) fn rank_color(rank: u32) -> Color32 {
     if rank == u32::MAX {
         return Color32::GRAY;
     }
@@ -44,18 +44,18 @@ pub fn rank_color(rank: u32) -> Color32 {
 }
 
 /// Traceview's faded variant: (150 + c/4) per channel.
-pub fn faded(c: Color32) -> Color32 {
+pub(crate) fn faded(c: Color32) -> Color32 {
     Color32::from_rgb(150 + c.r() / 4, 150 + c.g() / 4, 150 + c.b() / 4)
 }
 
 /// The colour of a method of rank `rank`, faded when another method is selected.
-pub fn method_color(rank: u32, fade: bool) -> Color32 {
+pub(crate) fn method_color(rank: u32, fade: bool) -> Color32 {
     let c = rank_color(rank);
     if fade { faded(c) } else { c }
 }
 
 /// Black or white, whichever reads better on `bg`.
-pub fn text_color_on(bg: Color32) -> Color32 {
+pub(crate) fn text_color_on(bg: Color32) -> Color32 {
     let l = 0.299 * bg.r() as f32 + 0.587 * bg.g() as f32 + 0.114 * bg.b() as f32;
     if l > 140.0 {
         Color32::BLACK
@@ -67,7 +67,7 @@ pub fn text_color_on(bg: Color32) -> Color32 {
 /// `ticks` as a short human duration with a unit that fits its size and four significant
 /// digits, e.g. `1.250 ms`, `12.50 ms`, `125.0 ms`, `1250 s`; `0` for zero. The one duration
 /// formatter of the app.
-pub fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
     let s = ticks / ticks_per_sec.max(1) as f64;
     let a = s.abs();
     if a == 0.0 {
@@ -95,7 +95,7 @@ pub fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
 /// Labels of one time axis: one unit for every label (picked by the largest value shown) and
 /// only the decimals the tick step needs (`10 ms`, `2.5 ms`, `1000 s`): no false precision.
 #[derive(Clone, Copy, Debug)]
-pub struct AxisFormat {
+pub(crate) struct AxisFormat {
     scale: f64,
     unit: &'static str,
     decimals: usize,
@@ -103,7 +103,7 @@ pub struct AxisFormat {
 
 impl AxisFormat {
     /// Labels for ticks `step` apart (ticks) on an axis whose largest value is `largest`.
-    pub fn new(step: f64, largest: f64, ticks_per_sec: u64) -> Self {
+    pub(crate) fn new(step: f64, largest: f64, ticks_per_sec: u64) -> Self {
         let tps = ticks_per_sec.max(1) as f64;
         let big = largest.abs().max(step.abs()) / tps;
         let (scale, unit) = if big >= 1.0 {
@@ -133,7 +133,7 @@ impl AxisFormat {
     }
 
     /// The label of axis value `ticks`.
-    pub fn fmt(&self, ticks: f64) -> String {
+    pub(crate) fn fmt(&self, ticks: f64) -> String {
         let v = ticks * self.scale;
         if v == 0.0 {
             return "0".to_string();
@@ -143,7 +143,7 @@ impl AxisFormat {
 }
 
 /// `n` with thousands separators (`1,234,567`).
-pub fn fmt_count(n: u64) -> String {
+pub(crate) fn fmt_count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
@@ -156,7 +156,7 @@ pub fn fmt_count(n: u64) -> String {
 }
 
 /// `n thing` or `n things` (`1 diagnostic`, `2 diagnostics`).
-pub fn plural(n: usize, thing: &str) -> String {
+pub(crate) fn plural(n: usize, thing: &str) -> String {
     if n == 1 {
         format!("1 {thing}")
     } else {
@@ -165,19 +165,19 @@ pub fn plural(n: usize, thing: &str) -> String {
 }
 
 /// [`fmt_duration`] of whole ticks.
-pub fn fmt_ticks(ticks: u64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_ticks(ticks: u64, ticks_per_sec: u64) -> String {
     fmt_duration(ticks as f64, ticks_per_sec)
 }
 
 /// Signed `ticks` with an explicit sign (`+1.000 ms`, `-2.000 µs`).
-pub fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
     let sign = if ticks < 0 { "-" } else { "+" };
     format!("{sign}{}", fmt_ticks(ticks.unsigned_abs(), ticks_per_sec))
 }
 
 /// Milliseconds with three decimals, as Traceview's tables show times, the whole part grouped
 /// by thousands (`12,345.678`).
-pub fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
+pub(crate) fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
     let s = format!("{:.3}", ticks as f64 * 1e3 / ticks_per_sec.max(1) as f64);
     let (whole, frac) = s.split_once('.').unwrap_or((&s, ""));
     match whole.parse::<u64>() {
@@ -187,7 +187,7 @@ pub fn fmt_ms(ticks: u64, ticks_per_sec: u64) -> String {
 }
 
 /// A "nice" tick step (1, 2, 5 × 10^k) at least `min` ticks.
-pub fn nice_step(min: f64) -> f64 {
+pub(crate) fn nice_step(min: f64) -> f64 {
     if min <= 0.0 || !min.is_finite() {
         return 1.0;
     }

@@ -21,7 +21,7 @@ use crate::mapping::{Mapping, Resolution};
 use crate::trace::Trace;
 
 /// A result computed on the rayon pool for a key, and the job computing the next one.
-pub struct Task<K, T> {
+pub(crate) struct Task<K, T> {
     done: Option<(K, T)>,
     running: Option<(K, Receiver<T>)>,
 }
@@ -39,7 +39,12 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
     /// Takes a finished job's result, then starts `make()` for `key` unless the result already
     /// is for `key` or a job is running. `make` is called only to start a job. Returns whether
     /// the held result is for `key`.
-    pub fn request<F>(&mut self, ctx: &egui::Context, key: &K, make: impl FnOnce() -> F) -> bool
+    pub(crate) fn request<F>(
+        &mut self,
+        ctx: &egui::Context,
+        key: &K,
+        make: impl FnOnce() -> F,
+    ) -> bool
     where
         F: FnOnce() -> T + Send + 'static,
     {
@@ -59,7 +64,7 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
     }
 
     /// Moves a finished job's result into place.
-    pub fn poll(&mut self) {
+    pub(crate) fn poll(&mut self) {
         let Some((_, rx)) = &self.running else { return };
         match rx.try_recv() {
             Ok(v) => {
@@ -72,29 +77,29 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
     }
 
     /// Whether the held result is for `key`.
-    pub fn is_for(&self, key: &K) -> bool {
+    pub(crate) fn is_for(&self, key: &K) -> bool {
         self.done.as_ref().is_some_and(|(k, _)| k == key)
     }
 
     /// The latest result, whatever its key.
-    pub fn latest(&self) -> Option<&(K, T)> {
+    pub(crate) fn latest(&self) -> Option<&(K, T)> {
         self.done.as_ref()
     }
 
     /// The latest result, mutable (views that expand lazily, e.g. the bottom-up tree).
-    pub fn latest_mut(&mut self) -> Option<&mut (K, T)> {
+    pub(crate) fn latest_mut(&mut self) -> Option<&mut (K, T)> {
         self.done.as_mut()
     }
 
     /// The result for `key` only.
-    pub fn get(&self, key: &K) -> Option<&T> {
+    pub(crate) fn get(&self, key: &K) -> Option<&T> {
         self.done.as_ref().filter(|(k, _)| k == key).map(|(_, v)| v)
     }
 }
 
 /// A value computed on the UI thread for a key, recomputed only when the key changes.
 #[derive(Debug)]
-pub struct Cached<K, T> {
+pub(crate) struct Cached<K, T> {
     held: Option<(K, T)>,
 }
 
@@ -106,7 +111,7 @@ impl<K, T> Default for Cached<K, T> {
 
 impl<K: PartialEq, T> Cached<K, T> {
     /// The value for `key`, computed by `make` when the held one is for another key.
-    pub fn get_or_compute(&mut self, key: K, make: impl FnOnce() -> T) -> &mut T {
+    pub(crate) fn get_or_compute(&mut self, key: K, make: impl FnOnce() -> T) -> &mut T {
         if self.held.as_ref().is_none_or(|(k, _)| *k != key) {
             self.held = Some((key, make()));
         }
@@ -114,7 +119,7 @@ impl<K: PartialEq, T> Cached<K, T> {
     }
 
     /// Whether the held value is for `key`.
-    pub fn is_for(&self, key: &K) -> bool {
+    pub(crate) fn is_for(&self, key: &K) -> bool {
         self.held.as_ref().is_some_and(|(k, _)| k == key)
     }
 }
@@ -126,7 +131,7 @@ pub struct LoadJob {
 }
 
 /// How a load ended.
-pub enum LoadOutcome {
+pub(crate) enum LoadOutcome {
     Running,
     Done(Document),
     Failed(String),
@@ -157,33 +162,33 @@ impl LoadJob {
     }
 
     /// Loads the file at `path`.
-    pub fn spawn_path(path: PathBuf, ctx: egui::Context) -> Self {
+    pub(crate) fn spawn_path(path: PathBuf, ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |p| {
             crate::load::load_path(&path, p).map_err(|e| e.to_string())
         })
     }
 
     /// Loads in-memory bytes (the embedded sample).
-    pub fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: egui::Context) -> Self {
+    pub(crate) fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |p| {
             crate::load::load_bytes(&name, bytes, p).map_err(|e| e.to_string())
         })
     }
 
     /// Merges RTL logs (label, trace) on one absolute time axis.
-    pub fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
+    pub(crate) fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |_| {
             let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
             crate::trace::merge::align_by_start(&refs).map_err(|e| e.to_string())
         })
     }
 
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         self.progress.cancel();
     }
 
     /// (fraction, bytes done, bytes total, records done).
-    pub fn progress_numbers(&self) -> (f32, u64, u64, u64) {
+    pub(crate) fn progress_numbers(&self) -> (f32, u64, u64, u64) {
         let p = &self.progress;
         (
             p.fraction(),
@@ -194,7 +199,7 @@ impl LoadJob {
     }
 
     /// The load's result once it has one.
-    pub fn poll(&self) -> LoadOutcome {
+    pub(crate) fn poll(&self) -> LoadOutcome {
         match self.rx.try_recv() {
             Ok(Ok(doc)) => LoadOutcome::Done(doc),
             Ok(Err(e)) => LoadOutcome::Failed(e),

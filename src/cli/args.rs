@@ -60,7 +60,7 @@ pub struct ClockOpt {
 
 impl ClockOpt {
     /// The clock asked for, else the trace's primary clock.
-    pub fn or_primary(&self, trace: &crate::trace::Trace) -> Clock {
+    pub(crate) fn or_primary(&self, trace: &crate::trace::Trace) -> Clock {
         self.clock
             .map_or_else(|| trace.primary_clock(), Clock::from)
     }

@@ -29,7 +29,7 @@ pub struct ConvertArgs {
 }
 
 /// Writes the export to the output file or stdout.
-pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
     let (mapping, trace) = rayon::join(
         || args.mapping.load(),
         || crate::load::load_path(&args.file, &Progress::default()),

@@ -34,7 +34,7 @@ pub struct DiffArgs {
 }
 
 /// Prints the comparison (text of the primary clock, or JSON).
-pub fn run(args: &DiffArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;

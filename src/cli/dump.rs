@@ -20,7 +20,7 @@ pub struct DumpArgs {
 }
 
 /// Prints the dump (an unreadable file is a [`LoadError`]; a closed pipe is not an error).
-pub fn run(args: &DumpArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &DumpArgs) -> Result<(), CliError> {
     let mapping = args.mapping.load()?;
     let mapping = mapping.as_ref();
     let input = resolve(&args.file);

@@ -48,7 +48,7 @@ pub enum LayoutArg {
 }
 
 /// Writes the trace and prints what was written on stderr.
-pub fn run(args: &GenArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
     let clock = ClockMode::from(args.clock);
     let layout = match args.layout {
         LayoutArg::V1 => Layout::V1,

@@ -37,7 +37,7 @@ fn render_kind(path: &Path) -> Option<&'static str> {
 }
 
 /// Writes the DOT file, and renders it with Graphviz when OUT asks for an image.
-pub fn run(args: &GraphArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     let (mapping, trace) = rayon::join(
         || args.mapping.load(),
         || crate::load::load_path(&args.file, &Progress::default()),

@@ -21,7 +21,7 @@ pub struct InfoArgs {
 
 /// Prints the info of each file; a file that cannot be read is reported as it fails and the
 /// command fails with [`CliError::SomeFilesFailed`] after the others.
-pub fn run(args: &InfoArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &InfoArgs) -> Result<(), CliError> {
     let mut failed = 0;
     for (i, file) in args.files.iter().enumerate() {
         match load_path(file, &Progress::default()) {

@@ -21,20 +21,20 @@ pub struct MappingOpt {
 
 impl MappingOpt {
     /// Reads the mapping, if one was given.
-    pub fn load(&self) -> Result<Option<Mapping>, CliError> {
+    pub(crate) fn load(&self) -> Result<Option<Mapping>, CliError> {
         load_mapping(self.mapping.as_deref())
     }
 }
 
 /// Reads the mapping at `path`, if any.
-pub fn load_mapping(path: Option<&Path>) -> Result<Option<Mapping>, CliError> {
+pub(crate) fn load_mapping(path: Option<&Path>) -> Result<Option<Mapping>, CliError> {
     path.map(|p| Mapping::load(p).map_err(CliError::from))
         .transpose()
 }
 
 /// Applies `mapping` (if any) to `trace`, warning on stderr when it looks like the mapping of
 /// another build.
-pub fn apply_mapping(trace: &mut Trace, mapping: Option<&Mapping>, file: &Path) {
+pub(crate) fn apply_mapping(trace: &mut Trace, mapping: Option<&Mapping>, file: &Path) {
     if let Some(m) = mapping {
         let res = apply(trace, m);
         if let Some(w) = res.warning() {

@@ -3,20 +3,20 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
-pub mod args;
-pub mod convert;
-pub mod diff;
-pub mod dump;
+pub(crate) mod args;
+pub(crate) mod convert;
+pub(crate) mod diff;
+pub(crate) mod dump;
 mod error;
-pub mod r#gen;
-pub mod graph;
-pub mod info;
-pub mod mapping;
-pub mod profile;
-pub mod summary;
+pub(crate) mod r#gen;
+pub(crate) mod graph;
+pub(crate) mod info;
+pub(crate) mod mapping;
+pub(crate) mod profile;
+pub(crate) mod summary;
 
-pub use args::{ClockArg, ClockOpt, ClocksArg};
-pub use error::CliError;
+pub(crate) use args::{ClockOpt, ClocksArg};
+pub(crate) use error::CliError;
 pub(crate) use error::warn;
 
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.

@@ -8,7 +8,7 @@ use super::{CliError, ClockOpt, print_parts};
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render_parts};
-use crate::trace::{Clock, Trace, summarize};
+use crate::trace::{Clock, TickRange, Trace, summarize};
 
 /// Arguments of `tracelens profile`.
 #[derive(Debug, Args)]
@@ -48,19 +48,19 @@ pub struct MsRange {
 
 impl MsRange {
     /// The range in axis ticks of `trace`, or None when the trace has no time axis.
-    pub fn ticks(&self, trace: &Trace) -> Option<(u64, u64)> {
+    pub(crate) fn ticks(&self, trace: &Trace) -> Option<TickRange> {
         let (lo, hi) = trace.axis_range()?;
         let tps = trace.ticks_per_sec.max(1) as f64;
         let at = |ms: f64| lo.saturating_add((ms.max(0.0) * tps / 1e3).round() as u64);
         let a = self.from.map_or(lo, at);
         // The end is inclusive of the trace's last time when left out.
         let b = self.to.map_or(hi.saturating_add(1), at);
-        Some((a, b.max(a)))
+        Some(TickRange::new(a, b.max(a)))
     }
 }
 
 /// Parses `FROM..TO` (milliseconds; either end optional).
-pub fn parse_range(s: &str) -> Result<MsRange, String> {
+pub(crate) fn parse_range(s: &str) -> Result<MsRange, String> {
     let (a, b) = s
         .split_once("..")
         .ok_or_else(|| format!("expected FROM..TO in milliseconds, got {s:?}"))?;
@@ -107,7 +107,7 @@ pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
 }
 
 /// Prints the profile (text or HTML) and then the diagnostics summary on stderr.
-pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
@@ -169,8 +169,8 @@ pub fn run(args: &ProfileArgs) -> Result<(), CliError> {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
         (None, None) => {
-            if let Some((a, b)) = args.range.and_then(|r| r.ticks(&trace)) {
-                trace = crate::analysis::restrict::restrict(&trace, a, b);
+            if let Some(r) = args.range.and_then(|r| r.ticks(&trace)) {
+                trace = crate::analysis::restrict::restrict(&trace, r.start, r.end);
             }
             profile(&trace, clock)
         }

@@ -28,7 +28,7 @@ pub struct SummaryArgs {
 
 /// Summarizes every file; a file that cannot be read is reported (and summarized as an error)
 /// as it fails, and the command fails with [`CliError::SomeFilesFailed`] after printing the rest.
-pub fn run(args: &SummaryArgs) -> Result<(), CliError> {
+pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
     let mapping = args.mapping.load()?;
     let mut failed = 0;
     let summaries: Vec<FileSummary> = args

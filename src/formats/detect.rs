@@ -12,13 +12,13 @@
 //! `formats::legacy` (see `formats::read_bytes`).
 
 /// The data magic "SLOW" as a little-endian u32.
-pub const DATA_MAGIC: u32 = 0x574F_4C53;
+pub(crate) const DATA_MAGIC: u32 = 0x574F_4C53;
 /// Dalvik's 64-bit data magic "SW64".
-pub const DATA_MAGIC_64: u32 = 0x3436_5753;
+pub(crate) const DATA_MAGIC_64: u32 = 0x3436_5753;
 
 /// What the first bytes of a file say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Detected {
+pub(crate) enum Detected {
     /// Android key text: a combined `.trace`, or a `.key` of a pair.
     AndroidKey,
     /// An Android data section without a key (a `.data` of a pair); `version` is 1..=3.
@@ -43,13 +43,13 @@ pub enum Detected {
 }
 
 impl Detected {
-    pub fn is_android(self) -> bool {
+    pub(crate) fn is_android(self) -> bool {
         self != Detected::Unknown
     }
 }
 
 /// Sniffs the format of `bytes`.
-pub fn detect(bytes: &[u8]) -> Detected {
+pub(crate) fn detect(bytes: &[u8]) -> Detected {
     if bytes.starts_with(b"*version") {
         return Detected::AndroidKey;
     }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::trace::{Builder, Location, Trace};
 
 pub mod android;
-pub mod detect;
+pub(crate) mod detect;
 pub mod legacy;
 
 /// A file that could not be read as the format it was taken for.
@@ -22,7 +22,7 @@ pub struct FormatError {
 }
 
 impl FormatError {
-    pub fn new(format: &str, location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn new(format: &str, location: Location, message: impl Into<String>) -> Self {
         Self {
             format: format.to_string(),
             location,
@@ -43,16 +43,16 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }
-    pub fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
     }
-    pub fn add_bytes(&self, n: u64) {
+    pub(crate) fn add_bytes(&self, n: u64) {
         self.bytes_done.fetch_add(n, Ordering::Relaxed);
     }
-    pub fn add_records(&self, n: u64) {
+    pub(crate) fn add_records(&self, n: u64) {
         self.records_done.fetch_add(n, Ordering::Relaxed);
     }
     /// Reading the file (then building the trace once every byte is read).
@@ -85,7 +85,7 @@ impl Progress {
     }
 
     /// Fraction done in bytes, 0..=1.
-    pub fn fraction(&self) -> f32 {
+    pub(crate) fn fraction(&self) -> f32 {
         let total = self.bytes_total.load(Ordering::Relaxed);
         if total == 0 {
             0.0
@@ -103,7 +103,7 @@ pub struct ReadContext<'a> {
 }
 
 /// Error for a cancelled load.
-pub fn cancelled(format: &str) -> FormatError {
+pub(crate) fn cancelled(format: &str) -> FormatError {
     FormatError::new(format, Location::File, "loading was cancelled")
 }
 
@@ -120,7 +120,7 @@ pub enum Parsed {
 }
 
 impl Parsed {
-    pub fn finish(self) -> Trace {
+    pub(crate) fn finish(self) -> Trace {
         match self {
             Parsed::Unfinished(b) => b.finish(),
             Parsed::Done(t) => t,
@@ -129,7 +129,7 @@ impl Parsed {
 }
 
 /// Detects the format of `bytes` and reads it (Android traces are left unfinished).
-pub fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
+pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let detected = detect::detect(bytes);
     if detected.is_android() {
         return android::read(bytes, ctx).map(Parsed::Unfinished);

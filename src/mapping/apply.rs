@@ -258,7 +258,7 @@ impl Resolution {
     }
 
     /// Methods whose class the mapping lists.
-    pub fn in_mapped_classes(&self) -> usize {
+    pub(crate) fn in_mapped_classes(&self) -> usize {
         self.methods - self.class_not_mapped
     }
 
@@ -405,33 +405,6 @@ pub fn unapply(trace: &mut Trace) {
         m.signature = o.signature;
         m.source_file = o.source_file;
     }
-}
-
-/// Renames one Android key method line's fields (`class`, `name`, `signature`, ...; see
-/// [`crate::formats::android::KeyMethod`]) for printing: the renamed fields, or None when the
-/// mapping leaves the line alone.
-pub fn apply_key_fields(mapping: &Mapping, fields: &[&str]) -> Option<Vec<String>> {
-    let class = *fields.first()?;
-    let name = fields.get(1).copied().unwrap_or("");
-    let sig = fields.get(2).copied().unwrap_or("");
-    let r = resolve(mapping, class, name, sig);
-    if r.outcome == Outcome::ClassNotMapped && r.signature == sig {
-        return None;
-    }
-    let mut out: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
-    out[0] = r.class.into_owned();
-    if out.len() > 1 {
-        out[1] = r.name.into_owned();
-    }
-    if out.len() > 2 {
-        out[2] = r.signature.into_owned();
-    }
-    if out.len() > 3
-        && let Some(f) = r.source_file
-    {
-        out[3] = f.to_string();
-    }
-    Some(out)
 }
 
 impl Trace {

@@ -1,7 +1,7 @@
 //! Java type names (`int`, `java.lang.String[]`) and JNI descriptors (`I`, `[Ljava/lang/String;`).
 
 /// Appends the JNI descriptor of the Java type `ty` (`int[]` → `[I`, `a.b.C` → `La/b/C;`).
-pub fn push_java_type(ty: &str, out: &mut String) {
+pub(crate) fn push_java_type(ty: &str, out: &mut String) {
     let mut base = ty.trim();
     while let Some(b) = base.strip_suffix("[]") {
         out.push('[');
@@ -29,7 +29,7 @@ pub fn push_java_type(ty: &str, out: &mut String) {
 
 /// The JNI method descriptor of a mapping's `return name(params)`: `(I[Ljava/lang/String;)V`.
 /// `params` is the comma-separated text between the parentheses.
-pub fn method_descriptor(ret: &str, params: &str) -> String {
+pub(crate) fn method_descriptor(ret: &str, params: &str) -> String {
     let mut out = String::with_capacity(params.len() + ret.len() + 8);
     out.push('(');
     for p in params.split(',') {
@@ -46,7 +46,7 @@ pub fn method_descriptor(ret: &str, params: &str) -> String {
 /// returns dotted names). Class names may use `/` (JNI) or `.` inside `L...;`; the result keeps
 /// each name's separator style. `map` returning None keeps the name. Returns None when `desc` is
 /// not a well-formed field or method descriptor (the caller keeps it unchanged).
-pub fn map_descriptor<'m>(
+pub(crate) fn map_descriptor<'m>(
     desc: &str,
     mut map: impl FnMut(&str) -> Option<&'m str>,
 ) -> Option<String> {
@@ -104,7 +104,7 @@ pub fn map_descriptor<'m>(
 }
 
 /// The descriptor with `/` separators (`(La.b.C;)V` → `(La/b/C;)V`).
-pub fn normalize_slashes(desc: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn normalize_slashes(desc: &str) -> std::borrow::Cow<'_, str> {
     if desc.contains('.') {
         std::borrow::Cow::Owned(desc.replace('.', "/"))
     } else {
@@ -149,7 +149,7 @@ fn java_type_at(desc: &str, mut i: usize) -> Option<(String, usize)> {
 
 /// The Java parameter and return types of a JNI method descriptor: `(I[La/B;)V` →
 /// (`["int", "a.B[]"]`, `"void"`). None when it is not a method descriptor.
-pub fn java_types(desc: &str) -> Option<(Vec<String>, String)> {
+pub(crate) fn java_types(desc: &str) -> Option<(Vec<String>, String)> {
     let b = desc.as_bytes();
     if b.first() != Some(&b'(') {
         return None;

@@ -33,15 +33,13 @@
 //! ```
 
 mod apply;
-pub mod descriptor;
+pub(crate) mod descriptor;
 pub mod obfuscate;
 mod parse;
 mod sniff;
 
-pub use apply::{
-    Deobfuscation, ObfuscatedName, Outcome, Resolution, Resolved, apply, apply_key_fields, resolve,
-    unapply,
-};
+pub use apply::{Deobfuscation, unapply};
+pub use apply::{Outcome, Resolution, apply, resolve};
 pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 
 use std::hash::BuildHasher;
@@ -55,7 +53,7 @@ use crate::load::Source;
 
 /// A byte range of the mapping's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Span {
+pub(crate) struct Span {
     start: u32,
     end: u32,
 }
@@ -75,17 +73,17 @@ impl Span {
 
 /// Flags of a method line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct MemberFlags(u8);
+pub(crate) struct MemberFlags(u8);
 
 impl MemberFlags {
     /// `com.android.tools.r8.synthesized`: made by the compiler.
-    pub const SYNTHESIZED: MemberFlags = MemberFlags(1);
+    pub(crate) const SYNTHESIZED: MemberFlags = MemberFlags(1);
     /// `com.android.tools.r8.outline`: an outlined code fragment.
-    pub const OUTLINE: MemberFlags = MemberFlags(2);
+    pub(crate) const OUTLINE: MemberFlags = MemberFlags(2);
     /// The line is an inlined frame (not its group's last line).
-    pub const INLINED: MemberFlags = MemberFlags(4);
+    pub(crate) const INLINED: MemberFlags = MemberFlags(4);
 
-    pub fn contains(self, f: MemberFlags) -> bool {
+    pub(crate) fn contains(self, f: MemberFlags) -> bool {
         self.0 & f.0 == f.0
     }
     fn insert(&mut self, f: MemberFlags) {
@@ -95,7 +93,7 @@ impl MemberFlags {
 
 /// A class line `original -> obfuscated:` and what follows it.
 #[derive(Clone, Debug)]
-pub struct ClassMap {
+pub(crate) struct ClassMap {
     original: Span,
     obfuscated: Span,
     source_file: Option<Span>,
@@ -110,7 +108,7 @@ pub struct ClassMap {
 
 /// A method line `[a:b:]type name(params)[:c[:d]] -> obfuscated`.
 #[derive(Clone, Debug)]
-pub struct MethodMap {
+pub(crate) struct MethodMap {
     ret: Span,
     /// The original name; qualified (`com.example.Util.log`) when the method came from another
     /// class (inlined or moved).
@@ -120,20 +118,25 @@ pub struct MethodMap {
     obfuscated: Span,
     /// The obfuscated (residual) line range.
     pub obf_range: Option<(u32, u32)>,
-    /// The original line range (`:c` is `c:c`).
+    /// The original line range (`:c` is `c:c`); kept so the model is complete, read by the
+    /// parser's tests only (resolution maps whole methods, not lines).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub orig_range: Option<(u32, u32)>,
     /// `com.android.tools.r8.residualsignature`: the JNI descriptor in the output program.
     residual: Option<Span>,
     pub flags: MemberFlags,
-    /// The line number in the mapping file.
-    pub line: u32,
 }
 
 /// A field line `type name -> obfuscated`.
 #[derive(Clone, Debug)]
-pub struct FieldMap {
+pub(crate) struct FieldMap {
+    // Field lines are parsed (and counted) so the model is complete; traces name no fields,
+    // so only the parser's tests read them.
+    #[cfg_attr(not(test), allow(dead_code))]
     ty: Span,
+    #[cfg_attr(not(test), allow(dead_code))]
     original: Span,
+    #[cfg_attr(not(test), allow(dead_code))]
     obfuscated: Span,
     pub synthesized: bool,
 }
@@ -212,7 +215,7 @@ impl Mapping {
     }
 
     /// Parses a mapping held in memory.
-    pub fn parse_bytes(name: &str, bytes: Vec<u8>) -> Result<Mapping, MappingError> {
+    pub(crate) fn parse_bytes(name: &str, bytes: Vec<u8>) -> Result<Mapping, MappingError> {
         Mapping::from_source(name.to_string(), Source::Owned(bytes))
     }
 
@@ -222,7 +225,7 @@ impl Mapping {
     }
 
     /// Parses `bytes`; the mapping keeps them (names are spans of them).
-    pub fn from_source(name: String, bytes: Source) -> Result<Mapping, MappingError> {
+    pub(crate) fn from_source(name: String, bytes: Source) -> Result<Mapping, MappingError> {
         let mut m = Mapping {
             name,
             bytes,
@@ -321,19 +324,22 @@ impl Mapping {
     pub fn line_count(&self) -> usize {
         self.lines
     }
+    #[cfg(test)]
     /// The `com.android.tools.r8.mapping` version, if stated.
-    pub fn version(&self) -> Option<&str> {
+    pub(crate) fn version(&self) -> Option<&str> {
         self.version.map(|s| self.text(s))
     }
+    #[cfg(test)]
     /// The header comments before the first class (`compiler`, `compiler_version`, `min_api`,
     /// `pg_map_id`...), in file order.
-    pub fn header(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub(crate) fn header(&self) -> impl Iterator<Item = (&str, &str)> {
         self.header
             .iter()
             .map(|&(k, v)| (self.text(k), self.text(v)))
     }
+    #[cfg(test)]
     /// Metadata comments that are not used (outline call sites, frame rewrites, unknown ids).
-    pub fn other_metadata_count(&self) -> u64 {
+    pub(crate) fn other_metadata_count(&self) -> u64 {
         self.other_metadata
     }
 
@@ -380,15 +386,9 @@ impl<'m> ClassRef<'m> {
     pub fn source_file(&self) -> Option<&'m str> {
         self.c().source_file.map(|s| self.m.text(s))
     }
-    pub fn synthesized(&self) -> bool {
-        self.c().synthesized
-    }
-    /// The class line's number.
-    pub fn line(&self) -> u32 {
-        self.c().line
-    }
+    #[cfg(test)]
     /// Its fields: (type, original name, obfuscated name).
-    pub fn fields(&self) -> impl Iterator<Item = (&'m str, &'m str, &'m str)> + use<'m> {
+    pub(crate) fn fields(&self) -> impl Iterator<Item = (&'m str, &'m str, &'m str)> + use<'m> {
         let m = self.m;
         let r = self.c().fields.clone();
         r.map(move |i| {
@@ -413,7 +413,7 @@ pub struct MethodRef<'m> {
 }
 
 impl<'m> MethodRef<'m> {
-    pub fn line(&self) -> &'m MethodMap {
+    pub(crate) fn line(&self) -> &'m MethodMap {
         &self.m.methods[self.i as usize]
     }
     /// The obfuscated name.
@@ -421,21 +421,21 @@ impl<'m> MethodRef<'m> {
         self.m.text(self.line().obfuscated)
     }
     /// The original name as written (qualified when from another class).
-    pub fn original(&self) -> &'m str {
+    pub(crate) fn original(&self) -> &'m str {
         self.m.text(self.line().original)
     }
     /// The original name split into (class, name): the class is None when unqualified.
-    pub fn original_parts(&self) -> (Option<&'m str>, &'m str) {
+    pub(crate) fn original_parts(&self) -> (Option<&'m str>, &'m str) {
         let o = self.original();
         match o.rfind('.') {
             Some(dot) => (Some(&o[..dot]), &o[dot + 1..]),
             None => (None, o),
         }
     }
-    pub fn return_type(&self) -> &'m str {
+    pub(crate) fn return_type(&self) -> &'m str {
         self.m.text(self.line().ret)
     }
-    pub fn params(&self) -> &'m str {
+    pub(crate) fn params(&self) -> &'m str {
         self.m.text(self.line().params)
     }
     /// The original JNI descriptor, `(I)V`.

@@ -39,7 +39,7 @@ fn is_library(class: &str) -> bool {
 }
 
 /// `a`, `b`, ..., `z`, `aa`, `ab`, ... (R8's minifier's order).
-pub fn short_name(mut n: usize) -> String {
+pub(crate) fn short_name(mut n: usize) -> String {
     let mut s = Vec::new();
     loop {
         s.push(b'a' + (n % 26) as u8);

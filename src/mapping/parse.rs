@@ -371,7 +371,6 @@ pub(super) fn parse(m: &mut Mapping) -> Result<(), MappingError> {
                     orig_range,
                     residual: None,
                     flags: MemberFlags::default(),
-                    line: line_no as u32,
                 });
                 class.methods.end = methods.len() as u32;
                 last = Last::Method;

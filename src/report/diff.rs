@@ -13,40 +13,45 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::analysis::diff::{DiffRow, TraceDiff};
+use crate::analysis::diff::{DiffRow, Totals, TraceDiff};
 
 /// dmtracedump's `-d` text for one clock.
-pub fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Result<()> {
     let mut matched: Vec<&DiffRow> = diff.matched().collect();
-    matched.sort_by_key(|r| std::cmp::Reverse(r.d_exclusive().unwrap_or(0)));
-    for r in &matched {
-        let (a, b) = (r.a.unwrap_or_default(), r.b.unwrap_or_default());
-        writeln!(
-            out,
-            "{} {} {} {} {:.2}\n{}\n{}",
-            r.key.dotted(),
-            a.exclusive,
-            b.exclusive,
-            r.d_exclusive().unwrap_or(0),
-            r.exclusive_ratio().unwrap_or(0.0),
-            a.calls,
-            b.calls
-        )?;
-    }
-    matched.sort_by_key(|r| std::cmp::Reverse(r.d_inclusive().unwrap_or(0)));
-    for r in &matched {
-        let (a, b) = (r.a.unwrap_or_default(), r.b.unwrap_or_default());
-        writeln!(
-            out,
-            "{} {} {} {} {:.2}\n{}\n{}",
-            r.key.dotted(),
-            a.inclusive,
-            b.inclusive,
-            r.d_inclusive().unwrap_or(0),
-            r.inclusive_ratio().unwrap_or(0.0),
-            a.calls,
-            b.calls
-        )?;
+    // The exclusive table, then the inclusive one: each sorted by its delta, largest first.
+    type Column = (
+        fn(&DiffRow) -> Option<i64>,
+        fn(&Totals) -> u64,
+        fn(&DiffRow) -> Option<f64>,
+    );
+    let columns: [Column; 2] = [
+        (
+            DiffRow::d_exclusive,
+            |t| t.exclusive,
+            DiffRow::exclusive_ratio,
+        ),
+        (
+            DiffRow::d_inclusive,
+            |t| t.inclusive,
+            DiffRow::inclusive_ratio,
+        ),
+    ];
+    for (delta, time, ratio) in columns {
+        matched.sort_by_key(|r| std::cmp::Reverse(delta(r).unwrap_or(0)));
+        for r in &matched {
+            let (a, b) = (r.a.unwrap_or_default(), r.b.unwrap_or_default());
+            writeln!(
+                out,
+                "{} {} {} {} {:.2}\n{}\n{}",
+                r.key.dotted(),
+                time(&a),
+                time(&b),
+                delta(r).unwrap_or(0),
+                ratio(r).unwrap_or(0.0),
+                a.calls,
+                b.calls
+            )?;
+        }
     }
     for r in diff.only_a().chain(diff.only_b()) {
         let t = r.a.or(r.b).unwrap_or_default();
@@ -95,7 +100,7 @@ struct JsonDiff<'a> {
 
 /// The diffs (one per clock) as JSON: every row with both runs' totals, signed differences and
 /// ratios (`null` where undefined).
-pub fn write_diff_json(
+pub(crate) fn write_diff_json(
     diffs: &[TraceDiff],
     run_a: &str,
     run_b: &str,

@@ -44,7 +44,7 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<Vec<Diagnostic>, DumpEr
 }
 
 /// [`dump`] with the method names mapped back through an R8/ProGuard mapping.
-pub fn dump_mapped(
+pub(crate) fn dump_mapped(
     bytes: &[u8],
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
@@ -90,17 +90,9 @@ pub fn dump_mapped(
     }
 }
 
-/// Dumps a `.key` + `.data` pair.
-pub fn dump_pair(
-    key_bytes: &[u8],
-    data: &[u8],
-    out: &mut dyn Write,
-) -> Result<Vec<Diagnostic>, DumpError> {
-    dump_pair_mapped(key_bytes, data, None, out)
-}
-
-/// [`dump_pair`] with the method names mapped back through an R8/ProGuard mapping.
-pub fn dump_pair_mapped(
+/// Dumps a `.key` + `.data` pair, the method names mapped back through an R8/ProGuard mapping
+/// when one is given.
+pub(crate) fn dump_pair_mapped(
     key_bytes: &[u8],
     data: &[u8],
     mapping: Option<&Mapping>,

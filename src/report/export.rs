@@ -20,6 +20,7 @@
 use std::io::{self, Write};
 
 use crate::analysis::calltree::{CallTree, NodeId, TreeOptions};
+use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
 /// An export format.
@@ -28,17 +29,6 @@ pub enum ExportFormat {
     Speedscope,
     Chrome,
     Collapsed,
-}
-
-impl ExportFormat {
-    /// The usual file extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            ExportFormat::Speedscope => "speedscope.json",
-            ExportFormat::Chrome => "json",
-            ExportFormat::Collapsed => "folded",
-        }
-    }
 }
 
 /// Writes `trace` in `format` on `clock` (Chrome always uses the axis clock, adding the CPU
@@ -58,7 +48,7 @@ pub fn export(
 }
 
 /// Writes `trace` in `format` to the file at `path` (buffered), naming the profile after the file.
-pub fn export_file(
+pub(crate) fn export_file(
     trace: &Trace,
     format: ExportFormat,
     clock: Clock,
@@ -76,7 +66,7 @@ pub fn export_file(
 
 /// Open or close of one call, in nesting order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Edge {
+pub(crate) enum Edge {
     Open,
     Close,
 }
@@ -84,15 +74,12 @@ pub enum Edge {
 /// Calls `f(edge, method, time, cpu_time)` for every call of `thread` in nesting order: a call
 /// opens, its children open and close, then it closes. `time` is on `clock` (the axis clock
 /// when the lanes have no CPU times); `cpu_time` is the CPU time when the lanes have it.
-pub fn walk_thread(
+pub(crate) fn walk_thread(
     thread: &Thread,
     clock: Clock,
     mut f: impl FnMut(Edge, MethodId, u64, Option<u64>) -> io::Result<()>,
 ) -> io::Result<()> {
     let lanes = &thread.lanes;
-    let Some(first) = lanes.first() else {
-        return Ok(());
-    };
     let times = |d: usize, i: usize| -> ((u64, u64), Option<(u64, u64)>) {
         let lane = &lanes[d];
         let cpu = lane.cpu(i).map(|(s, dur)| (s, s + dur));
@@ -102,35 +89,16 @@ pub fn walk_thread(
         };
         (t, cpu)
     };
-    // Stack of (depth, index, next child, child end).
-    let mut stack: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for top in 0..first.len() {
-        let push = |stack: &mut Vec<(usize, usize, usize, usize)>, d: usize, i: usize| {
-            let range = if d + 1 < lanes.len() {
-                lanes[d].children(i, lanes[d + 1].len())
-            } else {
-                0..0
-            };
-            stack.push((d, i, range.start, range.end));
-        };
-        let ((s, _), cpu) = times(0, top);
-        f(Edge::Open, first.method(top), s, cpu.map(|c| c.0))?;
-        push(&mut stack, 0, top);
-        while let Some(&mut (d, i, ref mut next, end)) = stack.last_mut() {
-            if *next < end {
-                let c = *next;
-                *next += 1;
-                let ((s, _), cpu) = times(d + 1, c);
-                f(Edge::Open, lanes[d + 1].method(c), s, cpu.map(|c| c.0))?;
-                push(&mut stack, d + 1, c);
-            } else {
-                let ((_, e), cpu) = times(d, i);
-                f(Edge::Close, lanes[d].method(i), e, cpu.map(|c| c.1))?;
-                stack.pop();
-            }
+    walk_calls(lanes, |step| match step {
+        Step::Enter(d, i) => {
+            let ((s, _), cpu) = times(d, i);
+            f(Edge::Open, lanes[d].method(i), s, cpu.map(|c| c.0))
         }
-    }
-    Ok(())
+        Step::Exit(d, i) => {
+            let ((_, e), cpu) = times(d, i);
+            f(Edge::Close, lanes[d].method(i), e, cpu.map(|c| c.1))
+        }
+    })
 }
 
 /// speedscope's name for the trace's tick, if it has one.
@@ -170,7 +138,7 @@ fn frame_name(trace: &Trace, m: MethodId) -> String {
     trace.method_full_name(m)
 }
 
-pub fn write_speedscope(
+pub(crate) fn write_speedscope(
     trace: &Trace,
     clock: Clock,
     name: &str,
@@ -237,7 +205,7 @@ pub fn write_speedscope(
     out.write_all(b"]}\n")
 }
 
-pub fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
     let fmt = TimeFmt {
         ticks_per_sec: trace.ticks_per_sec,
         native: trace.ticks_per_sec == 1_000_000,
@@ -289,7 +257,7 @@ fn collapsed_frame(trace: &Trace, m: MethodId) -> String {
     s.replace(';', ",").replace([' ', '\t', '\n'], "_")
 }
 
-pub fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) -> io::Result<()> {
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
     let frames: Vec<String> = (0..trace.methods.len())
         .map(|i| collapsed_frame(trace, MethodId(i as u32)))

@@ -29,10 +29,11 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::diff::MethodKey;
 use crate::analysis::profile::Profile;
+use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
 /// dmtracedump's default threshold (also used for values outside 0..=99).
-pub const DEFAULT_THRESHOLD_PCT: i64 = 20;
+pub(crate) const DEFAULT_THRESHOLD_PCT: i64 = 20;
 
 const TOP: u32 = u32::MAX;
 
@@ -49,15 +50,10 @@ fn thread_first_seen(
 ) -> FxHashMap<(u32, u32), SeenKey> {
     let mut seen: FxHashMap<(u32, u32), SeenKey> = FxHashMap::default();
     let lanes = &th.lanes;
-    let Some(first) = lanes.first() else {
-        return seen;
-    };
     let _ = clock; // the order of records is the axis order whatever clock is profiled
     counts.clear();
     // Non-synthesized ancestors' methods, innermost last.
     let mut anc: Vec<u32> = Vec::new();
-    // (depth, index, next child, end of children, pushed onto anc)
-    let mut stack: Vec<(usize, usize, usize, usize, bool)> = Vec::new();
     let mut record = |parent: u32, child: u32, key: SeenKey, counts: &FxHashMap<u32, u32>| {
         let parent_rec = parent != TOP && counts.get(&parent).copied().unwrap_or(0) >= 2;
         if !parent_rec {
@@ -68,60 +64,45 @@ fn thread_first_seen(
         }
     };
     let mut exits = 0u64;
-    for top in 0..first.len() {
-        let enter = |stack: &mut Vec<(usize, usize, usize, usize, bool)>,
-                     anc: &mut Vec<u32>,
-                     counts: &mut FxHashMap<u32, u32>,
-                     d: usize,
-                     i: usize| {
-            let lane = &lanes[d];
-            let r = if d + 1 < lanes.len() {
-                lane.children(i, lanes[d + 1].len())
-            } else {
-                0..0
-            };
-            let synth = lane.flags(i).synthesized_entry;
-            if !synth {
-                let m = lane.method(i).0;
-                anc.push(m);
-                *counts.entry(m).or_insert(0) += 1;
-            }
-            stack.push((d, i, r.start, r.end, !synth));
-        };
-        enter(&mut stack, &mut anc, counts, 0, top);
-        while let Some(&mut (d, i, ref mut next, end, pushed)) = stack.last_mut() {
-            if *next < end {
-                let c = *next;
-                *next += 1;
-                enter(&mut stack, &mut anc, counts, d + 1, c);
-                continue;
-            }
-            stack.pop();
-            exits += 1;
-            let lane = &lanes[d];
-            let m = lane.method(i).0;
-            if pushed {
-                anc.pop();
-                if let Some(n) = counts.get_mut(&m) {
-                    *n -= 1;
+    let walked: Result<(), std::convert::Infallible> = walk_calls(lanes, |step| {
+        match step {
+            Step::Enter(d, i) => {
+                let lane = &lanes[d];
+                if !lane.flags(i).synthesized_entry {
+                    let m = lane.method(i).0;
+                    anc.push(m);
+                    *counts.entry(m).or_insert(0) += 1;
                 }
             }
-            let flags = lane.flags(i);
-            let parent = if flags.synthesized_entry {
-                TOP
-            } else {
-                anc.last().copied().unwrap_or(TOP)
-            };
-            let key = if flags.unclosed {
-                // After all records, thread by thread (by id), outermost first.
-                (1, th.raw_id, anc.len() as u64, 0)
-            } else {
-                // Exits of one thread come in post-order; across threads, by time.
-                (0, lane.end(i), ti as u64, exits)
-            };
-            record(parent, m, key, counts);
+            Step::Exit(d, i) => {
+                exits += 1;
+                let lane = &lanes[d];
+                let m = lane.method(i).0;
+                let flags = lane.flags(i);
+                if !flags.synthesized_entry {
+                    anc.pop();
+                    if let Some(n) = counts.get_mut(&m) {
+                        *n -= 1;
+                    }
+                }
+                let parent = if flags.synthesized_entry {
+                    TOP
+                } else {
+                    anc.last().copied().unwrap_or(TOP)
+                };
+                let key = if flags.unclosed {
+                    // After all records, thread by thread (by id), outermost first.
+                    (1, th.raw_id, anc.len() as u64, 0)
+                } else {
+                    // Exits of one thread come in post-order; across threads, by time.
+                    (0, lane.end(i), ti as u64, exits)
+                };
+                record(parent, m, key, counts);
+            }
         }
-    }
+        Ok(())
+    });
+    let Ok(()) = walked;
     seen
 }
 

@@ -20,7 +20,7 @@ fn clock_text(clock: Option<ClockMode>, synthesized: bool) -> String {
 }
 
 /// The info text of one loaded trace.
-pub fn render(path: &Path, t: &Trace) -> String {
+pub(crate) fn render(path: &Path, t: &Trace) -> String {
     let mut s = String::new();
     let row = |s: &mut String, k: &str, v: &str| {
         let _ = writeln!(s, "{:<14}{v}", format!("{k}:"));

@@ -1,10 +1,10 @@
 //! Text, HTML, DOT and JSON writers over a trace and its analyses.
 
-pub mod diff;
+pub(crate) mod diff;
 pub mod dump;
 pub mod export;
 pub mod graph;
-pub mod html;
-pub mod info;
+pub(crate) mod html;
+pub(crate) mod info;
 pub mod profile_text;
-pub mod summary;
+pub(crate) mod summary;

@@ -12,13 +12,20 @@
 //! takes part in the numbering of the `[n]` indices. A method with an empty name prints as its
 //! class alone and stays out of the class and method-name sections (dmtracedump's `NULL` name).
 
-use std::cmp::Ordering;
 use std::fmt::Write;
 
 use rayon::prelude::*;
 
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::trace::{MethodId, Trace};
+
+use super::html::{TABLE_OF_CONTENTS, escape, html_field, html_header};
+use numbers::{pad, push_fixed, push_left, push_right, push_shares_and_calls};
+pub(crate) use rows::indices;
+use rows::{compare_names, ranked_rows};
+
+mod numbers;
+mod rows;
 
 /// Plain text or dmtracedump's `-h` HTML page.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,47 +66,6 @@ struct NameRank {
     signature: u32,
 }
 
-/// The rank of each string in byte order (equal strings, equal ranks). Names repeat a lot
-/// (classes, signatures), so only the distinct strings are sorted.
-fn ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
-    let mut distinct: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    let which: Vec<u32> = strings
-        .map(|s| {
-            let next = distinct.len() as u32;
-            *distinct.entry(s).or_insert(next)
-        })
-        .collect();
-    let mut sorted: Vec<(&str, u32)> = distinct.into_iter().collect();
-    sorted.sort_unstable_by_key(|&(s, _)| s);
-    let mut rank_of = vec![0u32; sorted.len()];
-    for (rank, &(_, d)) in sorted.iter().enumerate() {
-        rank_of[d as usize] = rank as u32;
-    }
-    which.into_iter().map(|d| rank_of[d as usize]).collect()
-}
-
-/// dmtracedump's tie break after a time: class, then name and signature (or id when either
-/// has no name). The final id comparison only orders exact duplicates.
-///
-/// A total order, as sorts need: dmtracedump compares names only when both methods have one,
-/// which is not transitive when named and unnamed methods share a class (see
-/// [`crate::analysis::diff::MethodKey::tie_order`]), so a class's unnamed methods come first.
-fn compare_names(a: &Row, b: &Row) -> Ordering {
-    a.rank
-        .class
-        .cmp(&b.rank.class)
-        .then_with(|| a.name.is_some().cmp(&b.name.is_some()))
-        .then_with(|| match (a.name, b.name) {
-            (Some(_), Some(_)) => a
-                .rank
-                .name
-                .cmp(&b.rank.name)
-                .then(a.rank.signature.cmp(&b.rank.signature)),
-            _ => Ordering::Equal,
-        })
-        .then(a.id.cmp(&b.id))
-}
-
 struct Printer<'a> {
     rows: Vec<Row<'a>>,
     /// Row of each model method.
@@ -111,97 +77,6 @@ struct Printer<'a> {
     out: String,
 }
 
-/// dmtracedump's `[n]` index of `(toplevel)` and of each method of `trace` (rank by inclusive
-/// time, names breaking ties), as [`render`] prints them.
-pub fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
-    let (_, row_of_method, index, _) = ranked_rows(trace, profile);
-    (index[0], row_of_method.iter().map(|&r| index[r]).collect())
-}
-
-/// The printed rows (`(toplevel)` first), the row of each model method, each row's `[n]`, and
-/// the rows in `[n]` order.
-type RankedRows<'a> = (Vec<Row<'a>>, Vec<usize>, Vec<usize>, Vec<usize>);
-
-/// See [`RankedRows`].
-fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
-    static EMPTY: MethodProfile = MethodProfile {
-        inclusive: 0,
-        exclusive: 0,
-        top_exclusive: 0,
-        calls: 0,
-        recursive_calls: 0,
-        parents: Vec::new(),
-        children: Vec::new(),
-        recursive_parents: Vec::new(),
-        recursive_children: Vec::new(),
-    };
-    let mut rows = vec![Row {
-        class: "(toplevel)",
-        name: None,
-        signature: "",
-        id: -2,
-        profile: &profile.toplevel,
-        rank: NameRank::default(),
-    }];
-    let is_unknown = |m: &crate::trace::Method| {
-        trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
-    };
-    if !trace.methods.iter().any(is_unknown) {
-        rows.push(Row {
-            class: "(unknown)",
-            name: None,
-            signature: "",
-            id: -1,
-            profile: &EMPTY,
-            rank: NameRank::default(),
-        });
-    }
-    let mut row_of_method = Vec::with_capacity(trace.methods.len());
-    for (i, m) in trace.methods.iter().enumerate() {
-        row_of_method.push(rows.len());
-        let name = trace.str(m.name);
-        rows.push(Row {
-            class: trace.str(m.class),
-            name: (!name.is_empty()).then_some(name),
-            signature: trace.str(m.signature),
-            id: if is_unknown(m) { -1 } else { m.raw_id as i64 },
-            profile: profile.methods.get(i).unwrap_or(&EMPTY),
-            rank: NameRank::default(),
-        });
-    }
-    let (class_rank, (name_rank, signature_rank)) = rayon::join(
-        || ranks(rows.iter().map(|r| r.class)),
-        || {
-            rayon::join(
-                || ranks(rows.iter().map(|r| r.name.unwrap_or(""))),
-                || ranks(rows.iter().map(|r| r.signature)),
-            )
-        },
-    );
-    for (i, row) in rows.iter_mut().enumerate() {
-        row.rank = NameRank {
-            class: class_rank[i],
-            name: name_rank[i],
-            signature: signature_rank[i],
-        };
-    }
-    crate::timing::mark("render: rows ranked");
-    let mut by_inclusive: Vec<usize> = (0..rows.len()).collect();
-    by_inclusive.sort_by(|&a, &b| {
-        let (ra, rb) = (&rows[a], &rows[b]);
-        rb.profile
-            .inclusive
-            .cmp(&ra.profile.inclusive)
-            .then_with(|| compare_names(ra, rb))
-    });
-    let mut index = vec![0; rows.len()];
-    for (rank, &r) in by_inclusive.iter().enumerate() {
-        index[r] = rank;
-    }
-    crate::timing::mark("render: sorted");
-    (rows, row_of_method, index, by_inclusive)
-}
-
 /// Renders the whole report.
 pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
     render_parts(trace, profile, style).concat()
@@ -210,7 +85,7 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
 /// Renders the whole report as consecutive pieces (written as they are, they make the report;
 /// sections and chunks of the inclusive section are written in parallel into their own pieces,
 /// so nothing is copied into one string).
-pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
+pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
     let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
     let html = matches!(style, Style::Html { .. });
     let mut p = Printer {
@@ -223,7 +98,7 @@ pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<Stri
     };
     if let Style::Html { sortable_url } = style {
         p.out.push_str(&html_header(sortable_url.as_deref()));
-        p.table_of_contents();
+        p.out.push_str(TABLE_OF_CONTENTS);
     }
     // The sections are independent: the class and method-name sections are written beside the
     // first two.
@@ -241,186 +116,6 @@ pub fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<Stri
         parts.push("\n</body>\n</html>\n".to_string());
     }
     parts
-}
-
-/// Appends `n` spaces.
-fn pad(out: &mut String, n: usize) {
-    repeat(out, SPACES, n);
-}
-
-const SPACES: &str = "                                ";
-const ZEROS: &str = "00000000000000000000000000000000";
-
-/// Appends `n` copies of the (single, repeated) character `run` is made of.
-#[inline]
-fn repeat(out: &mut String, run: &'static str, mut n: usize) {
-    while n > 0 {
-        let k = n.min(run.len());
-        out.push_str(&run[..k]);
-        n -= k;
-    }
-}
-
-/// Appends `x` with `decimals` fraction digits right-aligned in `width` columns: exactly the
-/// text of `{x:width.decimals}` (correctly rounded, ties to even, as glibc's `printf`), without
-/// the general float formatter for the finite, non-negative values of the report.
-fn push_fixed(out: &mut String, x: f64, decimals: u32, width: usize) {
-    let Some(r) = fixed_digits(x, decimals) else {
-        let _ = write!(out, "{x:width$.prec$}", prec = decimals as usize);
-        return;
-    };
-    let scale = 10u64.pow(decimals);
-    let mut b = itoa::Buffer::new();
-    let int = b.format(r / scale);
-    pad(out, width.saturating_sub(int.len() + 1 + decimals as usize));
-    out.push_str(int);
-    out.push('.');
-    let mut f = itoa::Buffer::new();
-    let frac = f.format(r % scale);
-    pad_zeros(out, decimals as usize - frac.len());
-    out.push_str(frac);
-}
-
-fn pad_zeros(out: &mut String, n: usize) {
-    repeat(out, ZEROS, n);
-}
-
-/// `x · 10^decimals` rounded to an integer, ties to even, decided on the exact value of `x`;
-/// None for what [`push_fixed`] leaves to the general formatter (negative, not finite, huge).
-fn fixed_digits(x: f64, decimals: u32) -> Option<u64> {
-    if !x.is_finite() || x.is_sign_negative() || x >= 1e12 || !(1..=3).contains(&decimals) {
-        return None;
-    }
-    let scale = [1.0, 10.0, 100.0, 1000.0][decimals as usize];
-    let y = x * scale;
-    // y is below 1e15: truncation is floor, without a call to libm's `floor`.
-    let n = y as u64 as f64;
-    let f = y - n;
-    // Far from a tie the rounded product decides: its error is below 1e-10 for y < 1e6, so
-    // only a product within that of n + 0.5 could round the other way (products near an
-    // integer, 0 and 100 % among them, are far from ties).
-    if y < 1e6 && (f - 0.5).abs() > 1e-6 {
-        return Some(if f > 0.5 { n as u64 + 1 } else { n as u64 });
-    }
-    // Near one: compare the exact product with the boundaries (a fused multiply-add rounds
-    // once, so the sign of each difference is exact).
-    let mut n = n;
-    if x.mul_add(scale, -n) < 0.0 {
-        n -= 1.0;
-    } else if x.mul_add(scale, -(n + 1.0)) >= 0.0 {
-        n += 1.0;
-    }
-    let d = x.mul_add(scale, -(n + 0.5));
-    let up = d > 0.0 || (d == 0.0 && n % 2.0 == 1.0);
-    Some(n as u64 + up as u64)
-}
-
-/// `{per:7.1} {sum_per:7.1} {calls:6}+{recursive:<6}`: a line of the class or method-name
-/// section after its times.
-fn push_shares_and_calls(out: &mut String, per: f64, sum_per: f64, [calls, recursive]: [u64; 2]) {
-    push_fixed(out, per, 1, 7);
-    out.push(' ');
-    push_fixed(out, sum_per, 1, 7);
-    out.push(' ');
-    push_right(out, calls, 6);
-    out.push('+');
-    push_left(out, recursive, 6);
-}
-
-/// Appends `n` right-aligned in `width` columns (`{:width}`).
-fn push_right(out: &mut String, n: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(n);
-    pad(out, width.saturating_sub(s.len()));
-    out.push_str(s);
-}
-
-/// Appends `n` left-aligned in `width` columns (`{:<width}`).
-fn push_left(out: &mut String, n: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(n);
-    out.push_str(s);
-    pad(out, width.saturating_sub(s.len()));
-}
-
-/// dmtracedump's `htmlHeader` with the `sortable.js` base URL.
-fn html_header(sortable_url: Option<&str>) -> String {
-    format!(
-        "<html>\n<head>\n<script type=\"text/javascript\" src=\"{}sortable.js\"></script>\n{}",
-        sortable_url.unwrap_or("(null)"),
-        HTML_HEAD_REST
-    )
-}
-
-const HTML_HEAD_REST: &str = "<script langugage=\"javascript\">
-function toggle(item) {
-    obj=document.getElementById(item);
-    visible=(obj.style.display!=\"none\" && obj.style.display!=\"\");
-    key=document.getElementById(\"x\" + item);
-    if (visible) {
-        obj.style.display=\"none\";
-        key.innerHTML=\"+\";
-    } else {
-        obj.style.display=\"block\";
-        key.innerHTML=\"-\";
-    }
-}
-function onMouseOver(obj) {
-    obj.style.background=\"lightblue\";
-}
-function onMouseOut(obj) {
-    obj.style.background=\"white\";
-}
-</script>
-<style type=\"text/css\">
-div { font-family: courier; font-size: 13 }
-div.parent { margin-left: 15; display: none }
-div.leaf { margin-left: 10 }
-div.header { margin-left: 10 }
-div.link { margin-left: 10; cursor: move }
-span.parent { padding-right: 10; }
-span.leaf { padding-right: 10; }
-a img { border: 0;}
-table.sortable th { border-width: 0px 1px 1px 1px; background-color: #ccc;}
-a { text-decoration: none; }
-a:hover { text-decoration: underline; }
-table.sortable th, table.sortable td { text-align: left;}table.sortable tr.odd td { background-color: #ddd; }
-table.sortable tr.even td { background-color: #fff; }
-</style>
-</head><body>
-
-";
-
-/// `<`, `>` and `&` as HTML entities.
-fn escape(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains(['<', '>', '&']) {
-        return s.into();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            c => out.push(c),
-        }
-    }
-    out.into()
-}
-
-/// dmtracedump's `printHtmlField`: pads `text` to `width` with `&nbsp;` (leading; trailing when
-/// `width` is negative).
-fn html_field(out: &mut String, text: &str, width: i32) {
-    let pad = (width.unsigned_abs() as usize).saturating_sub(text.len());
-    if width < 0 {
-        out.push_str(text);
-    }
-    for _ in 0..pad {
-        out.push_str("&nbsp;");
-    }
-    if width >= 0 {
-        out.push_str(text);
-    }
 }
 
 impl<'a> Printer<'a> {
@@ -442,16 +137,6 @@ impl<'a> Printer<'a> {
 
     fn row_of(&self, m: Option<MethodId>) -> usize {
         m.map_or(0, |m| self.row_of_method[m.index()])
-    }
-
-    fn table_of_contents(&mut self) {
-        self.out.push_str(
-            "<a name=\"contents\"></a>\n<h2>Table of Contents</h2>\n<ul>\n  \
-             <li><a href=\"#exclusive\">Exclusive profile</a></li>\n  \
-             <li><a href=\"#inclusive\">Inclusive profile</a></li>\n  \
-             <li><a href=\"#class\">Class/method profile</a></li>\n  \
-             <li><a href=\"#method\">Method/class profile</a></li>\n</ul>\n\n",
-        );
     }
 
     /// The section start: an anchor and the navigation bar (HTML) or the separator line.

@@ -9,12 +9,9 @@ use serde::Serialize;
 use crate::analysis::profile::{Profile, profile_all_clocks};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
-/// Version of the JSON schema; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
-
 /// The summary of one file (one element of the JSON array).
 #[derive(Debug, Serialize)]
-pub struct FileSummary {
+pub(crate) struct FileSummary {
     pub file: String,
     /// Set when the file could not be read; all other fields are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,7 +45,7 @@ pub struct FileSummary {
 
 /// Statistics of one duration series, in milliseconds.
 #[derive(Debug, Serialize)]
-pub struct DurationSummary {
+pub(crate) struct DurationSummary {
     pub name: String,
     pub group: String,
     pub count: u64,
@@ -66,7 +63,7 @@ pub struct DurationSummary {
 
 /// One counter series.
 #[derive(Debug, Serialize)]
-pub struct CounterSummary {
+pub(crate) struct CounterSummary {
     pub name: String,
     pub unit: String,
     pub samples: u64,
@@ -77,7 +74,7 @@ pub struct CounterSummary {
 
 /// A value per clock: `{"cpu": …, "wall": …}`, with only the clocks the trace has.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct PerClock {
+pub(crate) struct PerClock {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,7 +82,7 @@ pub struct PerClock {
 }
 
 impl PerClock {
-    pub fn get(&self, clock: Clock) -> Option<f64> {
+    pub(crate) fn get(&self, clock: Clock) -> Option<f64> {
         match clock {
             Clock::Cpu => self.cpu,
             Clock::Wall => self.wall,
@@ -100,7 +97,7 @@ impl PerClock {
     }
 
     /// (clock, value) pairs, cpu first.
-    pub fn iter(&self) -> impl Iterator<Item = (Clock, f64)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Clock, f64)> {
         [(Clock::Cpu, self.cpu), (Clock::Wall, self.wall)]
             .into_iter()
             .filter_map(|(c, v)| v.map(|v| (c, v)))
@@ -108,7 +105,7 @@ impl PerClock {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ErrorSummary {
+pub(crate) struct ErrorSummary {
     pub format: String,
     pub offset: Option<u64>,
     pub line: Option<u64>,
@@ -116,7 +113,7 @@ pub struct ErrorSummary {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ThreadSummary {
+pub(crate) struct ThreadSummary {
     /// The thread id in the file.
     pub id: u64,
     pub name: String,
@@ -125,7 +122,7 @@ pub struct ThreadSummary {
 }
 
 #[derive(Debug, Serialize)]
-pub struct MethodSummary {
+pub(crate) struct MethodSummary {
     /// `class.name signature`.
     pub name: String,
     pub class: String,
@@ -142,7 +139,7 @@ pub struct MethodSummary {
 }
 
 #[derive(Debug, Serialize)]
-pub struct DiagnosticSummary {
+pub(crate) struct DiagnosticSummary {
     pub severity: Severity,
     pub code: String,
     /// Byte offset in the file, when the diagnostic points at one.
@@ -174,7 +171,7 @@ impl From<&Diagnostic> for DiagnosticSummary {
 }
 
 /// The summary of a file that failed to load.
-pub fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSummary {
+pub(crate) fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSummary {
     let (offset, line) = location_fields(error.location);
     FileSummary {
         file: file.to_string(),
@@ -204,13 +201,17 @@ pub fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSum
 }
 
 /// Summarizes a loaded trace (computes the profile of each clock).
-pub fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
+pub(crate) fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
     let profiles = profile_all_clocks(trace);
     summarize_with_profiles(file, trace, &profiles)
 }
 
 /// Summarizes a trace whose profiles (one per clock, primary first) are already computed.
-pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) -> FileSummary {
+pub(crate) fn summarize_with_profiles(
+    file: &str,
+    trace: &Trace,
+    profiles: &[Profile],
+) -> FileSummary {
     let tps = trace.ticks_per_sec.max(1) as f64;
     let us = |ticks: u64| ticks as f64 * 1e6 / tps;
     let per_clock = |f: &dyn Fn(&Profile) -> u64| -> PerClock {
@@ -315,7 +316,7 @@ pub fn summarize_with_profiles(file: &str, trace: &Trace, profiles: &[Profile]) 
 }
 
 /// The JSON document: an array with one object per file, in command-line order.
-pub fn to_json(summaries: &[FileSummary]) -> String {
+pub(crate) fn to_json(summaries: &[FileSummary]) -> String {
     let mut s = serde_json::to_string_pretty(summaries).unwrap_or_else(|e| {
         // Serializing plain structs of strings and numbers cannot fail; keep the output valid.
         format!("[{{\"error\": {{\"message\": \"{e}\"}}}}]")
@@ -325,7 +326,7 @@ pub fn to_json(summaries: &[FileSummary]) -> String {
 }
 
 /// A short human-readable summary.
-pub fn to_text(s: &FileSummary, top: usize) -> String {
+pub(crate) fn to_text(s: &FileSummary, top: usize) -> String {
     let mut out = String::new();
     if let Some(e) = &s.error {
         let at = match (e.offset, e.line) {

@@ -2,19 +2,17 @@
 //! enter/exit events in that thread's order, and add counters, instants, duration series and
 //! diagnostics. [`Builder::finish`] turns the events into lanes, one thread per rayon task.
 //!
-//! Nesting rules (DESIGN.md "Timeline nesting", as perflib):
-//! - an exit with an empty stack becomes a call of that method which starts at the thread's first
-//!   time and adopts every earlier call as its child (flag `synthesized_entry`);
-//! - an exit of a method below the stack top closes the frames above it at that time (diagnostic
-//!   `mismatched-exit`); an exit of a method not on the stack is dropped (diagnostic);
-//! - calls still open at the end close at the thread's last time (flag `unclosed`).
+//! The nesting rules are in [`super::nesting`]: an unmatched exit becomes a call of that method
+//! which starts at the thread's first time and adopts every earlier call as its child (flag
+//! `synthesized_entry`).
 
 use rayon::prelude::*;
 
 use super::lane::{Call, CallFlags, LaneBuilder};
+use super::nesting::{ExitKind, MAX_DEPTH, classify_exit_with, count_on, stream_diagnostics};
 use super::{
     ClockMode, Counter, Diagnostic, DurationSeries, Instant, Lane, Location, Method, MethodId,
-    Severity, SourceInfo, StrId, StringTable, Thread, ThreadId, Trace,
+    Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -24,18 +22,6 @@ pub enum Action {
     Exit = 1,
     /// Exit by exception; treated as an exit.
     Unroll = 2,
-}
-
-impl Action {
-    /// Decodes the low two bits of an Android method action; 3 is invalid.
-    pub fn from_bits(bits: u32) -> Option<Action> {
-        match bits & 3 {
-            0 => Some(Action::Enter),
-            1 => Some(Action::Exit),
-            2 => Some(Action::Unroll),
-            _ => None,
-        }
-    }
 }
 
 /// A column of event times.
@@ -54,15 +40,11 @@ impl Default for Times {
 }
 
 impl Times {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Times::U32Wrapping(v) => v.len(),
             Times::U64(v) => v.len(),
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -146,14 +128,6 @@ impl ThreadEvents {
             }
         }
     }
-
-    pub fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
-    }
 }
 
 /// Collects what a format reader finds; [`Builder::finish`] makes the [`Trace`].
@@ -182,10 +156,6 @@ impl Builder {
             ticks_per_sec: 1_000_000,
             ..Self::default()
         }
-    }
-
-    pub fn intern(&mut self, s: &str) -> StrId {
-        self.strings.intern(s)
     }
 
     /// Adds a method and returns its id.
@@ -219,18 +189,15 @@ impl Builder {
         id
     }
 
-    pub fn thread_count(&self) -> usize {
+    pub(crate) fn thread_count(&self) -> usize {
         self.threads.len()
     }
 
+    #[cfg(test)]
     /// The raw id and name of a thread added earlier.
-    pub fn thread_info(&self, id: ThreadId) -> (u64, &str) {
+    pub(crate) fn thread_info(&self, id: ThreadId) -> (u64, &str) {
         let (raw, name, _) = &self.threads[id.index()];
         (*raw, name)
-    }
-
-    pub fn rename_thread(&mut self, id: ThreadId, name: &str) {
-        self.threads[id.index()].1 = name.to_string();
     }
 
     /// The event list of a thread, to push to or to replace.
@@ -238,7 +205,7 @@ impl Builder {
         &mut self.threads[id.index()].2
     }
 
-    pub fn diag(&mut self, d: Diagnostic) {
+    pub(crate) fn diag(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
     }
 
@@ -293,66 +260,6 @@ impl Builder {
     }
 }
 
-/// How an exit record relates to the current stack.
-pub(crate) enum ExitKind {
-    /// The stack is empty: the entry happened before tracing started.
-    Unmatched,
-    /// The method is `n` frames below the top (0 = the top itself).
-    Matched(usize),
-    /// The method is not on the (non-empty) stack.
-    NotOnStack,
-}
-
-#[inline]
-pub(crate) fn classify_exit(
-    stack_methods: impl DoubleEndedIterator<Item = u32>,
-    empty: bool,
-    m: u32,
-) -> ExitKind {
-    if empty {
-        return ExitKind::Unmatched;
-    }
-    match stack_methods.rev().position(|x| x == m) {
-        Some(n) => ExitKind::Matched(n),
-        None => ExitKind::NotOnStack,
-    }
-}
-
-/// The deepest nesting the model keeps: calls whose depth (the lane they would go to) is this or
-/// more are left out, with a diagnostic. dmtracedump stops at the same depth (its
-/// `MAX_STACK_DEPTH`); the limit bounds the lanes of a thread, and the work of every view and
-/// export that follows a call's ancestors (collapsed stacks write each call's whole path).
-pub const MAX_DEPTH: usize = 10_000;
-
-/// How one thread's exit relates to its stack: [`classify_exit`] with a table of how often each
-/// method is on the stack (`on_stack`), so an exit of a method that is not on it costs no scan.
-/// A scan ends at the frame the exit closes, with every frame above it: its work is paid for by
-/// the frames it pops, and the whole walk stays linear in the events however deep the stack.
-#[inline]
-pub(crate) fn classify_exit_with(
-    stack_methods: impl DoubleEndedIterator<Item = u32>,
-    top: Option<u32>,
-    on_stack: &[u32],
-    m: u32,
-) -> ExitKind {
-    match top {
-        None => ExitKind::Unmatched,
-        Some(t) if t == m => ExitKind::Matched(0),
-        Some(_) if on_stack.get(m as usize).is_none_or(|&n| n == 0) => ExitKind::NotOnStack,
-        Some(_) => classify_exit(stack_methods, false, m),
-    }
-}
-
-/// Counts `m` onto the stack in `on_stack` (grown as needed).
-#[inline]
-fn count_on(on_stack: &mut Vec<u32>, m: u32) {
-    let i = m as usize;
-    if i >= on_stack.len() {
-        on_stack.resize(i + 1, 0);
-    }
-    on_stack[i] += 1;
-}
-
 struct Frame {
     method: u32,
     depth: usize,
@@ -382,39 +289,6 @@ pub(crate) fn check_columns(
         return None;
     }
     (n > 0).then(|| events.cpu.as_ref().is_some_and(|c| c.len() == n))
-}
-
-/// The diagnostics about one thread's event stream.
-pub(crate) fn stream_diagnostics(
-    raw_id: u64,
-    mismatched: u64,
-    dropped: u64,
-    backwards: u64,
-    diags: &mut Vec<Diagnostic>,
-) {
-    if mismatched > 0 {
-        diags.push(Diagnostic::warning(
-            "mismatched-exit",
-            Location::File,
-            format!(
-                "thread {raw_id}: {mismatched} exits named a method below the stack top; the frames above were closed there"
-            ),
-        ));
-    }
-    if dropped > 0 {
-        diags.push(Diagnostic::warning(
-            "exit-not-on-stack",
-            Location::File,
-            format!("thread {raw_id}: {dropped} exits of methods not on the stack were ignored"),
-        ));
-    }
-    if backwards > 0 {
-        diags.push(Diagnostic::warning(
-            "time-backwards",
-            Location::File,
-            format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
-        ));
-    }
 }
 
 /// Turns one thread's events into lanes, and sets its time ranges. Two passes: the first counts

@@ -48,7 +48,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(
+    pub(crate) fn new(
         severity: Severity,
         code: impl Into<String>,
         location: Location,
@@ -63,7 +63,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(
+    pub(crate) fn warning(
         code: impl Into<String>,
         location: Location,
         message: impl Into<String>,
@@ -71,7 +71,7 @@ impl Diagnostic {
         Self::new(Severity::Warning, code, location, message)
     }
 
-    pub fn with_raw(mut self, raw: impl Into<String>) -> Self {
+    pub(crate) fn with_raw(mut self, raw: impl Into<String>) -> Self {
         self.raw = Some(raw.into());
         self
     }

@@ -14,7 +14,7 @@
 //! That is 16 bytes per call for one clock and 24 for two. A call's children are the calls of the
 //! next lane from `first_child(i)` up to `first_child(i + 1)` (or the end of the next lane).
 
-use super::MethodId;
+use super::{MethodId, TickRange};
 
 const BLOCK_SHIFT: u32 = 10;
 const BLOCK_LEN: usize = 1 << BLOCK_SHIFT;
@@ -22,7 +22,7 @@ const BLOCK_LEN: usize = 1 << BLOCK_SHIFT;
 /// Sorted u64 times stored as u32 offsets from one u64 base per 1024 entries, or as plain u64
 /// when a block spans more than `u32::MAX` ticks.
 #[derive(Debug, Clone)]
-pub enum TimeColumn {
+pub(crate) enum TimeColumn {
     Compact { bases: Vec<u64>, offsets: Vec<u32> },
     Wide(Vec<u64>),
 }
@@ -34,8 +34,9 @@ impl Default for TimeColumn {
 }
 
 impl TimeColumn {
+    #[cfg(test)]
     /// Compresses `values` (any order is allowed, but lanes pass sorted starts).
-    pub fn from_vec(values: Vec<u64>) -> Self {
+    pub(crate) fn from_vec(values: Vec<u64>) -> Self {
         let mut bases = Vec::with_capacity(values.len().div_ceil(BLOCK_LEN));
         let mut offsets = Vec::with_capacity(values.len());
         for block in values.chunks(BLOCK_LEN) {
@@ -50,7 +51,7 @@ impl TimeColumn {
     }
 
     /// An empty compact column with room for `n` values.
-    pub fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         TimeColumn::Compact {
             bases: Vec::with_capacity(n.div_ceil(BLOCK_LEN)),
             offsets: Vec::with_capacity(n),
@@ -60,7 +61,7 @@ impl TimeColumn {
     /// Appends a value. Values must be pushed in non-decreasing order to stay compact; a value
     /// more than `u32::MAX` past its block's base switches the column to u64.
     #[inline]
-    pub fn push(&mut self, v: u64) {
+    pub(crate) fn push(&mut self, v: u64) {
         match self {
             TimeColumn::Compact { bases, offsets } => {
                 let i = offsets.len();
@@ -83,26 +84,22 @@ impl TimeColumn {
     }
 
     #[inline]
-    pub fn get(&self, i: usize) -> u64 {
+    pub(crate) fn get(&self, i: usize) -> u64 {
         match self {
             TimeColumn::Compact { bases, offsets } => bases[i >> BLOCK_SHIFT] + offsets[i] as u64,
             TimeColumn::Wide(v) => v[i],
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             TimeColumn::Compact { offsets, .. } => offsets.len(),
             TimeColumn::Wide(v) => v.len(),
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Heap bytes used.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match self {
             TimeColumn::Compact { bases, offsets } => bases.len() * 8 + offsets.len() * 4,
             TimeColumn::Wide(v) => v.len() * 8,
@@ -112,7 +109,7 @@ impl TimeColumn {
 
 /// Durations: u32 unless some call is longer than `u32::MAX` ticks.
 #[derive(Debug, Clone)]
-pub enum DurColumn {
+pub(crate) enum DurColumn {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),
 }
@@ -126,7 +123,7 @@ impl Default for DurColumn {
 impl DurColumn {
     /// Appends a duration, switching to u64 storage on the first one above `u32::MAX`.
     #[inline]
-    pub fn push(&mut self, d: u64) {
+    pub(crate) fn push(&mut self, d: u64) {
         match self {
             DurColumn::Narrow(v) if d <= u32::MAX as u64 => v.push(d as u32),
             DurColumn::Narrow(v) => {
@@ -138,23 +135,15 @@ impl DurColumn {
         }
     }
 
-    pub fn from_vec(values: Vec<u64>) -> Self {
-        if values.iter().all(|&d| d <= u32::MAX as u64) {
-            DurColumn::Narrow(values.into_iter().map(|d| d as u32).collect())
-        } else {
-            DurColumn::Wide(values)
-        }
-    }
-
     #[inline]
-    pub fn get(&self, i: usize) -> u64 {
+    pub(crate) fn get(&self, i: usize) -> u64 {
         match self {
             DurColumn::Narrow(v) => v[i] as u64,
             DurColumn::Wide(v) => v[i],
         }
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match self {
             DurColumn::Narrow(v) => v.len() * 4,
             DurColumn::Wide(v) => v.len() * 8,
@@ -176,9 +165,6 @@ const FLAG_SYNTH: u32 = 1 << 31;
 const FLAG_UNCLOSED: u32 = 1 << 30;
 const METHOD_MASK: u32 = (1 << 30) - 1;
 
-/// The largest method index a lane can hold.
-pub const MAX_METHODS: u32 = METHOD_MASK;
-
 impl CallFlags {
     #[inline]
     fn pack(self, method: MethodId) -> u32 {
@@ -195,7 +181,7 @@ impl CallFlags {
 
 /// One call as returned by [`Lane::call`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Call {
+pub(crate) struct Call {
     pub method: MethodId,
     pub start: u64,
     pub dur: u64,
@@ -205,7 +191,7 @@ pub struct Call {
 }
 
 impl Call {
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.start + self.dur
     }
 }
@@ -266,23 +252,23 @@ impl Lane {
 
     /// Thread-CPU duration of call `i`, if the trace has that clock (cheaper than [`Lane::cpu`]).
     #[inline]
-    pub fn cpu_dur(&self, i: usize) -> Option<u64> {
+    pub(crate) fn cpu_dur(&self, i: usize) -> Option<u64> {
         self.cpu.as_ref().map(|(_, d)| d.get(i))
     }
 
-    pub fn has_cpu(&self) -> bool {
+    pub(crate) fn has_cpu(&self) -> bool {
         self.cpu.is_some()
     }
 
     /// Index in the next lane of this call's first child.
     #[inline]
-    pub fn first_child(&self, i: usize) -> usize {
+    pub(crate) fn first_child(&self, i: usize) -> usize {
         self.first_child[i] as usize
     }
 
     /// The children of call `i`: a range of indices into the next lane (`next_len` = its length).
     #[inline]
-    pub fn children(&self, i: usize, next_len: usize) -> std::ops::Range<usize> {
+    pub(crate) fn children(&self, i: usize, next_len: usize) -> std::ops::Range<usize> {
         let lo = self.first_child(i);
         let hi = if i + 1 < self.len() {
             self.first_child(i + 1)
@@ -292,7 +278,7 @@ impl Lane {
         lo..hi.max(lo)
     }
 
-    pub fn call(&self, i: usize) -> Call {
+    pub(crate) fn call(&self, i: usize) -> Call {
         Call {
             method: self.method(i),
             start: self.start(i),
@@ -303,17 +289,28 @@ impl Lane {
     }
 
     /// First call whose end is at or after `t` (calls ending before `t` are skipped).
-    pub fn first_ending_at_or_after(&self, t: u64) -> usize {
+    pub(crate) fn first_ending_at_or_after(&self, t: u64) -> usize {
         partition_point(self.len(), |i| self.end(i) < t)
     }
 
     /// First call whose start is at or after `t`.
-    pub fn first_starting_at_or_after(&self, t: u64) -> usize {
+    pub(crate) fn first_starting_at_or_after(&self, t: u64) -> usize {
         partition_point(self.len(), |i| self.start(i) < t)
     }
 
+    /// The calls that may overlap `range` (all calls without one): from the first call ending at
+    /// or after its start to the first starting at or after its end.
+    pub(crate) fn calls_in(&self, range: Option<TickRange>) -> std::ops::Range<usize> {
+        match range {
+            Some(r) => {
+                self.first_ending_at_or_after(r.start)..self.first_starting_at_or_after(r.end)
+            }
+            None => 0..self.len(),
+        }
+    }
+
     /// Heap bytes used by this lane.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.start.heap_bytes()
             + self.dur.heap_bytes()
             + self.method.len() * 4
@@ -341,7 +338,7 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
 
 /// Accumulates one lane, compressing as it goes (calls arrive in start order).
 #[derive(Debug)]
-pub struct LaneBuilder {
+pub(crate) struct LaneBuilder {
     start: TimeColumn,
     dur: DurColumn,
     method: Vec<u32>,
@@ -358,7 +355,7 @@ impl Default for LaneBuilder {
 
 impl LaneBuilder {
     /// A builder with room for `n` calls (and their CPU times when `cpu`).
-    pub fn with_capacity(n: usize, cpu: bool) -> Self {
+    pub(crate) fn with_capacity(n: usize, cpu: bool) -> Self {
         let c = if cpu { n } else { 0 };
         Self {
             start: TimeColumn::with_capacity(n),
@@ -370,17 +367,13 @@ impl LaneBuilder {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.method.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.method.is_empty()
     }
 
     /// Appends a call. Calls must be pushed in start order and must not overlap.
     #[inline]
-    pub fn push(&mut self, call: &Call, first_child: u32) {
+    pub(crate) fn push(&mut self, call: &Call, first_child: u32) {
         self.start.push(call.start);
         self.dur.push(call.dur);
         self.method.push(call.flags.pack(call.method));
@@ -391,7 +384,7 @@ impl LaneBuilder {
         }
     }
 
-    pub fn finish(self) -> Lane {
+    pub(crate) fn finish(self) -> Lane {
         let n = self.method.len();
         let cpu = (n > 0 && self.cpu_start.len() == n).then_some((self.cpu_start, self.cpu_dur));
         Lane {

@@ -13,7 +13,7 @@ use super::{
 
 /// One trace to merge.
 #[derive(Clone, Copy, Debug)]
-pub struct Part<'a> {
+pub(crate) struct Part<'a> {
     /// Prefix of its thread names, counters and duration groups (e.g. the file name).
     pub label: &'a str,
     pub trace: &'a Trace,
@@ -38,7 +38,7 @@ pub enum MergeError {
 
 /// Merges `parts` into one trace (see the module docs). All parts must count time in the same
 /// ticks per second.
-pub fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
+pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
     let first = parts.first().ok_or(MergeError::Empty)?.trace;
     let tps = first.ticks_per_sec;
     if let Some(p) = parts.iter().find(|p| p.trace.ticks_per_sec != tps) {

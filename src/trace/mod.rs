@@ -14,17 +14,22 @@ pub(crate) mod builder;
 mod diag;
 mod ids;
 mod lane;
+pub(crate) mod nesting;
+mod range;
 mod sink;
 mod strings;
+pub(crate) mod walk;
 
 pub mod merge;
 
-pub use builder::{Action, Builder, MAX_DEPTH, ThreadEvents, Times};
+pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
-pub use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder, MAX_METHODS, TimeColumn};
-pub use sink::{RecordSink, SinkFactory, Streamed};
-pub use strings::StringTable;
+pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
+pub use nesting::MAX_DEPTH;
+pub use range::TickRange;
+pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
+pub(crate) use strings::StringTable;
 
 use serde::Serialize;
 
@@ -41,14 +46,11 @@ pub enum ClockMode {
 }
 
 impl ClockMode {
-    pub fn has_cpu(self) -> bool {
+    pub(crate) fn has_cpu(self) -> bool {
         matches!(self, ClockMode::ThreadCpu | ClockMode::Dual)
     }
-    pub fn has_wall(self) -> bool {
-        matches!(self, ClockMode::Wall | ClockMode::Dual)
-    }
     /// The name used in Android keys.
-    pub fn key_name(self) -> &'static str {
+    pub(crate) fn key_name(self) -> &'static str {
         match self {
             ClockMode::ThreadCpu => "thread-cpu",
             ClockMode::Wall => "wall",
@@ -104,7 +106,7 @@ impl Thread {
     }
 
     /// Heap bytes of the call storage.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.lanes.iter().map(Lane::heap_bytes).sum()
     }
 }
@@ -199,7 +201,7 @@ pub enum StartStatedBy {
 
 impl StartTime {
     /// Seconds since 1970 at axis time 0.
-    pub fn epoch_s(&self) -> f64 {
+    pub(crate) fn epoch_s(&self) -> f64 {
         self.epoch_us as f64 / 1e6
     }
 }
@@ -236,12 +238,8 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub fn method(&self, id: MethodId) -> &Method {
+    pub(crate) fn method(&self, id: MethodId) -> &Method {
         &self.methods[id.index()]
-    }
-
-    pub fn thread(&self, id: ThreadId) -> &Thread {
-        &self.threads[id.index()]
     }
 
     pub fn str(&self, id: StrId) -> &str {

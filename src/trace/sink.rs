@@ -26,4 +26,4 @@ pub trait SinkFactory: Sync {
 }
 
 /// What a read into sinks gives: the builder with everything but the records, and the sinks.
-pub type Streamed<S> = (super::Builder, Vec<S>);
+pub(crate) type Streamed<S> = (super::Builder, Vec<S>);

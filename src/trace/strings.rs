@@ -28,7 +28,7 @@ impl Default for StringTable {
 
 impl StringTable {
     /// Returns the id of `s`, adding it if it is new.
-    pub fn intern(&mut self, s: &str) -> StrId {
+    pub(crate) fn intern(&mut self, s: &str) -> StrId {
         let hash = FxBuildHasher.hash_one(s);
         let strings = &self.strings;
         if let Some(&id) = self.index.find(hash, |&id| &*strings[id.index()] == s) {
@@ -44,18 +44,14 @@ impl StringTable {
     }
 
     /// The text of `id`.
-    pub fn get(&self, id: StrId) -> &str {
+    pub(crate) fn get(&self, id: StrId) -> &str {
         &self.strings[id.index()]
     }
 
+    #[cfg(test)]
     /// Number of distinct strings (including the empty string).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.strings.len()
-    }
-
-    /// Always false: the empty string is always present.
-    pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
     }
 }
 

@@ -24,7 +24,7 @@ pub struct CompareState {
 }
 
 /// Lets the user pick run B among the other open documents and shows the diff table.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     if ctx.others.is_empty() {
         ui.label("Open a second trace (another tab) to compare this one (A) with it (B).");
         return;

@@ -6,7 +6,7 @@ use eframe::egui;
 use crate::app::context::PanelCtx;
 
 /// A scrolling grid of the trace's diagnostics.
-pub fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
     egui::Frame::group(ui.style()).show(ui, |ui| {
         egui::ScrollArea::vertical()
             .max_height(max_height.min(140.0))

@@ -61,7 +61,7 @@ impl FlameState {
     }
 
     /// The node under `pos` when the graph fills `rect`.
-    pub fn hit(&self, tree: &CallTree, rect: Rect, pos: Pos2) -> Option<NodeId> {
+    pub(crate) fn hit(&self, tree: &CallTree, rect: Rect, pos: Pos2) -> Option<NodeId> {
         if !rect.contains(pos) {
             return None;
         }

@@ -11,10 +11,10 @@ use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_count, fmt_ticks, plural};
 use crate::app::tasks::Cached;
 use crate::trace::CallRef;
-use crate::trace::MethodId;
+use crate::trace::{MethodId, TickRange};
 
 /// What the calls were collected for: (document generation, method, range, clock index).
-type CallsKey = (u64, MethodId, Option<(u64, u64)>, usize);
+type CallsKey = (u64, MethodId, Option<TickRange>, usize);
 
 /// View state. `cursor_ticks` is the time N / Shift+N step from; the app may set it (e.g. to
 /// the timeline's selection) and the view moves it to each call it jumps to.
@@ -65,7 +65,7 @@ impl HistogramState {
 
     /// Positions (into [`MethodCalls::calls`], in time order) of the calls N steps through: the
     /// highlighted bar's, or every call when no bar is highlighted.
-    pub fn stepped(&mut self, calls: &MethodCalls) -> Vec<usize> {
+    pub(crate) fn stepped(&mut self, calls: &MethodCalls) -> Vec<usize> {
         let hist = self.histogram(calls);
         match self.selected_bin {
             Some(b) => (0..calls.len())
@@ -77,7 +77,7 @@ impl HistogramState {
 
     /// Steps to the next (or previous) call from `cursor_ticks`, among the highlighted bar's
     /// calls when a bar is highlighted.
-    pub fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
+    pub(crate) fn step(&mut self, calls: &MethodCalls, forward: bool) -> Option<CallRef> {
         let set = self.stepped(calls);
         let t = self.cursor_ticks;
         let pos = match self.current.and_then(|c| set.iter().position(|&i| i == c)) {

@@ -9,7 +9,7 @@ use crate::app::style::fmt_count;
 
 /// The (key, value) rows of the trace's facts: every fact once (a header option already shown
 /// as a row of its own, e.g. `clock`, is not repeated).
-pub fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
+pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
     let t = &ctx.doc.trace;
     let mut rows: Vec<(String, String)> = vec![("format".into(), t.source.format.clone())];
     if let Some(v) = t.source.version {
@@ -39,7 +39,7 @@ pub fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
 }
 
 /// A grid of the trace's facts, at most `max_height` tall (it scrolls).
-pub fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &PanelCtx, max_height: f32) {
     let rows = rows(ctx);
     egui::Frame::group(ui.style()).show(ui, |ui| {
         egui::ScrollArea::vertical()

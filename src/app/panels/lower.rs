@@ -18,6 +18,7 @@ use crate::app::context::PanelCtx;
 use crate::app::document::Document;
 use crate::app::style::{fmt_count, fmt_duration};
 use crate::app::tasks::Task;
+use crate::trace::TickRange;
 
 /// Which view the lower panel shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,7 +60,7 @@ impl LowerView {
 }
 
 /// (document generation, range, clock index) the trees were built for.
-type TreeKey = (u64, Option<(u64, u64)>, usize);
+type TreeKey = (u64, Option<TickRange>, usize);
 
 /// State of the lower panel of one tab: the view shown and each panel's own state.
 #[derive(Default)]
@@ -68,8 +69,8 @@ pub struct LowerState {
     /// Restrict the profile, trees and the histogram to the timeline's visible range.
     pub restrict_to_range: bool,
     pub profile: ProfileState,
-    /// The profile of the restricted range: key (generation, start, end).
-    range_profile: Task<(u64, u64, u64), Document>,
+    /// The profile of the restricted range: key (generation, range).
+    range_profile: Task<(u64, TickRange), Document>,
     trees: Task<TreeKey, (CallTree, BottomUpTree)>,
     pub top_down: CallTreeState,
     pub bottom_up: CallTreeState,
@@ -83,10 +84,8 @@ pub struct LowerState {
 impl LowerState {
     /// The profile of the restricted range the panel shows (its range, and the restricted
     /// document), once computed.
-    pub fn range_profile(&self) -> Option<((u64, u64), &Document)> {
-        self.range_profile
-            .latest()
-            .map(|((_, a, b), d)| ((*a, *b), d))
+    pub fn range_profile(&self) -> Option<(TickRange, &Document)> {
+        self.range_profile.latest().map(|((_, r), d)| (*r, d))
     }
 }
 
@@ -99,7 +98,7 @@ impl std::fmt::Debug for LowerState {
 }
 
 /// The view buttons, then the chosen view.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     let doc = ctx.doc;
     let trace = &doc.trace;
     let has_calls = trace.call_count() > 0;
@@ -154,7 +153,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     ui.separator();
     ctx.range = if st.restrict_to_range && st.view.follows_range() {
         ctx.visible
-            .map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64))
+            .map(|(a, b)| TickRange::new(a.max(0.0) as u64, b.max(0.0) as u64))
     } else {
         None
     };
@@ -213,12 +212,12 @@ fn nothing_read_ui(ui: &mut egui::Ui, ctx: &PanelCtx) {
 
 /// The profile table of the calls inside `range` (clipped), computed on a worker; the previous
 /// range's table stays while the next one is computed.
-fn range_profile_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState, range: (u64, u64)) {
+fn range_profile_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState, range: TickRange) {
     let doc = ctx.doc;
-    let key = (doc.generation, range.0, range.1);
+    let key = (doc.generation, range);
     let fresh = st.range_profile.request(ui.ctx(), &key, || {
         let (trace, rankings) = (doc.trace.clone(), doc.rankings.clone());
-        move || Document::restricted(&trace, rankings, range.0, range.1)
+        move || Document::restricted(&trace, rankings, range.start, range.end)
     });
     let tps = doc.trace.ticks_per_sec;
     let origin = doc.trace.axis_range().map_or(0, |r| r.0);
@@ -226,8 +225,8 @@ fn range_profile_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState, 
     ui.horizontal(|ui| {
         ui.label(format!(
             "Profile of the calls inside {} – {} (clipped to the range)",
-            at(range.0),
-            at(range.1)
+            at(range.start),
+            at(range.end)
         ));
         if !fresh {
             ui.spinner();

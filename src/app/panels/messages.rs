@@ -14,7 +14,7 @@ pub struct MessagesState {
 }
 
 /// The instants (messages, probe hits) in time order.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) {
     let trace = &*ctx.doc.trace;
     let filter = &mut st.filter;
     ui.horizontal(|ui| {

@@ -17,12 +17,12 @@
 pub mod bottom_up;
 pub mod call_tree;
 pub mod compare;
-pub mod diagnostics;
+pub(crate) mod diagnostics;
 pub mod flame;
 pub mod histogram;
-pub mod info;
+pub(crate) mod info;
 pub mod lower;
-pub mod messages;
+pub(crate) mod messages;
 pub mod profile;
 pub mod stats;
 pub mod timeline;

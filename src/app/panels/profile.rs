@@ -106,11 +106,11 @@ impl OverHundred {
 }
 
 /// A row of the table: a method, or `(toplevel)` (None).
-pub type Entry = Option<MethodId>;
+pub(crate) type Entry = Option<MethodId>;
 
 impl SortColumn {
     /// The same column on `clock` (inclusive CPU ↔ inclusive real, …).
-    pub fn on_clock(self, clock: Clock) -> Self {
+    pub(crate) fn on_clock(self, clock: Clock) -> Self {
         use SortColumn::*;
         match (self, clock) {
             (InclCpu, Clock::Wall) => InclWall,
@@ -127,7 +127,7 @@ impl SortColumn {
 impl ProfileState {
     /// Selecting `m` elsewhere: expand it (collapsing the row the previous selection expanded,
     /// unless the user had expanded it) and scroll it into view.
-    pub fn select(&mut self, m: Option<MethodId>) {
+    pub(crate) fn select(&mut self, m: Option<MethodId>) {
         if let Some(prev) = self.auto_expanded.take() {
             self.expanded.remove(&prev);
         }
@@ -140,7 +140,7 @@ impl ProfileState {
     }
 
     /// Shows clock `clock`: the sort column moves to the same column on that clock.
-    pub fn follow_clock(&mut self, clock: Clock, selected: Option<MethodId>) {
+    pub(crate) fn follow_clock(&mut self, clock: Clock, selected: Option<MethodId>) {
         self.sort = self.sort.on_clock(clock);
         self.scroll_to = selected;
     }
@@ -324,7 +324,7 @@ fn find_next(
 
 /// The profile table of `ctx.doc`: methods by the chosen column, each expandable into its
 /// parents and children.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let l = ctx.doc;
     if l.profiles.is_empty() {
         ui.label("This trace has no calls to profile.");

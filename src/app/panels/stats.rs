@@ -30,7 +30,7 @@ pub struct StatsState {
 
 /// Counters as plots, then the duration series' table, the selected series' plots and the
 /// comparison of runs.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut StatsState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut StatsState) {
     let l = ctx.doc;
     let others = ctx.others;
     let trace = &*l.trace;
@@ -202,7 +202,7 @@ fn series_plots(ui: &mut egui::Ui, d: &DurationSeries, attrs: &[Attribute]) {
 }
 
 /// Linear bins over [min, max].
-pub fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
+pub(crate) fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let (Some(lo), Some(hi)) = (
         finite.iter().copied().reduce(f64::min),

@@ -22,7 +22,7 @@ use crate::trace::{Diagnostic, Location};
 
 /// A thread line of the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyThread<'a> {
+pub(crate) struct KeyThread<'a> {
     /// The id as written (`atoi`); ART before 2023 wrote full Linux tids here.
     pub id: i64,
     pub name: &'a [u8],
@@ -30,7 +30,7 @@ pub struct KeyThread<'a> {
 
 /// A method line of the key, split on TABs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyMethod<'a> {
+pub(crate) struct KeyMethod<'a> {
     /// The method id (`0x...` hex or decimal); records carry it with the low two bits clear.
     pub id: u64,
     /// The whole line, without its newline.
@@ -41,7 +41,7 @@ pub struct KeyMethod<'a> {
 
 /// What the model takes from a method line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MethodFields<'a> {
+pub(crate) struct MethodFields<'a> {
     pub class: Cow<'a, str>,
     pub name: Cow<'a, str>,
     pub signature: Cow<'a, str>,
@@ -54,7 +54,7 @@ impl KeyMethod<'_> {
     /// `id class` | `id class file line` (4 fields, the 4th not a signature) |
     /// `id class name sig` | `id class name sig file` (ART) | `id class name sig file line` (Dalvik).
     /// A source file `(null)` or empty means none.
-    pub fn model_fields(&self) -> MethodFields<'_> {
+    pub(crate) fn model_fields(&self) -> MethodFields<'_> {
         fn s(b: &[u8]) -> Cow<'_, str> {
             // Valid UTF-8 (nearly always) is checked by the fast validator and borrowed.
             match std::str::from_utf8(b) {
@@ -97,7 +97,7 @@ impl KeyMethod<'_> {
 
 /// The parsed key section.
 #[derive(Clone, Debug, Default)]
-pub struct Key<'a> {
+pub(crate) struct Key<'a> {
     /// The number on the line after `*version`.
     pub version: u32,
     /// `key=value` lines in file order.
@@ -110,7 +110,7 @@ pub struct Key<'a> {
 }
 
 impl Key<'_> {
-    pub fn option(&self, key: &str) -> Option<&str> {
+    pub(crate) fn option(&self, key: &str) -> Option<&str> {
         self.options
             .iter()
             .find(|(k, _)| k == key)
@@ -128,7 +128,7 @@ enum Section {
 
 /// Parses a key section that starts at `bytes[0]`. `format` names the format in errors;
 /// `base_offset` is added to byte offsets in messages (the key's position in its file).
-pub fn parse_key<'a>(
+pub(crate) fn parse_key<'a>(
     bytes: &'a [u8],
     format: &str,
     base_offset: u64,
@@ -271,7 +271,7 @@ pub fn parse_key<'a>(
 }
 
 /// `id<TAB>name`; the id as `atoi` reads it.
-pub fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
+pub(crate) fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
     let tab = line.iter().position(|&b| b == b'\t')?;
     let id = std::str::from_utf8(&line[..tab])
         .ok()?
@@ -285,7 +285,7 @@ pub fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
 }
 
 /// `id<TAB>class[<TAB>name<TAB>signature[<TAB>file[<TAB>line]]]` (a trailing newline is allowed).
-pub fn parse_method_line(line: &[u8]) -> Option<KeyMethod<'_>> {
+pub(crate) fn parse_method_line(line: &[u8]) -> Option<KeyMethod<'_>> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     // `line.split(|&b| b == b'\t')`, finding the tabs with memchr.
     let mut rest = Some(line);

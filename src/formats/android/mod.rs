@@ -26,11 +26,11 @@
 //! delta since that thread's previous record; Traceview's rule). Times stay raw (not rebased).
 //! Unknown method ids all map to one `(unknown)` method, as dmtracedump does.
 
-pub mod data;
-pub mod key;
-pub mod streaming;
+pub(crate) mod data;
+pub(crate) mod key;
+pub(crate) mod streaming;
 pub mod synth;
-pub mod writer;
+pub(crate) mod writer;
 
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
@@ -39,20 +39,20 @@ use crate::trace::{
     StartTime, Streamed,
 };
 
-pub use data::DataHeader;
-pub use key::{Key, KeyMethod, KeyThread, parse_key};
+pub(crate) use data::DataHeader;
+pub(crate) use key::{Key, KeyMethod, KeyThread, parse_key};
 
 /// Format name of combined traces and `.key`/`.data` pairs.
-pub const FORMAT_TRACE: &str = "android-trace";
+pub(crate) const FORMAT_TRACE: &str = "android-trace";
 /// Format name of ART streaming traces.
-pub const FORMAT_STREAMING: &str = "android-streaming";
+pub(crate) const FORMAT_STREAMING: &str = "android-streaming";
 
 /// Raw id and class name of the placeholder for method ids missing from the key.
-pub const UNKNOWN_METHOD_RAW_ID: u64 = u64::MAX;
-pub const UNKNOWN_METHOD_CLASS: &str = "(unknown)";
+pub(crate) const UNKNOWN_METHOD_RAW_ID: u64 = u64::MAX;
+pub(crate) const UNKNOWN_METHOD_CLASS: &str = "(unknown)";
 
 /// Reads an Android trace (combined key + data, or streaming) into a builder.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     match detect(bytes) {
         Detected::AndroidKey => {
             let key = parse_key(bytes, FORMAT_TRACE, 0)?;
@@ -85,7 +85,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
 
 /// The data header of a combined or streaming trace, or of a `.data` file (None if there is
 /// none or it is unreadable).
-pub fn data_header(bytes: &[u8]) -> Option<DataHeader> {
+pub(crate) fn data_header(bytes: &[u8]) -> Option<DataHeader> {
     match detect(bytes) {
         Detected::AndroidKey => {
             let key = parse_key(bytes, FORMAT_TRACE, 0).ok()?;
@@ -99,14 +99,18 @@ pub fn data_header(bytes: &[u8]) -> Option<DataHeader> {
 }
 
 /// Reads a `.key` + `.data` pair. Byte offsets in messages refer to the data file for the data.
-pub fn read_pair(key_bytes: &[u8], data: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+pub(crate) fn read_pair(
+    key_bytes: &[u8],
+    data: &[u8],
+    ctx: &ReadContext,
+) -> Result<Builder, FormatError> {
     let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
     let total = (key_bytes.len() + data.len()) as u64;
     read_key_and_data(key, data, 0, total, ctx)
 }
 
 /// The error for data versions no reader handles (ART V2, SW64, unknown), if `detected` is one.
-pub fn unsupported(detected: Detected, offset: u64) -> Option<FormatError> {
+pub(crate) fn unsupported(detected: Detected, offset: u64) -> Option<FormatError> {
     let e = |msg: String| {
         Some(FormatError::new(
             FORMAT_TRACE,
@@ -192,7 +196,7 @@ pub fn read_to_sinks<F: SinkFactory>(
 }
 
 /// [`read_pair`] handing the records to sinks, as [`read_to_sinks`].
-pub fn read_pair_to_sinks<F: SinkFactory>(
+pub(crate) fn read_pair_to_sinks<F: SinkFactory>(
     key_bytes: &[u8],
     data: &[u8],
     ctx: &ReadContext,
@@ -301,7 +305,10 @@ pub(crate) fn stated_facts(
 }
 
 /// Picks the clock from the key's `clock=` option and the record layout.
-pub fn clock_mode(clock: Option<&str>, header: &DataHeader) -> (ClockMode, Option<Diagnostic>) {
+pub(crate) fn clock_mode(
+    clock: Option<&str>,
+    header: &DataHeader,
+) -> (ClockMode, Option<Diagnostic>) {
     let has_t2 = header.has_time2();
     match clock {
         Some("dual") if has_t2 => (ClockMode::Dual, None),
@@ -358,7 +365,11 @@ pub(crate) struct Tables {
 
 impl Tables {
     /// Adds the key's threads and methods to `b` (in key order) and indexes them.
-    pub fn from_key(b: &mut Builder, threads: &[KeyThread], methods: &[KeyMethod]) -> Tables {
+    pub(crate) fn from_key(
+        b: &mut Builder,
+        threads: &[KeyThread],
+        methods: &[KeyMethod],
+    ) -> Tables {
         let mut thread_of_tid = vec![NONE; 65536];
         let mut seen_ids = rustc_hash::FxHashSet::default();
         let mut wide = Vec::new();
@@ -430,7 +441,7 @@ pub(crate) enum MethodLookup {
 
 impl MethodLookup {
     #[inline]
-    pub fn get(&self, id: u32) -> u32 {
+    pub(crate) fn get(&self, id: u32) -> u32 {
         match self {
             MethodLookup::Dense(t) => t.get((id >> 2) as usize).copied().unwrap_or(NONE),
             MethodLookup::Hashed(h) => h.get(&id).copied().unwrap_or(NONE),
@@ -444,13 +455,13 @@ pub(crate) struct MethodLookupBuilder {
 }
 
 impl MethodLookupBuilder {
-    pub fn contains(&self, id: u64) -> bool {
+    pub(crate) fn contains(&self, id: u64) -> bool {
         self.map.contains_key(&id)
     }
-    pub fn insert(&mut self, id: u64, index: u32) {
+    pub(crate) fn insert(&mut self, id: u64, index: u32) {
         self.map.entry(id).or_insert(index);
     }
-    pub fn build(self) -> MethodLookup {
+    pub(crate) fn build(self) -> MethodLookup {
         // Ids that are not multiples of 4 or do not fit 32 bits can never match a record.
         let usable = self
             .map

@@ -20,7 +20,7 @@ use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId,
 
 /// What a scan of a streaming file finds besides the records.
 #[derive(Debug)]
-pub struct StreamScan<'a> {
+pub(crate) struct StreamScan<'a> {
     pub header: DataHeader,
     /// Method definition packets, in file order.
     pub methods: Vec<KeyMethod<'a>>,
@@ -35,7 +35,7 @@ pub struct StreamScan<'a> {
 impl<'a> StreamScan<'a> {
     /// The thread list as a key would have it: the summary's threads, then those known only from
     /// packets (by first appearance).
-    pub fn united_threads(&self) -> Vec<KeyThread<'a>> {
+    pub(crate) fn united_threads(&self) -> Vec<KeyThread<'a>> {
         let mut out: Vec<KeyThread<'a>> = self
             .summary
             .as_ref()
@@ -54,7 +54,7 @@ impl<'a> StreamScan<'a> {
     }
 
     /// The method list: definition packets, then methods only in the summary.
-    pub fn united_methods(&self) -> Vec<KeyMethod<'a>> {
+    pub(crate) fn united_methods(&self) -> Vec<KeyMethod<'a>> {
         let mut out = self.methods.clone();
         let mut known: rustc_hash::FxHashSet<u64> = out.iter().map(|m| m.id).collect();
         if let Some(s) = &self.summary {
@@ -68,7 +68,7 @@ impl<'a> StreamScan<'a> {
     }
 
     /// The version the summary states (else the header's).
-    pub fn key_version(&self) -> u32 {
+    pub(crate) fn key_version(&self) -> u32 {
         self.summary
             .as_ref()
             .map_or(self.header.version as u32, |s| s.version)
@@ -80,7 +80,7 @@ fn le16(b: &[u8], i: usize) -> u16 {
 }
 
 /// Walks a streaming file, calling `on_record` for every record in file order.
-pub fn scan<'a>(
+pub(crate) fn scan<'a>(
     bytes: &'a [u8],
     mut on_record: impl FnMut(RawRecord),
 ) -> Result<StreamScan<'a>, FormatError> {
@@ -232,7 +232,7 @@ struct Local {
 }
 
 /// Reads a streaming trace into a builder.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     let mut slot = vec![NONE; 65536];
     let mut locals: Vec<Local> = Vec::new();
     let mut clock_us = 0u64;

@@ -40,14 +40,14 @@ impl Default for GenOptions {
 }
 
 /// A small, fast deterministic generator (SplitMix64).
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
     }
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -56,11 +56,11 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0).
     #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() >> 32) * n) >> 32
     }
     #[inline]
-    pub fn chance(&mut self, per_million: u64) -> bool {
+    pub(crate) fn chance(&mut self, per_million: u64) -> bool {
         self.below(1_000_000) < per_million
     }
 }
@@ -195,7 +195,7 @@ const LEVELS: u32 = 28;
 const TARGET_DEPTH: i64 = 20;
 
 /// The method table and call graph.
-pub struct Program {
+pub(crate) struct Program {
     pub methods: Vec<MethodDef>,
     /// Callees of each method (indices).
     pub callees: Vec<Vec<u32>>,
@@ -204,7 +204,7 @@ pub struct Program {
 }
 
 /// Builds `n` methods with realistic names and a sparse layered call graph.
-pub fn program(n: u32, rng: &mut Rng) -> Program {
+pub(crate) fn program(n: u32, rng: &mut Rng) -> Program {
     let n = n.max(LEVELS + 1);
     let mut methods = Vec::with_capacity(n as usize);
     let mut level = Vec::with_capacity(n as usize);
@@ -284,7 +284,7 @@ struct ThreadState {
 
 /// Statistics of a generated file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GenStats {
+pub(crate) struct GenStats {
     pub records: u64,
     pub unmatched_exits: u64,
     pub unrolls: u64,
@@ -293,7 +293,7 @@ pub struct GenStats {
 }
 
 /// Writes a trace to `out` (and, for a `.key`/`.data` pair, the data to `data_out`).
-pub fn generate(
+pub(crate) fn generate(
     opts: &GenOptions,
     out: &mut dyn Write,
     mut data_out: Option<&mut dyn Write>,

@@ -7,9 +7,7 @@
 //! thread's first record, a method packet before a method's first use, and the key (with
 //! `*threads` and `*methods`) as a summary packet at the end.
 
-use std::io::{self, Write};
-
-use crate::trace::{Action, ClockMode};
+use crate::trace::ClockMode;
 
 /// Which container and record layout to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +24,7 @@ pub enum Layout {
 
 /// A method of the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MethodDef {
+pub(crate) struct MethodDef {
     /// Key id; records carry it with the action in the low two bits, so it must be a multiple of 4.
     pub id: u32,
     pub class: String,
@@ -38,11 +36,12 @@ pub struct MethodDef {
 }
 
 /// One record.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Event {
+pub(crate) struct Event {
     pub tid: u16,
     pub method_id: u32,
-    pub action: Action,
+    pub action: crate::trace::Action,
     /// Thread-CPU µs (thread-cpu, dual) or wall µs (wall).
     pub time1: u32,
     /// Wall µs; written only for dual-clock v3 and streaming.
@@ -51,7 +50,7 @@ pub struct Event {
 
 /// Everything a trace file states.
 #[derive(Clone, Debug)]
-pub struct TraceSpec {
+pub(crate) struct TraceSpec {
     pub layout: Layout,
     pub clock: ClockMode,
     /// "art" or "dalvik".
@@ -63,12 +62,14 @@ pub struct TraceSpec {
     pub extra_options: Vec<(String, String)>,
     pub threads: Vec<(u16, String)>,
     pub methods: Vec<MethodDef>,
+    /// The records, for the in-memory writers the tests use (`tracelens gen` streams its own).
+    #[cfg(test)]
     pub events: Vec<Event>,
 }
 
 impl TraceSpec {
     /// An empty spec with the usual options.
-    pub fn new(layout: Layout, clock: ClockMode) -> Self {
+    pub(crate) fn new(layout: Layout, clock: ClockMode) -> Self {
         Self {
             layout,
             clock,
@@ -79,12 +80,13 @@ impl TraceSpec {
             extra_options: Vec::new(),
             threads: Vec::new(),
             methods: Vec::new(),
+            #[cfg(test)]
             events: Vec::new(),
         }
     }
 
     /// The data version number (without the streaming bits).
-    pub fn version(&self) -> u16 {
+    pub(crate) fn version(&self) -> u16 {
         match self.layout {
             Layout::V1 => 1,
             Layout::V2 => 2,
@@ -94,13 +96,14 @@ impl TraceSpec {
         }
     }
 
-    pub fn record_size(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn record_size(&self) -> usize {
         record_size(self.layout, self.clock)
     }
 }
 
 /// Bytes per record for a layout and clock.
-pub fn record_size(layout: Layout, clock: ClockMode) -> usize {
+pub(crate) fn record_size(layout: Layout, clock: ClockMode) -> usize {
     match layout {
         Layout::V1 => 9,
         Layout::V2 => 10,
@@ -111,7 +114,7 @@ pub fn record_size(layout: Layout, clock: ClockMode) -> usize {
 }
 
 /// The method line of a key (`id\tclass\tname\tsig[\tfile[\tline]]`).
-pub fn method_line(m: &MethodDef) -> String {
+pub(crate) fn method_line(m: &MethodDef) -> String {
     let mut s = if m.id == 0 {
         "0".to_string()
     } else {
@@ -133,7 +136,7 @@ pub fn method_line(m: &MethodDef) -> String {
 
 /// The key text. `num_records` is written as `num-method-calls` (omitted when `None`, as in
 /// streaming summaries).
-pub fn key_text(spec: &TraceSpec, num_records: Option<u64>) -> String {
+pub(crate) fn key_text(spec: &TraceSpec, num_records: Option<u64>) -> String {
     let mut k = format!(
         "*version\n{}\ndata-file-overflow=false\nclock={}\nelapsed-time-usec={}\n",
         spec.version(),
@@ -165,7 +168,7 @@ pub fn key_text(spec: &TraceSpec, num_records: Option<u64>) -> String {
 }
 
 /// The 32-byte data header.
-pub fn data_header(version: u16, record_size: usize, start_time_us: u64) -> [u8; 32] {
+pub(crate) fn data_header(version: u16, record_size: usize, start_time_us: u64) -> [u8; 32] {
     let mut h = [0u8; 32];
     h[0..4].copy_from_slice(b"SLOW");
     h[4..6].copy_from_slice(&version.to_le_bytes());
@@ -177,9 +180,10 @@ pub fn data_header(version: u16, record_size: usize, start_time_us: u64) -> [u8;
     h
 }
 
+#[cfg(test)]
 /// Appends one record.
 #[inline]
-pub fn encode_record(out: &mut Vec<u8>, layout: Layout, clock: ClockMode, e: &Event) {
+pub(crate) fn encode_record(out: &mut Vec<u8>, layout: Layout, clock: ClockMode, e: &Event) {
     if layout == Layout::V1 {
         out.push(e.tid as u8);
     } else {
@@ -192,8 +196,9 @@ pub fn encode_record(out: &mut Vec<u8>, layout: Layout, clock: ClockMode, e: &Ev
     }
 }
 
+#[cfg(test)]
 /// A combined `.trace` (key then data). Streaming specs are written as streaming files.
-pub fn write_trace(spec: &TraceSpec) -> Vec<u8> {
+pub(crate) fn write_trace(spec: &TraceSpec) -> Vec<u8> {
     if spec.layout == Layout::Streaming {
         return write_streaming(spec);
     }
@@ -202,13 +207,15 @@ pub fn write_trace(spec: &TraceSpec) -> Vec<u8> {
     out
 }
 
+#[cfg(test)]
 /// The `.key` of a pair.
-pub fn write_key(spec: &TraceSpec) -> Vec<u8> {
+pub(crate) fn write_key(spec: &TraceSpec) -> Vec<u8> {
     key_text(spec, Some(spec.events.len() as u64)).into_bytes()
 }
 
+#[cfg(test)]
 /// The data section (the `.data` of a pair).
-pub fn write_data(spec: &TraceSpec) -> Vec<u8> {
+pub(crate) fn write_data(spec: &TraceSpec) -> Vec<u8> {
     let rs = spec.record_size();
     let mut out = Vec::with_capacity(32 + rs * spec.events.len());
     out.extend_from_slice(&data_header(spec.version(), rs, spec.start_time_us));
@@ -218,8 +225,9 @@ pub fn write_data(spec: &TraceSpec) -> Vec<u8> {
     out
 }
 
+#[cfg(test)]
 /// An ART streaming file.
-pub fn write_streaming(spec: &TraceSpec) -> Vec<u8> {
+pub(crate) fn write_streaming(spec: &TraceSpec) -> Vec<u8> {
     let mut out = Vec::new();
     let rs = record_size(Layout::Streaming, spec.clock);
     out.extend_from_slice(&data_header(spec.version() | 0xF0, rs, spec.start_time_us));
@@ -249,10 +257,4 @@ pub fn write_streaming(spec: &TraceSpec) -> Vec<u8> {
     out.extend_from_slice(&(summary.len() as u32).to_le_bytes());
     out.extend_from_slice(summary.as_bytes());
     out
-}
-
-/// Writes `bytes` to `path`.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
-    f.write_all(bytes)
 }

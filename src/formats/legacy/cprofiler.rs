@@ -15,53 +15,11 @@ use crate::trace::{Builder, Diagnostic, DurationSeries, Location, Trace};
 
 const FORMAT: &str = "cprofiler-csv";
 
-/// Reads a CProfiler CSV or temp file.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+/// Reads a CProfiler CSV or temp file: `Frequency` lines start segments, the other lines are
+/// `id,delta` records.
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
-    let mut b = Builder::new(FORMAT);
-    b.clock = None;
-    b.source.byte_len = bytes.len() as u64;
-    let file_name = ctx
-        .path
-        .and_then(|p| p.file_name())
-        .and_then(|n| n.to_str())
-        .unwrap_or("run")
-        .to_string();
-    let temp_tid = file_name
-        .strip_suffix(".profiler")
-        .filter(|s| s.bytes().all(|c| c.is_ascii_digit()) && !s.is_empty())
-        .map(str::to_string);
-    let base_group = match &temp_tid {
-        Some(t) => format!("thread {t}"),
-        None => file_name.clone(),
-    };
-    if let Some(t) = &temp_tid {
-        b.source.options.push(("partial_run".into(), "true".into()));
-        b.source.options.push(("thread".into(), t.clone()));
-        b.diag(Diagnostic::warning("C9", Location::File, format!("temporary per-thread file of thread {t}: run was not finalized (PROFILER_PROCESSDATA never ran)")));
-    }
-    // segment state
-    let mut freq: Option<u64> = None;
-    let mut segment = 0usize;
-    let mut seen_freq = false;
-    let mut raw: Vec<(usize, u64)> = Vec::new();
-    let mut series: HashMap<(usize, String), usize> = HashMap::new();
-    let mut incomplete_ids: Vec<(u64, String)> = Vec::new();
-    let mut records = 0u64;
-    let flush = |b: &mut Builder, raw: &mut Vec<(usize, u64)>, freq: Option<u64>| {
-        for (s, ticks) in raw.drain(..) {
-            let d = &mut b.durations[s];
-            match freq.filter(|&f| f > 0) {
-                Some(f) => d.durations_s.push(ticks as f64 / f as f64),
-                None => {
-                    d.durations_s.push(ticks as f64);
-                    if !d.name.ends_with(" [ticks]") {
-                        d.name.push_str(" [ticks]");
-                    }
-                }
-            }
-        }
-    };
+    let mut rd = Reader::new(bytes.len(), ctx);
     for (line_no, line, _eol) in lines(&dec.text) {
         let loc = Location::Line(line_no);
         let t = line.trim();
@@ -72,86 +30,180 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             .strip_prefix("Frequency,")
             .or_else(|| t.strip_prefix("Frequency ,"))
         {
-            flush(&mut b, &mut raw, freq);
-            if seen_freq {
-                segment += 1;
-                b.diag(
-                    Diagnostic::warning(
-                        "C8",
-                        loc,
-                        format!("another Frequency line: segment {segment} starts here"),
-                    )
-                    .with_raw(line),
-                );
-            }
-            seen_freq = true;
-            match v.trim().parse::<u64>() {
-                Ok(0) => {
-                    freq = None;
-                    b.diag(
-                        Diagnostic::warning("C3", loc, "Frequency is 0: values stay in ticks")
-                            .with_raw(line),
-                    );
-                }
-                Ok(f) => {
-                    freq = Some(f);
-                    let key = if segment == 0 {
-                        "frequency".to_string()
-                    } else {
-                        format!("frequency.{segment}")
-                    };
-                    b.source.options.push((key, f.to_string()));
-                }
-                Err(_) => {
-                    freq = None;
-                    b.diag(
-                        Diagnostic::warning(
-                            "C3",
-                            loc,
-                            "non-numeric Frequency: values stay in ticks",
-                        )
-                        .with_raw(line),
-                    );
-                }
-            }
+            rd.frequency_line(v, loc, line);
             continue;
         }
-        if !seen_freq && temp_tid.is_none() && records == 0 {
-            b.diag(Diagnostic::warning(
+        rd.record_line(t, line_no, line);
+    }
+    rd.finish(ctx)
+}
+
+/// The reader's state: the current segment (its frequency and its durations in ticks, converted
+/// when the segment ends) and the series by (segment, id).
+struct Reader {
+    b: Builder,
+    /// The group of segment 0: the file name, or `thread <tid>` for a temp file.
+    base_group: String,
+    temp_file: bool,
+    freq: Option<u64>,
+    segment: usize,
+    seen_freq: bool,
+    /// (series, ticks) of the current segment.
+    raw: Vec<(usize, u64)>,
+    series: HashMap<(usize, String), usize>,
+    /// (line, id) of the records without a delta (C1).
+    incomplete_ids: Vec<(u64, String)>,
+    records: u64,
+}
+
+impl Reader {
+    /// A reader for the file `ctx.path` names; a `<tid>.profiler` temp file is a partial run (C9).
+    fn new(byte_len: usize, ctx: &ReadContext) -> Self {
+        let mut b = Builder::new(FORMAT);
+        b.clock = None;
+        b.source.byte_len = byte_len as u64;
+        let file_name = ctx
+            .path
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or("run")
+            .to_string();
+        let temp_tid = file_name
+            .strip_suffix(".profiler")
+            .filter(|s| s.bytes().all(|c| c.is_ascii_digit()) && !s.is_empty())
+            .map(str::to_string);
+        let base_group = match &temp_tid {
+            Some(t) => format!("thread {t}"),
+            None => file_name.clone(),
+        };
+        if let Some(t) = &temp_tid {
+            b.source.options.push(("partial_run".into(), "true".into()));
+            b.source.options.push(("thread".into(), t.clone()));
+            b.diag(Diagnostic::warning("C9", Location::File, format!("temporary per-thread file of thread {t}: run was not finalized (PROFILER_PROCESSDATA never ran)")));
+        }
+        Reader {
+            b,
+            base_group,
+            temp_file: temp_tid.is_some(),
+            freq: None,
+            segment: 0,
+            seen_freq: false,
+            raw: Vec::new(),
+            series: HashMap::new(),
+            incomplete_ids: Vec::new(),
+            records: 0,
+        }
+    }
+
+    /// Converts the current segment's ticks to seconds with its frequency (or keeps ticks, and
+    /// says so in the series name, when it has none).
+    fn flush(&mut self) {
+        for (s, ticks) in self.raw.drain(..) {
+            let d = &mut self.b.durations[s];
+            match self.freq.filter(|&f| f > 0) {
+                Some(f) => d.durations_s.push(ticks as f64 / f as f64),
+                None => {
+                    d.durations_s.push(ticks as f64);
+                    if !d.name.ends_with(" [ticks]") {
+                        d.name.push_str(" [ticks]");
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Frequency,<f>` (`v` is what follows the comma): ends the current segment; a repeated
+    /// one starts a new segment (C8); 0 or non-numeric keeps ticks (C3).
+    fn frequency_line(&mut self, v: &str, loc: Location, line: &str) {
+        self.flush();
+        if self.seen_freq {
+            self.segment += 1;
+            let segment = self.segment;
+            self.b.diag(
+                Diagnostic::warning(
+                    "C8",
+                    loc,
+                    format!("another Frequency line: segment {segment} starts here"),
+                )
+                .with_raw(line),
+            );
+        }
+        self.seen_freq = true;
+        match v.trim().parse::<u64>() {
+            Ok(0) => {
+                self.freq = None;
+                self.b.diag(
+                    Diagnostic::warning("C3", loc, "Frequency is 0: values stay in ticks")
+                        .with_raw(line),
+                );
+            }
+            Ok(f) => {
+                self.freq = Some(f);
+                let key = if self.segment == 0 {
+                    "frequency".to_string()
+                } else {
+                    format!("frequency.{}", self.segment)
+                };
+                self.b.source.options.push((key, f.to_string()));
+            }
+            Err(_) => {
+                self.freq = None;
+                self.b.diag(
+                    Diagnostic::warning("C3", loc, "non-numeric Frequency: values stay in ticks")
+                        .with_raw(line),
+                );
+            }
+        }
+    }
+
+    /// An `id,delta` record (`t` is the trimmed line): a duration of the series of `id` in this
+    /// segment; an empty delta is an incomplete call (C1), a negative or unreadable one is
+    /// excluded (C5, C6).
+    fn record_line(&mut self, t: &str, line_no: u64, line: &str) {
+        let loc = Location::Line(line_no);
+        if !self.seen_freq && !self.temp_file && self.records == 0 {
+            self.b.diag(Diagnostic::warning(
                 "C2",
                 Location::File,
                 "no Frequency line: values stay in ticks",
             ));
-            seen_freq = true;
+            self.seen_freq = true;
         }
         let Some((id, delta)) = t.rsplit_once(',') else {
-            b.diag(Diagnostic::warning("C6", loc, "line without a comma skipped").with_raw(line));
-            continue;
+            self.b.diag(
+                Diagnostic::warning("C6", loc, "line without a comma skipped").with_raw(line),
+            );
+            return;
         };
         let id = id.trim();
         let delta = delta.trim();
-        records += 1;
-        let group = if segment == 0 {
-            base_group.clone()
+        self.records += 1;
+        let group = if self.segment == 0 {
+            self.base_group.clone()
         } else {
-            format!("{base_group}#{segment}")
+            format!("{}#{}", self.base_group, self.segment)
         };
-        let s = *series.entry((segment, id.to_string())).or_insert_with(|| {
-            b.durations.push(DurationSeries {
-                name: id.to_string(),
-                group,
-                durations_s: Vec::new(),
-                incomplete: 0,
+        let b = &mut self.b;
+        let s = *self
+            .series
+            .entry((self.segment, id.to_string()))
+            .or_insert_with(|| {
+                b.durations.push(DurationSeries {
+                    name: id.to_string(),
+                    group,
+                    durations_s: Vec::new(),
+                    incomplete: 0,
+                });
+                b.durations.len() - 1
             });
-            b.durations.len() - 1
-        });
         if delta.is_empty() {
-            b.durations[s].incomplete += 1;
-            incomplete_ids.push((line_no, id.to_string()));
-            continue;
+            self.b.durations[s].incomplete += 1;
+            self.incomplete_ids.push((line_no, id.to_string()));
+            return;
         }
+        let b = &mut self.b;
         match delta.parse::<i64>() {
-            Ok(d) if d >= 0 => raw.push((s, d as u64)),
+            Ok(d) if d >= 0 => self.raw.push((s, d as u64)),
             Ok(d) => b.diag(
                 Diagnostic::warning("C5", loc, format!("negative delta {d} excluded"))
                     .with_raw(line),
@@ -172,30 +224,37 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             },
         }
     }
-    flush(&mut b, &mut raw, freq);
-    if !incomplete_ids.is_empty() {
-        let list: Vec<String> = incomplete_ids
-            .iter()
-            .map(|(l, id)| format!("{id} (line {l})"))
-            .collect();
-        b.diag(Diagnostic::warning(
-            "C1",
-            Location::File,
-            format!(
-                "{} records without delta (stop never reached): {}",
-                incomplete_ids.len(),
-                list.join(", ")
-            ),
-        ));
+
+    /// Ends the last segment, lists the incomplete records (C1) and makes the trace; a file
+    /// with neither records nor a frequency is not a CProfiler file.
+    fn finish(mut self, ctx: &ReadContext) -> Result<Trace, FormatError> {
+        self.flush();
+        let (mut b, records) = (self.b, self.records);
+        if !self.incomplete_ids.is_empty() {
+            let list: Vec<String> = self
+                .incomplete_ids
+                .iter()
+                .map(|(l, id)| format!("{id} (line {l})"))
+                .collect();
+            b.diag(Diagnostic::warning(
+                "C1",
+                Location::File,
+                format!(
+                    "{} records without delta (stop never reached): {}",
+                    self.incomplete_ids.len(),
+                    list.join(", ")
+                ),
+            ));
+        }
+        if records == 0 && b.durations.is_empty() && !self.seen_freq {
+            return Err(FormatError::new(
+                FORMAT,
+                Location::File,
+                "no `id,delta` records",
+            ));
+        }
+        b.source.record_count = records;
+        ctx.progress.add_records(records);
+        Ok(b.finish())
     }
-    if records == 0 && b.durations.is_empty() && !seen_freq {
-        return Err(FormatError::new(
-            FORMAT,
-            Location::File,
-            "no `id,delta` records",
-        ));
-    }
-    b.source.record_count = records;
-    ctx.progress.add_records(records);
-    Ok(b.finish())
 }

@@ -33,40 +33,58 @@ fn ns(s: &str, ns_: &str) -> Option<u64> {
     s.checked_mul(1_000_000_000)?.checked_add(n)
 }
 
-/// Reads a Logger CSV.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+/// Reads a Logger CSV: the column count, the probe hits per thread, then one block (call) per
+/// pair of consecutive hits of a thread.
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut b = Builder::new(FORMAT);
     b.source.byte_len = bytes.len() as u64;
     b.ticks_per_sec = 1_000_000_000;
-    let rows: Vec<(u64, Vec<&str>, &str, bool)> = lines(&dec.text)
+    let rows: Vec<Row> = lines(&dec.text)
         .filter(|(_, l, _)| !l.trim().is_empty())
         .map(|(n, l, eol)| (n, l.split([',', ';']).map(str::trim).collect(), l, eol))
         .collect();
-    // L9: column count by majority of numeric rows.
+    let cols = column_count(&rows)?;
+    b.source.options.push(("columns".into(), cols.to_string()));
+    let (threads, records) = probe_hits(&mut b, &rows, cols);
+    let base = blocks(&mut b, threads);
+    b.source
+        .options
+        .push(("wall_base_ns".into(), base.to_string()));
+    b.source.record_count = records;
+    ctx.progress.add_records(records);
+    Ok(b.finish())
+}
+
+/// A non-empty line: its number, its fields, its text and whether it ended with an EOL.
+type Row<'a> = (u64, Vec<&'a str>, &'a str, bool);
+
+/// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
+/// more all-integer rows have.
+fn column_count(rows: &[Row]) -> Result<usize, FormatError> {
     let mut counts: HashMap<usize, usize> = HashMap::new();
-    for (_, f, _, _) in &rows {
+    for (_, f, _, _) in rows {
         if f.iter()
             .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
         {
             *counts.entry(f.len()).or_default() += 1;
         }
     }
-    let cols = match (
-        counts.get(&7).copied().unwrap_or(0),
-        counts.get(&5).copied().unwrap_or(0),
-    ) {
-        (0, 0) => {
-            return Err(FormatError::new(
-                FORMAT,
-                Location::File,
-                "no lines of 7 or 5 comma-separated integers",
-            ));
-        }
-        (a, c) if a >= c => 7,
-        _ => 5,
-    };
-    b.source.options.push(("columns".into(), cols.to_string()));
+    let rows_of = |n: usize| counts.get(&n).copied().unwrap_or(0);
+    match (rows_of(7), rows_of(5)) {
+        (0, 0) => Err(FormatError::new(
+            FORMAT,
+            Location::File,
+            "no lines of 7 or 5 comma-separated integers",
+        )),
+        (seven, five) if seven >= five => Ok(7),
+        _ => Ok(5),
+    }
+}
+
+/// The probe hits of every (pid, tid) in file order, and how many records were read; header,
+/// short, non-numeric and out-of-range lines are skipped with a diagnostic (L10, L2, L9, L4).
+fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
     let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
     let mut records = 0u64;
     let last_line = rows.last().map(|r| r.0);
@@ -127,9 +145,6 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             );
             continue;
         };
-        if !eol && Some(*line_no) == last_line && f.len() == cols {
-            // A complete last record without EOL is accepted.
-        }
         records += 1;
         threads.entry((pid, tid)).or_default().push(Hit {
             probe,
@@ -138,28 +153,51 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             order: records,
         });
     }
-    let all = threads.values().flatten();
-    let has_cpu = all.clone().any(|h| h.cpu_ns != 0);
-    let has_wall = threads.values().flatten().any(|h| h.wall_ns != 0);
-    b.clock = Some(match (has_cpu, has_wall) {
-        (true, true) => ClockMode::Dual,
-        (true, false) => ClockMode::ThreadCpu,
-        _ => ClockMode::Wall,
-    });
-    let axis_of = |h: &Hit| {
-        if has_wall {
+    (threads, records)
+}
+
+/// Which clocks the hits carry; the axis is wall time, else CPU time, else the file order.
+#[derive(Clone, Copy)]
+struct Axis {
+    has_cpu: bool,
+    has_wall: bool,
+}
+
+impl Axis {
+    fn of(&self, h: &Hit) -> u64 {
+        if self.has_wall {
             h.wall_ns
-        } else if has_cpu {
+        } else if self.has_cpu {
             h.cpu_ns
         } else {
             h.order
         }
+    }
+}
+
+/// The trace's threads, instants (one per hit) and blocks (one call per pair of consecutive
+/// hits, named `a->b` by their probes), times relative to the earliest hit; returns that base.
+fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
+    let all = threads.values().flatten();
+    let axis = Axis {
+        has_cpu: all.clone().any(|h| h.cpu_ns != 0),
+        has_wall: threads.values().flatten().any(|h| h.wall_ns != 0),
     };
-    if !has_wall && !has_cpu {
+    b.clock = Some(match (axis.has_cpu, axis.has_wall) {
+        (true, true) => ClockMode::Dual,
+        (true, false) => ClockMode::ThreadCpu,
+        _ => ClockMode::Wall,
+    });
+    if !axis.has_wall && !axis.has_cpu {
         b.axis_synthesized = true;
         b.ticks_per_sec = 1;
     }
-    let base = threads.values().flatten().map(&axis_of).min().unwrap_or(0);
+    let base = threads
+        .values()
+        .flatten()
+        .map(|h| axis.of(h))
+        .min()
+        .unwrap_or(0);
     let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
     if pids.len() > 1 {
         b.diag(Diagnostic::new(
@@ -171,19 +209,16 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     }
     let mut methods: HashMap<(u64, u64), crate::trace::MethodId> = HashMap::new();
     let mut l5 = 0u64;
-    let mut l6 = 0u64;
     for ((pid, tid), mut hits) in threads {
-        let in_file_order_wall_back = hits.windows(2).any(|w| axis_of(&w[1]) < axis_of(&w[0]));
-        hits.sort_by_key(|h| (axis_of(h), h.cpu_ns, h.order));
+        hits.sort_by_key(|h| (axis.of(h), h.cpu_ns, h.order));
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         for h in &hits {
             b.instants.push(Instant {
                 thread: t,
-                time: axis_of(h) - base,
+                time: axis.of(h) - base,
                 label: format!("probe {}", h.probe),
             });
         }
-        let _ = in_file_order_wall_back;
         for w in hits.windows(2) {
             let (a, c) = (&w[0], &w[1]);
             let key = (a.probe, c.probe);
@@ -202,17 +237,14 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                     m
                 }
             };
-            if has_cpu
-                && has_wall
+            if axis.has_cpu
+                && axis.has_wall
                 && (c.cpu_ns < a.cpu_ns || c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns)
             {
                 l5 += 1;
             }
-            if has_wall && c.order < a.order && c.wall_ns < a.wall_ns {
-                l6 += 1;
-            }
             let cpu = |h: &Hit| {
-                if has_cpu && has_wall {
+                if axis.has_cpu && axis.has_wall {
                     Some(h.cpu_ns)
                 } else {
                     None
@@ -220,11 +252,11 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             };
             let ev = b.events_mut(t);
             // Blocks are back to back: exit of one and enter of the next share a time.
-            ev.push(Action::Enter, m, axis_of(a) - base, cpu(a));
+            ev.push(Action::Enter, m, axis.of(a) - base, cpu(a));
             ev.push(
                 Action::Exit,
                 m,
-                axis_of(c) - base,
+                axis.of(c) - base,
                 cpu(c).map(|x| x.max(a.cpu_ns)),
             );
         }
@@ -237,14 +269,8 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
             ));
         }
     }
-    let _ = l6;
     if l5 > 0 {
         b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));
     }
-    b.source
-        .options
-        .push(("wall_base_ns".into(), base.to_string()));
-    b.source.record_count = records;
-    ctx.progress.add_records(records);
-    Ok(b.finish())
+    base
 }

@@ -1,15 +1,16 @@
-//! Readers for the four older profiling-log formats (see /work/shared/formats/legacy.md):
-//! OpenOffice `RTL_LOGFILE`, Windows CE PerfLog, Dr. Dobb's CProfiler CSV and Tarvo's Logger CSV.
+//! Readers for the four older profiling-log formats: OpenOffice `RTL_LOGFILE`, Windows CE
+//! PerfLog, Dr. Dobb's CProfiler CSV and Tarvo's Logger CSV. Each reader's module docs describe
+//! its format and the quirks it accepts.
 
 use std::path::Path;
 
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::{Location, Trace};
 
-pub mod cprofiler;
-pub mod logger;
+pub(crate) mod cprofiler;
+pub(crate) mod logger;
 pub mod perflog;
-pub mod rtl;
+pub(crate) mod rtl;
 
 /// Which legacy format a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,19 +21,8 @@ pub enum LegacyKind {
     Logger,
 }
 
-impl LegacyKind {
-    pub fn format_name(self) -> &'static str {
-        match self {
-            LegacyKind::Rtl => "rtl-logfile",
-            LegacyKind::PerfLog => "ce-perflog",
-            LegacyKind::CProfiler => "cprofiler-csv",
-            LegacyKind::Logger => "logger-csv",
-        }
-    }
-}
-
 /// Text of a file after BOM / UTF-16 / NUL / CR handling, split into lines.
-pub struct DecodedText {
+pub(crate) struct DecodedText {
     pub text: String,
     /// Number of NUL bytes removed.
     pub nuls_removed: usize,
@@ -54,7 +44,7 @@ fn windows_1252(b: u8) -> char {
 }
 
 /// Decodes UTF-8, falling back to Windows-1252 for bytes that are not valid UTF-8.
-pub fn decode_8bit(bytes: &[u8]) -> String {
+pub(crate) fn decode_8bit(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     let mut rest = bytes;
     loop {
@@ -95,7 +85,7 @@ fn looks_utf16le(bytes: &[u8]) -> bool {
 /// Decodes a file: BOM (UTF-8, UTF-16LE/BE), UTF-16LE without BOM (≥30 % NULs at odd
 /// positions), NUL removal, UTF-8 with Windows-1252 fallback. CR before LF is removed by
 /// [`lines`].
-pub fn decode(bytes: &[u8]) -> DecodedText {
+pub(crate) fn decode(bytes: &[u8]) -> DecodedText {
     let (utf16, le, body) = if let Some(b) = bytes.strip_prefix(&[0xff, 0xfe]) {
         (true, true, b)
     } else if let Some(b) = bytes.strip_prefix(&[0xfe, 0xff]) {
@@ -144,7 +134,7 @@ pub fn decode(bytes: &[u8]) -> DecodedText {
 
 /// Lines with 1-based numbers, trailing `\r` stripped. A final empty line is not returned.
 /// The bool is true if the line ended with `\n` (false for a last line without EOL).
-pub fn lines(text: &str) -> impl Iterator<Item = (u64, &str, bool)> {
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = (u64, &str, bool)> {
     let mut rest = text;
     let mut n = 0u64;
     std::iter::from_fn(move || {
@@ -268,12 +258,4 @@ pub fn no_format_error() -> FormatError {
          CProfiler CSV (first line \"Frequency,N\" or *.profiler / profiler_*.csv name) and \
          Logger CSV (lines of 7 or 5 comma-separated integers)",
     )
-}
-
-/// Sniffs and reads, or returns [`no_format_error`].
-pub fn sniff_and_read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
-    match sniff(bytes, ctx.path) {
-        Some(k) => read(k, bytes, ctx),
-        None => Err(no_format_error()),
-    }
 }

@@ -142,10 +142,310 @@ impl Reader {
         self.cur().counters.insert((app.to_string(), kind), i);
         i
     }
+
+    /// `OSVERSION [..] BUILD=[..]`: starts a session and states its OS version and build.
+    fn os_version(&mut self, body: &str) {
+        self.new_session();
+        let si = self.cur().index;
+        if let Some((v, rest)) = bracket_after(body, "=") {
+            self.b
+                .source
+                .options
+                .push((format!("s{si}.osversion"), v.to_string()));
+            if let Some((bld, _)) = bracket_after(rest, "BUILD=") {
+                self.b
+                    .source
+                    .options
+                    .push((format!("s{si}.build"), bld.to_string()));
+            }
+        }
+    }
+
+    /// `PLATFORM=[..] CPU=[..]` / `DEVNAME=[..]`: facts about the session's device.
+    fn platform(&mut self, body: &str) {
+        let si = self.cur().index;
+        for key in ["PLATFORM", "CPU", "DEVNAME"] {
+            if let Some((v, _)) = bracket_after(body, &format!("{key}=")) {
+                self.b
+                    .source
+                    .options
+                    .push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
+            }
+        }
+    }
+
+    /// `REGISTERED APP [..] PROCESSID [..]`: the session's application (P7: it starts a new
+    /// session unless an `OSVERSION` or another app line came right before).
+    fn registered_app(&mut self, body: &str, last_was_app: bool) {
+        // P7: a REGISTERED APP without an OSVERSION right before starts a new session
+        // only when the current session already has events.
+        if self.sessions.is_empty() || (!self.cur().raw.is_empty() && !last_was_app) {
+            self.new_session();
+        }
+        let si = self.cur().index;
+        if let Some((app, rest)) = bracket_after(body, "REGISTERED APP") {
+            self.b
+                .source
+                .options
+                .push((format!("s{si}.app"), app.to_string()));
+            let pid =
+                bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
+            if let Some((p, _)) = pid {
+                self.b
+                    .source
+                    .options
+                    .push((format!("s{si}.pid"), p.to_string()));
+            }
+        }
+    }
+
+    /// `RESOLUTION [ticks per second]` of the session (P9).
+    fn resolution(&mut self, body: &str, line: &str, loc: Location) {
+        let si = self.cur().index;
+        match bracket_after(body, "RESOLUTION").and_then(|(v, _)| v.trim().parse::<u64>().ok()) {
+            Some(r) => {
+                if r == 0 {
+                    self.b.diag(
+                        Diagnostic::warning("P9", loc, "RESOLUTION is 0: durations stay in ticks")
+                            .with_raw(line),
+                    );
+                } else if !self.cur().raw.is_empty() {
+                    self.b.diag(Diagnostic::new(
+                        Severity::Info,
+                        "P9",
+                        loc,
+                        "RESOLUTION after events: earlier durations converted retroactively",
+                    ));
+                }
+                self.cur().resolution = Some(r);
+                self.b
+                    .source
+                    .options
+                    .push((format!("s{si}.resolution"), r.to_string()));
+            }
+            None => self
+                .b
+                .diag(Diagnostic::warning("P9", loc, "unreadable RESOLUTION").with_raw(line)),
+        }
+    }
+
+    /// `REGISTERED MARKER [name] AS [id] BY APP [app]`: binds an id to a duration series.
+    fn registered_marker(&mut self, body: &str, line: &str, loc: Location) {
+        // Right-anchored (P12/P13): `... AS [id] BY APP [app]`.
+        let Some(as_pos) = body.rfind("] AS [") else {
+            self.b.diag(
+                Diagnostic::warning("P18", loc, "unreadable marker registration").with_raw(line),
+            );
+            return;
+        };
+        let name_start = body.find('[').map(|i| i + 1).unwrap_or(as_pos);
+        let name = body[name_start.min(as_pos)..as_pos].to_string();
+        let rest = &body[as_pos + 6..];
+        let Some(close) = rest.find(']') else {
+            return;
+        };
+        let Ok(id) = rest[..close].trim().parse::<u64>() else {
+            self.b
+                .diag(Diagnostic::warning("P15", loc, "non-numeric marker id").with_raw(line));
+            return;
+        };
+        let after = rest[close + 1..].trim();
+        let lower = after.to_ascii_lowercase();
+        let app = lower
+            .find("app")
+            .map(|i| {
+                after[i + 3..]
+                    .trim()
+                    .trim_start_matches('[')
+                    .trim_end()
+                    .trim_end_matches(']')
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let si = self.cur().index;
+        if id == 102 || id == 103 {
+            return; // monitor markers: events go to counters
+        }
+        let s = self.series(si, &app, &name);
+        self.cur().bound.insert((app, id), s);
+    }
+
+    /// `APP [app] EVT [id] DUR|CPU|MEM [value]` (`rest` follows `APP [`): a duration of a
+    /// marker's series or a point of the app's CPU or memory counter; calibration lines are kept
+    /// as facts (P17), other kinds raw (P18).
+    fn app_record(&mut self, rest: &str, body: &str, upper: &str, line: &str, loc: Location) {
+        let Some(evt) = rest.rfind("] EVT [") else {
+            if upper.contains(" CAL [") || upper.contains(" FREQ [") {
+                let si = self.cur().index;
+                self.b
+                    .source
+                    .options
+                    .push((format!("s{si}.cal"), body.to_string())); // P17
+            } else {
+                self.b.diag(
+                    Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw")
+                        .with_raw(line),
+                );
+            }
+            return;
+        };
+        let app = rest[..evt].to_string();
+        let tail = &rest[evt + 7..];
+        let Some(c) = tail.find(']') else { return };
+        let Ok(id) = tail[..c].trim().parse::<u64>() else {
+            self.b
+                .diag(Diagnostic::warning("P15", loc, "non-numeric event id").with_raw(line));
+            return;
+        };
+        let tail = tail[c + 1..].trim();
+        let (word, value) = match tail.find('[') {
+            Some(i)
+                if tail.ends_with(']')
+                    && tail[..i].trim().chars().all(|c| c.is_ascii_alphabetic()) =>
+            {
+                (tail[..i].trim(), &tail[i + 1..tail.len() - 1])
+            }
+            _ => {
+                self.b.diag(
+                    Diagnostic::new(
+                        Severity::Info,
+                        "P18",
+                        loc,
+                        "undocumented event kind kept raw",
+                    )
+                    .with_raw(line),
+                );
+                return;
+            }
+        };
+        match word {
+            "DUR" => {
+                let Ok(ticks) = value.trim().parse::<u64>() else {
+                    self.b.diag(
+                        Diagnostic::warning(
+                            "P15",
+                            loc,
+                            format!("non-numeric duration `{value}` skipped"),
+                        )
+                        .with_raw(line),
+                    );
+                    return;
+                };
+                if ticks >= 1 << 31 {
+                    self.b.diag(
+                        Diagnostic::warning(
+                            "P15",
+                            loc,
+                            format!("suspicious duration {ticks} ticks (≥ 2^31, DWORD wrap?)"),
+                        )
+                        .with_raw(line),
+                    );
+                }
+                let si = self.cur().index;
+                let s = match self.cur().bound.get(&(app.clone(), id)) {
+                    Some(&s) => s,
+                    None => {
+                        let code = if self
+                            .b
+                            .source
+                            .options
+                            .iter()
+                            .any(|(k, _)| k.starts_with(&format!("s{si}.")))
+                        {
+                            "P10"
+                        } else {
+                            "P8"
+                        };
+                        self.b.diag(
+                            Diagnostic::warning(
+                                code,
+                                loc,
+                                format!("event for unregistered id {id}"),
+                            )
+                            .with_raw(line),
+                        );
+                        self.series(si, &app, &format!("unregistered id {id}"))
+                    }
+                };
+                self.cur().raw.push((s, ticks));
+            }
+            "CPU" | "MEM" => {
+                let v = if word == "CPU" {
+                    parse_msvc_float(value)
+                } else {
+                    value.trim().parse::<u64>().ok().map(|v| v as f64)
+                };
+                let Some(v) = v else {
+                    self.b.diag(
+                        Diagnostic::warning(
+                            "P15",
+                            loc,
+                            format!("non-numeric {word} value skipped"),
+                        )
+                        .with_raw(line),
+                    );
+                    return;
+                };
+                if !v.is_finite() {
+                    self.b.diag(
+                        Diagnostic::warning(
+                            "P16",
+                            loc,
+                            format!("{word} value `{value}` is NaN/inf; excluded"),
+                        )
+                        .with_raw(line),
+                    );
+                    return;
+                }
+                let kind = if word == "CPU" { "CPU" } else { "MEM" };
+                let ci = self.counter(&app, kind);
+                let x = self.b.counters[ci].points.len() as f64;
+                self.b.counters[ci].points.push((x, v));
+            }
+            _ => {
+                self.b.diag(
+                    Diagnostic::new(
+                        Severity::Info,
+                        "P18",
+                        loc,
+                        format!("undocumented event kind `{word}` kept raw"),
+                    )
+                    .with_raw(line),
+                );
+            }
+        }
+    }
+
+    /// Closes the last session, states the skipped lines and makes the trace; a file without
+    /// any `## PERF ##` record is not a PerfLog.
+    fn finish(
+        mut self,
+        records: u64,
+        skipped: u64,
+        ctx: &ReadContext,
+    ) -> Result<Trace, FormatError> {
+        self.end_session();
+        if skipped > 0 {
+            self.b
+                .source
+                .options
+                .push(("non_perf_lines".into(), skipped.to_string()));
+        }
+        if records == 0 {
+            return Err(FormatError::new(
+                FORMAT,
+                Location::File,
+                "no `## PERF ##` records",
+            ));
+        }
+        self.b.source.record_count = records;
+        ctx.progress.add_records(records);
+        Ok(self.b.finish())
+    }
 }
 
-/// Reads a PerfLog file.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+/// Reads a PerfLog file: each `## PERF ##` record goes to the step for its kind.
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader {
         b: Builder::new(FORMAT),
@@ -187,270 +487,33 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
         }
         let upper = body.to_ascii_uppercase();
         if upper.starts_with("OSVERSION") {
-            rd.new_session();
+            rd.os_version(body);
             last_was_app = false;
-            let si = rd.cur().index;
-            if let Some((v, rest)) = bracket_after(body, "=") {
-                rd.b.source
-                    .options
-                    .push((format!("s{si}.osversion"), v.to_string()));
-                if let Some((bld, _)) = bracket_after(rest, "BUILD=") {
-                    rd.b.source
-                        .options
-                        .push((format!("s{si}.build"), bld.to_string()));
-                }
-            }
             continue;
         }
         if upper.starts_with("PLATFORM=") || upper.starts_with("DEVNAME=") {
-            let si = rd.cur().index;
-            for key in ["PLATFORM", "CPU", "DEVNAME"] {
-                if let Some((v, _)) = bracket_after(body, &format!("{key}=")) {
-                    rd.b.source
-                        .options
-                        .push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
-                }
-            }
+            rd.platform(body);
             continue;
         }
         if upper.starts_with("REGISTERED APP") {
-            // P7: a REGISTERED APP without an OSVERSION right before starts a new session
-            // only when the current session already has events.
-            if rd.sessions.is_empty() || (!rd.cur().raw.is_empty() && !last_was_app) {
-                rd.new_session();
-            }
+            rd.registered_app(body, last_was_app);
             last_was_app = true;
-            let si = rd.cur().index;
-            if let Some((app, rest)) = bracket_after(body, "REGISTERED APP") {
-                rd.b.source
-                    .options
-                    .push((format!("s{si}.app"), app.to_string()));
-                let pid =
-                    bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
-                if let Some((p, _)) = pid {
-                    rd.b.source
-                        .options
-                        .push((format!("s{si}.pid"), p.to_string()));
-                }
-            }
             continue;
         }
         last_was_app = false;
         if upper.starts_with("RESOLUTION") {
-            let si = rd.cur().index;
-            match bracket_after(body, "RESOLUTION").and_then(|(v, _)| v.trim().parse::<u64>().ok())
-            {
-                Some(r) => {
-                    if r == 0 {
-                        rd.b.diag(
-                            Diagnostic::warning(
-                                "P9",
-                                loc,
-                                "RESOLUTION is 0: durations stay in ticks",
-                            )
-                            .with_raw(line),
-                        );
-                    } else if !rd.cur().raw.is_empty() {
-                        rd.b.diag(Diagnostic::new(
-                            Severity::Info,
-                            "P9",
-                            loc,
-                            "RESOLUTION after events: earlier durations converted retroactively",
-                        ));
-                    }
-                    rd.cur().resolution = Some(r);
-                    rd.b.source
-                        .options
-                        .push((format!("s{si}.resolution"), r.to_string()));
-                }
-                None => rd
-                    .b
-                    .diag(Diagnostic::warning("P9", loc, "unreadable RESOLUTION").with_raw(line)),
-            }
+            rd.resolution(body, line, loc);
             continue;
         }
         if upper.starts_with("REGISTERED MARKER") {
-            // Right-anchored (P12/P13): `... AS [id] BY APP [app]`.
-            let Some(as_pos) = body.rfind("] AS [") else {
-                rd.b.diag(
-                    Diagnostic::warning("P18", loc, "unreadable marker registration")
-                        .with_raw(line),
-                );
-                continue;
-            };
-            let name_start = body.find('[').map(|i| i + 1).unwrap_or(as_pos);
-            let name = body[name_start.min(as_pos)..as_pos].to_string();
-            let rest = &body[as_pos + 6..];
-            let Some(close) = rest.find(']') else {
-                continue;
-            };
-            let Ok(id) = rest[..close].trim().parse::<u64>() else {
-                rd.b.diag(Diagnostic::warning("P15", loc, "non-numeric marker id").with_raw(line));
-                continue;
-            };
-            let after = rest[close + 1..].trim();
-            let lower = after.to_ascii_lowercase();
-            let app = lower
-                .find("app")
-                .map(|i| {
-                    after[i + 3..]
-                        .trim()
-                        .trim_start_matches('[')
-                        .trim_end()
-                        .trim_end_matches(']')
-                        .to_string()
-                })
-                .unwrap_or_default();
-            let si = rd.cur().index;
-            if id == 102 || id == 103 {
-                continue; // monitor markers: events go to counters
-            }
-            let s = rd.series(si, &app, &name);
-            rd.cur().bound.insert((app, id), s);
+            rd.registered_marker(body, line, loc);
             continue;
         }
         if let Some(rest) = body
             .strip_prefix("APP [")
             .or_else(|| body.strip_prefix("APP["))
         {
-            let Some(evt) = rest.rfind("] EVT [") else {
-                if upper.contains(" CAL [") || upper.contains(" FREQ [") {
-                    let si = rd.cur().index;
-                    rd.b.source
-                        .options
-                        .push((format!("s{si}.cal"), body.to_string())); // P17
-                } else {
-                    rd.b.diag(
-                        Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw")
-                            .with_raw(line),
-                    );
-                }
-                continue;
-            };
-            let app = rest[..evt].to_string();
-            let tail = &rest[evt + 7..];
-            let Some(c) = tail.find(']') else { continue };
-            let Ok(id) = tail[..c].trim().parse::<u64>() else {
-                rd.b.diag(Diagnostic::warning("P15", loc, "non-numeric event id").with_raw(line));
-                continue;
-            };
-            let tail = tail[c + 1..].trim();
-            let (word, value) = match tail.find('[') {
-                Some(i)
-                    if tail.ends_with(']')
-                        && tail[..i].trim().chars().all(|c| c.is_ascii_alphabetic()) =>
-                {
-                    (tail[..i].trim(), &tail[i + 1..tail.len() - 1])
-                }
-                _ => {
-                    rd.b.diag(
-                        Diagnostic::new(
-                            Severity::Info,
-                            "P18",
-                            loc,
-                            "undocumented event kind kept raw",
-                        )
-                        .with_raw(line),
-                    );
-                    continue;
-                }
-            };
-            match word {
-                "DUR" => {
-                    let Ok(ticks) = value.trim().parse::<u64>() else {
-                        rd.b.diag(
-                            Diagnostic::warning(
-                                "P15",
-                                loc,
-                                format!("non-numeric duration `{value}` skipped"),
-                            )
-                            .with_raw(line),
-                        );
-                        continue;
-                    };
-                    if ticks >= 1 << 31 {
-                        rd.b.diag(
-                            Diagnostic::warning(
-                                "P15",
-                                loc,
-                                format!("suspicious duration {ticks} ticks (≥ 2^31, DWORD wrap?)"),
-                            )
-                            .with_raw(line),
-                        );
-                    }
-                    let si = rd.cur().index;
-                    let s = match rd.cur().bound.get(&(app.clone(), id)) {
-                        Some(&s) => s,
-                        None => {
-                            let code = if rd
-                                .b
-                                .source
-                                .options
-                                .iter()
-                                .any(|(k, _)| k.starts_with(&format!("s{si}.")))
-                            {
-                                "P10"
-                            } else {
-                                "P8"
-                            };
-                            rd.b.diag(
-                                Diagnostic::warning(
-                                    code,
-                                    loc,
-                                    format!("event for unregistered id {id}"),
-                                )
-                                .with_raw(line),
-                            );
-                            rd.series(si, &app, &format!("unregistered id {id}"))
-                        }
-                    };
-                    rd.cur().raw.push((s, ticks));
-                }
-                "CPU" | "MEM" => {
-                    let v = if word == "CPU" {
-                        parse_msvc_float(value)
-                    } else {
-                        value.trim().parse::<u64>().ok().map(|v| v as f64)
-                    };
-                    let Some(v) = v else {
-                        rd.b.diag(
-                            Diagnostic::warning(
-                                "P15",
-                                loc,
-                                format!("non-numeric {word} value skipped"),
-                            )
-                            .with_raw(line),
-                        );
-                        continue;
-                    };
-                    if !v.is_finite() {
-                        rd.b.diag(
-                            Diagnostic::warning(
-                                "P16",
-                                loc,
-                                format!("{word} value `{value}` is NaN/inf; excluded"),
-                            )
-                            .with_raw(line),
-                        );
-                        continue;
-                    }
-                    let kind = if word == "CPU" { "CPU" } else { "MEM" };
-                    let ci = rd.counter(&app, kind);
-                    let x = rd.b.counters[ci].points.len() as f64;
-                    rd.b.counters[ci].points.push((x, v));
-                }
-                _ => {
-                    rd.b.diag(
-                        Diagnostic::new(
-                            Severity::Info,
-                            "P18",
-                            loc,
-                            format!("undocumented event kind `{word}` kept raw"),
-                        )
-                        .with_raw(line),
-                    );
-                }
-            }
+            rd.app_record(rest, body, &upper, line, loc);
             continue;
         }
         if upper.contains(" TOOK [") {
@@ -470,20 +533,5 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
                 .with_raw(line),
         );
     }
-    rd.end_session();
-    if skipped > 0 {
-        rd.b.source
-            .options
-            .push(("non_perf_lines".into(), skipped.to_string()));
-    }
-    if records == 0 {
-        return Err(FormatError::new(
-            FORMAT,
-            Location::File,
-            "no `## PERF ##` records",
-        ));
-    }
-    rd.b.source.record_count = records;
-    ctx.progress.add_records(records);
-    Ok(rd.b.finish())
+    rd.finish(records, skipped, ctx)
 }

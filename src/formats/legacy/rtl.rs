@@ -87,7 +87,7 @@ fn find_embedded(line: &str, from: usize) -> Option<usize> {
 }
 
 /// `module (author) func` → (module, author, func).
-pub fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
     let sp = scope.find(' ')?;
     let module = &scope[..sp];
     let rest = scope[sp + 1..].strip_prefix('(')?;
@@ -119,9 +119,262 @@ struct Reader {
     pending_msg: Option<usize>,
     last_instant: Option<usize>,
     unterminated: u64,
+    /// `Process id is` (or, at the end, the pid in the file name).
+    pid: Option<String>,
+    /// `closing log file at`: later lines are a stale tail.
+    closed_at: Option<u64>,
+    seen_record: bool,
 }
 
 impl Reader {
+    /// A reader with the builder set up for RTL logs (wall clock, milliseconds).
+    fn new(byte_len: usize, nuls_removed: usize, utf16: bool) -> Self {
+        let mut rd = Reader {
+            b: Builder::new(FORMAT),
+            threads: HashMap::new(),
+            methods: HashMap::new(),
+            records: 0,
+            pending_msg: None,
+            last_instant: None,
+            unterminated: 0,
+            pid: None,
+            closed_at: None,
+            seen_record: false,
+        };
+        rd.b.clock = Some(ClockMode::Wall);
+        rd.b.ticks_per_sec = 1000;
+        rd.b.source.byte_len = byte_len as u64;
+        if nuls_removed > 0 && !utf16 {
+            rd.b.diag(Diagnostic::warning(
+                "R13",
+                Location::File,
+                format!(
+                    "{} NUL bytes removed (message longer than 4095 bytes)",
+                    nuls_removed
+                ),
+            ));
+        }
+        rd
+    }
+
+    /// R11: text after `closing log file` (a stale tail of an earlier run) is ignored.
+    fn stale_tail(&mut self, line_no: u64, line: &str) {
+        self.b.diag(
+            Diagnostic::warning(
+                "R11",
+                Location::Line(line_no),
+                "text after `closing log file` ignored (stale tail)",
+            )
+            .with_raw(line),
+        );
+    }
+
+    /// The header lines (`opening log file`, `corresponding to`, `Process id is`, `closing log
+    /// file at`): their facts are kept; returns whether `line` was one.
+    fn header_line(&mut self, line_no: u64, line: &str) -> bool {
+        if let Some(v) = line.strip_prefix("opening log file ") {
+            let v = v
+                .trim_end_matches(" seconds past January 1st 1970")
+                .replace(',', ".");
+            self.b.source.options.push(("epoch_s".into(), v));
+            return true;
+        }
+        if let Some(v) = line.strip_prefix("corresponding to ") {
+            self.b.source.options.push((
+                "timer_ms".into(),
+                v.trim_end_matches(" ms after timer start").to_string(),
+            ));
+            return true;
+        }
+        if let Some(v) = line.strip_prefix("Process id is ") {
+            self.pid = Some(v.trim().to_string());
+            return true;
+        }
+        if let Some(v) = line.strip_prefix("closing log file at ") {
+            let v = v.trim();
+            if let Ok(n) = v.parse::<u64>() {
+                self.closed_at = Some(n);
+                return true;
+            }
+            // Stale tail glued after the closing time (no EOL is written after it).
+            let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+            if let Some(k) = (6..=digits).find(|&k| parse_record(&v[k..]).is_some()) {
+                self.closed_at = v[..k].parse().ok();
+                self.stale_tail(line_no, line);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A line that is not a record: before the first record it is skipped (R19); otherwise it
+    /// is the message of a pending R5 record or a continuation of the previous one (R6).
+    fn unprefixed_line(&mut self, line_no: u64, line: &str) {
+        if !self.seen_record {
+            self.b.diag(
+                Diagnostic::warning(
+                    "R19",
+                    Location::Line(line_no),
+                    "line before the first record skipped",
+                )
+                .with_raw(line),
+            );
+        } else if let Some(i) = self.pending_msg.take() {
+            self.b.instants[i].label = line.to_string();
+        } else {
+            if let Some(i) = self.last_instant {
+                let l = &mut self.b.instants[i].label;
+                l.push('\n');
+                l.push_str(line);
+            }
+            self.b.diag(
+                Diagnostic::new(
+                    Severity::Info,
+                    "R6",
+                    Location::Line(line_no),
+                    "unprefixed line kept as continuation of the previous record",
+                )
+                .with_raw(line),
+            );
+        }
+    }
+
+    /// A line starting with a record; records glued onto it (R5, R13) are split off and read
+    /// one by one.
+    fn record_line(&mut self, line_no: u64, line: &str) {
+        // R5 / R13: split glued records.
+        let mut rest = line;
+        while let Some(rec) = parse_record(rest) {
+            let from = if rec.kind == b'|' {
+                // Embedded record right at message start (R5) or anywhere in a huge line (R13).
+                let body_off = rest.len() - rec.body.len();
+                let msg_off = rec
+                    .body
+                    .find(" : ")
+                    .map(|i| body_off + i + 3)
+                    .or_else(|| rec.body.starts_with(": ").then_some(body_off + 2));
+                match msg_off {
+                    Some(o) if parse_record(&rest[o..]).is_some() => Some(o),
+                    _ if rest.len() > 4000 => find_embedded(rest, body_off),
+                    _ => None,
+                }
+            } else if rest.len() > 4000 {
+                find_embedded(rest, rest.len() - rec.body.len())
+            } else {
+                None
+            };
+            match from {
+                Some(o) => {
+                    let head = &rest[..o];
+                    self.b.diag(
+                        Diagnostic::warning(
+                            if rest.len() > 4000 { "R13" } else { "R5" },
+                            Location::Line(line_no),
+                            "two records glued on one line; split",
+                        )
+                        .with_raw(line),
+                    );
+                    if let Some(h) = parse_record(head) {
+                        self.record(&h, line_no, head);
+                        if h.kind == b'|' && head.ends_with(": ") {
+                            // R5: the message follows on the next unprefixed line.
+                            let i = self.b.instants.len() - 1;
+                            self.b.instants[i].label.clear();
+                            let pending = Some(i);
+                            rest = &rest[o..];
+                            if let Some(r2) = parse_record(rest) {
+                                self.record(&r2, line_no, rest);
+                            }
+                            self.pending_msg = pending;
+                            break;
+                        }
+                    }
+                    rest = &rest[o..];
+                }
+                None => {
+                    self.record(&rec, line_no, rest);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// R10: open scopes at EOF close at the thread's last time (the builder does this); the
+    /// exits are pushed here and the open scopes summarized in one diagnostic.
+    fn close_open_scopes(&mut self) {
+        let open_threads: Vec<(ThreadId, u64, Vec<MethodId>)> = self
+            .threads
+            .values()
+            .filter(|s| !s.stack.is_empty())
+            .map(|s| (s.id, s.last_ms, s.stack.iter().map(|e| e.2).collect()))
+            .collect();
+        for (id, last, ms) in open_threads {
+            let ev = self.b.events_mut(id);
+            for m in ms.iter().rev() {
+                ev.push(Action::Exit, *m, last, None);
+            }
+        }
+        let mut open: Vec<(u64, usize)> = self
+            .threads
+            .iter()
+            .filter(|(_, s)| !s.stack.is_empty())
+            .map(|(t, s)| (*t, s.stack.len()))
+            .collect();
+        open.sort();
+        for (_, n) in &open {
+            self.unterminated += *n as u64;
+        }
+        if self.unterminated > 0 {
+            self.b.diag(Diagnostic::warning("R10", Location::File, format!("{} scopes still open at end of file (threads {:?}); closed at each thread's last time stamp", self.unterminated, open.iter().map(|o| o.0).collect::<Vec<_>>())));
+        }
+    }
+
+    /// The header facts (start time, pid and where it came from, clean exit) and the trace.
+    fn finish(mut self, ctx: &ReadContext) -> Trace {
+        let pid_source = if self.pid.is_some() {
+            "header"
+        } else if let Some(p) = ctx.path.and_then(pid_from_file_name) {
+            self.pid = Some(p.to_string());
+            "file-name"
+        } else {
+            "none"
+        };
+        self.b.source.start = start_time(&self.b.source.options);
+        if self.b.source.start.is_none() {
+            let stated = self.b.source.option("epoch_s").is_some();
+            self.b.diag(Diagnostic::warning(
+                "R1",
+                Location::File,
+                if stated {
+                    "the `opening log file` time is not a plausible time: no absolute time"
+                } else {
+                    "no `opening log file` header: no absolute time"
+                },
+            ));
+        }
+        if let Some(p) = self.pid.take() {
+            self.b.source.pid = p.parse().ok();
+            self.b.source.options.push(("pid".into(), p));
+        }
+        self.b
+            .source
+            .options
+            .push(("pid_source".into(), pid_source.into()));
+        self.b
+            .source
+            .options
+            .push(("clean_exit".into(), self.closed_at.is_some().to_string()));
+        if let Some(c) = self.closed_at {
+            self.b
+                .source
+                .options
+                .push(("closing_ms".into(), c.to_string()));
+        }
+        self.b.source.record_count = self.records;
+        ctx.progress.add_records(self.records);
+        self.b.finish()
+    }
+
     fn method(&mut self, kind: Kind, scope: &str) -> MethodId {
         if let Some(&m) = self.methods.get(&(kind, scope.to_string())) {
             return m;
@@ -326,251 +579,39 @@ impl Reader {
     }
 }
 
-/// Reads an RTL log.
-pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+/// Reads an RTL log: header lines, records (split where two are glued on one line), unprefixed
+/// continuation lines; then the scopes still open are closed and the header facts stated.
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
     let dec = decode(bytes);
-    let mut rd = Reader {
-        b: Builder::new(FORMAT),
-        threads: HashMap::new(),
-        methods: HashMap::new(),
-        records: 0,
-        pending_msg: None,
-        last_instant: None,
-        unterminated: 0,
-    };
-    rd.b.clock = Some(ClockMode::Wall);
-    rd.b.ticks_per_sec = 1000;
-    rd.b.source.byte_len = bytes.len() as u64;
-    if dec.nuls_removed > 0 && !dec.utf16 {
-        rd.b.diag(Diagnostic::warning(
-            "R13",
-            Location::File,
-            format!(
-                "{} NUL bytes removed (message longer than 4095 bytes)",
-                dec.nuls_removed
-            ),
-        ));
-    }
-    let mut pid: Option<String> = None;
-    let mut closed_at: Option<u64> = None;
-    let mut seen_record = false;
-    for (line_no, line, eol) in lines(&dec.text) {
+    let mut rd = Reader::new(bytes.len(), dec.nuls_removed, dec.utf16);
+    for (line_no, line, _eol) in lines(&dec.text) {
         if line_no % 4096 == 0 && ctx.progress.is_cancelled() {
             return Err(crate::formats::cancelled(FORMAT));
         }
         if line.trim().is_empty() {
             continue;
         }
-        if closed_at.is_some() {
-            rd.b.diag(
-                Diagnostic::warning(
-                    "R11",
-                    Location::Line(line_no),
-                    "text after `closing log file` ignored (stale tail)",
-                )
-                .with_raw(line),
-            );
+        if rd.closed_at.is_some() {
+            rd.stale_tail(line_no, line);
             continue;
         }
-        if let Some(v) = line.strip_prefix("opening log file ") {
-            let v = v
-                .trim_end_matches(" seconds past January 1st 1970")
-                .replace(',', ".");
-            rd.b.source.options.push(("epoch_s".into(), v));
+        if rd.header_line(line_no, line) {
             continue;
         }
-        if let Some(v) = line.strip_prefix("corresponding to ") {
-            rd.b.source.options.push((
-                "timer_ms".into(),
-                v.trim_end_matches(" ms after timer start").to_string(),
-            ));
-            continue;
-        }
-        if let Some(v) = line.strip_prefix("Process id is ") {
-            pid = Some(v.trim().to_string());
-            continue;
-        }
-        if let Some(v) = line.strip_prefix("closing log file at ") {
-            let v = v.trim();
-            if let Ok(n) = v.parse::<u64>() {
-                closed_at = Some(n);
-                continue;
-            }
-            // Stale tail glued after the closing time (no EOL is written after it).
-            let digits = v.bytes().take_while(u8::is_ascii_digit).count();
-            if let Some(k) = (6..=digits).find(|&k| parse_record(&v[k..]).is_some()) {
-                closed_at = v[..k].parse().ok();
-                rd.b.diag(
-                    Diagnostic::warning(
-                        "R11",
-                        Location::Line(line_no),
-                        "text after `closing log file` ignored (stale tail)",
-                    )
-                    .with_raw(line),
-                );
-                continue;
-            }
-        }
-        let Some(_) = parse_record(line) else {
+        if parse_record(line).is_none() {
             // R6 continuation / R19 garbage.
-            if !seen_record {
-                rd.b.diag(
-                    Diagnostic::warning(
-                        "R19",
-                        Location::Line(line_no),
-                        "line before the first record skipped",
-                    )
-                    .with_raw(line),
-                );
-            } else if let Some(i) = rd.pending_msg.take() {
-                rd.b.instants[i].label = line.to_string();
-            } else {
-                if let Some(i) = rd.last_instant {
-                    let l = &mut rd.b.instants[i].label;
-                    l.push('\n');
-                    l.push_str(line);
-                }
-                rd.b.diag(
-                    Diagnostic::new(
-                        Severity::Info,
-                        "R6",
-                        Location::Line(line_no),
-                        "unprefixed line kept as continuation of the previous record",
-                    )
-                    .with_raw(line),
-                );
-            }
+            rd.unprefixed_line(line_no, line);
             continue;
-        };
-        if !eol && line_no > 1 {
-            // A last record without EOL is still complete text; accept it.
         }
-        seen_record = true;
-        // R5 / R13: split glued records.
-        let mut rest = line;
-        while let Some(rec) = parse_record(rest) {
-            let from = if rec.kind == b'|' {
-                // Embedded record right at message start (R5) or anywhere in a huge line (R13).
-                let body_off = rest.len() - rec.body.len();
-                let msg_off = rec
-                    .body
-                    .find(" : ")
-                    .map(|i| body_off + i + 3)
-                    .or_else(|| rec.body.starts_with(": ").then_some(body_off + 2));
-                match msg_off {
-                    Some(o) if parse_record(&rest[o..]).is_some() => Some(o),
-                    _ if rest.len() > 4000 => find_embedded(rest, body_off),
-                    _ => None,
-                }
-            } else if rest.len() > 4000 {
-                find_embedded(rest, rest.len() - rec.body.len())
-            } else {
-                None
-            };
-            match from {
-                Some(o) => {
-                    let head = &rest[..o];
-                    rd.b.diag(
-                        Diagnostic::warning(
-                            if rest.len() > 4000 { "R13" } else { "R5" },
-                            Location::Line(line_no),
-                            "two records glued on one line; split",
-                        )
-                        .with_raw(line),
-                    );
-                    if let Some(h) = parse_record(head) {
-                        rd.record(&h, line_no, head);
-                        if h.kind == b'|' && head.ends_with(": ") {
-                            // R5: the message follows on the next unprefixed line.
-                            let i = rd.b.instants.len() - 1;
-                            rd.b.instants[i].label.clear();
-                            let pending = Some(i);
-                            rest = &rest[o..];
-                            if let Some(r2) = parse_record(rest) {
-                                rd.record(&r2, line_no, rest);
-                            }
-                            rd.pending_msg = pending;
-                            break;
-                        }
-                    }
-                    rest = &rest[o..];
-                }
-                None => {
-                    rd.record(&rec, line_no, rest);
-                    break;
-                }
-            }
-        }
+        rd.seen_record = true;
+        rd.record_line(line_no, line);
     }
-    // R10: open scopes at EOF close at the thread's last time (builder does this); summarize.
-    let open_threads: Vec<(ThreadId, u64, Vec<MethodId>)> = rd
-        .threads
-        .values()
-        .filter(|s| !s.stack.is_empty())
-        .map(|s| (s.id, s.last_ms, s.stack.iter().map(|e| e.2).collect()))
-        .collect();
-    for (id, last, ms) in open_threads {
-        let ev = rd.b.events_mut(id);
-        for m in ms.iter().rev() {
-            ev.push(Action::Exit, *m, last, None);
-        }
-    }
-    let mut open: Vec<(u64, usize)> = rd
-        .threads
-        .iter()
-        .filter(|(_, s)| !s.stack.is_empty())
-        .map(|(t, s)| (*t, s.stack.len()))
-        .collect();
-    open.sort();
-    for (_, n) in &open {
-        rd.unterminated += *n as u64;
-    }
-    if rd.unterminated > 0 {
-        rd.b.diag(Diagnostic::warning("R10", Location::File, format!("{} scopes still open at end of file (threads {:?}); closed at each thread's last time stamp", rd.unterminated, open.iter().map(|o| o.0).collect::<Vec<_>>())));
-    }
-    let pid_source = if pid.is_some() {
-        "header"
-    } else if let Some(p) = ctx.path.and_then(pid_from_file_name) {
-        pid = Some(p.to_string());
-        "file-name"
-    } else {
-        "none"
-    };
-    rd.b.source.start = start_time(&rd.b.source.options);
-    if rd.b.source.start.is_none() {
-        let stated = rd.b.source.option("epoch_s").is_some();
-        rd.b.diag(Diagnostic::warning(
-            "R1",
-            Location::File,
-            if stated {
-                "the `opening log file` time is not a plausible time: no absolute time"
-            } else {
-                "no `opening log file` header: no absolute time"
-            },
-        ));
-    }
-    if let Some(p) = pid {
-        rd.b.source.pid = p.parse().ok();
-        rd.b.source.options.push(("pid".into(), p));
-    }
-    rd.b.source
-        .options
-        .push(("pid_source".into(), pid_source.into()));
-    rd.b.source
-        .options
-        .push(("clean_exit".into(), closed_at.is_some().to_string()));
-    if let Some(c) = closed_at {
-        rd.b.source
-            .options
-            .push(("closing_ms".into(), c.to_string()));
-    }
-    rd.b.source.record_count = rd.records;
-    ctx.progress.add_records(rd.records);
-    Ok(rd.b.finish())
+    rd.close_open_scopes();
+    Ok(rd.finish(ctx))
 }
 
 /// The pid in a `name_<pid>.log` file name.
-pub fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
+pub(crate) fn pid_from_file_name(path: &std::path::Path) -> Option<i64> {
     let name = path.file_name()?.to_str()?;
     let stem = name.strip_suffix(".log")?;
     let (_, pid) = stem.rsplit_once('_')?;

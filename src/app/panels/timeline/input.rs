@@ -11,7 +11,7 @@ use crate::app::context::{Msg, PanelCtx};
 use crate::trace::Trace;
 
 /// Keyboard zoom and pan (unless a text field has the keyboard).
-pub fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
+pub(crate) fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
     if ui.ctx().egui_wants_keyboard_input() {
         return;
     }
@@ -39,7 +39,7 @@ pub fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
 }
 
 /// The ruler: a double click shows everything, a drag selects a range.
-pub fn ruler(
+pub(crate) fn ruler(
     ui: &egui::Ui,
     resp: &egui::Response,
     st: &mut TimelineState,
@@ -54,7 +54,7 @@ pub fn ruler(
 
 /// Clicks on thread labels expand or collapse the thread; hovering one shows the thread's full
 /// name (the label column may cut it).
-pub fn thread_labels(
+pub(crate) fn thread_labels(
     ui: &egui::Ui,
     st: &mut TimelineState,
     trace: &Trace,
@@ -80,7 +80,7 @@ pub fn thread_labels(
 }
 
 /// The right edge of the label column: drag it to widen or narrow the labels.
-pub fn label_column_edge(
+pub(crate) fn label_column_edge(
     ui: &egui::Ui,
     st: &mut TimelineState,
     plot: &Plot,
@@ -107,7 +107,7 @@ pub fn label_column_edge(
 
 /// The rows: the wheel zooms around the pointer, Shift-drag selects a range, a drag pans, a
 /// click selects the method of the call under the pointer (or clears the selection).
-pub fn rows(
+pub(crate) fn rows(
     ui: &egui::Ui,
     resp: &egui::Response,
     ctx: &mut PanelCtx,

@@ -9,21 +9,21 @@ use crate::app::document::Document;
 use crate::trace::Trace;
 
 /// Default width of the thread label column, points (the user can drag its edge).
-pub const LABEL_W: f32 = 170.0;
+pub(crate) const LABEL_W: f32 = 170.0;
 /// The narrowest label column.
-pub const MIN_LABEL_W: f32 = 60.0;
-pub const RULER_H: f32 = 22.0;
+pub(crate) const MIN_LABEL_W: f32 = 60.0;
+pub(crate) const RULER_H: f32 = 22.0;
 /// A collapsed thread row.
-pub const ROW_H: f32 = 20.0;
+pub(crate) const ROW_H: f32 = 20.0;
 /// One lane (depth) of an expanded thread row.
-pub const LANE_H: f32 = 16.0;
-pub const ROW_GAP: f32 = 9.0;
+pub(crate) const LANE_H: f32 = 16.0;
+pub(crate) const ROW_GAP: f32 = 9.0;
 /// Calls narrower than this fold together (Tracy's rule).
-pub const MIN_ITEM_PX: f32 = 3.0;
+pub(crate) const MIN_ITEM_PX: f32 = 3.0;
 
 /// The plot area right of the labels and its time mapping.
 #[derive(Clone, Copy, Debug)]
-pub struct Plot {
+pub(crate) struct Plot {
     /// Screen x of time `view.t0`.
     pub x0: f32,
     /// Width of the thread label column left of the plot.
@@ -34,7 +34,7 @@ pub struct Plot {
 impl Plot {
     /// The plot of a timeline whose full width (labels included) starts at `left` and spans
     /// `width`, with a label column `label_w` wide, showing axis ticks `t0..t1`.
-    pub fn new(left: f32, width: f32, label_w: f32, (t0, t1): (f64, f64)) -> Self {
+    pub(crate) fn new(left: f32, width: f32, label_w: f32, (t0, t1): (f64, f64)) -> Self {
         Self {
             x0: left + label_w,
             label_w,
@@ -47,23 +47,23 @@ impl Plot {
     }
 
     /// Screen x of axis time `t`.
-    pub fn x(&self, t: f64) -> f32 {
+    pub(crate) fn x(&self, t: f64) -> f32 {
         self.x0 + self.view.x(t)
     }
 
     /// Axis time at screen x.
-    pub fn t(&self, x: f32) -> f64 {
+    pub(crate) fn t(&self, x: f32) -> f64 {
         self.view.t(x - self.x0)
     }
 
-    pub fn width(&self) -> f32 {
+    pub(crate) fn width(&self) -> f32 {
         self.view.width_px
     }
 }
 
 /// One thread row on screen.
 #[derive(Clone, Copy, Debug)]
-pub struct Row {
+pub(crate) struct Row {
     /// Index into `trace.threads`.
     pub thread: usize,
     /// Screen y of its top (relative to the rows' top until [`place`] moves it).
@@ -75,22 +75,22 @@ pub struct Row {
 
 impl Row {
     /// The part of the row where calls are drawn.
-    pub fn plot_rect(&self, plot: &Plot) -> Rect {
+    pub(crate) fn plot_rect(&self, plot: &Plot) -> Rect {
         Rect::from_min_size(pos2(plot.x0, self.top), vec2(plot.width(), self.height))
     }
 
     /// The clickable thread label left of the plot (`left`: the timeline's left edge).
-    pub fn label_rect(&self, left: f32, plot: &Plot) -> Rect {
+    pub(crate) fn label_rect(&self, left: f32, plot: &Plot) -> Rect {
         Rect::from_min_size(pos2(left, self.top), vec2(plot.label_w - 4.0, ROW_H))
     }
 
-    pub fn contains_y(&self, y: f32) -> bool {
+    pub(crate) fn contains_y(&self, y: f32) -> bool {
         y >= self.top && y < self.top + self.height
     }
 }
 
 /// Threads with calls or instants, by elapsed time descending.
-pub fn visible_threads(doc: &Document) -> Vec<usize> {
+pub(crate) fn visible_threads(doc: &Document) -> Vec<usize> {
     let trace = &doc.trace;
     let has_instants = |i: usize| doc.instants_by_thread.get(i).is_some_and(|v| !v.is_empty());
     let mut v: Vec<usize> = (0..trace.threads.len())
@@ -101,7 +101,7 @@ pub fn visible_threads(doc: &Document) -> Vec<usize> {
 }
 
 /// The rows of the visible threads, tops relative to the first row's top.
-pub fn rows(doc: &Document, st: &TimelineState) -> Vec<Row> {
+pub(crate) fn rows(doc: &Document, st: &TimelineState) -> Vec<Row> {
     let mut top = 0.0;
     visible_threads(doc)
         .into_iter()
@@ -125,19 +125,19 @@ pub fn rows(doc: &Document, st: &TimelineState) -> Vec<Row> {
 }
 
 /// The height all `rows` take, gaps included.
-pub fn total_height(rows: &[Row]) -> f32 {
+pub(crate) fn total_height(rows: &[Row]) -> f32 {
     rows.last().map_or(0.0, |r| r.top + r.height + ROW_GAP)
 }
 
 /// Moves rows laid out from 0 to start at screen y `top`.
-pub fn place(rows: &mut [Row], top: f32) {
+pub(crate) fn place(rows: &mut [Row], top: f32) {
     for r in rows {
         r.top += top;
     }
 }
 
 /// The axis range of the whole trace (never empty).
-pub fn full_range(trace: &Trace) -> (f64, f64) {
+pub(crate) fn full_range(trace: &Trace) -> (f64, f64) {
     match trace.axis_range() {
         Some((a, b)) if b > a => (a as f64, b as f64),
         Some((a, _)) => (a as f64, a as f64 + 1.0),

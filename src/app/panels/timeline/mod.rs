@@ -6,10 +6,10 @@
 //! under the pointer), [`paint`] (one mesh for the calls, marks, instants, labels, tooltips) and
 //! [`input`] (keys, wheel, drags, clicks; a click selects through a [`Msg`]).
 
-pub mod input;
-pub mod layout;
+pub(crate) mod input;
+pub(crate) mod layout;
 pub mod paint;
-pub mod query;
+pub(crate) mod query;
 
 use std::collections::HashSet;
 
@@ -64,7 +64,7 @@ impl TimelineState {
     }
 
     /// Marks exactly `calls` (a histogram bar's calls) instead of every call of a method.
-    pub fn set_marked_calls(&mut self, trace: &Trace, calls: &[CallRef]) {
+    pub(crate) fn set_marked_calls(&mut self, trace: &Trace, calls: &[CallRef]) {
         let mut marks: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.threads.len()];
         for c in calls {
             if let Some((s, e)) = call_span(trace, *c) {
@@ -77,7 +77,7 @@ impl TimelineState {
 
     /// Shows call `c` with half its length of margin on each side, never before the trace's
     /// start or after its end (the window slides inside the trace).
-    pub fn go_to_call(&mut self, trace: &Trace, c: CallRef) {
+    pub(crate) fn go_to_call(&mut self, trace: &Trace, c: CallRef) {
         if let Some((s, e)) = call_span(trace, c) {
             let full = layout::full_range(trace);
             let (s, e) = (s as f64, e as f64);
@@ -89,7 +89,7 @@ impl TimelineState {
     }
 
     /// Width of the thread label column in a timeline `width` wide.
-    pub fn label_width(&self, width: f32) -> f32 {
+    pub(crate) fn label_width(&self, width: f32) -> f32 {
         let max = (width * 0.6).max(layout::MIN_LABEL_W);
         self.label_w
             .unwrap_or(layout::LABEL_W)
@@ -97,12 +97,12 @@ impl TimelineState {
     }
 
     /// Whether thread `ti` is drawn lane by lane.
-    pub fn is_expanded(&self, ti: usize) -> bool {
+    pub(crate) fn is_expanded(&self, ti: usize) -> bool {
         self.expand_all || self.expanded.contains(&ti)
     }
 
     /// The visible range, clamped to the trace.
-    pub fn visible(&self, full: (f64, f64)) -> (f64, f64) {
+    pub(crate) fn visible(&self, full: (f64, f64)) -> (f64, f64) {
         let (a, b) = self.range.unwrap_or(full);
         if b > a {
             (a, b)
@@ -112,7 +112,7 @@ impl TimelineState {
     }
 
     /// Zooms by `factor` (< 1 zooms in) keeping time `at` fixed.
-    pub fn zoom(&mut self, full: (f64, f64), at: f64, factor: f64) {
+    pub(crate) fn zoom(&mut self, full: (f64, f64), at: f64, factor: f64) {
         let (a, b) = self.visible(full);
         let min_span = 2.0;
         let span = ((b - a) * factor).max(min_span);
@@ -122,7 +122,7 @@ impl TimelineState {
     }
 
     /// Pans by `dt` ticks.
-    pub fn pan(&mut self, full: (f64, f64), dt: f64) {
+    pub(crate) fn pan(&mut self, full: (f64, f64), dt: f64) {
         let (a, b) = self.visible(full);
         self.set_range(full, a + dt, b + dt);
     }
@@ -133,7 +133,7 @@ impl TimelineState {
         self.range = Some((a, a + span));
     }
 
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.range = None;
     }
 }
@@ -150,7 +150,7 @@ fn call_span(trace: &Trace, c: CallRef) -> Option<(u64, u64)> {
 }
 
 /// The timeline of `ctx.doc`: ruler, then the thread rows in a vertical scroll area.
-pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) {
+pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) {
     let full = layout::full_range(&ctx.doc.trace);
     input::keyboard(ui, st, full);
     let width = ui.available_width();

@@ -13,7 +13,7 @@ const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
 
 /// The clock the time axis runs on: wall time, or for thread-CPU-only traces a global axis
 /// rebuilt from the order of the records (Traceview's rule).
-pub fn axis_name(trace: &Trace) -> &'static str {
+pub(crate) fn axis_name(trace: &Trace) -> &'static str {
     if trace.axis_synthesized {
         "global time (from CPU times)"
     } else {
@@ -22,7 +22,7 @@ pub fn axis_name(trace: &Trace) -> &'static str {
 }
 
 /// The time ruler over the rows: ticks at a nice step, times relative to the trace start.
-pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, f64)) {
+pub(crate) fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, f64)) {
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
     let tps = trace.ticks_per_sec;
@@ -63,7 +63,7 @@ pub fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full: (f64, 
 
 /// Paints every row (label, background, calls, marks, instants) into `rect`; returns the
 /// instants near `pointer`, if any.
-pub fn rows(
+pub(crate) fn rows(
     ui: &egui::Ui,
     ctx: &PanelCtx,
     rows: &[Row],
@@ -280,7 +280,15 @@ fn instant_markers(out: &mut Vec<egui::Shape>, xs: &[f32], top: f32) {
 }
 
 /// The cursor line over the rows and its time on the ruler.
-pub fn cursor(ui: &egui::Ui, trace: &Trace, plot: &Plot, rows: Rect, ruler: Rect, x: f32, t0: f64) {
+pub(crate) fn cursor(
+    ui: &egui::Ui,
+    trace: &Trace,
+    plot: &Plot,
+    rows: Rect,
+    ruler: Rect,
+    x: f32,
+    t0: f64,
+) {
     if x < plot.x0 {
         return;
     }
@@ -299,7 +307,7 @@ pub fn cursor(ui: &egui::Ui, trace: &Trace, plot: &Plot, rows: Rect, ruler: Rect
 }
 
 /// The tooltip of instants under the pointer (time and label of the first eight).
-pub fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t0: f64) {
+pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t0: f64) {
     for &i in near.iter().take(8) {
         let inst = &trace.instants[i as usize];
         ui.label(format!(

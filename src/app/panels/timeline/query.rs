@@ -11,24 +11,24 @@ use crate::analysis::timeline::{Item, LaneSummary, View, call_at, lane_items};
 use crate::app::document::Document;
 
 /// A call on screen: (thread, lane, index in the lane).
-pub type CallAt = (usize, usize, usize);
+pub(crate) type CallAt = (usize, usize, usize);
 
 /// The selection marks of a row: `(x0, x1)` in plot pixels.
-pub type RowMarks = Vec<(f32, f32)>;
+pub(crate) type RowMarks = Vec<(f32, f32)>;
 
 /// What a row on screen draws.
-pub enum RowData {
+pub(crate) enum RowData {
     /// Collapsed: per pixel, the innermost method (or [`NO_METHOD`]) and its height fraction.
     Pixels(Vec<u32>, Vec<f32>),
     /// Expanded: the items of each lane.
     Lanes(Vec<Vec<Item>>),
 }
 
-pub const NO_METHOD: u32 = u32::MAX;
+pub(crate) const NO_METHOD: u32 = u32::MAX;
 
 /// The data and marks of each row, None for rows outside `clip`; lane queries run in parallel
 /// (they are pure and dominate a zoomed-out frame). Marks only when a method is `selected`.
-pub fn rows_data(
+pub(crate) fn rows_data(
     doc: &Document,
     st: &TimelineState,
     selected: bool,
@@ -106,7 +106,11 @@ fn paint_pixels(items: &[Item], method: &mut [u32], height: &mut [f32]) {
 }
 
 /// Calls `emit(x0, x1, method, height)` once per run of equal pixels.
-pub fn pixel_runs(method: &[u32], height: &[f32], mut emit: impl FnMut(usize, usize, u32, f32)) {
+pub(crate) fn pixel_runs(
+    method: &[u32],
+    height: &[f32],
+    mut emit: impl FnMut(usize, usize, u32, f32),
+) {
     let mut i = 0;
     while i < method.len() {
         let (m, h) = (method[i], height[i]);
@@ -123,7 +127,12 @@ pub fn pixel_runs(method: &[u32], height: &[f32], mut emit: impl FnMut(usize, us
 
 /// The call under `pointer` (the innermost one in a collapsed row, the one in the pointed lane
 /// in an expanded row).
-pub fn call_under(doc: &Document, rows: &[Row], plot: &Plot, pointer: Pos2) -> Option<CallAt> {
+pub(crate) fn call_under(
+    doc: &Document,
+    rows: &[Row],
+    plot: &Plot,
+    pointer: Pos2,
+) -> Option<CallAt> {
     if pointer.x < plot.x0 {
         return None;
     }
@@ -148,7 +157,7 @@ pub fn call_under(doc: &Document, rows: &[Row], plot: &Plot, pointer: Pos2) -> O
 /// Sorts marks and keeps only outermost calls (recursive inner calls lie under their outer call's
 /// mark): the kept calls are disjoint, so their ends are sorted too and [`visible_marks`] can
 /// skip sub-pixel runs by binary search.
-pub fn keep_outermost(v: &mut Vec<(u64, u64)>) {
+pub(crate) fn keep_outermost(v: &mut Vec<(u64, u64)>) {
     v.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
     let mut max_end = 0u64;
     v.retain(|&(_, e)| {
@@ -162,7 +171,7 @@ pub fn keep_outermost(v: &mut Vec<(u64, u64)>) {
 /// them): `(x0, x1)` in plot pixels of every visible call that ends at least a pixel right of the
 /// previous drawn one. Sub-pixel runs are skipped by binary search on the (sorted) ends, so the
 /// work is bounded by the pixel width, not by the number of calls.
-pub fn visible_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
+pub(crate) fn visible_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
     let mut out = Vec::new();
     let mut k = calls.partition_point(|&(_, e)| (e as f64) < tv.t0);
     while let Some(&(s, e)) = calls.get(k) {
@@ -187,7 +196,7 @@ pub fn visible_marks(calls: &[(u64, u64)], tv: &View) -> Vec<(f32, f32)> {
 
 /// The instants (messages, probe hits) of thread `ti` on screen: the screen x of at most one per
 /// pixel, and the instants within 3 px of `pointer` when it is inside `row`.
-pub fn instants(
+pub(crate) fn instants(
     doc: &Document,
     ti: usize,
     plot: &Plot,

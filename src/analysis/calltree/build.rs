@@ -1,0 +1,247 @@
+//! Building the top-down tree: every thread's lanes walked into a [`RawTree`] (in parallel),
+//! calls clipped to the time range, the per-thread trees merged and frozen into a [`CallTree`].
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::{CallTree, NO_PARENT, RawTree, TreeKind, TreeOptions};
+use crate::trace::{Clock, Lane, Thread, TickRange, Trace};
+
+impl RawTree {
+    pub(super) fn new() -> Self {
+        RawTree {
+            parent: vec![NO_PARENT],
+            method: vec![u32::MAX],
+            inclusive: vec![0],
+            exclusive: vec![0],
+            calls: vec![0],
+            index: FxHashMap::default(),
+            last: (u64::MAX, 0),
+        }
+    }
+
+    #[inline]
+    pub(super) fn child(&mut self, parent: u32, method: u32) -> u32 {
+        let key = (parent as u64) << 32 | method as u64;
+        if self.last.0 == key {
+            return self.last.1;
+        }
+        let len = self.parent.len() as u32;
+        let id = *self.index.entry(key).or_insert(len);
+        self.last = (key, id);
+        if id == len {
+            self.parent.push(parent);
+            self.method.push(method);
+            self.inclusive.push(0);
+            self.exclusive.push(0);
+            self.calls.push(0);
+        }
+        id
+    }
+
+    /// Adds `other` into `self`, matching nodes by path.
+    pub(super) fn merge(&mut self, other: &RawTree) {
+        let mut map = vec![0u32; other.parent.len()];
+        self.inclusive[0] += other.inclusive[0];
+        self.exclusive[0] += other.exclusive[0];
+        self.calls[0] += other.calls[0];
+        for i in 1..other.parent.len() {
+            let p = map[other.parent[i] as usize];
+            let n = self.child(p, other.method[i]);
+            map[i] = n;
+            let n = n as usize;
+            self.inclusive[n] += other.inclusive[i];
+            self.exclusive[n] += other.exclusive[i];
+            self.calls[n] += other.calls[i];
+        }
+    }
+
+    pub(super) fn finish(self, kind: TreeKind, options: TreeOptions) -> CallTree {
+        self.finish_signed(kind, options)
+    }
+
+    /// Reorders the nodes into preorder with children by inclusive time (largest first; ties
+    /// by method id for a deterministic order).
+    pub(super) fn finish_signed(self, kind: TreeKind, options: TreeOptions) -> CallTree {
+        let n = self.parent.len();
+        // Children lists as one flat array (CSR): kids_of(p) = kids[start[p]..start[p + 1]].
+        let mut start = vec![0u32; n + 1];
+        for &p in &self.parent[1..] {
+            start[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for (i, &p) in self.parent.iter().enumerate().skip(1) {
+            kids[fill[p as usize] as usize] = i as u32;
+            fill[p as usize] += 1;
+        }
+        for p in 0..n {
+            kids[start[p] as usize..start[p + 1] as usize].sort_unstable_by(|&a, &b| {
+                self.inclusive[b as usize]
+                    .cmp(&self.inclusive[a as usize])
+                    .then(self.method[a as usize].cmp(&self.method[b as usize]))
+            });
+        }
+        let kids_of = |p: u32| &kids[start[p as usize] as usize..start[p as usize + 1] as usize];
+        let mut order = Vec::with_capacity(n);
+        let mut new_index = vec![0u32; n];
+        let mut depth = vec![0u32; n];
+        let mut subtree_end = vec![0u32; n];
+        // Iterative preorder; subtree ends filled when a node is left.
+        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+        new_index[0] = 0;
+        order.push(0u32);
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&c) = kids_of(node).get(*next) {
+                *next += 1;
+                new_index[c as usize] = order.len() as u32;
+                depth[order.len()] = stack.len() as u32;
+                order.push(c);
+                stack.push((c, 0));
+            } else {
+                subtree_end[new_index[node as usize] as usize] = order.len() as u32;
+                stack.pop();
+            }
+        }
+        let mut tree = CallTree {
+            kind,
+            options,
+            parent: Vec::with_capacity(n),
+            method: Vec::with_capacity(n),
+            depth,
+            subtree_end,
+            inclusive: Vec::with_capacity(n),
+            exclusive: Vec::with_capacity(n),
+            calls: Vec::with_capacity(n),
+        };
+        for &old in &order {
+            let old = old as usize;
+            let p = self.parent[old];
+            tree.parent.push(if p == NO_PARENT {
+                NO_PARENT
+            } else {
+                new_index[p as usize]
+            });
+            tree.method.push(self.method[old]);
+            tree.inclusive.push(self.inclusive[old]);
+            tree.exclusive.push(self.exclusive[old].max(0) as u64);
+            tree.calls.push(self.calls[old]);
+        }
+        tree
+    }
+}
+
+/// Time of call `i` of `lane` on `clock`, clipped to `range`; None if outside the range.
+#[inline]
+pub(crate) fn clipped_time(
+    lane: &Lane,
+    i: usize,
+    clock: Clock,
+    range: Option<TickRange>,
+) -> Option<u64> {
+    let full = call_time(lane, i, clock);
+    let Some(TickRange { start: t0, end: t1 }) = range else {
+        return Some(full);
+    };
+    let (s, e) = (lane.start(i), lane.end(i));
+    let lo = s.max(t0);
+    let hi = e.min(t1);
+    if lo > hi || (lo == hi && !(s == e && s >= t0 && s < t1)) {
+        return None;
+    }
+    if lo == s && hi == e {
+        return Some(full);
+    }
+    match clock {
+        Clock::Wall => Some(hi - lo),
+        Clock::Cpu => {
+            let axis = e - s;
+            Some(if axis == 0 {
+                full
+            } else {
+                (full as u128 * (hi - lo) as u128 / axis as u128) as u64
+            })
+        }
+    }
+}
+
+/// Duration of call `i` on `clock` (the axis clock when the lane has no CPU times).
+#[inline]
+pub(super) fn call_time(lane: &Lane, i: usize, clock: Clock) -> u64 {
+    match clock {
+        Clock::Cpu => lane.cpu(i).map_or_else(|| lane.dur(i), |(_, d)| d),
+        Clock::Wall => lane.dur(i),
+    }
+}
+
+pub(super) fn build_raw(trace: &Trace, options: &TreeOptions) -> RawTree {
+    let threads: Vec<&Thread> = match options.thread {
+        Some(t) => trace.threads.get(t.index()).into_iter().collect(),
+        None => trace.threads.iter().collect(),
+    };
+    threads
+        .par_iter()
+        .map(|t| build_thread(t, options.clock, options.range))
+        .reduce_with(|a, b| {
+            // Merge the smaller into the larger; the final order is fixed by `finish`.
+            let (mut big, small) = if a.parent.len() >= b.parent.len() {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            big.merge(&small);
+            big
+        })
+        .unwrap_or_else(RawTree::new)
+}
+
+/// One thread's tree, lane by lane: the nodes of lane d's calls give their children's parents.
+pub(super) fn build_thread(thread: &Thread, clock: Clock, range: Option<TickRange>) -> RawTree {
+    let mut raw = RawTree::new();
+    // node_of[i] = node of call i of the current lane (u32::MAX = left out).
+    let mut node_of: Vec<u32> = Vec::new();
+    let mut next_node_of: Vec<u32> = Vec::new();
+    let lanes = &thread.lanes;
+    if let Some(lane) = lanes.first() {
+        let calls = lane.calls_in(range);
+        let (lo, hi) = (calls.start, calls.end);
+        node_of.resize(lane.len(), u32::MAX);
+        let hi = hi.max(lo);
+        for (i, slot) in node_of.iter_mut().enumerate().take(hi).skip(lo) {
+            if let Some(t) = clipped_time(lane, i, clock, range) {
+                let n = raw.child(0, lane.method(i).0);
+                raw.inclusive[n as usize] += t;
+                raw.exclusive[n as usize] += t as i64;
+                raw.calls[n as usize] += 1;
+                raw.inclusive[0] += t;
+                *slot = n;
+            }
+        }
+    }
+    for d in 0..lanes.len().saturating_sub(1) {
+        let lane = &lanes[d];
+        let next = &lanes[d + 1];
+        next_node_of.clear();
+        next_node_of.resize(next.len(), u32::MAX);
+        for (i, &parent) in node_of.iter().enumerate() {
+            if parent == u32::MAX {
+                continue;
+            }
+            for c in lane.children(i, next.len()) {
+                if let Some(t) = clipped_time(next, c, clock, range) {
+                    let n = raw.child(parent, next.method(c).0);
+                    raw.inclusive[n as usize] += t;
+                    raw.exclusive[n as usize] += t as i64;
+                    raw.calls[n as usize] += 1;
+                    raw.exclusive[parent as usize] -= t as i64;
+                    next_node_of[c] = n;
+                }
+            }
+        }
+        std::mem::swap(&mut node_of, &mut next_node_of);
+    }
+    raw
+}

@@ -1,0 +1,417 @@
+//! Per-worker accumulators: dense per-method columns on `K` clocks at once, small caches of the
+//! last parents per method, and an open-addressing edge map; merged across workers and turned
+//! into one [`Profile`] per clock at the end.
+
+use rayon::prelude::*;
+
+use crate::trace::{Clock, Lane, MethodId};
+
+use super::{Edge, MethodProfile, Profile};
+
+/// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
+#[derive(Clone, Copy)]
+pub(super) struct ClockRead<const K: usize> {
+    pub(super) cpu: [bool; K],
+}
+
+impl<const K: usize> ClockRead<K> {
+    pub(super) fn new(clocks: [Clock; K], thread_has_cpu: bool) -> Self {
+        Self {
+            cpu: clocks.map(|c| c == Clock::Cpu && thread_has_cpu),
+        }
+    }
+
+    #[inline]
+    pub(super) fn dur(self, lane: &Lane, i: usize) -> [u64; K] {
+        self.cpu.map(|cpu| {
+            if cpu {
+                lane.cpu_dur(i).unwrap_or_else(|| lane.dur(i))
+            } else {
+                lane.dur(i)
+            }
+        })
+    }
+
+    /// End times (start + duration) of call `i`.
+    #[inline]
+    pub(super) fn end(self, lane: &Lane, i: usize) -> [u64; K] {
+        self.cpu.map(|cpu| {
+            let (s, d) = if cpu {
+                lane.cpu(i).unwrap_or((lane.start(i), lane.dur(i)))
+            } else {
+                (lane.start(i), lane.dur(i))
+            };
+            s + d
+        })
+    }
+}
+
+#[inline]
+pub(super) fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Per-method sums: the times, the call counts and a small cache of parent edges (most call
+/// graphs are sparse: a method has few callers), so that most calls update the method's own two
+/// cache lines and never touch the edge map. 128 bytes for one clock.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(super) struct MethodAcc<const K: usize> {
+    pub(super) inclusive: [u64; K],
+    pub(super) exclusive: [u64; K],
+    pub(super) top_exclusive: [u64; K],
+    /// Wrapping counters: one worker would need 2³² calls of one method to wrap.
+    pub(super) calls: [u32; 2],
+    pub(super) parents: ParentCache<K>,
+}
+
+impl<const K: usize> Default for MethodAcc<K> {
+    fn default() -> Self {
+        Self {
+            inclusive: [0; K],
+            exclusive: [0; K],
+            top_exclusive: [0; K],
+            calls: [0; 2],
+            parents: ParentCache::EMPTY,
+        }
+    }
+}
+
+/// Cached parent edges of a method, most recently inserted first. A key is (parent + 1, 0 for
+/// `(toplevel)`) << 2 | flags; `u32::MAX` marks an empty entry. The keys are one array so that
+/// finding one is a few compares, not a branch per entry (which entry hits is unpredictable).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ParentCache<const K: usize> {
+    pub(super) keys: [u32; PARENT_SLOTS],
+    pub(super) calls: [u32; PARENT_SLOTS],
+    pub(super) time: [[u64; K]; PARENT_SLOTS],
+}
+
+/// Parent edges cached per method: enough for the callers of most methods.
+pub(super) const PARENT_SLOTS: usize = 6;
+
+impl<const K: usize> ParentCache<K> {
+    pub(super) const EMPTY: ParentCache<K> = ParentCache {
+        keys: [u32::MAX; PARENT_SLOTS],
+        calls: [0; PARENT_SLOTS],
+        time: [[0; K]; PARENT_SLOTS],
+    };
+
+    /// Counts one call of `time` under `key`. On a miss the oldest entry makes room and is
+    /// returned if it held an edge.
+    #[inline(always)]
+    pub(super) fn add(&mut self, key: u32, time: [u64; K]) -> Option<(u32, u32, [u64; K])> {
+        let hits = self
+            .keys
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (j, &k)| m | ((k == key) as u32) << j);
+        let j = hits.trailing_zeros() as usize;
+        if let Some(calls) = self.calls.get_mut(j)
+            && *calls < u32::MAX
+        {
+            *calls += 1;
+            add_k(&mut self.time[j], time);
+            return None;
+        }
+        let last = PARENT_SLOTS - 1;
+        let evicted = (self.keys[last], self.calls[last], self.time[last]);
+        self.keys.copy_within(0..last, 1);
+        self.calls.copy_within(0..last, 1);
+        self.time.copy_within(0..last, 1);
+        (self.keys[0], self.calls[0], self.time[0]) = (key, 1, time);
+        (evicted.0 != u32::MAX).then_some(evicted)
+    }
+
+    /// The cached edges: (key, calls, time).
+    pub(super) fn entries(&self) -> impl Iterator<Item = (u32, u32, [u64; K])> + '_ {
+        (0..PARENT_SLOTS)
+            .filter(|&j| self.keys[j] != u32::MAX)
+            .map(|j| (self.keys[j], self.calls[j], self.time[j]))
+    }
+}
+
+/// Parent slots need (largest method id + 2) << 2 to fit in a `u32` below `u32::MAX`.
+pub(super) const SLOT_METHOD_LIMIT: usize = (1 << 29) - 2;
+
+/// The edge key of a cached parent edge of `child`.
+#[inline]
+pub(super) fn slot_edge_key(slot_key: u32, child: u32) -> u64 {
+    let code = slot_key >> 2;
+    let parent = if code == 0 { TOP } else { code - 1 };
+    (parent as u64) << 32 | (child as u64) << 2 | (slot_key & 3) as u64
+}
+
+/// The parent index used for `(toplevel)` in edge keys (method ids use 30 bits).
+pub(super) const TOP: u32 = 1 << 30;
+
+/// Edge key: parent (31 bits) << 32 | child << 2 | parent-recursive << 1 | child-recursive.
+#[inline]
+pub(super) fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: bool) -> u64 {
+    (parent as u64) << 32 | (child as u64) << 2 | (parent_rec as u64) << 1 | child_rec as u64
+}
+
+/// One edge-table slot: stored key (key + 1; 0 = empty), calls, time per clock.
+pub(super) type EdgeSlot<const K: usize> = (u64, u64, [u64; K]);
+
+/// An edge's key, calls and time per clock.
+pub(super) type EdgeEntry<const K: usize> = (u64, u64, [u64; K]);
+
+/// Edge key → (calls, times): open addressing with linear probing over one flat array, so an
+/// update usually touches one cache line.
+pub(super) struct EdgeMap<const K: usize> {
+    pub(super) slots: Vec<EdgeSlot<K>>,
+    pub(super) len: usize,
+}
+
+impl<const K: usize> Default for EdgeMap<K> {
+    fn default() -> Self {
+        Self {
+            slots: empty_slots(1 << 10),
+            len: 0,
+        }
+    }
+}
+
+/// `n` empty edge-table slots, written rather than allocated zeroed: probing reads a slot before
+/// writing it, and a zeroed allocation's pages would be mapped once for the read and faulted
+/// again, with a TLB flush on every core, for the write.
+pub(super) fn empty_slots<const K: usize>(n: usize) -> Vec<EdgeSlot<K>> {
+    let mut slots = Vec::with_capacity(n);
+    slots.resize(n, (0, 0, [0; K]));
+    slots
+}
+
+impl<const K: usize> EdgeMap<K> {
+    /// murmur3's `fmix64`: edge keys are structured bit fields and need full avalanche.
+    #[inline]
+    pub(super) fn hash(key: u64) -> u64 {
+        let mut h = key;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+
+    #[inline]
+    pub(super) fn add(&mut self, key: u64, calls: u64, time: [u64; K]) {
+        let stored = key + 1;
+        let mask = self.slots.len() - 1;
+        let mut i = Self::hash(key) as usize & mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.0 == stored {
+                slot.1 += calls;
+                add_k(&mut slot.2, time);
+                return;
+            }
+            if slot.0 == 0 {
+                *slot = (stored, calls, time);
+                self.len += 1;
+                if self.len * 2 > self.slots.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    pub(super) fn grow(&mut self) {
+        let doubled = empty_slots(self.slots.len() * 2);
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.len = 0;
+        for (stored, calls, time) in old {
+            if stored != 0 {
+                self.add(stored - 1, calls, time);
+            }
+        }
+    }
+
+    pub(super) fn into_entries(self) -> impl Iterator<Item = EdgeEntry<K>> {
+        self.slots
+            .into_iter()
+            .filter(|s| s.0 != 0)
+            .map(|(stored, calls, time)| (stored - 1, calls, time))
+    }
+}
+
+/// One worker's sums.
+pub(super) struct Acc<const K: usize> {
+    pub(super) methods: Vec<MethodAcc<K>>,
+    pub(super) edges: EdgeMap<K>,
+    /// Edges kept out of the map: the flushed parent caches and other workers' edges, unsorted,
+    /// keys repeated ([`Acc::into_profiles`] sums equal keys after sorting anyway).
+    pub(super) spilled: Vec<EdgeEntry<K>>,
+    /// Σ of all calls' exclusive times.
+    pub(super) exclusive_sum: [u64; K],
+    /// Whether method ids are small enough for [`ParentCache`] keys.
+    pub(super) use_slots: bool,
+}
+
+impl<const K: usize> Acc<K> {
+    pub(super) fn new(method_count: usize) -> Self {
+        Self {
+            methods: vec![MethodAcc::default(); method_count],
+            edges: EdgeMap::default(),
+            spilled: Vec::new(),
+            exclusive_sum: [0; K],
+            use_slots: method_count < SLOT_METHOD_LIMIT,
+        }
+    }
+
+    /// Counts one call edge `parent → child` of `time`.
+    #[inline(always)]
+    pub(super) fn edge(
+        &mut self,
+        parent: u32,
+        child: u32,
+        parent_rec: bool,
+        child_rec: bool,
+        time: [u64; K],
+    ) {
+        if !self.use_slots {
+            self.edges
+                .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
+            return;
+        }
+        let code = if parent == TOP { 0 } else { parent + 1 };
+        let key = code << 2 | (parent_rec as u32) << 1 | child_rec as u32;
+        if let Some((key, calls, time)) = self.methods[child as usize].parents.add(key, time) {
+            self.edges
+                .add(slot_edge_key(key, child), calls as u64, time);
+        }
+    }
+
+    /// Moves the cached parent edges out of the methods (to `spilled`).
+    pub(super) fn flush_slots(&mut self) {
+        for (child, a) in self.methods.iter_mut().enumerate() {
+            for (key, calls, time) in a.parents.entries() {
+                self.spilled
+                    .push((slot_edge_key(key, child as u32), calls as u64, time));
+            }
+            a.parents = ParentCache::EMPTY;
+        }
+    }
+
+    pub(super) fn merge(&mut self, other: Acc<K>) {
+        for (a, b) in self.methods.iter_mut().zip(other.methods) {
+            add_k(&mut a.inclusive, b.inclusive);
+            add_k(&mut a.exclusive, b.exclusive);
+            add_k(&mut a.top_exclusive, b.top_exclusive);
+            a.calls[0] = a.calls[0].wrapping_add(b.calls[0]);
+            a.calls[1] = a.calls[1].wrapping_add(b.calls[1]);
+        }
+        self.spilled.extend(other.edges.into_entries());
+        self.spilled.extend(other.spilled);
+        add_k(&mut self.exclusive_sum, other.exclusive_sum);
+    }
+
+    #[inline]
+    pub(super) fn exclusive(&mut self, m: u32, time: [u64; K], outermost: bool) {
+        let acc = &mut self.methods[m as usize];
+        add_k(&mut acc.exclusive, time);
+        if outermost {
+            add_k(&mut acc.top_exclusive, time);
+        }
+        add_k(&mut self.exclusive_sum, time);
+    }
+
+    pub(super) fn into_profiles(self, clocks: [Clock; K], totals: [u64; K]) -> [Profile; K] {
+        let mut profiles: [Profile; K] = std::array::from_fn(|k| {
+            let top_exclusive = totals[k].saturating_sub(self.exclusive_sum[k]);
+            Profile {
+                clock: clocks[k],
+                total_time: totals[k],
+                methods: self
+                    .methods
+                    .iter()
+                    .map(|a| MethodProfile {
+                        inclusive: a.inclusive[k],
+                        exclusive: a.exclusive[k],
+                        top_exclusive: a.top_exclusive[k],
+                        calls: a.calls[0] as u64,
+                        recursive_calls: a.calls[1] as u64,
+                        ..MethodProfile::default()
+                    })
+                    .collect(),
+                toplevel: MethodProfile {
+                    inclusive: totals[k],
+                    exclusive: top_exclusive,
+                    top_exclusive,
+                    ..MethodProfile::default()
+                },
+            }
+        });
+
+        let mut edges: Vec<EdgeEntry<K>> = self.edges.into_entries().chain(self.spilled).collect();
+        let id = |m: u32| (m != TOP).then_some(MethodId(m));
+        let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
+        let sum = |group: &[EdgeEntry<K>]| {
+            group.iter().fold((0u64, [0u64; K]), |mut s, e| {
+                s.0 += e.1;
+                add_k(&mut s.1, e.2);
+                s
+            })
+        };
+        // Children lists: keyed by (parent, parent-recursive, child), summed over child-recursive.
+        // (parent: 31 bits, parent-recursive, child: 30 bits) as one integer.
+        edges.par_sort_unstable_by_key(|e| {
+            (e.0 >> 32) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
+        });
+        for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
+            let key = group[0].0;
+            let (parent, child, parent_rec) = ((key >> 32) as u32, child_of(key), key & 2 != 0);
+            let (calls, time) = sum(group);
+            for (p, t) in profiles.iter_mut().zip(time) {
+                let entry = if parent == TOP {
+                    &mut p.toplevel
+                } else {
+                    &mut p.methods[parent as usize]
+                };
+                let list = if parent_rec {
+                    &mut entry.recursive_children
+                } else {
+                    &mut entry.children
+                };
+                list.push(Edge {
+                    method: id(child),
+                    calls,
+                    time: t,
+                });
+            }
+        }
+        // Parent lists: keyed by (child, child-recursive, parent), summed over parent-recursive;
+        // `(toplevel)` first.
+        let parent_order = |k: u64| {
+            let parent = (k >> 32) as u32;
+            if parent == TOP { 0 } else { parent as u64 + 1 }
+        };
+        // (child: 30 bits, child-recursive, parent order: 31 bits) as one integer.
+        edges.par_sort_unstable_by_key(|e| {
+            (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
+        });
+        for group in edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2)) {
+            let key = group[0].0;
+            let (parent, child, child_rec) = ((key >> 32) as u32, child_of(key), key & 1 != 0);
+            let (calls, time) = sum(group);
+            for (p, t) in profiles.iter_mut().zip(time) {
+                let entry = &mut p.methods[child as usize];
+                let list = if child_rec {
+                    &mut entry.recursive_parents
+                } else {
+                    &mut entry.parents
+                };
+                list.push(Edge {
+                    method: id(parent),
+                    calls,
+                    time: t,
+                });
+            }
+        }
+        profiles
+    }
+}

@@ -1,0 +1,219 @@
+//! The record sinks of the event profile: [`ProfileSinks`] receive an Android data section's
+//! records while they are decoded (one event walk per thread, storing no records), and
+//! [`profile_sinks`] finishes them into the profile.
+
+use super::*;
+
+/// Makes [`ProfileSinks`]: profiles on `clock` (None: the trace's primary clock) while a reader
+/// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to [`profile_sinks`].
+pub struct ProfileSinkFactory {
+    pub clock: Option<Clock>,
+    /// A worker's threads share one recursion table that moves between them (its cost ∝ the
+    /// stack depths at each switch of thread; one small table stays in the cache). When the
+    /// table moves often (threads interleaved record by record) and `threads × methods` is at
+    /// most this, each thread gets its own table instead.
+    pub table_limit: usize,
+}
+
+/// The shared recursion table's moves between reviews of the sharing ([`ProfileSinks::review`]).
+pub(super) const MOVE_WINDOW: u64 = if cfg!(test) { 8 } else { 4096 };
+
+impl ProfileSinkFactory {
+    pub fn new(clock: Option<Clock>) -> Self {
+        Self {
+            clock,
+            table_limit: 1 << 24,
+        }
+    }
+
+    /// The clock profiled for a trace of `mode`.
+    fn clock_for(&self, mode: Option<ClockMode>) -> Clock {
+        self.clock.unwrap_or(match mode {
+            Some(m) if m.has_cpu() => Clock::Cpu,
+            _ => Clock::Wall,
+        })
+    }
+}
+
+/// One worker's profile of its threads' records, made while they are decoded.
+pub struct ProfileSinks {
+    acc: Acc<1>,
+    pub(super) threads: Vec<SinkThread>,
+    /// Trace thread of each slot.
+    thread_ids: Vec<u32>,
+    /// Which record time is walked: `t2` (wall of a dual trace) or `t1`.
+    walk_t2: bool,
+    /// Whether the other record time is a clock to scan (dual traces).
+    scan_other: bool,
+    clock_mode: ClockMode,
+    /// Shared recursion table: the slot that holds it (None: every thread has its own).
+    pub(super) shared: Option<usize>,
+    /// Whether threads may get a table each (see [`ProfileSinkFactory::table_limit`]).
+    may_unshare: bool,
+    /// Moves of the shared table since the last review, and the records seen before it.
+    moves: u64,
+    reviewed_at: u64,
+    method_count: usize,
+}
+
+pub(super) struct SinkThread {
+    walk: ThreadWalk,
+    walked: TimeReader,
+    scanned: Scanned,
+    events: u64,
+}
+
+impl SinkFactory for ProfileSinkFactory {
+    type Sink = ProfileSinks;
+
+    fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
+        let clock = self.clock_for(Some(clock_mode));
+        let dual = clock_mode == ClockMode::Dual;
+        let share = threads.len() > 1;
+        let threads_state = threads
+            .iter()
+            .enumerate()
+            .map(|(i, _)| SinkThread {
+                walk: ThreadWalk::new(if share && i > 0 { 0 } else { method_count }),
+                walked: TimeReader::default(),
+                scanned: Scanned::default(),
+                events: 0,
+            })
+            .collect();
+        ProfileSinks {
+            acc: Acc::new(method_count),
+            threads: threads_state,
+            thread_ids: threads.to_vec(),
+            walk_t2: dual && clock == Clock::Wall,
+            scan_other: dual,
+            clock_mode,
+            shared: share.then_some(0),
+            may_unshare: threads.len().saturating_mul(method_count) <= self.table_limit,
+            moves: 0,
+            reviewed_at: 0,
+            method_count,
+        }
+    }
+}
+
+impl RecordSink for ProfileSinks {
+    #[inline(always)]
+    fn record(&mut self, slot: usize, op: u32, t1: u32, t2: u32) {
+        if let Some(holder) = self.shared
+            && holder != slot
+        {
+            self.move_table(holder, slot);
+            self.moves += 1;
+            if self.moves == MOVE_WINDOW {
+                self.review();
+            }
+        }
+        let Some(th) = self.threads.get_mut(slot) else {
+            return;
+        };
+        let (walked, other) = if self.walk_t2 { (t2, t1) } else { (t1, t2) };
+        let t = th.walked.next_u32(walked);
+        if self.scan_other {
+            th.scanned.next_u32(other);
+        }
+        th.events += 1;
+        th.walk.step(op, t, &mut self.acc);
+    }
+}
+
+impl ProfileSinks {
+    /// Every [`MOVE_WINDOW`] moves of the shared table: if they came within fewer than 16
+    /// records each (threads interleaved record by record), each thread gets its own table.
+    fn review(&mut self) {
+        let records: u64 = self.threads.iter().map(|t| t.events).sum();
+        if self.may_unshare && records - self.reviewed_at < MOVE_WINDOW * 16 {
+            for (slot, th) in self.threads.iter_mut().enumerate() {
+                if Some(slot) != self.shared {
+                    let mut table = vec![0; self.method_count];
+                    for f in &th.walk.frames {
+                        table[f.method as usize] += 1;
+                    }
+                    th.walk.on_stack = table;
+                }
+            }
+            self.shared = None;
+        }
+        self.moves = 0;
+        self.reviewed_at = records;
+    }
+
+    /// Moves the shared recursion table from thread `from` to thread `to`: `from`'s open calls
+    /// are taken out of it and `to`'s put in.
+    fn move_table(&mut self, from: usize, to: usize) {
+        let Some(src) = self.threads.get_mut(from) else {
+            return;
+        };
+        let mut table = std::mem::take(&mut src.walk.on_stack);
+        for f in &src.walk.frames {
+            table[f.method as usize] -= 1;
+        }
+        let Some(dst) = self.threads.get_mut(to) else {
+            return;
+        };
+        for f in &dst.walk.frames {
+            table[f.method as usize] += 1;
+        }
+        dst.walk.on_stack = table;
+        self.shared = Some(to);
+    }
+}
+
+/// Finishes a profile made by [`ProfileSinks`] while `b` was read: the trace (no calls; threads
+/// with their event counts and time ranges, except the rebuilt axis of thread-CPU traces, which
+/// is not computed) and the profile. `factory` made the sinks; its clock must be one the trace
+/// has.
+pub fn profile_sinks(
+    factory: &ProfileSinkFactory,
+    b: Builder,
+    sinks: Vec<ProfileSinks>,
+) -> (Trace, Profile) {
+    let (mut trace, _) = b.finish_events();
+    let clock = factory.clock_for(trace.clock);
+    let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
+    let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
+        sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
+    crate::timing::mark("sinks finished");
+    let p = assemble(&mut trace, results, clock);
+    (trace, p)
+}
+
+impl ProfileSinks {
+    /// Closes every thread's open calls; the sums and each thread's result.
+    fn finish(mut self, raw_ids: &[u64]) -> (Acc<1>, Vec<(usize, ThreadResult)>) {
+        let mut done = Vec::with_capacity(self.threads.len());
+        for slot in 0..self.threads.len() {
+            if let Some(holder) = self.shared
+                && holder != slot
+            {
+                self.move_table(holder, slot);
+            }
+            let g = self.thread_ids[slot] as usize;
+            let th = &mut self.threads[slot];
+            // Thread-CPU traces: t1 is the CPU clock and their rebuilt axis is not computed.
+            let walked_cpu = match self.clock_mode {
+                ClockMode::Dual => !self.walk_t2,
+                ClockMode::Wall => false,
+                ClockMode::ThreadCpu => true,
+            };
+            let result = thread_result(
+                raw_ids.get(g).copied().unwrap_or(g as u64),
+                th.walk.end(&mut self.acc),
+                walked_cpu,
+                th.scanned.range(),
+                th.walked.backwards + th.scanned.reader.backwards,
+                th.events,
+                Vec::new(),
+            );
+            done.push((g, result));
+        }
+        crate::timing::mark("threads ended");
+        self.acc.flush_slots();
+        crate::timing::mark("slots flushed");
+        (self.acc, done)
+    }
+}

@@ -1,0 +1,132 @@
+//! The shell's bars: the menu (File and the clock), the tab strip and the status bar.
+use super::*;
+
+impl TraceLensApp {
+    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| self.file_menu_ui(ui));
+            if let Some(tab) = self.tabs.get_mut(self.active) {
+                ui.menu_button("View", |ui| {
+                    ui.checkbox(&mut tab.view.show_info, "Trace info");
+                    ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
+                    ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
+                });
+            }
+        });
+    }
+
+    pub(super) fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        if ui.button("Open… (Ctrl+O)").clicked() {
+            self.msgs.push(Msg::OpenDialog);
+            ui.close();
+        }
+        if ui
+            .button("Open a path…")
+            .on_hover_text("Type the path (with completion) instead of using the file dialog")
+            .clicked()
+        {
+            self.msgs.push(Msg::TypePath(Purpose::Open));
+            ui.close();
+        }
+        ui.menu_button("Open recent", |ui| {
+            if self.settings.recent_files.is_empty() {
+                ui.label("(none)");
+            }
+            for p in &self.settings.recent_files {
+                if ui.button(p.display().to_string()).clicked() {
+                    self.msgs.push(Msg::Open(p.clone()));
+                    ui.close();
+                }
+            }
+        });
+        let ready = self.active_doc().is_some();
+        if ui
+            .add_enabled(ready, egui::Button::new("Load mapping…"))
+            .on_hover_text(
+                "Apply an R8/ProGuard mapping.txt to this trace (or drop it on the window); \
+                 a mapping.txt next to the trace is applied when it opens",
+            )
+            .clicked()
+        {
+            self.msgs.push(Msg::LoadMappingDialog);
+            ui.close();
+        }
+        if let Some(format) = platform::export_menu_ui(ui, ready) {
+            self.msgs.push(Msg::Export(format));
+        }
+        let rtl = self.alignable_rtl(None).len();
+        if ui
+            .add_enabled(
+                rtl > 1,
+                egui::Button::new("Align open RTL logs on one time axis"),
+            )
+            .on_disabled_hover_text("Needs two or more open RTL logs with their header")
+            .clicked()
+        {
+            self.msgs.push(Msg::AlignRtl(None));
+            ui.close();
+        }
+        if ui.button("Close tab").clicked() {
+            self.msgs.push(Msg::CloseTab(self.active));
+            ui.close();
+        }
+        if ui.button("Quit").clicked() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    pub(super) fn tabs_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            for (i, tab) in self.tabs.iter().enumerate() {
+                let marker = match &tab.state {
+                    TabState::Loading(_) => " (loading)",
+                    TabState::Failed(_) => " (error)",
+                    TabState::Ready(_) => "",
+                };
+                let label = format!("{}{marker}", tab.title);
+                if ui.selectable_label(i == self.active, label).clicked() {
+                    self.msgs.push(Msg::SelectTab(i));
+                }
+                if ui
+                    .small_button("x")
+                    .on_hover_text("Close this tab")
+                    .clicked()
+                {
+                    self.msgs.push(Msg::CloseTab(i));
+                }
+                ui.separator();
+            }
+        });
+    }
+
+    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            if let Some((_, d)) = self.active_doc() {
+                let t = &d.trace;
+                ui.label(format!(
+                    "{} · {} · {} · {} · {}",
+                    t.source.format,
+                    style::plural(t.threads.len(), "thread"),
+                    style::plural(t.methods.len(), "method"),
+                    style::plural(t.call_count(), "call"),
+                    style::plural(t.source.record_count as usize, "record")
+                ));
+            }
+            if let Some(tab) = self.tabs.get(self.active) {
+                match deobf::status_ui(ui, &tab.mapping) {
+                    deobf::StatusAction::None => {}
+                    deobf::StatusAction::Use(on) => self.msgs.push(Msg::UseMapping(on)),
+                    deobf::StatusAction::Dismiss => {
+                        if let Some(t) = self.tabs.get_mut(self.active) {
+                            t.mapping.error = None;
+                        }
+                    }
+                }
+            }
+            if !self.status.is_empty() {
+                ui.separator();
+                ui.label(&self.status);
+            }
+        });
+    }
+}

@@ -1,0 +1,104 @@
+//! The nesting rules, shared by lane building ([`super::Builder::finish`]) and the event profile
+//! ([`crate::analysis::profile::profile_events`]) so both read an event stream the same way
+//! (DESIGN.md "Timeline nesting", as perflib):
+//! - an exit with an empty stack is *unmatched*: the entry happened before tracing started (the
+//!   builder makes a call from the thread's first time, flag `synthesized_entry`);
+//! - an exit of a method below the stack top closes the frames above it at that time (diagnostic
+//!   `mismatched-exit`); an exit of a method not on the stack is dropped (`exit-not-on-stack`);
+//! - calls still open at the end close at the thread's last time (flag `unclosed`);
+//! - nesting deeper than [`MAX_DEPTH`] is left out of the model.
+
+use super::{Diagnostic, Location};
+
+/// How an exit record relates to the current stack.
+pub(crate) enum ExitKind {
+    /// The stack is empty: the entry happened before tracing started.
+    Unmatched,
+    /// The method is `n` frames below the top (0 = the top itself).
+    Matched(usize),
+    /// The method is not on the (non-empty) stack.
+    NotOnStack,
+}
+
+#[inline]
+pub(crate) fn classify_exit(
+    stack_methods: impl DoubleEndedIterator<Item = u32>,
+    empty: bool,
+    m: u32,
+) -> ExitKind {
+    if empty {
+        return ExitKind::Unmatched;
+    }
+    match stack_methods.rev().position(|x| x == m) {
+        Some(n) => ExitKind::Matched(n),
+        None => ExitKind::NotOnStack,
+    }
+}
+
+/// The deepest nesting the model keeps: calls whose depth (the lane they would go to) is this or
+/// more are left out, with a diagnostic. dmtracedump stops at the same depth (its
+/// `MAX_STACK_DEPTH`); the limit bounds the lanes of a thread, and the work of every view and
+/// export that follows a call's ancestors (collapsed stacks write each call's whole path).
+pub const MAX_DEPTH: usize = 10_000;
+
+/// How one thread's exit relates to its stack: [`classify_exit`] with a table of how often each
+/// method is on the stack (`on_stack`), so an exit of a method that is not on it costs no scan.
+/// A scan ends at the frame the exit closes, with every frame above it: its work is paid for by
+/// the frames it pops, and the whole walk stays linear in the events however deep the stack.
+#[inline]
+pub(crate) fn classify_exit_with(
+    stack_methods: impl DoubleEndedIterator<Item = u32>,
+    top: Option<u32>,
+    on_stack: &[u32],
+    m: u32,
+) -> ExitKind {
+    match top {
+        None => ExitKind::Unmatched,
+        Some(t) if t == m => ExitKind::Matched(0),
+        Some(_) if on_stack.get(m as usize).is_none_or(|&n| n == 0) => ExitKind::NotOnStack,
+        Some(_) => classify_exit(stack_methods, false, m),
+    }
+}
+
+/// Counts `m` onto the stack in `on_stack` (grown as needed).
+#[inline]
+pub(crate) fn count_on(on_stack: &mut Vec<u32>, m: u32) {
+    let i = m as usize;
+    if i >= on_stack.len() {
+        on_stack.resize(i + 1, 0);
+    }
+    on_stack[i] += 1;
+}
+
+/// The diagnostics about one thread's event stream.
+pub(crate) fn stream_diagnostics(
+    raw_id: u64,
+    mismatched: u64,
+    dropped: u64,
+    backwards: u64,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if mismatched > 0 {
+        diags.push(Diagnostic::warning(
+            "mismatched-exit",
+            Location::File,
+            format!(
+                "thread {raw_id}: {mismatched} exits named a method below the stack top; the frames above were closed there"
+            ),
+        ));
+    }
+    if dropped > 0 {
+        diags.push(Diagnostic::warning(
+            "exit-not-on-stack",
+            Location::File,
+            format!("thread {raw_id}: {dropped} exits of methods not on the stack were ignored"),
+        ));
+    }
+    if backwards > 0 {
+        diags.push(Diagnostic::warning(
+            "time-backwards",
+            Location::File,
+            format!("thread {raw_id}: {backwards} times ran backwards and were clamped"),
+        ));
+    }
+}
