@@ -822,6 +822,8 @@ fn l05_cpu_greater_than_wall_flagged() {
 fn l06_wall_back_in_file_order_sorted_by_wall() {
     let t = l("l06_wall_back.csv");
     assert_eq!(calls_of(&t, "2->1"), vec![(0, 4000)]);
+    assert!(has_code(&t, "L6"), "the step back is reported");
+    assert!(!has_code(&l("l07_two_pids.csv"), "L6"));
 }
 
 #[test]

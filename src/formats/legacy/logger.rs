@@ -208,8 +208,13 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
         ));
     }
     let mut methods: HashMap<(u64, u64), crate::trace::MethodId> = HashMap::new();
-    let mut l5 = 0u64;
+    let (mut l5, mut l6) = (0u64, 0u64);
     for ((pid, tid), mut hits) in threads {
+        // L6: wall time going back in file order (a CLOCK_REALTIME step); blocks follow the
+        // wall clock after the sort, with a warning.
+        if axis.has_wall && hits.windows(2).any(|w| w[1].wall_ns < w[0].wall_ns) {
+            l6 += 1;
+        }
         hits.sort_by_key(|h| (axis.of(h), h.cpu_ns, h.order));
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         for h in &hits {
@@ -268,6 +273,15 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
                 format!("thread {tid} of pid {pid} has a single probe hit: no block"),
             ));
         }
+    }
+    if l6 > 0 {
+        b.diag(Diagnostic::warning(
+            "L6",
+            Location::File,
+            format!(
+                "wall time goes back in file order on {l6} thread(s) (a wall-clock step?); their probe hits are ordered by wall time"
+            ),
+        ));
     }
     if l5 > 0 {
         b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));

@@ -411,12 +411,14 @@ impl Reader {
 
     fn time(&mut self, tid: u64, raw: u64, line_no: u64, line: &str) -> u64 {
         let st = self.thread(tid);
-        let mut t = raw + st.wrap_add;
+        // Time stamps are 32-bit milliseconds; a larger number in a damaged line saturates
+        // instead of overflowing the unwrapped time.
+        let mut t = raw.saturating_add(st.wrap_add);
         let mut diag = None;
         if st.any && t < st.last_ms {
             if st.last_ms - t > (1u64 << 31) {
-                st.wrap_add += 1u64 << 32;
-                t = raw + st.wrap_add;
+                st.wrap_add = st.wrap_add.saturating_add(1u64 << 32);
+                t = raw.saturating_add(st.wrap_add);
                 diag = Some((
                     "R4",
                     "time stamp wrapped past 2^32 ms; unwrapped".to_string(),
