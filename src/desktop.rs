@@ -114,24 +114,31 @@ pub(crate) fn install(exe: &Path) -> Result<Report, DesktopError> {
         })?;
         log.push(format!("wrote {}", path.display()));
     }
-    let mime_dir = p.data_home.join("mime");
-    let apps_dir = p.data_home.join("applications");
-    log.push(refresh(
-        "update-mime-database",
-        &[&mime_dir.to_string_lossy()],
-        &p.data_home,
-    ));
-    log.push(refresh(
-        "update-desktop-database",
-        &[&apps_dir.to_string_lossy()],
-        &p.data_home,
-    ));
+    log.extend(refresh_databases(&p));
     log.push(refresh(
         "xdg-mime",
         &["default", "tracelens.desktop", MIME_TYPE],
         &p.data_home,
     ));
     Ok(Report { lines: log })
+}
+
+/// Rebuilds the desktop's MIME and application caches under the user's data directory.
+fn refresh_databases(p: &Paths) -> [String; 2] {
+    let mime_dir = p.data_home.join("mime");
+    let apps_dir = p.data_home.join("applications");
+    [
+        refresh(
+            "update-mime-database",
+            &[&mime_dir.to_string_lossy()],
+            &p.data_home,
+        ),
+        refresh(
+            "update-desktop-database",
+            &[&apps_dir.to_string_lossy()],
+            &p.data_home,
+        ),
+    ]
 }
 
 /// Removes what [`install`] wrote.
@@ -152,17 +159,6 @@ pub(crate) fn uninstall() -> Result<Report, DesktopError> {
             }
         }
     }
-    let mime_dir = p.data_home.join("mime");
-    let apps_dir = p.data_home.join("applications");
-    log.push(refresh(
-        "update-mime-database",
-        &[&mime_dir.to_string_lossy()],
-        &p.data_home,
-    ));
-    log.push(refresh(
-        "update-desktop-database",
-        &[&apps_dir.to_string_lossy()],
-        &p.data_home,
-    ));
+    log.extend(refresh_databases(&p));
     Ok(Report { lines: log })
 }

@@ -143,20 +143,22 @@ impl Reader {
         i
     }
 
+    /// Records a fact about session `si` as written in the header (`s{si}.{key}`).
+    fn fact(&mut self, si: usize, key: &str, value: impl Into<String>) {
+        self.b
+            .source
+            .options
+            .push((format!("s{si}.{key}"), value.into()));
+    }
+
     /// `OSVERSION [..] BUILD=[..]`: starts a session and states its OS version and build.
     fn os_version(&mut self, body: &str) {
         self.new_session();
         let si = self.cur().index;
         if let Some((v, rest)) = bracket_after(body, "=") {
-            self.b
-                .source
-                .options
-                .push((format!("s{si}.osversion"), v.to_string()));
+            self.fact(si, "osversion", v.to_string());
             if let Some((bld, _)) = bracket_after(rest, "BUILD=") {
-                self.b
-                    .source
-                    .options
-                    .push((format!("s{si}.build"), bld.to_string()));
+                self.fact(si, "build", bld.to_string());
             }
         }
     }
@@ -166,10 +168,7 @@ impl Reader {
         let si = self.cur().index;
         for key in ["PLATFORM", "CPU", "DEVNAME"] {
             if let Some((v, _)) = bracket_after(body, &format!("{key}=")) {
-                self.b
-                    .source
-                    .options
-                    .push((format!("s{si}.{}", key.to_ascii_lowercase()), v.to_string()));
+                self.fact(si, &key.to_ascii_lowercase(), v.to_string());
             }
         }
     }
@@ -184,17 +183,11 @@ impl Reader {
         }
         let si = self.cur().index;
         if let Some((app, rest)) = bracket_after(body, "REGISTERED APP") {
-            self.b
-                .source
-                .options
-                .push((format!("s{si}.app"), app.to_string()));
+            self.fact(si, "app", app.to_string());
             let pid =
                 bracket_after(rest, "PROCCESSID").or_else(|| bracket_after(rest, "PROCESSID"));
             if let Some((p, _)) = pid {
-                self.b
-                    .source
-                    .options
-                    .push((format!("s{si}.pid"), p.to_string()));
+                self.fact(si, "pid", p.to_string());
             }
         }
     }
@@ -218,10 +211,7 @@ impl Reader {
                     ));
                 }
                 self.cur().resolution = Some(r);
-                self.b
-                    .source
-                    .options
-                    .push((format!("s{si}.resolution"), r.to_string()));
+                self.fact(si, "resolution", r.to_string());
             }
             None => self
                 .b
@@ -277,10 +267,7 @@ impl Reader {
         let Some(evt) = rest.rfind("] EVT [") else {
             if upper.contains(" CAL [") || upper.contains(" FREQ [") {
                 let si = self.cur().index;
-                self.b
-                    .source
-                    .options
-                    .push((format!("s{si}.cal"), body.to_string())); // P17
+                self.fact(si, "cal", body.to_string()); // P17
             } else {
                 self.b.diag(
                     Diagnostic::new(Severity::Info, "P18", loc, "undocumented record kept raw")
