@@ -333,12 +333,13 @@ fn viewer(trace: Trace) {
     for clock in clocks_of(&trace) {
         let top = CallTree::top_down(&trace, TreeOptions::new(clock));
         let _ = top.flame_layout();
-        // The viewer's bottom-up tree is lazy: open nodes (depth-first, at most 10 000), as a user would.
+        // The viewer's bottom-up tree is lazy: open nodes depth-first, as a user would. Each
+        // opening costs time linear in the calls it gathers; 2 000 of them bound one input.
         let mut bottom = BottomUpTree::new(top);
         let mut open = vec![NodeId::ROOT];
         let mut opened = 0;
         while let Some(n) = open.pop()
-            && opened < 10_000
+            && opened < 2_000
         {
             open.extend_from_slice(bottom.expand(n));
             opened += 1;
