@@ -10,27 +10,17 @@
 //! trace, renaming it and building the renamed document (new rankings; profiles and timeline
 //! summaries kept), against building a document from scratch. Best of 3.
 
+mod common;
+use common::best_of;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tracelens::app::Document;
 use tracelens::formats::Progress;
 use tracelens::mapping::{Mapping, apply, obfuscate::obfuscate_trace, unapply};
 use tracelens::trace::Trace;
-
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let v = f();
-        best = best.min(t0.elapsed());
-        last = Some(v);
-    }
-    (best, last.expect("runs > 0"))
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3

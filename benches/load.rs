@@ -10,28 +10,18 @@
 //! - the whole `tracelens profile FILE > /dev/null` command: wall time and peak RSS;
 //! - with `DMTRACEDUMP=/path/to/dmtracedump`, the same for dmtracedump.
 
+mod common;
+use common::best_of;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tracelens::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use tracelens::formats::{Parsed, Progress};
 use tracelens::load::{load_parsed, load_path, load_to_sinks};
 
 const RUNS: usize = 3;
-
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let v = f();
-        best = best.min(t0.elapsed());
-        last = Some(v);
-    }
-    (best, last.expect("runs > 0"))
-}
 
 fn trace_file() -> PathBuf {
     if let Ok(p) = std::env::var("TRACELENS_BENCH_TRACE") {
