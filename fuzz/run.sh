@@ -25,7 +25,7 @@ for t in "${targets[@]}"; do
   esac
   case $t in
     profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
-    android_key|detect|rtl|perflog|cprofiler|logger|mapping) len=16384 ;;
+    android_*|detect|rtl|perflog|cprofiler|logger|mapping) len=16384 ;;  # readers: fast small inputs
     *) len=262144 ;;
   esac
   mkdir -p "artifacts/$t"
