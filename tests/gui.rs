@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::gui_util::{Dropped, drop_file, harness, ready, sample_path, step_until, wait_loaded};
+use crate::gui_util::{
+    Dropped, drop_file, generated_trace, harness, ready, sample_path, step_until, wait_loaded,
+};
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use tracelens::app::TabState;
@@ -144,13 +146,11 @@ fn a_corrupt_dropped_file_shows_an_error_and_other_tabs_keep_working() {
 #[test]
 fn frames_keep_running_while_a_big_trace_loads() {
     let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.trace");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(["gen", "--records", "1000000", "--threads", "4", "-o"])
-        .arg(&big)
-        .output()
-        .unwrap();
-    assert!(status.status.success());
+    let big = generated_trace(
+        dir.path(),
+        "big.trace",
+        &["--records", "1000000", "--threads", "4"],
+    );
     let mut h = harness(&[big]);
     let mut frames_while_loading = 0;
     let t0 = Instant::now();

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::gui_util::{harness, harness_sized, ready, sample, step_until_label, wait_loaded};
+use crate::gui_util::{
+    generated_trace, harness, harness_sized, ready, sample, step_until_label, wait_loaded,
+};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{AccessKitNode, NodeT, Queryable};
@@ -568,13 +570,11 @@ fn the_thread_label_column_can_be_dragged_wider() {
 #[test]
 fn the_progress_bar_names_each_phase_of_a_load() {
     let dir = tempfile::tempdir().unwrap();
-    let big = dir.path().join("big.trace");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(["gen", "--records", "1000000", "--threads", "4", "-o"])
-        .arg(&big)
-        .output()
-        .unwrap();
-    assert!(status.status.success());
+    let big = generated_trace(
+        dir.path(),
+        "big.trace",
+        &["--records", "1000000", "--threads", "4"],
+    );
     let mut h = harness(&[big]);
     let phases = ["reading", "building the trace", "profiling, ranking"];
     let mut seen = Vec::new();

@@ -106,3 +106,21 @@ pub fn sample(name: &str) -> PathBuf {
 pub fn sample_path() -> PathBuf {
     sample("sample-app.trace")
 }
+
+/// A large trace written by `tracelens gen ARGS -o DIR/NAME` (e.g. to load for a while).
+pub fn generated_trace(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let big = dir.join(name);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
+        .arg("gen")
+        .args(args)
+        .arg("-o")
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    big
+}

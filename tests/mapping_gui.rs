@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::gui_util::{H, drop_file, harness_with, ready, sample_path, step_until};
+use crate::gui_util::{
+    H, drop_file, generated_trace, harness_with, ready, sample_path, step_until,
+};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -425,14 +427,11 @@ fn a_working_dialog_is_used_and_a_slow_cancel_is_only_a_status_line() {
 fn a_mapping_dropped_while_the_trace_loads_is_applied_once_it_has_loaded() {
     let dir = tempfile::tempdir().unwrap();
     // A trace big enough to still be loading when the mapping is dropped.
-    let generated = dir.path().join("gen.trace");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(["gen", "--records", "3000000", "--methods", "3000", "-o"])
-        .arg(&generated)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let generated = generated_trace(
+        dir.path(),
+        "gen.trace",
+        &["--records", "3000000", "--methods", "3000"],
+    );
     let original = names(&load(&generated));
     let obf = obfuscate_trace(&std::fs::read(&generated).unwrap(), 3).unwrap();
     let (trace, mapping) = (dir.path().join("big.trace"), dir.path().join("r8.map"));
