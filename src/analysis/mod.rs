@@ -2,6 +2,7 @@
 
 pub(crate) mod attributes;
 pub mod calltree;
+pub mod compensate;
 pub mod diff;
 pub mod histogram;
 pub mod profile;

@@ -78,6 +78,7 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         durations: Vec::new(),
         diagnostics: trace.diagnostics.clone(),
         deobfuscation: trace.deobfuscation.clone(),
+        compensation: trace.compensation.clone(),
     }
 }
 

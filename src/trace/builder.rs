@@ -255,6 +255,7 @@ impl Builder {
             durations: self.durations,
             diagnostics: self.diagnostics,
             deobfuscation: None,
+            compensation: None,
         };
         (trace, events)
     }

@@ -177,6 +177,10 @@ pub struct SourceInfo {
     /// Whether the trace buffer filled up and recording stopped early (Android key
     /// `data-file-overflow`).
     pub overflowed: Option<bool>,
+    /// What one clock read costs the tracer, ns (Android key `clock-call-overhead-nsec`; at most
+    /// [`crate::analysis::compensate::MAX_OVERHEAD_NS`]): the per-record cost `--compensate`
+    /// subtracts (docs/compensation.md).
+    pub call_overhead_ns: Option<u64>,
 }
 
 /// When recording started, as a file states it.
@@ -235,6 +239,9 @@ pub struct Trace {
     /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see
     /// [`crate::mapping::apply`]).
     pub deobfuscation: Option<Box<crate::mapping::Deobfuscation>>,
+    /// Set when the call times were compensated for the cost of tracing (see
+    /// [`crate::analysis::compensate`]).
+    pub compensation: Option<crate::analysis::compensate::Compensation>,
 }
 
 impl Trace {

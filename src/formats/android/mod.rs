@@ -32,6 +32,7 @@ pub(crate) mod streaming;
 pub mod synth;
 pub(crate) mod writer;
 
+use crate::analysis::compensate::MAX_OVERHEAD_NS;
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::{
@@ -255,7 +256,9 @@ fn prepare(
     let mut b = Builder::new(FORMAT_TRACE);
     b.source.version = Some(header.version as u32);
     b.source.options = key.options.clone();
-    stated_facts(&mut b.source, &key.options, &header);
+    if let Some(d) = stated_facts(&mut b.source, &key.options, &header) {
+        b.diag(d);
+    }
     b.source.byte_len = byte_len;
     b.diagnostics.extend(key.diagnostics.iter().cloned());
     if key.version != header.version as u32 {
@@ -280,12 +283,14 @@ fn prepare(
 }
 
 /// The typed facts of the key's options (`vm`, `pid`, `elapsed-time-usec`,
-/// `data-file-overflow`) and of the data header (start time).
+/// `data-file-overflow`, `clock-call-overhead-nsec`) and of the data header (start time). An
+/// overhead that is not a number of at most [`MAX_OVERHEAD_NS`] is ignored, with the diagnostic
+/// returned.
 pub(crate) fn stated_facts(
     source: &mut SourceInfo,
     options: &[(String, String)],
     header: &DataHeader,
-) {
+) -> Option<Diagnostic> {
     let option = |k: &str| {
         options
             .iter()
@@ -302,6 +307,20 @@ pub(crate) fn stated_facts(
     source.pid = option("pid").and_then(|p| p.parse().ok());
     source.stated_elapsed_us = option("elapsed-time-usec").and_then(|us| us.parse().ok());
     source.overflowed = option("data-file-overflow").map(|v| v == "true");
+    let overhead = option("clock-call-overhead-nsec")?;
+    match overhead.parse::<u64>() {
+        Ok(ns) if ns <= MAX_OVERHEAD_NS => {
+            source.call_overhead_ns = Some(ns);
+            None
+        }
+        _ => Some(Diagnostic::warning(
+            "bad-call-overhead",
+            Location::File,
+            format!(
+                "clock-call-overhead-nsec={overhead} is not a time of 0 to {MAX_OVERHEAD_NS} ns; ignored (--compensate needs --overhead-ns)"
+            ),
+        )),
+    }
 }
 
 /// Picks the clock from the key's `clock=` option and the record layout.

@@ -283,7 +283,9 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         .as_ref()
         .map_or(&[][..], |sum| &sum.options[..]);
     b.source.options = options.to_vec();
-    super::stated_facts(&mut b.source, options, &scan.header);
+    if let Some(d) = super::stated_facts(&mut b.source, options, &scan.header) {
+        b.diag(d);
+    }
     b.diagnostics.extend(scan.diagnostics.iter().cloned());
     let clock_opt = scan.summary.as_ref().and_then(|s| s.option("clock"));
     let (clock, note) = clock_mode(clock_opt, &scan.header);

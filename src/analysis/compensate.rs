@@ -1,0 +1,353 @@
+//! Compensation for the cost of tracing (`--compensate`; the model is in docs/compensation.md).
+//!
+//! An instrumenting tracer pays for every record it writes: ART reads the clock(s), stores the
+//! record, and states what one clock read costs in its key (`clock-call-overhead-nsec`). That
+//! time lands in the measured times: a thread's k-th record (0-based) is stamped k·o later than
+//! it would have been without tracing, on the thread's CPU clock and on its wall clock. So the
+//! true time of record k is `measured − k·o`; a leaf call loses o, a call with d descendant
+//! calls loses (2d + 1)·o of inclusive time and (children + 1)·o of exclusive time.
+//!
+//! [`compensate`] rewrites a [`Trace`] that way, so every view and report built on it is
+//! compensated alike. Call times are whole ticks: the offsets are exact integers
+//! `round(k · o_ns · ticks_per_sec / 1e9)` (computed incrementally, no floating point), and a
+//! thread's compensated times are clamped to stay non-decreasing in record order (an `o` larger
+//! than the gap between two records would otherwise make negative durations).
+//!
+//! The record index k of each call's entry and exit is derived from the lanes: records come in
+//! depth-first order (entry, children, exit), a call whose entry was synthesized (an unmatched
+//! exit) starts at the thread's first record, and an unclosed call ends at its last. That is
+//! exact for every stream the builder reads without dropping records; exits that were ignored
+//! or closed several frames at once, and calls nested deeper than the model keeps, shift the
+//! derived indices: such a thread is counted in [`Compensation::approximate_threads`] and gets
+//! a diagnostic. The rebuilt timeline axis of thread-CPU-only traces is not a clock and is left
+//! as it is; their CPU times are compensated.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::analysis::profile::Profile;
+use crate::trace::{Call, Diagnostic, Lane, LaneBuilder, Location, Thread, Trace};
+
+/// The largest per-record overhead taken from a key or an option, ns: a clock read costs
+/// nanoseconds to tens of microseconds even on an emulator; more is a broken value.
+pub const MAX_OVERHEAD_NS: u64 = 1_000_000;
+
+/// A method is flagged as mostly tracing cost when its compensated inclusive time is below this
+/// share of its measured one (see [`mostly_tracing`]).
+pub const MOSTLY_TRACING_PERCENT: u64 = 50;
+
+/// Where the per-record overhead came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverheadSource {
+    /// The trace's key (`clock-call-overhead-nsec`).
+    Key,
+    /// Given by the user (`--overhead-ns`).
+    Given,
+}
+
+/// How a trace was compensated.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Compensation {
+    /// Subtracted per record, ns.
+    pub overhead_ns: u64,
+    pub from: OverheadSource,
+    /// Threads whose records do not all map onto calls: their compensation is approximate.
+    pub approximate_threads: u32,
+}
+
+/// The overhead to use: `given` (an explicit value) wins over the trace's key; None when there
+/// is neither.
+pub fn overhead_for(trace: &Trace, given: Option<u64>) -> Option<(u64, OverheadSource)> {
+    match given {
+        Some(ns) => Some((ns, OverheadSource::Given)),
+        None => trace
+            .source
+            .call_overhead_ns
+            .map(|ns| (ns, OverheadSource::Key)),
+    }
+}
+
+/// Per-record offsets in ticks: `off(k) = round(k · overhead_ns · ticks_per_sec / 1e9)`, half
+/// up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Offsets {
+    /// overhead_ns · ticks_per_sec (ticks·ns/s).
+    per_record: u128,
+}
+
+const NS_PER_SEC: u128 = 1_000_000_000;
+
+impl Offsets {
+    pub(crate) fn new(overhead_ns: u64, ticks_per_sec: u64) -> Self {
+        Self {
+            per_record: overhead_ns as u128 * ticks_per_sec as u128,
+        }
+    }
+
+    /// `off(k)`, saturating.
+    pub(crate) fn at(&self, k: u64) -> u64 {
+        let v = (k as u128 * self.per_record + NS_PER_SEC / 2) / NS_PER_SEC;
+        u64::try_from(v).unwrap_or(u64::MAX)
+    }
+
+    /// `off(0), off(1), …` without a division per record.
+    fn stepper(&self) -> Stepper {
+        let q_step = u64::try_from(self.per_record / NS_PER_SEC).unwrap_or(u64::MAX);
+        Stepper {
+            k: 0,
+            q: 0,
+            r: (NS_PER_SEC / 2) as u64,
+            q_step,
+            r_step: (self.per_record % NS_PER_SEC) as u64,
+        }
+    }
+}
+
+/// The offset of record `k`, kept as `k · a + D/2 = q·D + r` with `0 ≤ r < D`.
+struct Stepper {
+    k: u64,
+    q: u64,
+    r: u64,
+    q_step: u64,
+    r_step: u64,
+}
+
+impl Stepper {
+    /// The offset of the next record, then moves past it.
+    #[inline]
+    fn take(&mut self) -> u64 {
+        let off = self.q;
+        self.k += 1;
+        self.q = self.q.saturating_add(self.q_step);
+        self.r += self.r_step;
+        if self.r >= NS_PER_SEC as u64 {
+            self.r -= NS_PER_SEC as u64;
+            self.q = self.q.saturating_add(1);
+        }
+        off
+    }
+}
+
+/// One clock's compensated times of a thread, non-decreasing in record order.
+#[derive(Default)]
+struct Clamp {
+    prev: u64,
+}
+
+impl Clamp {
+    #[inline]
+    fn apply(&mut self, t: u64, off: u64) -> u64 {
+        self.prev = t.saturating_sub(off).max(self.prev);
+        self.prev
+    }
+}
+
+/// `trace` with every call's times compensated for `overhead_ns` per record (see the module
+/// docs). Method and string tables, counters, instants and series are kept; a diagnostic names
+/// the threads compensated approximately.
+pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
+    let offsets = Offsets::new(overhead_ns, trace.ticks_per_sec);
+    let axis = !trace.axis_synthesized;
+    let rewritten: Vec<(Thread, bool)> = trace
+        .threads
+        .par_iter()
+        .map(|t| compensate_thread(t, &offsets, axis))
+        .collect();
+    let approximate: Vec<u64> = rewritten
+        .iter()
+        .filter(|(_, exact)| !exact)
+        .map(|(t, _)| t.raw_id)
+        .collect();
+    let mut diagnostics = trace.diagnostics.clone();
+    if !approximate.is_empty() {
+        let ids: Vec<String> = approximate.iter().take(10).map(u64::to_string).collect();
+        let more = if approximate.len() > 10 { ", …" } else { "" };
+        diagnostics.push(Diagnostic::warning(
+            "compensation-approximate",
+            Location::File,
+            format!(
+                "{} threads ({}{more}) have records that map onto no call (ignored or mismatched exits, calls nested too deep): their tracing-overhead compensation is approximate",
+                approximate.len(),
+                ids.join(", ")
+            ),
+        ));
+    }
+    Trace {
+        source: trace.source.clone(),
+        clock: trace.clock,
+        axis_synthesized: trace.axis_synthesized,
+        ticks_per_sec: trace.ticks_per_sec,
+        strings: trace.strings.clone(),
+        methods: trace.methods.clone(),
+        threads: rewritten.into_iter().map(|(t, _)| t).collect(),
+        counters: trace.counters.clone(),
+        instants: trace.instants.clone(),
+        durations: trace.durations.clone(),
+        diagnostics,
+        deobfuscation: trace.deobfuscation.clone(),
+        compensation: Some(Compensation {
+            overhead_ns,
+            from,
+            approximate_threads: approximate.len() as u32,
+        }),
+    }
+}
+
+/// A call being walked: where it is, its children still to visit, its compensated starts.
+struct Frame {
+    depth: usize,
+    index: usize,
+    next_child: usize,
+    children_end: usize,
+    start: u64,
+    cpu_start: Option<u64>,
+}
+
+/// The depth-first walk of one thread's calls in record order.
+struct Walk<'a> {
+    lanes: &'a [Lane],
+    /// Whether axis times are compensated (not for a rebuilt axis).
+    axis: bool,
+    steps: Stepper,
+    /// The offset of the thread's last record (where unclosed calls end).
+    last_off: u64,
+    ca: Clamp,
+    cc: Clamp,
+    stack: Vec<Frame>,
+    out: Vec<LaneBuilder>,
+}
+
+impl Walk<'_> {
+    /// The entry of call `index` of lane `depth`.
+    fn enter(&mut self, depth: usize, index: usize) {
+        let lane = &self.lanes[depth];
+        let off = if lane.flags(index).synthesized_entry {
+            0
+        } else {
+            self.steps.take()
+        };
+        let start = lane.start(index);
+        let children = self
+            .lanes
+            .get(depth + 1)
+            .map_or(0..0, |next| lane.children(index, next.len()));
+        let start = if self.axis {
+            self.ca.apply(start, off)
+        } else {
+            start
+        };
+        let cpu_start = lane.cpu(index).map(|(s, _)| self.cc.apply(s, off));
+        self.stack.push(Frame {
+            depth,
+            index,
+            next_child: children.start,
+            children_end: children.end,
+            start,
+            cpu_start,
+        });
+    }
+
+    /// The exit of the call on top of the stack: pushed to its output lane.
+    fn exit(&mut self) {
+        let f = self.stack.pop().expect("a frame");
+        let lane = &self.lanes[f.depth];
+        let c = lane.call(f.index);
+        let off = if c.flags.unclosed {
+            self.last_off
+        } else {
+            self.steps.take()
+        };
+        let end = if self.axis {
+            self.ca.apply(c.end(), off)
+        } else {
+            c.end()
+        };
+        let cpu = match (c.cpu, f.cpu_start) {
+            (Some((s, d)), Some(cs)) => Some((cs, self.cc.apply(s + d, off) - cs)),
+            _ => None,
+        };
+        let call = Call {
+            start: f.start,
+            dur: end - f.start,
+            cpu,
+            ..c
+        };
+        self.out[f.depth].push(&call, lane.first_child(f.index) as u32);
+    }
+
+    /// Walks every call, top-level ones in order, each subtree depth-first.
+    fn run(&mut self) {
+        let top_len = self.lanes.first().map_or(0, Lane::len);
+        for i in 0..top_len {
+            self.enter(0, i);
+            while let Some(f) = self.stack.last_mut() {
+                if f.next_child < f.children_end {
+                    let (d, c) = (f.depth + 1, f.next_child);
+                    f.next_child += 1;
+                    self.enter(d, c);
+                } else {
+                    self.exit();
+                }
+            }
+        }
+    }
+}
+
+/// One thread compensated (axis times too when `axis`), and whether its records all map onto
+/// calls (the compensation is exact).
+fn compensate_thread(thread: &Thread, offsets: &Offsets, axis: bool) -> (Thread, bool) {
+    let mut w = Walk {
+        lanes: &thread.lanes,
+        axis,
+        steps: offsets.stepper(),
+        last_off: offsets.at(thread.event_count.saturating_sub(1)),
+        ca: Clamp::default(),
+        cc: Clamp::default(),
+        stack: Vec::new(),
+        out: thread
+            .lanes
+            .iter()
+            .map(|l| LaneBuilder::with_capacity(l.len(), l.has_cpu()))
+            .collect(),
+    };
+    w.run();
+    let exact = w.steps.k == thread.event_count;
+    let last_off = w.last_off;
+    let range = |r: Option<(u64, u64)>, clamp: &Clamp| {
+        r.map(|(a, b)| (a, b.saturating_sub(last_off).max(clamp.prev).max(a)))
+    };
+    let axis_range = if axis {
+        range(thread.axis_range, &w.ca)
+    } else {
+        thread.axis_range
+    };
+    let t = Thread {
+        raw_id: thread.raw_id,
+        name: thread.name.clone(),
+        lanes: w.out.into_iter().map(LaneBuilder::finish).collect(),
+        axis_range,
+        cpu_range: range(thread.cpu_range, &w.cc),
+        event_count: thread.event_count,
+    };
+    (t, exact)
+}
+
+/// Per method, whether its measured time is mostly tracing cost: its compensated inclusive time
+/// is below [`MOSTLY_TRACING_PERCENT`] % of its measured inclusive time (`measured` and
+/// `compensated` are the same clock's profiles of a trace and of its compensated rewrite).
+pub fn mostly_tracing(measured: &Profile, compensated: &Profile) -> Vec<bool> {
+    measured
+        .methods
+        .iter()
+        .zip(&compensated.methods)
+        .map(|(m, c)| {
+            m.inclusive > 0
+                && (c.inclusive as u128) * 100 < (m.inclusive as u128) * MOSTLY_TRACING_PERCENT as u128
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "compensate_tests.rs"]
+mod tests;
