@@ -26,6 +26,8 @@ pub struct ConvertArgs {
     pub clock: ClockOpt,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    #[command(flatten)]
+    pub compensate: super::compensate::CompensateOpt,
 }
 
 /// Writes the export to the output file or stdout.
@@ -35,6 +37,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         || crate::load::load_path(&args.file, &Progress::default()),
     );
     let (mapping, mut trace) = (mapping?, trace?);
+    args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let mut clock = args.clock.or_primary(&trace);
     if !trace.clocks().is_empty() && !trace.clocks().contains(&clock) {

@@ -31,6 +31,9 @@ pub struct DiffArgs {
     /// The mapping of run 2 (B).
     #[arg(long, value_name = "FILE")]
     pub mapping_b: Option<PathBuf>,
+    // Both runs compensated, each with its own stated cost unless --overhead-ns gives one.
+    #[command(flatten)]
+    pub compensate: super::compensate::CompensateOpt,
 }
 
 /// Prints the comparison (text of the primary clock, or JSON).
@@ -38,6 +41,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;
+        args.compensate.apply_in_place(&mut trace, file)?;
         super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
         Ok::<_, CliError>(trace)
     };

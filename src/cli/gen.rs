@@ -31,6 +31,12 @@ pub struct GenArgs {
     /// Clock(s) recorded. v3 is written only for `dual`; v1/v2 take one clock.
     #[arg(long, value_enum, default_value_t = ClocksArg::Dual)]
     pub clock: ClocksArg,
+    /// Simulate a tracing cost of N ns per record: each record a thread writes delays that
+    /// thread's later records by N ns on both clocks (each thread as if on its own core), and
+    /// the key states `clock-call-overhead-nsec=N`. The same seed without it gives the times
+    /// without tracing cost (docs/compensation.md).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=crate::analysis::compensate::MAX_OVERHEAD_NS))]
+    pub overhead_ns: Option<u64>,
     /// Output file. With `--layout pair`, FILE.key and FILE.data are written.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -75,6 +81,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         seed: args.seed,
         layout,
         clock,
+        overhead_ns: args.overhead_ns,
     };
     let write_error = |path: &Path| {
         let path = path.to_path_buf();

@@ -26,6 +26,8 @@ pub struct GraphArgs {
     pub threshold: i64,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    #[command(flatten)]
+    pub compensate: super::compensate::CompensateOpt,
 }
 
 fn render_kind(path: &Path) -> Option<&'static str> {
@@ -43,6 +45,7 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
         || crate::load::load_path(&args.file, &Progress::default()),
     );
     let (mapping, mut trace) = (mapping?, trace?);
+    args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let p = profile(&trace, trace.primary_clock());
     let mut dot = Vec::new();

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 pub(crate) mod args;
+pub(crate) mod compensate;
 pub(crate) mod convert;
 pub(crate) mod diff;
 pub(crate) mod dump;

@@ -37,6 +37,8 @@ pub struct ProfileArgs {
     pub sortable: Option<String>,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    #[command(flatten)]
+    pub compensate: super::compensate::CompensateOpt,
 }
 
 /// A time range in milliseconds from the start of the trace.
@@ -111,8 +113,9 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
-    // both give the lane engine's numbers). Everything else goes through the finished trace.
-    let whole = args.range.is_none();
+    // both give the lane engine's numbers). Everything else (a range, compensation) goes through
+    // the finished trace.
+    let whole = args.range.is_none() && !args.compensate.on();
     let progress = Progress::default();
     let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
     // The mapping is read while the trace is.
@@ -165,15 +168,26 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
             },
         });
     }
+    // The profile of `t`, cut to the range when one was given.
+    let profile_of = |t: &mut Trace| {
+        if let Some(r) = args.range.and_then(|r| r.ticks(t)) {
+            *t = crate::analysis::restrict::restrict(t, r.start, r.end);
+        }
+        profile(t, clock)
+    };
+    let mut measured = None;
     let p = match (ready.take(), events) {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
-        (None, None) => {
-            if let Some(r) = args.range.and_then(|r| r.ticks(&trace)) {
-                trace = crate::analysis::restrict::restrict(&trace, r.start, r.end);
+        (None, None) => match args.compensate.apply(&trace, &args.file)? {
+            Some(mut compensated) => {
+                let p = profile_of(&mut compensated);
+                measured = Some(profile_of(&mut trace));
+                trace = compensated;
+                p
             }
-            profile(&trace, clock)
-        }
+            None => profile_of(&mut trace),
+        },
     };
     crate::timing::mark("profiled");
     // Renaming keeps the method ids, so the profile stays valid; the report sorts by the names.
@@ -185,7 +199,14 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     } else {
         Style::Text
     };
-    let text = render_parts(&trace, &p, &style);
+    let mut text = render_parts(&trace, &p, &style);
+    if let Some(measured) = &measured
+        && !args.html
+    {
+        text.push(crate::report::compensation::text_section(
+            &trace, measured, &p,
+        ));
+    }
     crate::timing::mark("rendered");
     report_diagnostics(&args.file, &trace);
     print_parts(&text)?;

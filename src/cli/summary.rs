@@ -8,7 +8,9 @@ use clap::Args;
 use super::CliError;
 use crate::formats::Progress;
 use crate::load::LoadError;
-use crate::report::summary::{FileSummary, error_summary, summarize_trace, to_json, to_text};
+use crate::report::summary::{
+    FileSummary, error_summary, summarize_compensated, summarize_trace, to_json, to_text,
+};
 
 /// Arguments of `tracelens summary`.
 #[derive(Debug, Args)]
@@ -24,6 +26,8 @@ pub struct SummaryArgs {
     pub top: usize,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    #[command(flatten)]
+    pub compensate: super::compensate::CompensateOpt,
 }
 
 /// Summarizes every file; a file that cannot be read is reported (and summarized as an error)
@@ -39,7 +43,10 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
             match crate::load::load_path(path, &Progress::default()) {
                 Ok(mut trace) => {
                     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
-                    summarize_trace(&name, &trace)
+                    Ok(match args.compensate.apply(&trace, path)? {
+                        Some(c) => summarize_compensated(&name, &trace, &c),
+                        None => summarize_trace(&name, &trace),
+                    })
                 }
                 Err(e) => {
                     failed += 1;
@@ -52,11 +59,11 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                             source.to_string(),
                         ),
                     };
-                    error_summary(&name, &error)
+                    Ok(error_summary(&name, &error))
                 }
             }
         })
-        .collect();
+        .collect::<Result<_, CliError>>()?;
     let text = if args.json {
         to_json(&summaries)
     } else {

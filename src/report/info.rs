@@ -64,6 +64,18 @@ pub(crate) fn render(path: &Path, t: &Trace) -> String {
         None => "-",
     };
     row(&mut s, "overflow", overflow);
+    let overhead = t
+        .source
+        .call_overhead_ns
+        .map_or_else(|| "-".to_string(), |ns| format!("{ns} ns per clock read (key)"));
+    row(&mut s, "call overhead", &overhead);
+    if t.compensation.is_some() {
+        row(
+            &mut s,
+            "compensated",
+            &crate::report::compensation::overhead_text(t),
+        );
+    }
     let with_records = t.threads.iter().filter(|th| th.event_count > 0).count();
     row(
         &mut s,

@@ -1,5 +1,6 @@
 //! Text, HTML, DOT and JSON writers over a trace and its analyses.
 
+pub(crate) mod compensation;
 pub(crate) mod diff;
 pub mod dump;
 pub mod export;

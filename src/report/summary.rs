@@ -41,6 +41,18 @@ pub(crate) struct FileSummary {
     /// Number of point events (RTL messages, Logger probe hits).
     pub instant_count: u64,
     pub diagnostics: Vec<DiagnosticSummary>,
+    /// Present with `--compensate`: the tracing cost subtracted from every time above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compensation: Option<CompensationSummary>,
+}
+
+/// How the times were compensated for the cost of tracing (docs/compensation.md).
+#[derive(Debug, Serialize)]
+pub(crate) struct CompensationSummary {
+    #[serde(flatten)]
+    pub compensation: crate::analysis::compensate::Compensation,
+    /// Methods flagged `mostly_tracing_overhead`.
+    pub mostly_tracing_methods: u64,
 }
 
 /// Statistics of one duration series, in milliseconds.
@@ -136,6 +148,16 @@ pub(crate) struct MethodSummary {
     /// Per clock, µs: inclusive (outermost activations) and exclusive time.
     pub inclusive_us: PerClock,
     pub exclusive_us: PerClock,
+    /// With `--compensate`: the measured (uncompensated) times; `inclusive_us` and
+    /// `exclusive_us` are then the compensated ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_inclusive_us: Option<PerClock>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_exclusive_us: Option<PerClock>,
+    /// With `--compensate`: the compensated inclusive time on the primary clock is below half
+    /// the measured one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mostly_tracing_overhead: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -197,6 +219,7 @@ pub(crate) fn error_summary(file: &str, error: &crate::formats::FormatError) -> 
         counters: Vec::new(),
         instant_count: 0,
         diagnostics: Vec::new(),
+        compensation: None,
     }
 }
 
@@ -206,21 +229,46 @@ pub(crate) fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
     summarize_with_profiles(file, trace, &profiles)
 }
 
+/// Summarizes `compensated`, the compensated rewrite of `measured`: times compensated, the
+/// measured ones beside them, methods that are mostly tracing cost flagged.
+pub(crate) fn summarize_compensated(file: &str, measured: &Trace, compensated: &Trace) -> FileSummary {
+    let (before, after) = rayon::join(
+        || profile_all_clocks(measured),
+        || profile_all_clocks(compensated),
+    );
+    summarize_full(file, compensated, &after, Some(&before))
+}
+
 /// Summarizes a trace whose profiles (one per clock, primary first) are already computed.
 pub(crate) fn summarize_with_profiles(
     file: &str,
     trace: &Trace,
     profiles: &[Profile],
 ) -> FileSummary {
+    summarize_full(file, trace, profiles, None)
+}
+
+/// [`summarize_with_profiles`], with the measured profiles of a compensated trace.
+fn summarize_full(
+    file: &str,
+    trace: &Trace,
+    profiles: &[Profile],
+    measured: Option<&[Profile]>,
+) -> FileSummary {
+    let flags = match (measured.and_then(|m| m.first()), profiles.first()) {
+        (Some(m), Some(c)) => Some(crate::analysis::compensate::mostly_tracing(m, c)),
+        _ => None,
+    };
     let tps = trace.ticks_per_sec.max(1) as f64;
     let us = |ticks: u64| ticks as f64 * 1e6 / tps;
-    let per_clock = |f: &dyn Fn(&Profile) -> u64| -> PerClock {
+    let per_clock_of = |profiles: &[Profile], f: &dyn Fn(&Profile) -> u64| -> PerClock {
         let mut v = PerClock::default();
         for p in profiles {
             v.set(p.clock, us(f(p)));
         }
         v
     };
+    let per_clock = |f: &dyn Fn(&Profile) -> u64| per_clock_of(profiles, f);
     let mut methods: Vec<(u64, MethodSummary)> = Vec::new();
     if let Some(primary) = profiles.first() {
         for (i, mp) in primary.methods.iter().enumerate() {
@@ -241,6 +289,11 @@ pub(crate) fn summarize_with_profiles(
                     recursive_calls: mp.recursive_calls,
                     inclusive_us: per_clock(&|p| p.methods[i].inclusive),
                     exclusive_us: per_clock(&|p| p.methods[i].exclusive),
+                    measured_inclusive_us: measured
+                        .map(|m| per_clock_of(m, &|p| p.methods[i].inclusive)),
+                    measured_exclusive_us: measured
+                        .map(|m| per_clock_of(m, &|p| p.methods[i].exclusive)),
+                    mostly_tracing_overhead: flags.as_ref().map(|f| f[i]),
                 },
             ));
         }
@@ -312,6 +365,12 @@ pub(crate) fn summarize_with_profiles(
             .iter()
             .map(DiagnosticSummary::from)
             .collect(),
+        compensation: trace.compensation.clone().map(|c| CompensationSummary {
+            compensation: c,
+            mostly_tracing_methods: flags
+                .as_ref()
+                .map_or(0, |f| f.iter().filter(|&&x| x).count() as u64),
+        }),
     }
 }
 
@@ -376,6 +435,18 @@ pub(crate) fn to_text(s: &FileSummary, top: usize) -> String {
             format!("{clock:?}").to_lowercase()
         );
     }
+    if let Some(c) = &s.compensation {
+        let _ = writeln!(
+            out,
+            "  compensated for tracing overhead: {} ns per record ({}); {} methods mostly tracing overhead (marked *)",
+            c.compensation.overhead_ns,
+            match c.compensation.from {
+                crate::analysis::compensate::OverheadSource::Key => "stated by the trace",
+                crate::analysis::compensate::OverheadSource::Given => "given",
+            },
+            c.mostly_tracing_methods
+        );
+    }
     if let Some(primary) = s.clocks.first()
         && !s.methods.is_empty()
     {
@@ -395,6 +466,10 @@ pub(crate) fn to_text(s: &FileSummary, top: usize) -> String {
                 format!("{}+{}", m.calls, m.recursive_calls),
                 m.name
             );
+            if m.mostly_tracing_overhead == Some(true) {
+                out.pop();
+                out.push_str(" *\n");
+            }
         }
     }
     if !s.durations.is_empty() {

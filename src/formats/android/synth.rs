@@ -24,6 +24,10 @@ pub struct GenOptions {
     pub seed: u64,
     pub layout: Layout,
     pub clock: ClockMode,
+    /// Tracing cost per record, ns (`--overhead-ns`): each record a thread writes delays its
+    /// later records by this much on both of its clocks, and the key states it. None: no cost,
+    /// and the key states 1000 (the bytes of earlier versions).
+    pub overhead_ns: Option<u64>,
 }
 
 impl Default for GenOptions {
@@ -35,6 +39,7 @@ impl Default for GenOptions {
             seed: 1,
             layout: Layout::V3,
             clock: ClockMode::Dual,
+            overhead_ns: None,
         }
     }
 }
@@ -280,6 +285,8 @@ struct ThreadState {
     pre_stack: Vec<u32>,
     cpu_us: u64,
     started: bool,
+    /// Tracing cost accumulated by this thread's records so far, ns.
+    overhead_ns: u64,
 }
 
 /// Statistics of a generated file.
@@ -327,6 +334,9 @@ pub(crate) fn generate(
         })
         .collect();
     spec.methods = prog.methods.clone();
+    if let Some(ns) = opts.overhead_ns {
+        spec.call_overhead_ns = ns;
+    }
     let rs = record_size(opts.layout, opts.clock);
     let streaming = opts.layout == Layout::Streaming;
 
@@ -367,6 +377,7 @@ pub(crate) fn generate(
                 pre_stack: pre,
                 cpu_us: 0,
                 started: false,
+                overhead_ns: 0,
             }
         })
         .collect();
@@ -427,9 +438,13 @@ pub(crate) fn generate(
             buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
             buf.extend_from_slice(line.as_bytes());
         }
+        // The thread's own tracing cost so far delays both of its clocks (whole µs written).
+        let late_us = st.overhead_ns / 1000;
+        st.overhead_ns += opts.overhead_ns.unwrap_or(0);
+        let wall_us = wall_us + late_us;
         let time1 = match opts.clock {
             ClockMode::Wall => wall_us as u32,
-            _ => st.cpu_us as u32,
+            _ => (st.cpu_us + late_us) as u32,
         };
         if opts.layout == Layout::V1 {
             buf.push(st.tid as u8);

@@ -58,6 +58,8 @@ pub(crate) struct TraceSpec {
     pub pid: Option<u32>,
     pub start_time_us: u64,
     pub elapsed_time_us: u64,
+    /// `clock-call-overhead-nsec` (1000 unless `gen --overhead-ns` says).
+    pub call_overhead_ns: u64,
     /// Extra `key=value` lines written after the standard options.
     pub extra_options: Vec<(String, String)>,
     pub threads: Vec<(u16, String)>,
@@ -77,6 +79,7 @@ impl TraceSpec {
             pid: None,
             start_time_us: 0,
             elapsed_time_us: 0,
+            call_overhead_ns: 1000,
             extra_options: Vec::new(),
             threads: Vec::new(),
             methods: Vec::new(),
@@ -146,7 +149,10 @@ pub(crate) fn key_text(spec: &TraceSpec, num_records: Option<u64>) -> String {
     if let Some(n) = num_records {
         k.push_str(&format!("num-method-calls={n}\n"));
     }
-    k.push_str("clock-call-overhead-nsec=1000\n");
+    k.push_str(&format!(
+        "clock-call-overhead-nsec={}\n",
+        spec.call_overhead_ns
+    ));
     k.push_str(&format!("vm={}\n", spec.vm));
     if let Some(pid) = spec.pid {
         k.push_str(&format!("pid={pid}\n"));
