@@ -8,10 +8,15 @@
 //! calls loses (2d + 1)·o of inclusive time and (children + 1)·o of exclusive time.
 //!
 //! [`compensate`] rewrites a [`Trace`] that way, so every view and report built on it is
-//! compensated alike. Call times are whole ticks: the offsets are exact integers
-//! `round(k · o_ns · ticks_per_sec / 1e9)` (computed incrementally, no floating point), and a
-//! thread's compensated times are clamped to stay non-decreasing in record order (an `o` larger
-//! than the gap between two records would otherwise make negative durations).
+//! compensated alike. The rewritten trace counts time in ticks [`TICK_FACTOR`] times finer (ns
+//! for Android's µs), so that k·o is subtracted exactly: rounding every compensated time to a
+//! whole µs would bias each call by up to half a µs, the same way for every call at one depth
+//! (the parity of a record's index follows its depth), which adds up over thousands of short
+//! calls. Reports that print whole ticks (dmtracedump's text, the DOT graph, `diff`) convert the
+//! profiles back with [`in_measured_ticks`], rounding each total once. Offsets are the integers
+//! `round(k · o_ns · ticks_per_sec / 1e9)` in the fine ticks (computed incrementally, no floating
+//! point), and a thread's compensated times are clamped to stay non-decreasing in record order
+//! (an `o` larger than the gap between two records would otherwise make negative durations).
 //!
 //! The record index k of each call's entry and exit is derived from the lanes: records come in
 //! depth-first order (entry, children, exit), a call whose entry was synthesized (an unmatched
@@ -26,7 +31,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::analysis::profile::Profile;
-use crate::trace::{Call, Diagnostic, Lane, LaneBuilder, Location, Thread, Trace};
+use crate::trace::{
+    Call, Counter, Diagnostic, Instant, Lane, LaneBuilder, Location, Thread, Trace,
+};
 
 /// The largest per-record overhead taken from a key or an option, ns: a clock read costs
 /// nanoseconds to tens of microseconds even on an emulator; more is a broken value.
@@ -35,6 +42,10 @@ pub const MAX_OVERHEAD_NS: u64 = 1_000_000;
 /// A method is flagged as mostly tracing cost when its compensated inclusive time is below this
 /// share of its measured one (see [`mostly_tracing`]).
 pub const MOSTLY_TRACING_PERCENT: u64 = 50;
+
+/// How many times finer the compensated trace's ticks are than the measured ones (unless the
+/// times would not fit; then 1).
+pub const TICK_FACTOR: u64 = 1000;
 
 /// Where the per-record overhead came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -54,6 +65,44 @@ pub struct Compensation {
     pub from: OverheadSource,
     /// Threads whose records do not all map onto calls: their compensation is approximate.
     pub approximate_threads: u32,
+    /// Ticks of the compensated trace per tick of the measured one ([`TICK_FACTOR`] or 1).
+    #[serde(skip)]
+    pub tick_factor: u64,
+}
+
+/// `p`, a profile of `trace`, in the ticks of the measured trace when `trace` was compensated
+/// into finer ticks: every time divided by the factor, rounded half up (the text reports print
+/// whole measured ticks, as dmtracedump prints µs).
+pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
+    let f = tick_factor(trace);
+    if f == 1 {
+        return p;
+    }
+    let div = |t: u64| t / f + u64::from(t % f >= f.div_ceil(2));
+    let edges = |v: Vec<crate::analysis::profile::Edge>| {
+        v.into_iter()
+            .map(|e| crate::analysis::profile::Edge {
+                time: div(e.time),
+                ..e
+            })
+            .collect()
+    };
+    let method = |m: crate::analysis::profile::MethodProfile| crate::analysis::profile::MethodProfile {
+        inclusive: div(m.inclusive),
+        exclusive: div(m.exclusive),
+        top_exclusive: div(m.top_exclusive),
+        parents: edges(m.parents),
+        children: edges(m.children),
+        recursive_parents: edges(m.recursive_parents),
+        recursive_children: edges(m.recursive_children),
+        ..m
+    };
+    Profile {
+        clock: p.clock,
+        total_time: div(p.total_time),
+        methods: p.methods.into_iter().map(method).collect(),
+        toplevel: method(p.toplevel),
+    }
 }
 
 /// The overhead to use: `given` (an explicit value) wins over the trace's key; None when there
@@ -147,12 +196,26 @@ impl Clamp {
 /// docs). Method and string tables, counters, instants and series are kept; a diagnostic names
 /// the threads compensated approximately.
 pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
-    let offsets = Offsets::new(overhead_ns, trace.ticks_per_sec);
+    let last = trace
+        .threads
+        .iter()
+        .flat_map(|t| [t.axis_range, t.cpu_range])
+        .flatten()
+        .map(|r| r.1)
+        .max()
+        .unwrap_or(0);
+    let fits = last < u64::MAX / 4 / TICK_FACTOR;
+    let factor = match trace.ticks_per_sec.checked_mul(TICK_FACTOR) {
+        Some(_) if fits => TICK_FACTOR,
+        _ => 1,
+    };
+    let ticks_per_sec = trace.ticks_per_sec * factor;
+    let offsets = Offsets::new(overhead_ns, ticks_per_sec);
     let axis = !trace.axis_synthesized;
     let rewritten: Vec<(Thread, bool)> = trace
         .threads
         .par_iter()
-        .map(|t| compensate_thread(t, &offsets, axis))
+        .map(|t| compensate_thread(t, &offsets, axis, factor))
         .collect();
     let approximate: Vec<u64> = rewritten
         .iter()
@@ -177,12 +240,30 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
         source: trace.source.clone(),
         clock: trace.clock,
         axis_synthesized: trace.axis_synthesized,
-        ticks_per_sec: trace.ticks_per_sec,
+        ticks_per_sec,
         strings: trace.strings.clone(),
         methods: trace.methods.clone(),
         threads: rewritten.into_iter().map(|(t, _)| t).collect(),
-        counters: trace.counters.clone(),
-        instants: trace.instants.clone(),
+        counters: trace
+            .counters
+            .iter()
+            .map(|c| Counter {
+                points: c
+                    .points
+                    .iter()
+                    .map(|&(x, v)| (if c.x_is_time { x * factor as f64 } else { x }, v))
+                    .collect(),
+                ..c.clone()
+            })
+            .collect(),
+        instants: trace
+            .instants
+            .iter()
+            .map(|i| Instant {
+                time: i.time * factor,
+                ..i.clone()
+            })
+            .collect(),
         durations: trace.durations.clone(),
         diagnostics,
         deobfuscation: trace.deobfuscation.clone(),
@@ -190,6 +271,7 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
             overhead_ns,
             from,
             approximate_threads: approximate.len() as u32,
+            tick_factor: factor,
         }),
     }
 }
@@ -209,6 +291,8 @@ struct Walk<'a> {
     lanes: &'a [Lane],
     /// Whether axis times are compensated (not for a rebuilt axis).
     axis: bool,
+    /// Fine ticks per measured tick.
+    factor: u64,
     steps: Stepper,
     /// The offset of the thread's last record (where unclosed calls end).
     last_off: u64,
@@ -227,7 +311,7 @@ impl Walk<'_> {
         } else {
             self.steps.take()
         };
-        let start = lane.start(index);
+        let start = lane.start(index) * self.factor;
         let children = self
             .lanes
             .get(depth + 1)
@@ -237,7 +321,9 @@ impl Walk<'_> {
         } else {
             start
         };
-        let cpu_start = lane.cpu(index).map(|(s, _)| self.cc.apply(s, off));
+        let cpu_start = lane
+            .cpu(index)
+            .map(|(s, _)| self.cc.apply(s * self.factor, off));
         self.stack.push(Frame {
             depth,
             index,
@@ -258,13 +344,14 @@ impl Walk<'_> {
         } else {
             self.steps.take()
         };
+        let end = c.end() * self.factor;
         let end = if self.axis {
-            self.ca.apply(c.end(), off)
+            self.ca.apply(end, off)
         } else {
-            c.end()
+            end
         };
         let cpu = match (c.cpu, f.cpu_start) {
-            (Some((s, d)), Some(cs)) => Some((cs, self.cc.apply(s + d, off) - cs)),
+            (Some((s, d)), Some(cs)) => Some((cs, self.cc.apply((s + d) * self.factor, off) - cs)),
             _ => None,
         };
         let call = Call {
@@ -296,10 +383,16 @@ impl Walk<'_> {
 
 /// One thread compensated (axis times too when `axis`), and whether its records all map onto
 /// calls (the compensation is exact).
-fn compensate_thread(thread: &Thread, offsets: &Offsets, axis: bool) -> (Thread, bool) {
+fn compensate_thread(
+    thread: &Thread,
+    offsets: &Offsets,
+    axis: bool,
+    factor: u64,
+) -> (Thread, bool) {
     let mut w = Walk {
         lanes: &thread.lanes,
         axis,
+        factor,
         steps: offsets.stepper(),
         last_off: offsets.at(thread.event_count.saturating_sub(1)),
         ca: Clamp::default(),
@@ -315,12 +408,15 @@ fn compensate_thread(thread: &Thread, offsets: &Offsets, axis: bool) -> (Thread,
     let exact = w.steps.k == thread.event_count;
     let last_off = w.last_off;
     let range = |r: Option<(u64, u64)>, clamp: &Clamp| {
-        r.map(|(a, b)| (a, b.saturating_sub(last_off).max(clamp.prev).max(a)))
+        r.map(|(a, b)| {
+            let (a, b) = (a * factor, b * factor);
+            (a, b.saturating_sub(last_off).max(clamp.prev).max(a))
+        })
     };
     let axis_range = if axis {
         range(thread.axis_range, &w.ca)
     } else {
-        thread.axis_range
+        thread.axis_range.map(|(a, b)| (a * factor, b * factor))
     };
     let t = Thread {
         raw_id: thread.raw_id,
@@ -335,17 +431,23 @@ fn compensate_thread(thread: &Thread, offsets: &Offsets, axis: bool) -> (Thread,
 
 /// Per method, whether its measured time is mostly tracing cost: its compensated inclusive time
 /// is below [`MOSTLY_TRACING_PERCENT`] % of its measured inclusive time (`measured` and
-/// `compensated` are the same clock's profiles of a trace and of its compensated rewrite).
-pub fn mostly_tracing(measured: &Profile, compensated: &Profile) -> Vec<bool> {
+/// `compensated` are the same clock's profiles of a trace and of its compensated rewrite, whose
+/// ticks are `tick_factor` times finer).
+pub fn mostly_tracing(measured: &Profile, compensated: &Profile, tick_factor: u64) -> Vec<bool> {
     measured
         .methods
         .iter()
         .zip(&compensated.methods)
         .map(|(m, c)| {
-            m.inclusive > 0
-                && (c.inclusive as u128) * 100 < (m.inclusive as u128) * MOSTLY_TRACING_PERCENT as u128
+            let measured = m.inclusive as u128 * tick_factor as u128;
+            measured > 0 && c.inclusive as u128 * 100 < measured * MOSTLY_TRACING_PERCENT as u128
         })
         .collect()
+}
+
+/// The tick factor of a compensated trace (1 for any other).
+pub fn tick_factor(trace: &Trace) -> u64 {
+    trace.compensation.as_ref().map_or(1, |c| c.tick_factor.max(1))
 }
 
 #[cfg(test)]

@@ -22,9 +22,10 @@ fn compensated_events(threads: &[Events], o_ns: u64) -> Vec<Events> {
             ev.iter()
                 .enumerate()
                 .map(|(k, &(action, m, axis, cpu))| {
-                    let off = offset(k, o_ns, 1_000_000);
-                    pa = axis.saturating_sub(off).max(pa);
-                    pc = cpu.saturating_sub(off).max(pc);
+                    // In ns: the compensated trace's ticks are 1000 times finer.
+                    let off = offset(k, o_ns, 1_000_000_000);
+                    pa = (axis * 1000).saturating_sub(off).max(pa);
+                    pc = (cpu * 1000).saturating_sub(off).max(pc);
                     (action, m, pa, pc)
                 })
                 .collect()
@@ -57,6 +58,7 @@ fn check_against_reference(seed: u64, threads: usize, events: usize, o_ns: u64) 
     assert_eq!(flatten(&fast), flatten(&slow), "seed {seed} o {o_ns}");
     let c = fast.compensation.as_ref().unwrap();
     assert_eq!((c.overhead_ns, c.approximate_threads), (o_ns, 0));
+    assert_eq!((c.tick_factor, fast.ticks_per_sec), (1000, 1_000_000_000));
     for clock in [Clock::Cpu, Clock::Wall] {
         assert_eq!(profile(&fast, clock), profile(&slow, clock));
     }
@@ -112,7 +114,7 @@ fn parent_and_leaves_lose_what_the_model_says() {
     assert_eq!(p.method(b).inclusive, 20 + 2 * 3);
     let c = compensate(&trace, 3000, OverheadSource::Given);
     for clock in [Clock::Cpu, Clock::Wall] {
-        let p = profile(&c, clock);
+        let p = in_measured_ticks(&c, profile(&c, clock));
         assert_eq!(p.method(a).inclusive, 100);
         assert_eq!(p.method(a).exclusive, 80);
         assert_eq!(p.method(b).inclusive, 20);
@@ -120,10 +122,10 @@ fn parent_and_leaves_lose_what_the_model_says() {
     }
     // B's measured 26 µs is not mostly tracing (20 true); a smaller o flags nothing either,
     // and an o that eats B's whole time flags it.
-    let flags = mostly_tracing(&p, &profile(&c, Clock::Cpu));
+    let flags = mostly_tracing(&p, &profile(&c, Clock::Cpu), 1000);
     assert_eq!(flags, vec![false, false, false, false, false, false]);
     let eaten = compensate(&trace, 12_000, OverheadSource::Given);
-    let flags = mostly_tracing(&p, &profile(&eaten, Clock::Cpu));
+    let flags = mostly_tracing(&p, &profile(&eaten, Clock::Cpu), 1000);
     assert!(flags[b.index()] && flags[a.index()], "{flags:?}");
 }
 
@@ -177,11 +179,13 @@ fn a_rebuilt_axis_is_kept() {
     let t = compensate(&measured, 1000, OverheadSource::Given);
     let slow = trace_from_events(&compensated_events(&ev, 1000));
     for ((th, m), s) in t.threads.iter().zip(&measured.threads).zip(&slow.threads) {
-        assert_eq!(th.axis_range, m.axis_range);
+        let (a, b) = m.axis_range.unwrap();
+        assert_eq!(th.axis_range, Some((a * 1000, b * 1000)));
         assert_eq!(th.cpu_range, s.cpu_range);
         for (d, l) in th.lanes.iter().enumerate() {
             for i in 0..l.len() {
-                assert_eq!((l.start(i), l.dur(i)), (m.lanes[d].start(i), m.lanes[d].dur(i)));
+                let ml = &m.lanes[d];
+                assert_eq!((l.start(i), l.dur(i)), (ml.start(i) * 1000, ml.dur(i) * 1000));
                 assert_eq!(l.cpu(i), s.lanes[d].cpu(i));
             }
         }

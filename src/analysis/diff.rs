@@ -249,7 +249,8 @@ impl TraceDiff {
         }
     }
 
-    /// Diffs of two traces on every clock both have (primary first).
+    /// Diffs of two traces on every clock both have (primary first), in the measured ticks of
+    /// each (a compensated trace's finer ticks converted back).
     pub fn of_traces(a: &Trace, b: &Trace) -> Vec<TraceDiff> {
         let clocks_b = b.clocks();
         let mut clocks: Vec<Clock> = a
@@ -263,9 +264,11 @@ impl TraceDiff {
         clocks
             .into_iter()
             .map(|c| {
+                use crate::analysis::compensate::in_measured_ticks;
+                use crate::analysis::profile::profile;
                 let (pa, pb) = rayon::join(
-                    || crate::analysis::profile::profile(a, c),
-                    || crate::analysis::profile::profile(b, c),
+                    || in_measured_ticks(a, profile(a, c)),
+                    || in_measured_ticks(b, profile(b, c)),
                 );
                 TraceDiff::new(
                     &RunTotals::from_profile(a, &pa),

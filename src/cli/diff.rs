@@ -50,10 +50,15 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         || load(&args.b, args.mapping_b.as_ref().or(args.mapping.as_ref())),
     );
     let (a, b) = (a?, b?);
-    if a.ticks_per_sec != b.ticks_per_sec {
+    // The profiles are in each trace's measured ticks (compensation counts finer ones).
+    let tps = |t: &crate::trace::Trace| {
+        t.ticks_per_sec / crate::analysis::compensate::tick_factor(t)
+    };
+    if tps(&a) != tps(&b) {
         super::warn(format_args!(
             "warning: the traces count time in different units ({} and {} ticks/s)",
-            a.ticks_per_sec, b.ticks_per_sec
+            tps(&a),
+            tps(&b)
         ));
     }
     let diffs = TraceDiff::of_traces(&a, &b);
@@ -64,7 +69,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
             &diffs,
             &args.a.display().to_string(),
             &args.b.display().to_string(),
-            a.ticks_per_sec,
+            tps(&a),
             &mut out,
         )
     } else {

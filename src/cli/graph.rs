@@ -48,6 +48,7 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let p = profile(&trace, trace.primary_clock());
+    let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
     let mut dot = Vec::new();
     write_dot(&trace, &p, args.threshold, &mut dot)
         .map_err(|e| CliError::Failed(format!("cannot write the graph: {e}")))?;

@@ -181,7 +181,9 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
         (None, None) => match args.compensate.apply(&trace, &args.file)? {
             Some(mut compensated) => {
+                // Printed in the measured ticks (µs), as dmtracedump prints.
                 let p = profile_of(&mut compensated);
+                let p = crate::analysis::compensate::in_measured_ticks(&compensated, p);
                 measured = Some(profile_of(&mut trace));
                 trace = compensated;
                 p

@@ -32,14 +32,15 @@ pub(crate) fn overhead_text(trace: &Trace) -> String {
     s
 }
 
-/// The flagged methods of `compensated` against `measured` (same clock), by measured inclusive
-/// time descending, then by name.
+/// The flagged methods of `compensated` against `measured` (same clock, both in the measured
+/// ticks: see [`crate::analysis::compensate::in_measured_ticks`]), by measured inclusive time
+/// descending, then by name.
 pub(crate) fn flagged_methods(
     trace: &Trace,
     measured: &Profile,
     compensated: &Profile,
 ) -> Vec<MethodId> {
-    let flags = mostly_tracing(measured, compensated);
+    let flags = mostly_tracing(measured, compensated, 1);
     let mut v: Vec<(u64, String, MethodId)> = flags
         .iter()
         .enumerate()
@@ -54,7 +55,8 @@ pub(crate) fn flagged_methods(
 }
 
 /// The section printed after the profile with `--compensate`: what was subtracted, and the
-/// methods whose compensated inclusive time is below half of the measured one.
+/// methods whose compensated inclusive time is below half of the measured one (both profiles in
+/// the measured ticks).
 pub(crate) fn text_section(trace: &Trace, measured: &Profile, compensated: &Profile) -> String {
     let mut s = String::new();
     let _ = writeln!(s);

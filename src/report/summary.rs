@@ -256,19 +256,25 @@ fn summarize_full(
     measured: Option<&[Profile]>,
 ) -> FileSummary {
     let flags = match (measured.and_then(|m| m.first()), profiles.first()) {
-        (Some(m), Some(c)) => Some(crate::analysis::compensate::mostly_tracing(m, c)),
+        (Some(m), Some(c)) => Some(crate::analysis::compensate::mostly_tracing(
+            m,
+            c,
+            crate::analysis::compensate::tick_factor(trace),
+        )),
         _ => None,
     };
     let tps = trace.ticks_per_sec.max(1) as f64;
     let us = |ticks: u64| ticks as f64 * 1e6 / tps;
-    let per_clock_of = |profiles: &[Profile], f: &dyn Fn(&Profile) -> u64| -> PerClock {
+    // The measured profiles count the measured trace's (coarser) ticks.
+    let factor = crate::analysis::compensate::tick_factor(trace) as f64;
+    let per_clock_of = |profiles: &[Profile], f: &dyn Fn(&Profile) -> u64, scale: f64| {
         let mut v = PerClock::default();
         for p in profiles {
-            v.set(p.clock, us(f(p)));
+            v.set(p.clock, us(f(p)) * scale);
         }
         v
     };
-    let per_clock = |f: &dyn Fn(&Profile) -> u64| per_clock_of(profiles, f);
+    let per_clock = |f: &dyn Fn(&Profile) -> u64| per_clock_of(profiles, f, 1.0);
     let mut methods: Vec<(u64, MethodSummary)> = Vec::new();
     if let Some(primary) = profiles.first() {
         for (i, mp) in primary.methods.iter().enumerate() {
@@ -290,9 +296,9 @@ fn summarize_full(
                     inclusive_us: per_clock(&|p| p.methods[i].inclusive),
                     exclusive_us: per_clock(&|p| p.methods[i].exclusive),
                     measured_inclusive_us: measured
-                        .map(|m| per_clock_of(m, &|p| p.methods[i].inclusive)),
+                        .map(|m| per_clock_of(m, &|p| p.methods[i].inclusive, factor)),
                     measured_exclusive_us: measured
-                        .map(|m| per_clock_of(m, &|p| p.methods[i].exclusive)),
+                        .map(|m| per_clock_of(m, &|p| p.methods[i].exclusive, factor)),
                     mostly_tracing_overhead: flags.as_ref().map(|f| f[i]),
                 },
             ));

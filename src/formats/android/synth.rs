@@ -382,6 +382,8 @@ pub(crate) fn generate(
         })
         .collect();
     let mut method_defined = vec![false; prog.methods.len()];
+    // Sub-µs parts of the true times (`--overhead-ns` only; a stream of its own).
+    let mut phases = Rng::new(opts.seed ^ 0x0F0F_5EED);
     let mut wall_us = 0u64;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut cur = 0usize;
@@ -438,13 +440,23 @@ pub(crate) fn generate(
             buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
             buf.extend_from_slice(line.as_bytes());
         }
-        // The thread's own tracing cost so far delays both of its clocks (whole µs written).
-        let late_us = st.overhead_ns / 1000;
-        st.overhead_ns += opts.overhead_ns.unwrap_or(0);
-        let wall_us = wall_us + late_us;
+        // The thread's own tracing cost so far delays both of its clocks. The true times have
+        // a random sub-µs part, as real clock reads do (the file without the cost holds them
+        // truncated to µs), so the truncation of the delayed time is not tied to the record
+        // index.
+        let (cpu_late, wall_late) = match opts.overhead_ns {
+            Some(n) => {
+                let late = |phase: u64| (phase + st.overhead_ns) / 1000;
+                let v = (late(phases.below(1000)), late(phases.below(1000)));
+                st.overhead_ns += n;
+                v
+            }
+            None => (0, 0),
+        };
+        let wall_us = wall_us + wall_late;
         let time1 = match opts.clock {
             ClockMode::Wall => wall_us as u32,
-            _ => (st.cpu_us + late_us) as u32,
+            _ => (st.cpu_us + cpu_late) as u32,
         };
         if opts.layout == Layout::V1 {
             buf.push(st.tid as u8);
