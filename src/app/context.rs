@@ -44,6 +44,8 @@ pub enum Msg {
     ApplyMapping(PathBuf),
     /// Show the active tab's real (true) or obfuscated (false) names, its mapping kept.
     UseMapping(bool),
+    /// Show the active tab's times compensated for tracing overhead (true) or as measured.
+    Compensate(bool),
     /// Ask for a path in the window (the fallback when no native dialog is available).
     TypePath(super::platform::Purpose),
     /// Merge RTL logs into a new tab on one absolute time axis: those of these files, or (None)

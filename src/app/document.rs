@@ -84,6 +84,9 @@ pub struct Document {
     pub summaries: Vec<Vec<LaneSummary>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
+    /// Set when the trace was compensated for tracing overhead: the measured profiles and the
+    /// methods that are mostly tracing cost ([`super::compensation`]).
+    pub tracing_cost: Option<Arc<super::compensation::TracingCost>>,
 }
 
 impl std::fmt::Debug for Document {
@@ -133,6 +136,7 @@ impl Document {
             instants_by_thread: self.instants_by_thread.clone(),
             summaries: self.summaries.clone(),
             series: self.series.clone(),
+            tracing_cost: self.tracing_cost.clone(),
         }
     }
 
@@ -172,6 +176,7 @@ impl Document {
             rankings,
             instants_by_thread,
             summaries,
+            tracing_cost: None,
         }
     }
 

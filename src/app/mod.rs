@@ -13,6 +13,8 @@
 //! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
 //!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
 //! - [`deobf`]: a tab's R8/ProGuard mapping (applied off the UI thread, status bar switch).
+//! - [`compensation`]: a tab's tracing-overhead compensation (View menu switch, off the UI
+//!   thread).
 //! - [`style`]: the palette by rank, the duration formatter, text colour by contrast.
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
@@ -20,6 +22,7 @@
 //! [`Settings`] are persisted (eframe storage); everything else is runtime state. Files load on
 //! the rayon pool and the UI thread only polls.
 
+pub mod compensation;
 pub(crate) mod context;
 pub mod deobf;
 pub(crate) mod document;

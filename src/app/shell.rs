@@ -107,6 +107,8 @@ pub struct Tab {
     pub view: ViewState,
     /// Its R8/ProGuard mapping.
     pub mapping: TabMapping,
+    /// Its tracing-overhead compensation.
+    pub compensation: super::compensation::TabCompensation,
 }
 
 /// The application.
@@ -170,6 +172,7 @@ impl TraceLensApp {
             state: TabState::Loading(job),
             view: ViewState::default(),
             mapping: TabMapping::default(),
+            compensation: Default::default(),
         });
         self.active = self.tabs.len() - 1;
     }
@@ -335,7 +338,12 @@ impl TraceLensApp {
             self.apply(msg, &ctx);
         }
         self.update_title(&ctx);
-        if self.is_loading() || self.tabs.iter().any(|t| t.mapping.busy()) {
+        if self.is_loading()
+            || self
+                .tabs
+                .iter()
+                .any(|t| t.mapping.busy() || t.compensation.busy())
+        {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
@@ -349,8 +357,17 @@ impl TraceLensApp {
             Msg::TypePath(purpose) => self.open_prompt(purpose, String::new()),
             Msg::ApplyMapping(path) => self.apply_mapping(path, ctx),
             Msg::UseMapping(on) => {
-                if let Some((tab, doc)) = self.active_doc_mut() {
+                if let Some((tab, doc)) = self.active_doc_mut()
+                    && !tab.compensation.busy()
+                {
                     tab.mapping.start_use(doc, on, ctx);
+                }
+            }
+            Msg::Compensate(on) => {
+                if let Some((tab, doc)) = self.active_doc_mut()
+                    && !tab.mapping.busy()
+                {
+                    tab.compensation.start(doc, on, ctx);
                 }
             }
             Msg::ExportTo(format, path) => {
@@ -497,6 +514,13 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
         }
         if let Some(renamed) = tab.mapping.poll() {
             tab.state = TabState::Ready(Arc::new(renamed));
+        }
+        if let Some(doc) = tab.compensation.poll() {
+            // Other times (and ticks): the whole trace, the selection marked anew.
+            tab.view.timeline.range = None;
+            let selected = tab.view.selected;
+            select_method(&mut tab.view, &doc, selected);
+            tab.state = TabState::Ready(Arc::new(doc));
         }
     }
     ended

@@ -67,8 +67,11 @@ pub(crate) fn render(path: &Path, t: &Trace) -> String {
     let overhead = t
         .source
         .call_overhead_ns
-        .map_or_else(|| "-".to_string(), |ns| format!("{ns} ns per clock read (key)"));
-    row(&mut s, "call overhead", &overhead);
+        .map_or_else(
+            || "-".to_string(),
+            |ns| format!("{ns} ns per clock read (clock-call-overhead-nsec)"),
+        );
+    row(&mut s, "overhead", &overhead);
     if t.compensation.is_some() {
         row(
             &mut s,

@@ -11,6 +11,7 @@ use egui_extras::{Column, TableBuilder};
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
+use crate::app::compensation::mostly_tracing_note;
 use crate::app::style::{clock_name, fmt_ms, rank_color};
 use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
@@ -720,6 +721,10 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 }
             }
             chip(ui, m);
+            if let Some(note) = m.and_then(|m| mostly_tracing_note(l, ctx.clock, m)) {
+                ui.label(RichText::new("⚠").color(Color32::from_rgb(230, 160, 0)))
+                    .on_hover_text(note);
+            }
             let mut resp = ui.add(
                 egui::Label::new(label(m))
                     .sense(egui::Sense::click())

@@ -10,6 +10,20 @@ impl TraceLensApp {
                     ui.checkbox(&mut tab.view.show_info, "Trace info");
                     ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
                     ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
+                    let mut on = tab.compensation.on;
+                    let idle = !tab.compensation.busy() && !tab.mapping.busy();
+                    if ui
+                        .add_enabled(
+                            idle,
+                            egui::Checkbox::new(&mut on, "Compensate tracing overhead"),
+                        )
+                        .on_hover_text(
+                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec                              per record) from every time shown",
+                        )
+                        .changed()
+                    {
+                        self.msgs.push(Msg::Compensate(on));
+                    }
                 });
             }
         });
@@ -122,6 +136,11 @@ impl TraceLensApp {
                         }
                     }
                 }
+            }
+            if let Some(tab) = self.tabs.get_mut(self.active)
+                && crate::app::compensation::status_ui(ui, &tab.compensation)
+            {
+                tab.compensation.error = None;
             }
             if !self.status.is_empty() {
                 ui.separator();
