@@ -38,7 +38,13 @@ fn main() {
         trace.call_heap_bytes() / 1_000_000
     );
     let (t, _) = common::best_of(3, || profile_all_clocks(&trace));
-    println!("profile, measured                 {:>8.1} ms", t.as_secs_f64() * 1e3);
+    println!(
+        "profile, measured                 {:>8.1} ms",
+        t.as_secs_f64() * 1e3
+    );
     let (t, _) = common::best_of(3, || profile_all_clocks(&compensated));
-    println!("profile, compensated              {:>8.1} ms", t.as_secs_f64() * 1e3);
+    println!(
+        "profile, compensated              {:>8.1} ms",
+        t.as_secs_f64() * 1e3
+    );
 }

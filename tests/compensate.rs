@@ -58,7 +58,13 @@ fn a_whole_microsecond_overhead_is_removed_exactly() {
         let want = ok(tracelens(&["profile", "--clock", clock, truth]));
         let measured = ok(tracelens(&["profile", "--clock", clock, slow]));
         assert_ne!(measured, want, "the overhead shows in the measured profile");
-        let got = ok(tracelens(&["profile", "--compensate", "--clock", clock, slow]));
+        let got = ok(tracelens(&[
+            "profile",
+            "--compensate",
+            "--clock",
+            clock,
+            slow,
+        ]));
         let (head, tail) = got.split_at(want.len().min(got.len()));
         assert_eq!(head, want, "{clock}");
         assert!(
@@ -86,7 +92,10 @@ fn compensation_recovers_true_times_within_five_percent() {
         let file = format!("o{ns}.trace");
         let slow = generate(dir.path(), &file, "1000000", &["--overhead-ns", ns]);
         let got = summary(&["summary", "--json", "--compensate", slow.to_str().unwrap()]);
-        assert_eq!(got["compensation"]["overhead_ns"], ns.parse::<u64>().unwrap());
+        assert_eq!(
+            got["compensation"]["overhead_ns"],
+            ns.parse::<u64>().unwrap()
+        );
         assert_eq!(got["compensation"]["approximate_threads"], 0);
         let mut worst = (0.0f64, String::new());
         let mut measured_worst = 0.0f64;
@@ -117,7 +126,10 @@ fn compensation_recovers_true_times_within_five_percent() {
         );
         assert!(checked > 300, "{checked} methods checked");
         assert!(worst.0 <= 0.05, "{ns} ns: {:.4} at {}", worst.0, worst.1);
-        assert!(measured_worst > 0.2, "the overhead was visible before compensation");
+        assert!(
+            measured_worst > 0.2,
+            "the overhead was visible before compensation"
+        );
     }
 }
 

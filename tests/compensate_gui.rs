@@ -28,7 +28,14 @@ fn toggle(h: &mut crate::gui_util::H) {
 fn the_switch_shows_the_true_times_and_goes_back() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
-        "--records", "40000", "--threads", "2", "--methods", "200", "--seed", "4",
+        "--records",
+        "40000",
+        "--threads",
+        "2",
+        "--methods",
+        "200",
+        "--seed",
+        "4",
     ];
     let truth_path = generated_trace(dir.path(), "truth.trace", &args);
     let mut slow_args = args.to_vec();
@@ -64,7 +71,10 @@ fn the_switch_shows_the_true_times_and_goes_back() {
     let cost = doc.tracing_cost.as_ref().expect("measured profiles kept");
     let flagged = cost.flags[0].iter().filter(|&&f| f).count();
     assert!(flagged > 0);
-    assert!(h.query_all_by_label("⚠").count() > 0, "a marker in the table");
+    assert!(
+        h.query_all_by_label("!").count() > 0,
+        "a marker in the table"
+    );
 
     toggle(&mut h);
     step_until(&mut h, "measured times", |a| !a.tabs[0].compensation.on);
@@ -72,6 +82,11 @@ fn the_switch_shows_the_true_times_and_goes_back() {
     assert_eq!(back.profiles, measured.profiles);
     assert!(back.tracing_cost.is_none());
     step_until_label(&mut h, &shown_measured);
+    assert_eq!(
+        h.query_all_by_label("!").count(),
+        0,
+        "no marker when measured"
+    );
 }
 
 #[test]

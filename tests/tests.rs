@@ -3,6 +3,9 @@
 //! `cargo test --release --test tests graph_diff_convert::`.
 
 // The command line against dmtracedump's outputs
+/// `--compensate`: traces made with a known tracing cost per record against the same seed
+/// without it; outputs unchanged without the option; exit codes.
+mod compensate;
 /// `tracelens dump` against dmtracedump's record listings, byte for byte.
 mod dump;
 /// `tracelens graph`, `diff` and `convert` (dmtracedump's `-g` and `-d`; speedscope, Chrome and
@@ -11,9 +14,6 @@ mod graph_diff_convert;
 /// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
 /// on every subcommand.
 mod mapping;
-/// `--compensate`: traces made with a known tracing cost per record against the same seed
-/// without it; outputs unchanged without the option; exit codes.
-mod compensate;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
 
@@ -26,14 +26,14 @@ mod legacy;
 mod robustness;
 
 // The GUI (egui_kittest, headless wgpu) and the desktop integration
+/// View > Compensate tracing overhead: true times shown, marked, and back.
+mod compensate_gui;
 /// `--install-desktop` / `--uninstall-desktop`.
 mod desktop;
 /// The whole viewer driven through egui_kittest.
 mod gui;
 /// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
 mod gui_corners;
-/// View > Compensate tracing overhead: true times shown, marked, and back.
-mod compensate_gui;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
 mod mapping_gui;

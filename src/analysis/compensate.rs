@@ -87,16 +87,17 @@ pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
             })
             .collect()
     };
-    let method = |m: crate::analysis::profile::MethodProfile| crate::analysis::profile::MethodProfile {
-        inclusive: div(m.inclusive),
-        exclusive: div(m.exclusive),
-        top_exclusive: div(m.top_exclusive),
-        parents: edges(m.parents),
-        children: edges(m.children),
-        recursive_parents: edges(m.recursive_parents),
-        recursive_children: edges(m.recursive_children),
-        ..m
-    };
+    let method =
+        |m: crate::analysis::profile::MethodProfile| crate::analysis::profile::MethodProfile {
+            inclusive: div(m.inclusive),
+            exclusive: div(m.exclusive),
+            top_exclusive: div(m.top_exclusive),
+            parents: edges(m.parents),
+            children: edges(m.children),
+            recursive_parents: edges(m.recursive_parents),
+            recursive_children: edges(m.recursive_children),
+            ..m
+        };
     Profile {
         clock: p.clock,
         total_time: div(p.total_time),
@@ -447,7 +448,10 @@ pub fn mostly_tracing(measured: &Profile, compensated: &Profile, tick_factor: u6
 
 /// The tick factor of a compensated trace (1 for any other).
 pub fn tick_factor(trace: &Trace) -> u64 {
-    trace.compensation.as_ref().map_or(1, |c| c.tick_factor.max(1))
+    trace
+        .compensation
+        .as_ref()
+        .map_or(1, |c| c.tick_factor.max(1))
 }
 
 #[cfg(test)]

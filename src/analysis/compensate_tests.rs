@@ -34,7 +34,11 @@ fn compensated_events(threads: &[Events], o_ns: u64) -> Vec<Events> {
 }
 
 /// Every call of every thread with its first child, and the thread ranges.
-type Flat = Vec<(Vec<Vec<(Call, usize)>>, Option<(u64, u64)>, Option<(u64, u64)>)>;
+type Flat = Vec<(
+    Vec<Vec<(Call, usize)>>,
+    Option<(u64, u64)>,
+    Option<(u64, u64)>,
+)>;
 
 fn flatten(t: &Trace) -> Flat {
     t.threads
@@ -43,7 +47,11 @@ fn flatten(t: &Trace) -> Flat {
             let lanes = th
                 .lanes
                 .iter()
-                .map(|l| (0..l.len()).map(|i| (l.call(i), l.first_child(i))).collect())
+                .map(|l| {
+                    (0..l.len())
+                        .map(|i| (l.call(i), l.first_child(i)))
+                        .collect()
+                })
                 .collect();
             (lanes, th.axis_range, th.cpu_range)
         })
@@ -185,7 +193,10 @@ fn a_rebuilt_axis_is_kept() {
         for (d, l) in th.lanes.iter().enumerate() {
             for i in 0..l.len() {
                 let ml = &m.lanes[d];
-                assert_eq!((l.start(i), l.dur(i)), (ml.start(i) * 1000, ml.dur(i) * 1000));
+                assert_eq!(
+                    (l.start(i), l.dur(i)),
+                    (ml.start(i) * 1000, ml.dur(i) * 1000)
+                );
                 assert_eq!(l.cpu(i), s.lanes[d].cpu(i));
             }
         }

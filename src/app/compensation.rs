@@ -158,7 +158,7 @@ pub fn status_ui(ui: &mut egui::Ui, c: &TabCompensation) -> bool {
         ui.separator();
         ui.label(&c.text).on_hover_text(
             "Every time shown has the cost of tracing subtracted (View > Compensate tracing \
-             overhead; docs/compensation.md). ⚠ in the profile marks methods whose measured time \
+             overhead; docs/compensation.md). An orange ! in the profile marks methods whose measured time \
              is mostly that cost.",
         );
     }

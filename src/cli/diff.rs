@@ -51,9 +51,8 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     );
     let (a, b) = (a?, b?);
     // The profiles are in each trace's measured ticks (compensation counts finer ones).
-    let tps = |t: &crate::trace::Trace| {
-        t.ticks_per_sec / crate::analysis::compensate::tick_factor(t)
-    };
+    let tps =
+        |t: &crate::trace::Trace| t.ticks_per_sec / crate::analysis::compensate::tick_factor(t);
     if tps(&a) != tps(&b) {
         super::warn(format_args!(
             "warning: the traces count time in different units ({} and {} ticks/s)",

@@ -74,7 +74,10 @@ pub(crate) fn text_section(trace: &Trace, measured: &Profile, compensated: &Prof
     if flagged.is_empty() {
         return s;
     }
-    let _ = writeln!(s, "   measured  compensated    calls  method (inclusive usecs)");
+    let _ = writeln!(
+        s,
+        "   measured  compensated    calls  method (inclusive usecs)"
+    );
     for &m in flagged.iter().take(MAX_LISTED) {
         let (a, b) = (measured.method(m), compensated.method(m));
         let _ = writeln!(

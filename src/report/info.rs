@@ -64,13 +64,10 @@ pub(crate) fn render(path: &Path, t: &Trace) -> String {
         None => "-",
     };
     row(&mut s, "overflow", overflow);
-    let overhead = t
-        .source
-        .call_overhead_ns
-        .map_or_else(
-            || "-".to_string(),
-            |ns| format!("{ns} ns per clock read (clock-call-overhead-nsec)"),
-        );
+    let overhead = t.source.call_overhead_ns.map_or_else(
+        || "-".to_string(),
+        |ns| format!("{ns} ns per clock read (clock-call-overhead-nsec)"),
+    );
     row(&mut s, "overhead", &overhead);
     if t.compensation.is_some() {
         row(

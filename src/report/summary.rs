@@ -231,7 +231,11 @@ pub(crate) fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
 
 /// Summarizes `compensated`, the compensated rewrite of `measured`: times compensated, the
 /// measured ones beside them, methods that are mostly tracing cost flagged.
-pub(crate) fn summarize_compensated(file: &str, measured: &Trace, compensated: &Trace) -> FileSummary {
+pub(crate) fn summarize_compensated(
+    file: &str,
+    measured: &Trace,
+    compensated: &Trace,
+) -> FileSummary {
     let (before, after) = rayon::join(
         || profile_all_clocks(measured),
         || profile_all_clocks(compensated),

@@ -9,9 +9,9 @@ use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
-use crate::app::compensation::mostly_tracing_note;
 use crate::app::style::{clock_name, fmt_ms, rank_color};
 use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
@@ -722,8 +722,12 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
             }
             chip(ui, m);
             if let Some(note) = m.and_then(|m| mostly_tracing_note(l, ctx.clock, m)) {
-                ui.label(RichText::new("⚠").color(Color32::from_rgb(230, 160, 0)))
-                    .on_hover_text(note);
+                ui.label(
+                    RichText::new("!")
+                        .strong()
+                        .color(Color32::from_rgb(230, 160, 0)),
+                )
+                .on_hover_text(note);
             }
             let mut resp = ui.add(
                 egui::Label::new(label(m))
