@@ -520,7 +520,11 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
             tab.view.timeline.range = None;
             let selected = tab.view.selected;
             select_method(&mut tab.view, &doc, selected);
-            tab.state = TabState::Ready(Arc::new(doc));
+            let doc = Arc::new(doc);
+            if let Some(p) = tab.mapping.pending.take() {
+                tab.mapping.start_apply(doc.clone(), p, ctx);
+            }
+            tab.state = TabState::Ready(doc);
         }
     }
     ended

@@ -69,13 +69,6 @@ pub(crate) fn render(path: &Path, t: &Trace) -> String {
         |ns| format!("{ns} ns per clock read (clock-call-overhead-nsec)"),
     );
     row(&mut s, "overhead", &overhead);
-    if t.compensation.is_some() {
-        row(
-            &mut s,
-            "compensated",
-            &crate::report::compensation::overhead_text(t),
-        );
-    }
     let with_records = t.threads.iter().filter(|th| th.event_count > 0).count();
     row(
         &mut s,

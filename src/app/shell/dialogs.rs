@@ -104,6 +104,8 @@ impl TraceLensApp {
             return;
         };
         match &tab.state {
+            // Applied to the compensated (or measured) document once it is there.
+            TabState::Ready(_) if tab.compensation.busy() => tab.mapping.pending = Some(path),
             TabState::Ready(doc) => {
                 let doc = doc.clone();
                 tab.mapping.start_apply(doc, path, ctx);
