@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::document::{Document, Ranking};
+use crate::analysis::search::SearchResult;
 use crate::report::export::ExportFormat;
 use crate::trace::CallRef;
 use crate::trace::{Clock, MethodId, TickRange};
@@ -34,6 +35,10 @@ pub enum Msg {
     HighlightCalls(Vec<CallRef>),
     /// Scroll and zoom the timeline to this call.
     GoToCall(CallRef),
+    /// Show this axis range (ticks) in the timeline (a bookmark).
+    ShowRange(u64, u64),
+    /// Save, open or apply a session (`FILE.tracelens.json`).
+    Session(SessionMsg),
     /// Export the active trace in this format (asks for a path).
     Export(ExportFormat),
     /// Write the active trace in this format to this path (no dialog).
@@ -49,6 +54,21 @@ pub enum Msg {
     /// Merge RTL logs into a new tab on one absolute time axis: those of these files, or (None)
     /// every open one.
     AlignRtl(Option<Vec<PathBuf>>),
+}
+
+/// What the session entries of the File menu ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionMsg {
+    /// Write the active tab's session next to its trace (or ask where, when it cannot).
+    Save,
+    /// Ask where to write the active tab's session.
+    SaveAs,
+    /// Write the active tab's session to this path.
+    SaveTo(PathBuf),
+    /// Ask for a session file for the active tab.
+    OpenDialog,
+    /// Apply the session at this path to the active tab.
+    Open(PathBuf),
 }
 
 /// Another open document (the comparison views): its tab title and the document.
@@ -67,6 +87,12 @@ pub struct PanelCtx<'a> {
     pub range: Option<TickRange>,
     /// The other open documents.
     pub others: &'a [OtherDoc],
+    /// The calls the search found (timeline ticks and minimap), when there is a search.
+    pub search: Option<Arc<SearchResult>>,
+    /// Grey out the methods the search does not match (needs `search`).
+    pub filter: bool,
+    /// Per method, the colour a session's colour rule gives it (None: the palette's).
+    pub rule_colors: Option<Arc<Vec<Option<[u8; 3]>>>>,
     msgs: &'a mut Vec<Msg>,
 }
 
@@ -79,6 +105,9 @@ impl<'a> PanelCtx<'a> {
             visible: None,
             range: None,
             others: &[],
+            search: None,
+            filter: false,
+            rule_colors: None,
             msgs,
         }
     }
@@ -97,6 +126,9 @@ impl<'a> PanelCtx<'a> {
             visible: self.visible,
             range: self.range,
             others: self.others,
+            search: self.search.clone(),
+            filter: self.filter,
+            rule_colors: self.rule_colors.clone(),
             msgs: self.msgs,
         }
     }
@@ -116,9 +148,32 @@ impl<'a> PanelCtx<'a> {
         self.ranking().rank_of(m)
     }
 
-    /// The colour of `m`, faded when another method is selected.
+    /// The colour of `m`, faded when another method is selected, grey when the search filter
+    /// leaves it out.
     pub(crate) fn method_color(&self, m: MethodId) -> eframe::egui::Color32 {
         let fade = self.selected.is_some_and(|s| s != m);
-        super::style::method_color(self.rank_of(m), fade)
+        self.method_color_faded(m, fade)
+    }
+
+    /// The colour of `m` (a colour rule's, or the palette's by rank), faded when `fade`, grey
+    /// when the search filter leaves it out.
+    pub(crate) fn method_color_faded(&self, m: MethodId, fade: bool) -> eframe::egui::Color32 {
+        if !self.passes_filter(m) {
+            return super::style::FILTERED_OUT;
+        }
+        let rule = self
+            .rule_colors
+            .as_ref()
+            .and_then(|c| c.get(m.index()).copied().flatten());
+        let c = match rule {
+            Some([r, g, b]) => eframe::egui::Color32::from_rgb(r, g, b),
+            None => super::style::rank_color(self.rank_of(m)),
+        };
+        if fade { super::style::faded(c) } else { c }
+    }
+
+    /// False when the search filter is on and leaves `m` out (the views grey it).
+    pub(crate) fn passes_filter(&self, m: MethodId) -> bool {
+        !self.filter || self.search.as_ref().is_none_or(|s| s.methods.contains(m))
     }
 }

@@ -11,10 +11,12 @@ use std::sync::Arc;
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
-use super::context::{Msg, OtherDoc, PanelCtx};
+use super::context::{Msg, OtherDoc, PanelCtx, SessionMsg};
 use super::deobf::{self, TabMapping};
 use super::document::Document;
 use super::panels::lower::LowerState;
+use super::panels::search::SearchState;
+use super::panels::session::SessionView;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
 use super::path_prompt::{PathPrompt, PromptAction};
@@ -25,6 +27,7 @@ use crate::trace::{MethodId, Trace};
 
 mod bars;
 mod dialogs;
+mod session;
 
 pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
@@ -61,6 +64,10 @@ pub struct ViewState {
     pub lower: LowerState,
     pub show_info: bool,
     pub show_diagnostics: bool,
+    /// The search bar, the calls found and its filter.
+    pub search: SearchState,
+    /// Bookmarks, colour rules (and the reserved transforms) of the session.
+    pub session: SessionView,
 }
 
 /// What a tab holds.
@@ -280,7 +287,9 @@ impl TraceLensApp {
                 }
                 TabState::Loading(_) => {}
             }
+            session::on_loaded(tab);
         }
+        self.apply_pending_sessions();
         for report in self.platform.poll() {
             self.report(report);
         }
@@ -412,6 +421,14 @@ impl TraceLensApp {
                     tab.view.timeline.go_to_call(&doc.trace, c);
                 }
             }
+            Msg::ShowRange(a, b) => {
+                if let Some(tab) = self.tabs.get_mut(self.active)
+                    && b > a
+                {
+                    tab.view.timeline.range = Some((a as f64, b as f64));
+                }
+            }
+            Msg::Session(m) => self.session_msg(m, ctx),
         }
     }
 
@@ -441,6 +458,11 @@ impl TraceLensApp {
             Report::Picked(path) => self.msgs.push(Msg::Open(path)),
             Report::PickedMapping(path) => self.msgs.push(Msg::ApplyMapping(path)),
             Report::PickedExport(format, path) => self.msgs.push(Msg::ExportTo(format, path)),
+            Report::PickedSession { save, path } => self.msgs.push(Msg::Session(if save {
+                SessionMsg::SaveTo(path)
+            } else {
+                SessionMsg::Open(path)
+            })),
             Report::NoDialog(purpose) => {
                 let start = self.prompt_start(purpose);
                 self.open_prompt(purpose, start);
@@ -562,6 +584,9 @@ fn tab_ui(
             ctx.clock = view.clock_index;
             ctx.visible = view.timeline.range;
             ctx.others = others;
+            ctx.search = view.search.update(ui.ctx(), &doc);
+            ctx.filter = view.search.filter;
+            ctx.rule_colors = view.session.rule_colors(&doc);
             ready_ui(ui, &mut ctx, view);
         }
     }
@@ -597,6 +622,8 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             ui.label(format!("Selected: {}", trace.method_full_name(m)));
         }
     });
+    super::panels::search::bar_ui(ui, ctx, &mut view.search);
+    aside_ui(ui, ctx, view);
     // Info and diagnostics take at most a third of the height each (they scroll).
     let aside = (ui.available_height() / 3.0).max(60.0);
     if view.show_info {
@@ -623,4 +650,27 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
     }
     egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
+}
+
+/// Right of the views: the calls found and/or the bookmarks and colour rules, when shown.
+fn aside_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
+    use super::panels::{search, session};
+    let (calls, items) = (view.search.show_list, view.session.show);
+    if !calls && !items {
+        return;
+    }
+    let current = view.search.current_call(ctx.search.as_deref());
+    egui::Panel::right("aside")
+        .resizable(true)
+        .default_size(420.0)
+        .show(ui, |ui| {
+            if items {
+                let panel = egui::Panel::bottom("session-items").resizable(true);
+                let panel = if calls { panel.default_size(220.0) } else { panel.min_size(ui.available_height()) };
+                panel.show(ui, |ui| session::ui(ui, ctx, &mut view.session, current));
+            }
+            if calls {
+                egui::CentralPanel::default().show(ui, |ui| search::list::ui(ui, ctx, &mut view.search));
+            }
+        });
 }

@@ -10,6 +10,8 @@ impl TraceLensApp {
                     ui.checkbox(&mut tab.view.show_info, "Trace info");
                     ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
                     ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
+                    ui.checkbox(&mut tab.view.search.show_list, "Calls found (search)");
+                    ui.checkbox(&mut tab.view.session.show, "Bookmarks and colour rules");
                 });
             }
         });
@@ -54,6 +56,7 @@ impl TraceLensApp {
         if let Some(format) = platform::export_menu_ui(ui, ready) {
             self.msgs.push(Msg::Export(format));
         }
+        self.session_menu_ui(ui, ready);
         let rtl = self.alignable_rtl(None).len();
         if ui
             .add_enabled(
@@ -72,6 +75,34 @@ impl TraceLensApp {
         }
         if ui.button("Quit").clicked() {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    /// Save session, Save session as…, Open session….
+    fn session_menu_ui(&mut self, ui: &mut egui::Ui, ready: bool) {
+        let entries = [
+            (
+                "Save session",
+                "Bookmarks, colour rules, selection, clock, visible range and search, \
+                 next to the trace as FILE.tracelens.json (restored when it opens)",
+                SessionMsg::Save,
+            ),
+            ("Save session as…", "Choose where to write the session", SessionMsg::SaveAs),
+            (
+                "Open session…",
+                "Apply a .tracelens.json session to this trace",
+                SessionMsg::OpenDialog,
+            ),
+        ];
+        for (label, hover, msg) in entries {
+            if ui
+                .add_enabled(ready, egui::Button::new(label))
+                .on_hover_text(hover)
+                .clicked()
+            {
+                self.msgs.push(Msg::Session(msg));
+                ui.close();
+            }
         }
     }
 
