@@ -177,3 +177,55 @@ impl<'a> PanelCtx<'a> {
         !self.filter || self.search.as_ref().is_none_or(|s| s.methods.contains(m))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::search::{MAX_HITS, Query, search};
+    use crate::app::style::{FILTERED_OUT, faded, rank_color};
+
+    /// The one colour predicate the timeline, the flame graph and the profile's chips share:
+    /// colour rules recolour, the search filter greys what it leaves out, selection fades.
+    #[test]
+    fn rule_colours_filter_and_selection() {
+        let doc = Document::new(crate::analysis::testutil::random_trace(4, 2, 300));
+        let trace = &doc.trace;
+        let n = trace.methods.len() as u32;
+        let mut msgs = Vec::new();
+        let mut ctx = PanelCtx::new(&doc, &mut msgs);
+        let palette = |ctx: &PanelCtx, m: MethodId| rank_color(ctx.rank_of(m));
+        for m in (0..n).map(MethodId) {
+            assert_eq!(ctx.method_color(m), palette(&ctx, m));
+        }
+        let rules = vec![crate::app::session::ColorRule {
+            pattern: "pkg.C1.*".into(),
+            color: "#102030".into(),
+        }];
+        ctx.rule_colors = Some(Arc::new(crate::app::session::rule_colors(trace, &rules)));
+        let result = search(trace, &Query::parse("name:/m[0-2]/").unwrap(), MAX_HITS);
+        ctx.search = Some(Arc::new(result));
+        ctx.filter = true;
+        ctx.selected = Some(MethodId(1));
+        for m in (0..n).map(MethodId) {
+            let name = trace.method_full_name(m);
+            let base = if name.starts_with("pkg.C1.") {
+                eframe::egui::Color32::from_rgb(0x10, 0x20, 0x30)
+            } else {
+                palette(&ctx, m)
+            };
+            let in_filter = ["m0", "m1", "m2"].iter().any(|k| name.contains(k));
+            let want = if !in_filter {
+                FILTERED_OUT
+            } else if m == MethodId(1) {
+                base
+            } else {
+                faded(base)
+            };
+            assert_eq!(ctx.method_color(m), want, "{name}");
+            assert_eq!(ctx.passes_filter(m), in_filter);
+        }
+        // The filter off: nothing is greyed.
+        ctx.filter = false;
+        assert!((0..n).all(|m| ctx.passes_filter(MethodId(m))));
+    }
+}

@@ -610,6 +610,8 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             }
             ui.separator();
         }
+        ui.toggle_value(&mut view.search.open, "Search calls")
+            .on_hover_text("Find calls by name, class, signature or file (Ctrl+Shift+F)");
         ui.toggle_value(&mut view.show_info, "Info");
         let n = trace.diagnostics.len();
         if n > 0 {

@@ -121,9 +121,11 @@ fn bookmarks_ui(
             .on_hover_text("The timeline's visible time range, with the note")
             .clicked()
         {
-            let (a, b) = ctx
-                .visible
-                .map_or(full, |(a, b)| (a.max(0.0) as u64, b.max(0.0).ceil() as u64));
+            // Clamped to the trace (the view may run a little past its ends).
+            let (a, b) = ctx.visible.map_or(full, |(a, b)| {
+                let t = |x: f64| (x.max(0.0).round() as u64).clamp(full.0, full.1);
+                (t(a), t(b))
+            });
             st.bookmarks.push(PlacedBookmark {
                 bookmark: Bookmark {
                     note: std::mem::take(&mut st.note),

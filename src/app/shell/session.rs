@@ -60,6 +60,7 @@ pub(crate) fn restore(tab: &mut Tab, doc: &Document, s: &Session) -> Vec<String>
         view.lower.profile.follow_clock(doc.clock(i), view.selected);
     }
     view.timeline.range = r.visible.map(|(a, b)| (a as f64, b as f64));
+    view.search.open |= !r.search.query.is_empty();
     view.search.query = r.search.query;
     view.search.filter = r.search.filter;
     view.search.cursor = None;

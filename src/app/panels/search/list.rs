@@ -30,10 +30,10 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
     };
     let doc = ctx.doc;
     let trace = &doc.trace;
-    let key = (doc.generation, st.query.clone(), st.sort, st.ascending);
+    let key = (doc.generation, st.query.clone(), st.sort, !st.descending);
     let fresh = st.order.request(ui.ctx(), &key, || {
         let (trace, result) = (trace.clone(), result.clone());
-        let (col, asc) = (st.sort, st.ascending);
+        let (col, asc) = (st.sort, !st.descending);
         move || Arc::from(sorted_order(&trace, &result, col, asc))
     });
     ui.horizontal(|ui| {
@@ -68,17 +68,17 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
         .header(row_h, |mut h| {
             for (name, col) in COLUMNS {
                 h.col(|ui| {
-                    let arrow = match (st.sort == col, st.ascending) {
-                        (true, true) => " ▲",
-                        (true, false) => " ▼",
+                    let arrow = match (st.sort == col, st.descending) {
+                        (true, false) => " ^",
+                        (true, true) => " v",
                         _ => "",
                     };
                     if ui.button(format!("{name}{arrow}")).clicked() {
                         if st.sort == col {
-                            st.ascending = !st.ascending;
+                            st.descending = !st.descending;
                         } else {
                             st.sort = col;
-                            st.ascending = true;
+                            st.descending = false;
                         }
                     }
                 });

@@ -1,4 +1,5 @@
-//! The search bar and the calls it finds. The bar (above the timeline) takes a query (grammar:
+//! The search bar and the calls it finds. The bar (above the timeline, opened with the toolbar's
+//! "Search calls" switch or Ctrl+Shift+F) takes a query (grammar:
 //! [`crate::analysis::search`]); the search runs on a worker, keyed by (document generation,
 //! query). Enter / Shift+Enter (or F3 / Shift+F3) walk the calls found in time order: each one
 //! is selected and shown in the timeline. "Filter" greys out what does not match in the
@@ -25,13 +26,16 @@ type Outcome = Result<Arc<SearchResult>, QueryError>;
 /// View state of the search of one tab.
 #[derive(Default)]
 pub struct SearchState {
+    /// The search bar is shown (the toolbar's "Search calls" switch, Ctrl+Shift+F).
+    pub open: bool,
     pub query: String,
     /// Grey out what the query does not match.
     pub filter: bool,
     /// The list of calls found is shown.
     pub show_list: bool,
     pub sort: HitColumn,
-    pub ascending: bool,
+    /// The list's order runs from the largest value.
+    pub descending: bool,
     /// The call last walked to (an index into the result's time-ordered hits).
     pub cursor: Option<usize>,
     task: Task<SearchKey, Outcome>,
@@ -63,6 +67,11 @@ impl SearchState {
             move || Query::parse(&text).map(|q| Arc::new(search::search(&trace, &q, MAX_HITS)))
         });
         self.result_for(&key)
+    }
+
+    /// The calls found for the current query on the document of `generation`, once found.
+    pub fn found(&self, generation: u64) -> Option<Arc<SearchResult>> {
+        self.result_for(&(generation, self.query.clone()))
     }
 
     fn result_for(&self, key: &SearchKey) -> Option<Arc<SearchResult>> {
@@ -116,6 +125,10 @@ pub(crate) fn go_to(ctx: &mut PanelCtx, call: CallRef) {
 pub(crate) fn bar_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
     if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::F)) {
         st.focus = true;
+        st.open = true;
+    }
+    if !st.open {
+        return;
     }
     let result = ctx.search.clone();
     let mut walk: Option<bool> = None;
@@ -137,19 +150,22 @@ pub(crate) fn bar_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState
             walk = Some(!ui.input(|i| i.modifiers.shift));
             resp.request_focus();
         }
-        if ui.input(|i| i.key_pressed(egui::Key::F3)) {
+        // F3 anywhere; Enter too when no widget takes the keyboard (the timeline has it).
+        let free_enter = !ui.ctx().egui_wants_keyboard_input()
+            && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if free_enter || ui.input(|i| i.key_pressed(egui::Key::F3)) {
             walk = Some(!ui.input(|i| i.modifiers.shift));
         }
         let has = result.as_ref().is_some_and(|r| !r.hits.is_empty());
         if ui
-            .add_enabled(has, egui::Button::new("◀"))
+            .add_enabled(has, egui::Button::new("<"))
             .on_hover_text("Previous call (Shift+Enter)")
             .clicked()
         {
             walk = Some(false);
         }
         if ui
-            .add_enabled(has, egui::Button::new("▶"))
+            .add_enabled(has, egui::Button::new(">"))
             .on_hover_text("Next call (Enter)")
             .clicked()
         {
