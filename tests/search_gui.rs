@@ -42,14 +42,20 @@ fn regex_escape(s: &str) -> String {
     s.chars()
         .flat_map(|c| {
             let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special.then_some('\\').into_iter().chain(std::iter::once(c))
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
         })
         .collect()
 }
 
 /// Opens the search bar with Ctrl+Shift+F and types `query` into it.
 fn type_query(h: &mut H, query: &str) {
-    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::F);
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::F,
+    );
     h.step();
     h.step();
     h.event(egui::Event::Text(query.to_string()));
@@ -57,7 +63,11 @@ fn type_query(h: &mut H, query: &str) {
 }
 
 fn visible(h: &H) -> (f64, f64) {
-    h.state().tabs[0].view.timeline.range.expect("a range is shown")
+    h.state().tabs[0]
+        .view
+        .timeline
+        .range
+        .expect("a range is shown")
 }
 
 #[test]
@@ -73,10 +83,18 @@ fn a_query_finds_the_calls_and_enter_walks_them() {
         app.tabs[0].view.search.found(generation).is_some()
     });
     let found = h.state().tabs[0].view.search.found(generation).unwrap();
-    assert_eq!(found.hits.len(), n_calls, "every call of the method, no other");
+    assert_eq!(
+        found.hits.len(),
+        n_calls,
+        "every call of the method, no other"
+    );
     assert!(found.hits.iter().all(|c| c.method == m));
     assert_eq!(found.methods.len(), 1);
-    let core = search(&ready(h.state(), 0).trace, &Query::parse(&query).unwrap(), MAX_HITS);
+    let core = search(
+        &ready(h.state(), 0).trace,
+        &Query::parse(&query).unwrap(),
+        MAX_HITS,
+    );
     assert_eq!(found.hits, core.hits);
     h.get_by_label_contains(&format!("{n_calls} calls in 1 method"));
 
@@ -95,8 +113,14 @@ fn a_query_finds_the_calls_and_enter_walks_them() {
         assert_eq!(view.search.cursor, Some(want));
         let (a, b) = visible(&h);
         let (s, e) = span(want);
-        assert!(a <= s && e <= b, "call {want} ({s}..{e}) inside the range {a}..{b}");
-        assert!(b - a < (e - s) * 3.0, "zoomed to the call, not the whole trace");
+        assert!(
+            a <= s && e <= b,
+            "call {want} ({s}..{e}) inside the range {a}..{b}"
+        );
+        assert!(
+            b - a < (e - s) * 3.0,
+            "zoomed to the call, not the whole trace"
+        );
         assert_eq!(h.state().tabs[0].view.selected, Some(m));
     }
     h.get_by_label_contains(&format!("2 of {n_calls} calls"));

@@ -94,7 +94,10 @@ fn save_close_reopen_gives_the_same_view() {
     h.key_press(egui::Key::D);
     h.step();
     // A search with its filter, two bookmarks and a colour rule.
-    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::F);
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::F,
+    );
     h.step();
     h.event(egui::Event::Text("class:okhttp".into()));
     h.step();
@@ -189,7 +192,10 @@ fn a_broken_sidecar_is_reported_and_ignored() {
     let mut h = open(std::slice::from_ref(&trace), None);
     step_until(&mut h, "the message", |app| app.status.contains("ignored"));
     let status = h.state().status.clone();
-    assert!(status.contains("run.trace.tracelens.json: not a tracelens session"), "{status}");
+    assert!(
+        status.contains("run.trace.tracelens.json: not a tracelens session"),
+        "{status}"
+    );
     let v = &h.state().tabs[0].view;
     assert!(v.selected.is_none() && v.timeline.range.is_none() && v.search.query.is_empty());
 }

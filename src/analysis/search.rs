@@ -237,7 +237,13 @@ fn parse_term(token: &str) -> Result<Option<Term>, QueryError> {
         .build()
         .map_err(|e| QueryError::BadRegex {
             term: token.to_string(),
-            why: e.to_string().lines().last().unwrap_or("").trim().to_string(),
+            why: e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
         })?;
     Ok(Some(Term {
         field,
@@ -310,7 +316,11 @@ pub fn search(trace: &Trace, query: &Query, cap: usize) -> SearchResult {
         .map(|t| {
             t.lanes
                 .iter()
-                .map(|l| (0..l.len()).filter(|&i| methods.contains(l.method(i))).count() as u64)
+                .map(|l| {
+                    (0..l.len())
+                        .filter(|&i| methods.contains(l.method(i)))
+                        .count() as u64
+                })
                 .sum()
         })
         .collect();
@@ -392,7 +402,12 @@ pub enum HitColumn {
 
 /// The display order of `result.hits` by `col` (ascending or not): a permutation of indices.
 /// Total order: equal keys keep the time order (index in `hits`), in both directions.
-pub fn sorted_order(trace: &Trace, result: &SearchResult, col: HitColumn, ascending: bool) -> Vec<u32> {
+pub fn sorted_order(
+    trace: &Trace,
+    result: &SearchResult,
+    col: HitColumn,
+    ascending: bool,
+) -> Vec<u32> {
     let hits = &result.hits;
     // Methods by full name: a rank per method, so the sort compares integers.
     let name_rank: Vec<u32> = if col == HitColumn::Method {

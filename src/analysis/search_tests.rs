@@ -12,10 +12,25 @@ fn varied_trace(seed: u64) -> Trace {
     b.clock = Some(ClockMode::Dual);
     let specs = [
         ("com.app.Main", "run", "()V", Some("Main.java")),
-        ("com.app.Main", "onCreate", "(Landroid/os/Bundle;)V", Some("Main.java")),
-        ("com.lib.Parser", "parse", "(Ljava/lang/String;)I", Some("Parser.kt")),
+        (
+            "com.app.Main",
+            "onCreate",
+            "(Landroid/os/Bundle;)V",
+            Some("Main.java"),
+        ),
+        (
+            "com.lib.Parser",
+            "parse",
+            "(Ljava/lang/String;)I",
+            Some("Parser.kt"),
+        ),
         ("com.lib.Parser$Inner", "<init>", "()V", None),
-        ("java.util.HashMap", "get", "(Ljava/lang/Object;)Ljava/lang/Object;", None),
+        (
+            "java.util.HashMap",
+            "get",
+            "(Ljava/lang/Object;)Ljava/lang/Object;",
+            None,
+        ),
         ("com.app.Run", "runLoop", "(I)V", Some("Run.java")),
     ];
     for (i, (c, n, s, f)) in specs.iter().enumerate() {
@@ -34,7 +49,9 @@ fn varied_trace(seed: u64) -> Trace {
 /// The reference: whether `text` matches the pattern of a term (as the grammar says).
 fn ref_term(pattern: &str, is_regex: bool, text: &str) -> bool {
     if is_regex {
-        Regex::new(&format!("(?i){pattern}")).unwrap().is_match(text)
+        Regex::new(&format!("(?i){pattern}"))
+            .unwrap()
+            .is_match(text)
     } else {
         text.to_lowercase().contains(&pattern.to_lowercase())
     }
@@ -100,7 +117,10 @@ fn parse_grammar() {
             (Field::Full, false, "a b", true),
         ]
     );
-    assert_eq!(Query::parse("\"open").err(), Some(QueryError::UnclosedQuote));
+    assert_eq!(
+        Query::parse("\"open").err(),
+        Some(QueryError::UnclosedQuote)
+    );
     assert!(matches!(
         Query::parse("/a(/"),
         Err(QueryError::BadRegex { .. })
@@ -135,7 +155,10 @@ fn search_equals_reference_on_many_queries() {
         ("file:.java", vec![(Field::File, false, ".java", false)]),
         ("-file:/./", vec![(Field::File, true, ".", true)]),
         ("method:get", vec![(Field::Method, false, "get", false)]),
-        ("nothing-matches-this", vec![(Field::Full, false, "nothing-matches-this", false)]),
+        (
+            "nothing-matches-this",
+            vec![(Field::Full, false, "nothing-matches-this", false)],
+        ),
         ("", vec![]),
     ];
     for seed in 1..6 {
@@ -180,7 +203,11 @@ fn the_cap_keeps_the_count_exact_and_lists_a_subset() {
     assert!(some.truncated());
     let every: std::collections::HashSet<_> = all.hits.iter().map(|h| h.call).collect();
     assert!(some.hits.iter().all(|h| every.contains(&h.call)));
-    assert!(some.hits.windows(2).all(|w| (w[0].start, w[0].call) <= (w[1].start, w[1].call)));
+    assert!(
+        some.hits
+            .windows(2)
+            .all(|w| (w[0].start, w[0].call) <= (w[1].start, w[1].call))
+    );
 }
 
 #[test]
@@ -252,7 +279,9 @@ fn method_set_matches_per_method() {
     let want: Vec<u32> = (0..n as u32)
         .filter(|&i| trace.str(trace.methods[i as usize].class) == "c3")
         .collect();
-    let got: Vec<u32> = (0..n as u32).filter(|&i| set.contains(MethodId(i))).collect();
+    let got: Vec<u32> = (0..n as u32)
+        .filter(|&i| set.contains(MethodId(i)))
+        .collect();
     assert_eq!(got, want);
     assert_eq!(set.len(), want.len());
     assert!(!set.contains(MethodId(10_000)));

@@ -193,7 +193,10 @@ impl Session {
         if format != Some(FORMAT) {
             return Err(SessionError::Foreign {
                 path: path.into(),
-                why: format!("its \"format\" is {:?}, not \"{FORMAT}\"", format.unwrap_or("missing")),
+                why: format!(
+                    "its \"format\" is {:?}, not \"{FORMAT}\"",
+                    format.unwrap_or("missing")
+                ),
             });
         }
         let version = value.get("version").and_then(|v| v.as_u64());
@@ -287,7 +290,13 @@ fn clamp_span(a: u64, b: u64, full: (u64, u64)) -> Option<(u64, u64)> {
 
 /// Finds the call a bookmark names: thread by raw id (then by name), then the call at that
 /// depth starting at that tick.
-pub fn find_call(trace: &Trace, thread_id: u64, thread_name: &str, depth: u32, start: u64) -> Option<CallRef> {
+pub fn find_call(
+    trace: &Trace,
+    thread_id: u64,
+    thread_name: &str,
+    depth: u32,
+    start: u64,
+) -> Option<CallRef> {
     let ti = trace
         .threads
         .iter()

@@ -140,7 +140,9 @@ fn bad_files_give_clear_errors() {
         ),
     ];
     for (bytes, want) in cases {
-        let e = Session::parse(bytes, "x.tracelens.json").unwrap_err().to_string();
+        let e = Session::parse(bytes, "x.tracelens.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.tracelens.json: "), "{e}");
         assert!(e.contains(want), "{e} lacks {want}");
     }

@@ -668,11 +668,16 @@ fn aside_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         .show(ui, |ui| {
             if items {
                 let panel = egui::Panel::bottom("session-items").resizable(true);
-                let panel = if calls { panel.default_size(220.0) } else { panel.min_size(ui.available_height()) };
+                let panel = if calls {
+                    panel.default_size(220.0)
+                } else {
+                    panel.min_size(ui.available_height())
+                };
                 panel.show(ui, |ui| session::ui(ui, ctx, &mut view.session, current));
             }
             if calls {
-                egui::CentralPanel::default().show(ui, |ui| search::list::ui(ui, ctx, &mut view.search));
+                egui::CentralPanel::default()
+                    .show(ui, |ui| search::list::ui(ui, ctx, &mut view.search));
             }
         });
 }

@@ -51,7 +51,6 @@ pub(crate) fn faded(c: Color32) -> Color32 {
     Color32::from_rgb(150 + c.r() / 4, 150 + c.g() / 4, 150 + c.b() / 4)
 }
 
-
 /// Black or white, whichever reads better on `bg`.
 pub(crate) fn text_color_on(bg: Color32) -> Color32 {
     let l = 0.299 * bg.r() as f32 + 0.587 * bg.g() as f32 + 0.114 * bg.b() as f32;

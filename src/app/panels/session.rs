@@ -156,7 +156,11 @@ fn bookmarks_ui(
     let mut delete = None;
     for (i, b) in st.bookmarks.iter().enumerate() {
         ui.horizontal(|ui| {
-            if ui.small_button("x").on_hover_text("Delete this bookmark").clicked() {
+            if ui
+                .small_button("x")
+                .on_hover_text("Delete this bookmark")
+                .clicked()
+            {
                 delete = Some(i);
             }
             let what = match &b.bookmark.target {
@@ -169,7 +173,11 @@ fn bookmarks_ui(
                 format!("{}: {what}", b.bookmark.note)
             };
             if ui
-                .add(egui::Label::new(text).sense(egui::Sense::click()).truncate())
+                .add(
+                    egui::Label::new(text)
+                        .sense(egui::Sense::click())
+                        .truncate(),
+                )
                 .on_hover_text(what)
                 .clicked()
             {
@@ -209,12 +217,17 @@ fn rules_ui(ui: &mut egui::Ui, st: &mut SessionView) {
     let mut delete = None;
     for (i, r) in st.color_rules.iter().enumerate() {
         ui.horizontal(|ui| {
-            if ui.small_button("x").on_hover_text("Delete this rule").clicked() {
+            if ui
+                .small_button("x")
+                .on_hover_text("Delete this rule")
+                .clicked()
+            {
                 delete = Some(i);
             }
             let [red, g, b] = parse_color(&r.color).unwrap_or([128, 128, 128]);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
-            ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(red, g, b));
+            ui.painter()
+                .rect_filled(rect, 2.0, Color32::from_rgb(red, g, b));
             ui.label(&r.pattern);
         });
     }

@@ -87,7 +87,11 @@ impl TraceLensApp {
                  next to the trace as FILE.tracelens.json (restored when it opens)",
                 SessionMsg::Save,
             ),
-            ("Save session as…", "Choose where to write the session", SessionMsg::SaveAs),
+            (
+                "Save session as…",
+                "Choose where to write the session",
+                SessionMsg::SaveAs,
+            ),
             (
                 "Open session…",
                 "Apply a .tracelens.json session to this trace",

@@ -86,10 +86,7 @@ impl TraceLensApp {
     pub(super) fn session_msg(&mut self, msg: SessionMsg, ctx: &egui::Context) {
         match msg {
             SessionMsg::Save => {
-                let has_file = self
-                    .tabs
-                    .get(self.active)
-                    .is_some_and(|t| t.path.is_some());
+                let has_file = self.tabs.get(self.active).is_some_and(|t| t.path.is_some());
                 if !has_file {
                     self.dialog(Purpose::SaveSession, ctx);
                 } else if let Err(e) = self.save_session(&self.session_default()) {

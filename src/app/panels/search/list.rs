@@ -37,9 +37,15 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
         move || Arc::from(sorted_order(&trace, &result, col, asc))
     });
     ui.horizontal(|ui| {
-        ui.strong(format!("{} calls listed", fmt_count(result.hits.len() as u64)));
+        ui.strong(format!(
+            "{} calls listed",
+            fmt_count(result.hits.len() as u64)
+        ));
         if result.truncated() {
-            ui.label(format!("(of {}; the first listed per thread)", fmt_count(result.total)));
+            ui.label(format!(
+                "(of {}; the first listed per thread)",
+                fmt_count(result.total)
+            ));
         }
         if !fresh {
             ui.spinner();

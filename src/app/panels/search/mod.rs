@@ -56,7 +56,11 @@ impl std::fmt::Debug for SearchState {
 impl SearchState {
     /// Starts the search of the current query on `doc` if it is not done or running; the
     /// result once it is there (None: no query, a bad query, or still running).
-    pub(crate) fn update(&mut self, ctx: &egui::Context, doc: &Document) -> Option<Arc<SearchResult>> {
+    pub(crate) fn update(
+        &mut self,
+        ctx: &egui::Context,
+        doc: &Document,
+    ) -> Option<Arc<SearchResult>> {
         if self.query.trim().is_empty() {
             return None;
         }
@@ -123,7 +127,12 @@ pub(crate) fn go_to(ctx: &mut PanelCtx, call: CallRef) {
 
 /// The search bar: query, count, previous/next, filter and list switches.
 pub(crate) fn bar_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
-    if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::F)) {
+    if ui.input_mut(|i| {
+        i.consume_key(
+            egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+            egui::Key::F,
+        )
+    }) {
         st.focus = true;
         st.open = true;
     }
@@ -151,8 +160,8 @@ pub(crate) fn bar_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState
             resp.request_focus();
         }
         // F3 anywhere; Enter too when no widget takes the keyboard (the timeline has it).
-        let free_enter = !ui.ctx().egui_wants_keyboard_input()
-            && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let free_enter =
+            !ui.ctx().egui_wants_keyboard_input() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if free_enter || ui.input(|i| i.key_pressed(egui::Key::F3)) {
             walk = Some(!ui.input(|i| i.modifiers.shift));
         }
@@ -205,14 +214,19 @@ fn status_ui(ui: &mut egui::Ui, ctx: &PanelCtx, st: &SearchState, result: Option
     let at = st
         .cursor
         .filter(|&c| c < r.hits.len())
-        .map_or(String::new(), |c| format!("{} of ", fmt_count(c as u64 + 1)));
+        .map_or(String::new(), |c| {
+            format!("{} of ", fmt_count(c as u64 + 1))
+        });
     let mut text = format!(
         "{at}{} in {}",
         plural(r.total as usize, "call"),
         plural(r.methods.len(), "method")
     );
     if r.truncated() {
-        text.push_str(&format!(" (the first {} listed)", fmt_count(r.hits.len() as u64)));
+        text.push_str(&format!(
+            " (the first {} listed)",
+            fmt_count(r.hits.len() as u64)
+        ));
     }
     ui.label(text);
 }

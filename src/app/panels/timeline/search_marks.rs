@@ -48,7 +48,10 @@ pub(crate) fn minimap(
         vec2(ui.available_width(), MINIMAP_H),
         Sense::click_and_drag(),
     );
-    let strip = Rect::from_min_max(pos2(plot.x0, rect.top()), pos2(plot.x0 + plot.width(), rect.bottom()));
+    let strip = Rect::from_min_max(
+        pos2(plot.x0, rect.top()),
+        pos2(plot.x0 + plot.width(), rect.bottom()),
+    );
     let painter = ui.painter_at(rect);
     painter.rect_filled(strip, 0.0, ui.visuals().faint_bg_color);
     painter.text(
@@ -72,7 +75,10 @@ pub(crate) fn minimap(
     for (c, _) in columns.iter().enumerate().filter(|(_, on)| **on) {
         let x = strip.left() + c as f32;
         mesh.add_colored_rect(
-            Rect::from_min_max(pos2(x, strip.top() + 2.0), pos2(x + 1.0, strip.bottom() - 2.0)),
+            Rect::from_min_max(
+                pos2(x, strip.top() + 2.0),
+                pos2(x + 1.0, strip.bottom() - 2.0),
+            ),
             TICK,
         );
     }
@@ -80,7 +86,10 @@ pub(crate) fn minimap(
     let (a, b) = st.visible(full);
     let window = Rect::from_min_max(
         pos2(x_of(a).max(strip.left()), strip.top()),
-        pos2(x_of(b).min(strip.right()).max(x_of(a) + 2.0), strip.bottom()),
+        pos2(
+            x_of(b).min(strip.right()).max(x_of(a) + 2.0),
+            strip.bottom(),
+        ),
     );
     painter.rect_stroke(
         window,
