@@ -25,6 +25,7 @@ use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{MethodId, Trace};
 
+mod aside;
 mod bars;
 mod dialogs;
 mod session;
@@ -625,7 +626,7 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         }
     });
     super::panels::search::bar_ui(ui, ctx, &mut view.search);
-    aside_ui(ui, ctx, view);
+    aside::ui(ui, ctx, view);
     // Info and diagnostics take at most a third of the height each (they scroll).
     let aside = (ui.available_height() / 3.0).max(60.0);
     if view.show_info {
@@ -652,32 +653,4 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
     }
     egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
-}
-
-/// Right of the views: the calls found and/or the bookmarks and colour rules, when shown.
-fn aside_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
-    use super::panels::{search, session};
-    let (calls, items) = (view.search.show_list, view.session.show);
-    if !calls && !items {
-        return;
-    }
-    let current = view.search.current_call(ctx.search.as_deref());
-    egui::Panel::right("aside")
-        .resizable(true)
-        .default_size(420.0)
-        .show(ui, |ui| {
-            if items {
-                let panel = egui::Panel::bottom("session-items").resizable(true);
-                let panel = if calls {
-                    panel.default_size(220.0)
-                } else {
-                    panel.min_size(ui.available_height())
-                };
-                panel.show(ui, |ui| session::ui(ui, ctx, &mut view.session, current));
-            }
-            if calls {
-                egui::CentralPanel::default()
-                    .show(ui, |ui| search::list::ui(ui, ctx, &mut view.search));
-            }
-        });
 }

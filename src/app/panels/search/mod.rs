@@ -61,7 +61,8 @@ impl SearchState {
         ctx: &egui::Context,
         doc: &Document,
     ) -> Option<Arc<SearchResult>> {
-        if self.query.trim().is_empty() {
+        // A closed bar keeps its query but shows nothing of it (no ticks, no filter).
+        if !self.open || self.query.trim().is_empty() {
             return None;
         }
         let key = (doc.generation, self.query.clone());
