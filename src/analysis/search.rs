@@ -278,7 +278,13 @@ pub struct SearchResult {
     pub total: u64,
     /// Per thread, the start ticks of its listed calls, sorted (the timeline's tick marks).
     pub starts_by_thread: Vec<Vec<u64>>,
+    /// The listed calls counted by start in [`DENSITY_BINS`] equal bins over the trace's axis
+    /// range (the minimap, drawn without walking every call each frame).
+    pub density: Vec<u32>,
 }
+
+/// Bins of [`SearchResult::density`].
+pub const DENSITY_BINS: usize = 4096;
 
 impl SearchResult {
     /// Whether the list holds fewer calls than match.
@@ -306,6 +312,7 @@ pub fn search(trace: &Trace, query: &Query, cap: usize) -> SearchResult {
         return SearchResult {
             methods,
             starts_by_thread: vec![Vec::new(); n_threads],
+            density: vec![0; DENSITY_BINS],
             ..Default::default()
         };
     }
@@ -379,11 +386,19 @@ pub fn search(trace: &Trace, query: &Query, cap: usize) -> SearchResult {
         .collect();
     let mut hits: Vec<CallHit> = per_thread.into_iter().flatten().collect();
     hits.par_sort_unstable_by_key(|h| (h.start, h.call));
+    let mut density = vec![0u32; DENSITY_BINS];
+    let (a, b) = trace.axis_range().unwrap_or((0, 1));
+    let span = b.saturating_sub(a).max(1) as f64;
+    for h in &hits {
+        let bin = (h.start.saturating_sub(a) as f64 / span * DENSITY_BINS as f64) as usize;
+        density[bin.min(DENSITY_BINS - 1)] += 1;
+    }
     SearchResult {
         methods,
         hits,
         total,
         starts_by_thread,
+        density,
     }
 }
 
@@ -436,18 +451,23 @@ pub fn sorted_order(
             HitColumn::Start => (h.start, 0),
             HitColumn::End => (h.end, 0),
             // Absent values sort first.
-            HitColumn::Wall => (h.wall.map_or(0, |w| w + 1), 0),
-            HitColumn::Cpu => (h.cpu.map_or(0, |c| c + 1), 0),
+            HitColumn::Wall => (h.wall.map_or(0, |w| w.saturating_add(1)), 0),
+            HitColumn::Cpu => (h.cpu.map_or(0, |c| c.saturating_add(1)), 0),
             HitColumn::Depth => (h.call.depth as u64, 0),
         }
     };
-    let mut order: Vec<u32> = (0..hits.len() as u32).collect();
-    order.par_sort_unstable_by(|&a, &b| {
-        let (ka, kb) = (key(&hits[a as usize]), key(&hits[b as usize]));
-        let by_key = if ascending { ka.cmp(&kb) } else { kb.cmp(&ka) };
-        by_key.then(a.cmp(&b))
-    });
-    order
+    // Keys computed once (descending: complemented), the index last: a plain tuple sort.
+    let flip = |k: (u64, u64)| if ascending { k } else { (!k.0, !k.1) };
+    let mut keyed: Vec<(u64, u64, u32)> = hits
+        .par_iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let (a, b) = flip(key(h));
+            (a, b, i as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    keyed.into_iter().map(|(_, _, i)| i).collect()
 }
 
 #[cfg(test)]

@@ -178,6 +178,17 @@ fn search_equals_reference_on_many_queries() {
                 assert_eq!(h.cpu, lane.cpu(i).map(|c| c.1));
                 assert_eq!(h.method, lane.method(i));
             }
+            // The minimap's density: every listed call counted once, in the bin of its start.
+            assert_eq!(r.density.len(), DENSITY_BINS);
+            assert_eq!(
+                r.density.iter().map(|&n| n as usize).sum::<usize>(),
+                want.len()
+            );
+            let (a, b) = trace.axis_range().unwrap();
+            for &(_, s, _) in &want {
+                let bin = ((s - a) as f64 / (b - a) as f64 * DENSITY_BINS as f64) as usize;
+                assert!(r.density[bin.min(DENSITY_BINS - 1)] > 0);
+            }
             for (ti, starts) in r.starts_by_thread.iter().enumerate() {
                 let mut s: Vec<u64> = want
                     .iter()

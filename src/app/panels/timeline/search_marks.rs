@@ -64,9 +64,12 @@ pub(crate) fn minimap(
     let span = (full.1 - full.0).max(1.0);
     let width = strip.width().max(1.0);
     let x_of = |t: f64| strip.left() + ((t - full.0) / span) as f32 * width;
+    // A pixel column is ticked when a density bin in it holds a call. The bins cover the
+    // trace's axis range, which `full` is (or its one-tick stand-in).
     let mut columns = vec![false; width.ceil() as usize + 1];
-    for h in &result.hits {
-        let c = ((h.start as f64 - full.0) / span * width as f64) as usize;
+    let bins = result.density.len().max(1);
+    for (k, _) in result.density.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let c = (k as f64 / bins as f64 * width as f64) as usize;
         if let Some(slot) = columns.get_mut(c) {
             *slot = true;
         }
