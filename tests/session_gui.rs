@@ -182,6 +182,60 @@ fn save_close_reopen_gives_the_same_view() {
     // Saving again writes the same file.
     menu(&mut h, &["File", "Save session"]);
     assert_eq!(Session::read(&sidecar_path(&trace)).unwrap(), saved);
+
+    // A restored call bookmark goes to its call: selected, and inside the range shown.
+    menu(&mut h, &["View", "Bookmarks and colour rules"]);
+    h.key_press(egui::Key::Escape);
+    h.step();
+    h.get_by_label_contains("a call: ").click();
+    h.step();
+    h.step();
+    let b = &after.bookmarks[1];
+    let (a, z) = h.state().tabs[0].view.timeline.range.unwrap();
+    assert!(a <= b.span.0 as f64 && b.span.1 as f64 <= z);
+    let c = b.call.unwrap();
+    let lane = &doc.trace.threads[c.thread.index()].lanes[c.depth as usize];
+    assert_eq!(
+        h.state().tabs[0].view.selected,
+        Some(lane.method(c.index as usize))
+    );
+}
+
+#[test]
+fn a_sidecar_that_cannot_be_written_asks_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = trace_in(dir.path());
+    // A folder where the sidecar goes: writing it fails (as in a read-only folder, which root
+    // could still write to).
+    std::fs::create_dir(sidecar_path(&trace)).unwrap();
+    let elsewhere = dir.path().join("elsewhere.tracelens.json");
+    let asked: Arc<Mutex<Vec<DialogRequest>>> = Arc::default();
+    let (e, a) = (elsewhere.clone(), asked.clone());
+    let picker: FilePicker = Arc::new(move |r: &DialogRequest| {
+        a.lock().unwrap().push(r.clone());
+        Some(e.clone())
+    });
+    let mut h = open(std::slice::from_ref(&trace), Some(picker));
+    h.key_press(egui::Key::W);
+    h.step();
+    menu(&mut h, &["File", "Save session"]);
+    step_until(&mut h, "the session saved elsewhere", |app| {
+        app.status.starts_with("Session saved to")
+    });
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].purpose, Purpose::SaveSession);
+    assert_eq!(
+        asked[0].file_name.as_deref(),
+        Some("run.trace.tracelens.json")
+    );
+    let s = Session::read(&elsewhere).unwrap();
+    let (a, b) = h.state().tabs[0].view.timeline.range.unwrap();
+    let v = s.visible.unwrap();
+    assert_eq!(
+        (v.start_tick, v.end_tick),
+        (a.round() as u64, b.round() as u64)
+    );
 }
 
 #[test]
