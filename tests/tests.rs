@@ -37,6 +37,10 @@ mod gui_corners;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
 mod mapping_gui;
+/// Search that finds calls: query, calls found, Enter walking the timeline, the list.
+mod search_gui;
+/// Sessions: save, close, reopen gives the same view; broken sidecars; Open session….
+mod session_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

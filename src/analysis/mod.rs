@@ -7,6 +7,7 @@ pub mod diff;
 pub mod histogram;
 pub mod profile;
 pub mod restrict;
+pub mod search;
 pub mod stats;
 pub mod timeline;
 

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::document::{Document, Ranking};
+use crate::analysis::search::SearchResult;
 use crate::report::export::ExportFormat;
 use crate::trace::CallRef;
 use crate::trace::{Clock, MethodId, TickRange};
@@ -34,6 +35,10 @@ pub enum Msg {
     HighlightCalls(Vec<CallRef>),
     /// Scroll and zoom the timeline to this call.
     GoToCall(CallRef),
+    /// Show this axis range (ticks) in the timeline (a bookmark).
+    ShowRange(u64, u64),
+    /// Save, open or apply a session (`FILE.tracelens.json`).
+    Session(SessionMsg),
     /// Export the active trace in this format (asks for a path).
     Export(ExportFormat),
     /// Write the active trace in this format to this path (no dialog).
@@ -53,6 +58,21 @@ pub enum Msg {
     AlignRtl(Option<Vec<PathBuf>>),
 }
 
+/// What the session entries of the File menu ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionMsg {
+    /// Write the active tab's session next to its trace (or ask where, when it cannot).
+    Save,
+    /// Ask where to write the active tab's session.
+    SaveAs,
+    /// Write the active tab's session to this path.
+    SaveTo(PathBuf),
+    /// Ask for a session file for the active tab.
+    OpenDialog,
+    /// Apply the session at this path to the active tab.
+    Open(PathBuf),
+}
+
 /// Another open document (the comparison views): its tab title and the document.
 pub(crate) type OtherDoc = (String, Arc<Document>);
 
@@ -69,6 +89,12 @@ pub struct PanelCtx<'a> {
     pub range: Option<TickRange>,
     /// The other open documents.
     pub others: &'a [OtherDoc],
+    /// The calls the search found (timeline ticks and minimap), when there is a search.
+    pub search: Option<Arc<SearchResult>>,
+    /// Grey out the methods the search does not match (needs `search`).
+    pub filter: bool,
+    /// Per method, the colour a session's colour rule gives it (None: the palette's).
+    pub rule_colors: Option<Arc<Vec<Option<[u8; 3]>>>>,
     msgs: &'a mut Vec<Msg>,
 }
 
@@ -81,6 +107,9 @@ impl<'a> PanelCtx<'a> {
             visible: None,
             range: None,
             others: &[],
+            search: None,
+            filter: false,
+            rule_colors: None,
             msgs,
         }
     }
@@ -99,6 +128,9 @@ impl<'a> PanelCtx<'a> {
             visible: self.visible,
             range: self.range,
             others: self.others,
+            search: self.search.clone(),
+            filter: self.filter,
+            rule_colors: self.rule_colors.clone(),
             msgs: self.msgs,
         }
     }
@@ -118,9 +150,84 @@ impl<'a> PanelCtx<'a> {
         self.ranking().rank_of(m)
     }
 
-    /// The colour of `m`, faded when another method is selected.
+    /// The colour of `m`, faded when another method is selected, grey when the search filter
+    /// leaves it out.
     pub(crate) fn method_color(&self, m: MethodId) -> eframe::egui::Color32 {
         let fade = self.selected.is_some_and(|s| s != m);
-        super::style::method_color(self.rank_of(m), fade)
+        self.method_color_faded(m, fade)
+    }
+
+    /// The colour of `m` (a colour rule's, or the palette's by rank), faded when `fade`, grey
+    /// when the search filter leaves it out.
+    pub(crate) fn method_color_faded(&self, m: MethodId, fade: bool) -> eframe::egui::Color32 {
+        if !self.passes_filter(m) {
+            return super::style::FILTERED_OUT;
+        }
+        let rule = self
+            .rule_colors
+            .as_ref()
+            .and_then(|c| c.get(m.index()).copied().flatten());
+        let c = match rule {
+            Some([r, g, b]) => eframe::egui::Color32::from_rgb(r, g, b),
+            None => super::style::rank_color(self.rank_of(m)),
+        };
+        if fade { super::style::faded(c) } else { c }
+    }
+
+    /// False when the search filter is on and leaves `m` out (the views grey it).
+    pub(crate) fn passes_filter(&self, m: MethodId) -> bool {
+        !self.filter || self.search.as_ref().is_none_or(|s| s.methods.contains(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::search::{MAX_HITS, Query, search};
+    use crate::app::style::{FILTERED_OUT, faded, rank_color};
+
+    /// The one colour predicate the timeline, the flame graph and the profile's chips share:
+    /// colour rules recolour, the search filter greys what it leaves out, selection fades.
+    #[test]
+    fn rule_colours_filter_and_selection() {
+        let doc = Document::new(crate::analysis::testutil::random_trace(4, 2, 300));
+        let trace = &doc.trace;
+        let n = trace.methods.len() as u32;
+        let mut msgs = Vec::new();
+        let mut ctx = PanelCtx::new(&doc, &mut msgs);
+        let palette = |ctx: &PanelCtx, m: MethodId| rank_color(ctx.rank_of(m));
+        for m in (0..n).map(MethodId) {
+            assert_eq!(ctx.method_color(m), palette(&ctx, m));
+        }
+        let rules = vec![crate::app::session::ColorRule {
+            pattern: "pkg.C1.*".into(),
+            color: "#102030".into(),
+        }];
+        ctx.rule_colors = Some(Arc::new(crate::app::session::rule_colors(trace, &rules)));
+        let result = search(trace, &Query::parse("name:/m[0-2]/").unwrap(), MAX_HITS);
+        ctx.search = Some(Arc::new(result));
+        ctx.filter = true;
+        ctx.selected = Some(MethodId(1));
+        for m in (0..n).map(MethodId) {
+            let name = trace.method_full_name(m);
+            let base = if name.starts_with("pkg.C1.") {
+                eframe::egui::Color32::from_rgb(0x10, 0x20, 0x30)
+            } else {
+                palette(&ctx, m)
+            };
+            let in_filter = ["m0", "m1", "m2"].iter().any(|k| name.contains(k));
+            let want = if !in_filter {
+                FILTERED_OUT
+            } else if m == MethodId(1) {
+                base
+            } else {
+                faded(base)
+            };
+            assert_eq!(ctx.method_color(m), want, "{name}");
+            assert_eq!(ctx.passes_filter(m), in_filter);
+        }
+        // The filter off: nothing is greyed.
+        ctx.filter = false;
+        assert!((0..n).all(|m| ctx.passes_filter(MethodId(m))));
     }
 }

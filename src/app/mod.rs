@@ -29,6 +29,7 @@ pub(crate) mod document;
 pub mod panels;
 pub(crate) mod path_prompt;
 pub(crate) mod platform;
+pub mod session;
 pub(crate) mod shell;
 pub(crate) mod style;
 pub(crate) mod tasks;

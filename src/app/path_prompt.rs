@@ -114,7 +114,7 @@ impl PathPrompt {
         }
         let path = expand_home(text);
         match self.purpose {
-            Purpose::Open | Purpose::LoadMapping => {
+            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => {
                 if path.is_dir() {
                     Err(format!(
                         "{} is a folder: pick a file in it.",
@@ -126,7 +126,7 @@ impl PathPrompt {
                     Ok(path)
                 }
             }
-            Purpose::Export(_) => {
+            Purpose::Export(_) | Purpose::SaveSession => {
                 let path = match proposed_name {
                     Some(n) if path.is_dir() => path.join(n),
                     _ => path,

@@ -35,6 +35,10 @@ pub enum Purpose {
     LoadMapping,
     /// Where to write the active trace in this format.
     Export(ExportFormat),
+    /// Where to write the active tab's session (`FILE.tracelens.json`).
+    SaveSession,
+    /// A session file for the active tab.
+    OpenSession,
 }
 
 impl Purpose {
@@ -44,6 +48,8 @@ impl Purpose {
             Purpose::Open => "Open a trace".into(),
             Purpose::LoadMapping => "Load an R8/ProGuard mapping".into(),
             Purpose::Export(f) => format!("Export as {}", export_names(f).1),
+            Purpose::SaveSession => "Save session as".into(),
+            Purpose::OpenSession => "Open a session".into(),
         }
     }
 }
@@ -88,7 +94,11 @@ pub(crate) fn native_picker() -> FilePicker {
                 .add_filter("Mappings", &["txt", "map"])
                 .add_filter("All files", &["*"])
                 .pick_file(),
-            Purpose::Export(_) => {
+            Purpose::OpenSession => d
+                .add_filter("Sessions", &["json"])
+                .add_filter("All files", &["*"])
+                .pick_file(),
+            Purpose::Export(_) | Purpose::SaveSession => {
                 if let Some(name) = &req.file_name {
                     d = d.set_file_name(name);
                 }
@@ -110,6 +120,8 @@ pub(crate) enum Report {
     PickedMapping(PathBuf),
     /// An export path picked (the shell writes the active trace there).
     PickedExport(ExportFormat, PathBuf),
+    /// A session path picked: to write (`save`) or to open.
+    PickedSession { save: bool, path: PathBuf },
     /// No dialog could be shown: ask in the window.
     NoDialog(Purpose),
     /// A line for the status bar.
@@ -249,6 +261,8 @@ impl Platform {
                         Purpose::Open => Report::Picked(path),
                         Purpose::LoadMapping => Report::PickedMapping(path),
                         Purpose::Export(f) => Report::PickedExport(f, path),
+                        Purpose::SaveSession => Report::PickedSession { save: true, path },
+                        Purpose::OpenSession => Report::PickedSession { save: false, path },
                     });
                 }
                 Ok((None, took)) => {

@@ -11,10 +11,12 @@ use std::sync::Arc;
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
-use super::context::{Msg, OtherDoc, PanelCtx};
+use super::context::{Msg, OtherDoc, PanelCtx, SessionMsg};
 use super::deobf::{self, TabMapping};
 use super::document::Document;
 use super::panels::lower::LowerState;
+use super::panels::search::SearchState;
+use super::panels::session::SessionView;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
 use super::path_prompt::{PathPrompt, PromptAction};
@@ -23,8 +25,10 @@ use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{MethodId, Trace};
 
+mod aside;
 mod bars;
 mod dialogs;
+mod session;
 
 pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
@@ -61,6 +65,10 @@ pub struct ViewState {
     pub lower: LowerState,
     pub show_info: bool,
     pub show_diagnostics: bool,
+    /// The search bar, the calls found and its filter.
+    pub search: SearchState,
+    /// Bookmarks, colour rules (and the reserved transforms) of the session.
+    pub session: SessionView,
 }
 
 /// What a tab holds.
@@ -283,7 +291,9 @@ impl TraceLensApp {
                 }
                 TabState::Loading(_) => {}
             }
+            session::on_loaded(tab);
         }
+        self.apply_pending_sessions();
         for report in self.platform.poll() {
             self.report(report);
         }
@@ -429,6 +439,14 @@ impl TraceLensApp {
                     tab.view.timeline.go_to_call(&doc.trace, c);
                 }
             }
+            Msg::ShowRange(a, b) => {
+                if let Some(tab) = self.tabs.get_mut(self.active)
+                    && b > a
+                {
+                    tab.view.timeline.range = Some((a as f64, b as f64));
+                }
+            }
+            Msg::Session(m) => self.session_msg(m, ctx),
         }
     }
 
@@ -458,6 +476,11 @@ impl TraceLensApp {
             Report::Picked(path) => self.msgs.push(Msg::Open(path)),
             Report::PickedMapping(path) => self.msgs.push(Msg::ApplyMapping(path)),
             Report::PickedExport(format, path) => self.msgs.push(Msg::ExportTo(format, path)),
+            Report::PickedSession { save, path } => self.msgs.push(Msg::Session(if save {
+                SessionMsg::SaveTo(path)
+            } else {
+                SessionMsg::Open(path)
+            })),
             Report::NoDialog(purpose) => {
                 let start = self.prompt_start(purpose);
                 self.open_prompt(purpose, start);
@@ -590,6 +613,9 @@ fn tab_ui(
             ctx.clock = view.clock_index;
             ctx.visible = view.timeline.range;
             ctx.others = others;
+            ctx.search = view.search.update(ui.ctx(), &doc);
+            ctx.filter = view.search.filter;
+            ctx.rule_colors = view.session.rule_colors(&doc);
             ready_ui(ui, &mut ctx, view);
         }
     }
@@ -613,6 +639,8 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             }
             ui.separator();
         }
+        ui.toggle_value(&mut view.search.open, "Search calls")
+            .on_hover_text("Find calls by name, class, signature or file (Ctrl+Shift+F)");
         ui.toggle_value(&mut view.show_info, "Info");
         let n = trace.diagnostics.len();
         if n > 0 {
@@ -625,6 +653,8 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             ui.label(format!("Selected: {}", trace.method_full_name(m)));
         }
     });
+    super::panels::search::bar_ui(ui, ctx, &mut view.search);
+    aside::ui(ui, ctx, view);
     // Info and diagnostics take at most a third of the height each (they scroll).
     let aside = (ui.available_height() / 3.0).max(60.0);
     if view.show_info {

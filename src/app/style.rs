@@ -43,15 +43,12 @@ pub(crate) fn rank_color(rank: u32) -> Color32 {
     Color32::from_rgb(r, g, b)
 }
 
+/// What the search filter leaves out is drawn in this grey.
+pub(crate) const FILTERED_OUT: Color32 = Color32::from_gray(205);
+
 /// Traceview's faded variant: (150 + c/4) per channel.
 pub(crate) fn faded(c: Color32) -> Color32 {
     Color32::from_rgb(150 + c.r() / 4, 150 + c.g() / 4, 150 + c.b() / 4)
-}
-
-/// The colour of a method of rank `rank`, faded when another method is selected.
-pub(crate) fn method_color(rank: u32, fade: bool) -> Color32 {
-    let c = rank_color(rank);
-    if fade { faded(c) } else { c }
 }
 
 /// Black or white, whichever reads better on `bg`.
@@ -213,7 +210,6 @@ mod tests {
             faded(Color32::from_rgb(255, 0, 0)),
             Color32::from_rgb(213, 150, 150)
         );
-        assert_eq!(method_color(2, true), faded(rank_color(2)));
         assert_eq!(text_color_on(rank_color(6)), Color32::WHITE);
         assert_eq!(text_color_on(rank_color(1)), Color32::BLACK);
     }

@@ -235,8 +235,12 @@ pub(super) fn tree_table_ui<T: Rows>(
                         ui.add_space(18.0);
                     }
                     let selected = state.selected == Some(n);
+                    let mut text = RichText::new(trace.method_short_name(m));
+                    if !ctx.passes_filter(m) {
+                        text = text.color(crate::app::style::FILTERED_OUT);
+                    }
                     let name = ui
-                        .selectable_label(selected, trace.method_short_name(m))
+                        .selectable_label(selected, text)
                         .on_hover_text(crate::app::deobf::hover_name(trace, m));
                     if name.double_clicked() {
                         let _ = hot_path(state, tree, n);

@@ -130,9 +130,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut FlameState, tree: &
             );
             let m = tree.method(r.node);
             let fade = selected_method.is_some() && selected_method != m;
-            let fill = m.map_or(Color32::GRAY, |m| {
-                crate::app::style::method_color(ctx.rank_of(m), fade)
-            });
+            let fill = m.map_or(Color32::GRAY, |m| ctx.method_color_faded(m, fade));
             painter.rect_filled(node_rect, 0.0, fill);
             if state.selected == Some(r.node) {
                 painter.rect_stroke(

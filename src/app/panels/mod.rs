@@ -9,6 +9,8 @@
 //!   [`profile`] (Traceview's table), [`call_tree`], [`bottom_up`], [`flame`], [`histogram`],
 //!   [`compare`] (diff against another open trace), [`stats`] (duration series, counters, runs)
 //!   and [`messages`] (instants).
+//! - [`search`]: the search bar (calls by regex/terms, walked with Enter) and the list of calls
+//!   found; [`session`]: bookmarks and colour rules (saved in the session file).
 //! - [`info`] and [`diagnostics`]: what the file says about itself, and what was wrong with it.
 //!
 //! [`PanelCtx`]: crate::app::context::PanelCtx
@@ -24,5 +26,7 @@ pub(crate) mod info;
 pub mod lower;
 pub(crate) mod messages;
 pub mod profile;
+pub mod search;
+pub mod session;
 pub mod stats;
 pub mod timeline;

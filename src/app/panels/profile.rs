@@ -12,7 +12,7 @@ use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
-use crate::app::style::{clock_name, fmt_ms, rank_color};
+use crate::app::style::{clock_name, fmt_ms};
 use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
 
@@ -704,12 +704,19 @@ fn row_cells(
 fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let l = ctx.doc;
     let ranking = ctx.ranking();
-    let chip = |ui: &mut egui::Ui, m: Option<MethodId>| {
+    let chip = |ui: &mut egui::Ui, ctx: &PanelCtx, m: Option<MethodId>| {
         let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-        let color = m.map_or(Color32::GRAY, |m| rank_color(ranking.rank_of(m)));
+        let color = m.map_or(Color32::GRAY, |m| ctx.method_color_faded(m, false));
         ui.painter().rect_filled(rect, 2.0, color);
     };
-    let label = |m: Entry| format!("[{}] {}", ranking.index_of(m), entry_name(l, m));
+    // The search filter greys the rows it leaves out.
+    let label = |ctx: &PanelCtx, m: Entry| {
+        let text = RichText::new(format!("[{}] {}", ranking.index_of(m), entry_name(l, m)));
+        match m {
+            Some(m) if !ctx.passes_filter(m) => text.color(crate::app::style::FILTERED_OUT),
+            _ => text,
+        }
+    };
     match r {
         Row::Method(m) => {
             let open = st.expanded.contains(&m);
@@ -720,7 +727,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                     st.expanded.insert(m);
                 }
             }
-            chip(ui, m);
+            chip(ui, ctx, m);
             if let Some(note) = m.and_then(|m| mostly_tracing_note(l, ctx.clock, m)) {
                 ui.label(
                     RichText::new("!")
@@ -730,7 +737,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 .on_hover_text(note);
             }
             let mut resp = ui.add(
-                egui::Label::new(label(m))
+                egui::Label::new(label(ctx, m))
                     .sense(egui::Sense::click())
                     .truncate(),
             );
@@ -760,9 +767,9 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 .list(l.profiles[0].entry(m))
                 .get(i)
                 .and_then(|e| e.method);
-            chip(ui, target);
+            chip(ui, ctx, target);
             let mut resp = ui.add(
-                egui::Label::new(label(target))
+                egui::Label::new(label(ctx, target))
                     .sense(egui::Sense::click())
                     .truncate(),
             );

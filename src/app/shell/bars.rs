@@ -18,12 +18,14 @@ impl TraceLensApp {
                             egui::Checkbox::new(&mut on, "Compensate tracing overhead"),
                         )
                         .on_hover_text(
-                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec                              per record) from every time shown",
+                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown",
                         )
                         .changed()
                     {
                         self.msgs.push(Msg::Compensate(on));
                     }
+                    ui.checkbox(&mut tab.view.search.show_list, "Calls found (search)");
+                    ui.checkbox(&mut tab.view.session.show, "Bookmarks and colour rules");
                 });
             }
         });
@@ -68,6 +70,7 @@ impl TraceLensApp {
         if let Some(format) = platform::export_menu_ui(ui, ready) {
             self.msgs.push(Msg::Export(format));
         }
+        self.session_menu_ui(ui, ready);
         let rtl = self.alignable_rtl(None).len();
         if ui
             .add_enabled(
@@ -86,6 +89,38 @@ impl TraceLensApp {
         }
         if ui.button("Quit").clicked() {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    /// Save session, Save session as…, Open session….
+    fn session_menu_ui(&mut self, ui: &mut egui::Ui, ready: bool) {
+        let entries = [
+            (
+                "Save session",
+                "Bookmarks, colour rules, selection, clock, visible range and search, \
+                 next to the trace as FILE.tracelens.json (restored when it opens)",
+                SessionMsg::Save,
+            ),
+            (
+                "Save session as…",
+                "Choose where to write the session",
+                SessionMsg::SaveAs,
+            ),
+            (
+                "Open session…",
+                "Apply a .tracelens.json session to this trace",
+                SessionMsg::OpenDialog,
+            ),
+        ];
+        for (label, hover, msg) in entries {
+            if ui
+                .add_enabled(ready, egui::Button::new(label))
+                .on_hover_text(hover)
+                .clicked()
+            {
+                self.msgs.push(Msg::Session(msg));
+                ui.close();
+            }
         }
     }
 

@@ -7,7 +7,8 @@ impl TraceLensApp {
     pub(super) fn prompt_start(&self, purpose: Purpose) -> String {
         match purpose {
             Purpose::Export(f) => self.export_default(f).display().to_string(),
-            Purpose::Open | Purpose::LoadMapping => self
+            Purpose::SaveSession => self.session_default().display().to_string(),
+            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => self
                 .active_folder()
                 .or_else(|| std::env::current_dir().ok())
                 .map_or_else(String::new, |d| {
@@ -29,7 +30,16 @@ impl TraceLensApp {
                     p.file_name().map(|n| n.to_string_lossy().into_owned()),
                 )
             }
-            Purpose::Open | Purpose::LoadMapping => (self.active_folder(), None),
+            Purpose::SaveSession => {
+                let p = self.session_default();
+                (
+                    p.parent().map(Path::to_path_buf),
+                    p.file_name().map(|n| n.to_string_lossy().into_owned()),
+                )
+            }
+            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => {
+                (self.active_folder(), None)
+            }
         };
         self.platform.dialog(
             ctx,
@@ -52,6 +62,8 @@ impl TraceLensApp {
             Purpose::Open => "Type the path of a trace (Tab completes).",
             Purpose::LoadMapping => "Type the path of a mapping.txt (Tab completes).",
             Purpose::Export(_) => "Where to write the export (Tab completes):",
+            Purpose::SaveSession => "Where to write the session (Tab completes):",
+            Purpose::OpenSession => "Type the path of a .tracelens.json session (Tab completes).",
         };
         let note = if self.platform.dialog_open() {
             note.to_string()
@@ -72,6 +84,10 @@ impl TraceLensApp {
                 .export_default(f)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned()),
+            Purpose::SaveSession => self
+                .session_default()
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
             _ => None,
         };
         let Some(prompt) = &mut self.prompt else {
@@ -89,6 +105,8 @@ impl TraceLensApp {
                     Purpose::Open => Msg::Open(path),
                     Purpose::LoadMapping => Msg::ApplyMapping(path),
                     Purpose::Export(f) => Msg::ExportTo(f, path),
+                    Purpose::SaveSession => Msg::Session(SessionMsg::SaveTo(path)),
+                    Purpose::OpenSession => Msg::Session(SessionMsg::Open(path)),
                 });
             }
         }

@@ -10,6 +10,7 @@ pub(crate) mod input;
 pub(crate) mod layout;
 pub mod paint;
 pub(crate) mod query;
+pub(crate) mod search_marks;
 
 use std::collections::HashSet;
 
@@ -165,6 +166,9 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) 
     );
     paint::ruler(ui, &ctx.doc.trace, &plot, ruler_rect, full);
     input::ruler(ui, &ruler_resp, st, &plot, full);
+    if let Some(found) = ctx.search.clone() {
+        search_marks::minimap(ui, &found, st, &plot, full);
+    }
     let rows = egui::ScrollArea::vertical()
         .id_salt("timeline-rows")
         .auto_shrink([false, false])

@@ -87,8 +87,15 @@ pub(crate) fn rows(
             continue;
         };
         calls(ctx, &mut mesh, &mut texts, row, data, plot);
+        if let Some(starts) = ctx
+            .search
+            .as_ref()
+            .and_then(|s| s.starts_by_thread.get(row.thread))
+        {
+            super::search_marks::row_ticks(&mut marks_mesh, starts, plot, row_rect);
+        }
         if let Some(m) = ctx.selected {
-            let color = crate::app::style::rank_color(ctx.rank_of(m));
+            let color = ctx.method_color_faded(m, false);
             marks(
                 &painter,
                 &mut marks_mesh,
