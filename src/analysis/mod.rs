@@ -8,6 +8,7 @@ pub mod profile;
 pub mod restrict;
 pub mod stats;
 pub mod timeline;
+pub mod transform;
 
 #[cfg(test)]
 pub(crate) mod testutil;
