@@ -26,6 +26,9 @@ pub struct ConvertArgs {
     pub clock: ClockOpt,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    /// Rewrite the calls before exporting (repeatable; as `tracelens profile --transform`).
+    #[arg(long = "transform", value_name = "SPEC", value_parser = super::profile::parse_transform)]
+    pub transforms: Vec<crate::analysis::transform::Transform>,
 }
 
 /// Writes the export to the output file or stdout.
@@ -36,6 +39,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
     );
     let (mapping, mut trace) = (mapping?, trace?);
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
+    let trace = super::profile::apply_transforms(trace, &args.transforms, &args.file)?;
     let mut clock = args.clock.or_primary(&trace);
     if !trace.clocks().is_empty() && !trace.clocks().contains(&clock) {
         super::warn(format_args!(

@@ -6,6 +6,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt, print_parts};
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render_parts};
 use crate::trace::{Clock, TickRange, Trace, summarize};
@@ -37,6 +38,31 @@ pub struct ProfileArgs {
     pub sortable: Option<String>,
     #[command(flatten)]
     pub mapping: super::mapping::MappingOpt,
+    /// Rewrite the calls before profiling (repeatable; applied in order): `merge:METHOD`,
+    /// `focus:METHOD`, `focus-subtree:METHOD>METHOD>...`, `collapse-recursion:METHOD`,
+    /// `collapse-direct-recursion:METHOD`, `drop:METHOD`, `merge-package:GLOB,...`,
+    /// `only:GLOB,...`. METHOD is `class.name`, `'class.name signature'` or a glob
+    /// (README "Transforms").
+    #[arg(long = "transform", value_name = "SPEC", value_parser = parse_transform)]
+    pub transforms: Vec<Transform>,
+}
+
+pub(crate) fn parse_transform(s: &str) -> Result<Transform, String> {
+    Transform::parse(s).map_err(|e| e.to_string())
+}
+
+/// Applies `--transform`s to a loaded trace; a method no pattern names is an error naming the
+/// file.
+pub(crate) fn apply_transforms(
+    trace: Trace,
+    transforms: &[Transform],
+    file: &std::path::Path,
+) -> Result<Trace, CliError> {
+    if transforms.is_empty() {
+        return Ok(trace);
+    }
+    crate::analysis::transform::apply(&trace, transforms)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", file.display())))
 }
 
 /// A time range in milliseconds from the start of the trace.
@@ -112,7 +138,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
     // both give the lane engine's numbers). Everything else goes through the finished trace.
-    let whole = args.range.is_none();
+    let whole = args.range.is_none() && args.transforms.is_empty();
     let progress = Progress::default();
     let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
     // The mapping is read while the trace is.
@@ -126,7 +152,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
             }
         },
     );
-    let (mapping, streamed) = (mapping?, streamed?);
+    let (mut mapping, streamed) = (mapping?, streamed?);
     let (mut trace, mut ready, events) = match streamed {
         Some((b, sinks)) => {
             let (trace, p) = profile_sinks(&factory, b, sinks);
@@ -172,6 +198,10 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
             if let Some(r) = args.range.and_then(|r| r.ticks(&trace)) {
                 trace = crate::analysis::restrict::restrict(&trace, r.start, r.end);
             }
+            // Transforms name methods as the user reads them: after the mapping.
+            super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
+            mapping = None;
+            trace = apply_transforms(trace, &args.transforms, &args.file)?;
             profile(&trace, clock)
         }
     };

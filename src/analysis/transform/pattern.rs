@@ -64,21 +64,25 @@ pub(crate) fn method_mask(trace: &Trace, pattern: &str) -> Vec<bool> {
 
 /// The methods any of the package globs names.
 pub(crate) fn package_mask(trace: &Trace, globs: &[String]) -> Vec<bool> {
-    let globs: Vec<String> = globs
+    // (glob, the exact name a glob without wildcard also names)
+    let globs: Vec<(String, Option<&str>)> = globs
         .iter()
         .map(|g| {
             let g = g.trim();
             if is_glob(g) {
-                g.to_string()
+                (g.to_string(), None)
             } else {
-                format!("{}.*", g.trim_end_matches('.'))
+                let g = g.trim_end_matches('.');
+                (format!("{g}.*"), Some(g))
             }
         })
         .collect();
     (0..trace.methods.len())
         .map(|i| {
             let name = trace.method_short_name(MethodId(i as u32));
-            globs.iter().any(|g| glob_match(g, &name))
+            globs
+                .iter()
+                .any(|(g, exact)| *exact == Some(name.as_str()) || glob_match(g, &name))
         })
         .collect()
 }
@@ -125,5 +129,7 @@ mod tests {
         assert_eq!(ids(method_mask(&t, "*")).len(), t.methods.len());
         assert_eq!(ids(package_mask(&t, &["C".into()])).len(), 1);
         assert_eq!(ids(package_mask(&t, &["C".into(), "D.*".into()])).len(), 2);
+        assert_eq!(ids(package_mask(&t, &["B.foo".into()])), foo);
+        assert!(ids(package_mask(&t, &["B.fo".into()])).is_empty());
     }
 }
