@@ -11,10 +11,10 @@ mod graph_diff_convert;
 /// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
 /// on every subcommand.
 mod mapping;
-/// `tracelens profile --transform` and `convert --transform`.
-mod transforms;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
+/// `tracelens profile --transform` and `convert --transform`.
+mod transforms;
 
 // Readers
 /// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.

@@ -2,12 +2,19 @@
 
 use crate::util::tracelens;
 
-const APP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-traces/sample-app.trace");
+const APP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/sample-traces/sample-app.trace"
+);
 const FILTER: &str = "java.util.CollectionsKt.filter";
 
 fn stdout(args: &[&str]) -> String {
     let out = tracelens(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -21,7 +28,10 @@ fn exclusive_us(text: &str, name: &str) -> Option<u64> {
 }
 
 fn total_cycles(text: &str) -> u64 {
-    let l = text.lines().find(|l| l.starts_with("Total cycles:")).unwrap();
+    let l = text
+        .lines()
+        .find(|l| l.starts_with("Total cycles:"))
+        .unwrap();
     l["Total cycles:".len()..].trim().parse().unwrap()
 }
 
@@ -60,7 +70,10 @@ fn unknown_methods_and_bad_specs_are_errors() {
     let out = tracelens(&["profile", APP, "--transform", "merge:no.Such.method"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("sample-app.trace") && err.contains("no.Such.method"), "{err}");
+    assert!(
+        err.contains("sample-app.trace") && err.contains("no.Such.method"),
+        "{err}"
+    );
     let out = tracelens(&["profile", APP, "--transform", "squash:a.B.c"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kind"));
@@ -70,10 +83,22 @@ fn unknown_methods_and_bad_specs_are_errors() {
 fn convert_exports_the_transformed_trace() {
     let plain = stdout(&["convert", APP, "--to", "collapsed", "-o", "-"]);
     assert!(plain.contains(FILTER));
-    let only = stdout(&["convert", APP, "--to", "collapsed", "-o", "-", "--transform", "only:com.example.*"]);
+    let only = stdout(&[
+        "convert",
+        APP,
+        "--to",
+        "collapsed",
+        "-o",
+        "-",
+        "--transform",
+        "only:com.example.*",
+    ]);
     for line in only.lines() {
         let stack = line.rsplit_once(' ').unwrap().0;
-        assert!(stack.split(';').all(|f| f.starts_with("com.example.")), "{line}");
+        assert!(
+            stack.split(';').all(|f| f.starts_with("com.example.")),
+            "{line}"
+        );
     }
     assert!(!only.is_empty());
 }

@@ -39,15 +39,31 @@ use rewrite::{Rule, rewrite};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Transform {
-    Merge { method: String },
-    Focus { method: String },
+    Merge {
+        method: String,
+    },
+    Focus {
+        method: String,
+    },
     /// The path from the root, outermost first.
-    FocusSubtree { path: Vec<String> },
-    CollapseRecursion { method: String },
-    CollapseDirectRecursion { method: String },
-    Drop { method: String },
-    MergePackage { globs: Vec<String> },
-    OnlyMyCode { globs: Vec<String> },
+    FocusSubtree {
+        path: Vec<String>,
+    },
+    CollapseRecursion {
+        method: String,
+    },
+    CollapseDirectRecursion {
+        method: String,
+    },
+    Drop {
+        method: String,
+    },
+    MergePackage {
+        globs: Vec<String>,
+    },
+    OnlyMyCode {
+        globs: Vec<String>,
+    },
 }
 
 /// A transform that cannot be applied to a trace.
@@ -101,7 +117,9 @@ impl Transform {
         let list = |sep: char| -> Result<Vec<String>, TransformError> {
             let v: Vec<String> = arg.split(sep).map(|s| s.trim().to_string()).collect();
             if v.iter().any(String::is_empty) {
-                return Err(err(&format!("an empty element in the {sep:?}-separated list")));
+                return Err(err(&format!(
+                    "an empty element in the {sep:?}-separated list"
+                )));
             }
             Ok(v)
         };
@@ -139,7 +157,10 @@ impl Transform {
             Transform::Focus { method } => format!("Focus {}", short(method)),
             Transform::FocusSubtree { path } => format!(
                 "Focus {}",
-                path.iter().map(|p| short(p)).collect::<Vec<_>>().join(" > ")
+                path.iter()
+                    .map(|p| short(p))
+                    .collect::<Vec<_>>()
+                    .join(" > ")
             ),
             Transform::CollapseRecursion { method } => format!("Collapse {}", short(method)),
             Transform::CollapseDirectRecursion { method } => {

@@ -110,7 +110,11 @@ mod tests {
             let p: Vec<u8> = (0..pl).map(|_| alphabet[rng.below(5) as usize]).collect();
             let t: Vec<u8> = (0..tl).map(|_| alphabet[rng.below(3) as usize]).collect();
             let (ps, ts) = (String::from_utf8(p).unwrap(), String::from_utf8(t).unwrap());
-            assert_eq!(glob_match(&ps, &ts), slow(ps.as_bytes(), ts.as_bytes()), "{ps:?} {ts:?}");
+            assert_eq!(
+                glob_match(&ps, &ts),
+                slow(ps.as_bytes(), ts.as_bytes()),
+                "{ps:?} {ts:?}"
+            );
         }
         assert!(glob_match("android.*", "android.view.View.draw"));
         assert!(!glob_match("android.*", "androidx.core.A.b"));

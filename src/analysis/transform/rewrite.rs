@@ -132,7 +132,14 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
         let m = lane.method(i);
         let mi = m.index();
         let (decision, now_focused) = match rule {
-            Rule::Merge(set) => (if set[mi] { Decision::Lift } else { Decision::Keep }, false),
+            Rule::Merge(set) => (
+                if set[mi] {
+                    Decision::Lift
+                } else {
+                    Decision::Keep
+                },
+                false,
+            ),
             Rule::Focus(set) => {
                 if focused || set[mi] {
                     (Decision::Keep, true)
@@ -167,7 +174,14 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
                     (Decision::Keep, false)
                 }
             }
-            Rule::Drop(set) => (if set[mi] { Decision::Cut } else { Decision::Keep }, false),
+            Rule::Drop(set) => (
+                if set[mi] {
+                    Decision::Cut
+                } else {
+                    Decision::Keep
+                },
+                false,
+            ),
         };
         match decision {
             Decision::Skip => {}
@@ -177,6 +191,9 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
             }
             Decision::Lift => {
                 let (next, end) = children_of(lanes, d, i);
+                if next == end {
+                    continue;
+                }
                 stack.push(Frame {
                     depth: d + 1,
                     next,
@@ -186,6 +203,23 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
                 });
             }
             Decision::Keep => {
+                let (next, end) = children_of(lanes, d, i);
+                if next == end {
+                    // A leaf: nothing is cut inside it, so it ends as it starts, shifted.
+                    while out.len() < kept_depth + 1 {
+                        let cap = lanes.get(out.len()).map_or(0, Lane::len);
+                        out.push(LaneBuilder::with_capacity(cap, has_cpu));
+                    }
+                    let first_child = out.get(kept_depth + 1).map_or(0, LaneBuilder::len) as u32;
+                    let c = lane.call(i);
+                    let call = Call {
+                        start: c.start - cut_axis.min(c.start),
+                        cpu: c.cpu.map(|(cs, cd)| (cs.saturating_sub(cut_cpu), cd)),
+                        ..c
+                    };
+                    out[kept_depth].push(&call, first_child);
+                    continue;
+                }
                 while out.len() < kept_depth + 2 {
                     let cap = lanes.get(out.len()).map_or(0, Lane::len);
                     out.push(LaneBuilder::with_capacity(cap, has_cpu));
@@ -209,7 +243,6 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
                 if let Some(n) = open_count.get_mut(mi) {
                     *n += 1;
                 }
-                let (next, end) = children_of(lanes, d, i);
                 stack.push(Frame {
                     depth: d + 1,
                     next,

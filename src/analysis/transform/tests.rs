@@ -55,7 +55,12 @@ fn reference_events(ev: &Events, rule: &Rule) -> (Events, u64, u64) {
         if a == Action::Enter {
             let kept = match rule {
                 Rule::Merge(set) => !set[mi],
-                Rule::Focus(set) => set[mi] || stack.iter().any(|&(x, k)| k && matches!(rule, Rule::Focus(s) if s[x.index()])),
+                Rule::Focus(set) => {
+                    set[mi]
+                        || stack
+                            .iter()
+                            .any(|&(x, k)| k && matches!(rule, Rule::Focus(s) if s[x.index()]))
+                }
                 Rule::FocusPath(path) => {
                     let p: Vec<MethodId> = stack.iter().map(|f| f.0).chain([m]).collect();
                     p.len() >= path.len() && (0..path.len()).all(|k| path[k][p[k].index()])
@@ -100,7 +105,11 @@ fn reference_events(ev: &Events, rule: &Rule) -> (Events, u64, u64) {
 fn lanes_of(lanes: &[Lane]) -> Vec<Vec<(crate::trace::Call, usize)>> {
     lanes
         .iter()
-        .map(|l| (0..l.len()).map(|i| (l.call(i), l.first_child(i))).collect())
+        .map(|l| {
+            (0..l.len())
+                .map(|i| (l.call(i), l.first_child(i)))
+                .collect()
+        })
         .collect()
 }
 
@@ -115,8 +124,14 @@ fn random_rule(rng: &mut Rng) -> Rule {
         0 => Rule::Merge(mask(rng)),
         1 => Rule::Focus(mask(rng)),
         2 => Rule::FocusPath((0..1 + rng.below(3)).map(|_| mask(rng)).collect()),
-        3 => Rule::Collapse { methods: mask(rng), direct: false },
-        4 => Rule::Collapse { methods: mask(rng), direct: true },
+        3 => Rule::Collapse {
+            methods: mask(rng),
+            direct: false,
+        },
+        4 => Rule::Collapse {
+            methods: mask(rng),
+            direct: true,
+        },
         _ => Rule::Drop(mask(rng)),
     }
 }
@@ -144,11 +159,19 @@ fn each_rule_matches_the_event_rewrite() {
         }
         for (f, s) in fast.threads.iter().zip(&slow.threads) {
             check_thread(f).unwrap_or_else(|e| panic!("seed {seed} {rule:?}: {e}"));
-            assert_eq!(lanes_of(&f.lanes), lanes_of(&s.lanes), "seed {seed} {rule:?}");
+            assert_eq!(
+                lanes_of(&f.lanes),
+                lanes_of(&s.lanes),
+                "seed {seed} {rule:?}"
+            );
             assert_eq!((f.axis_range, f.cpu_range), (s.axis_range, s.cpu_range));
         }
         for clock in [Clock::Cpu, Clock::Wall] {
-            assert_eq!(profile(&fast, clock), profile(&slow, clock), "seed {seed} {rule:?}");
+            assert_eq!(
+                profile(&fast, clock),
+                profile(&slow, clock),
+                "seed {seed} {rule:?}"
+            );
         }
     }
 }
@@ -171,12 +194,21 @@ fn rules_keep_nesting_on_traces_with_flags() {
             if !matches!(rule, Rule::Drop(_)) {
                 assert_eq!(o.axis_range, t.axis_range);
                 // Every kept call is an original call, times and flags included.
-                let mut orig: Vec<_> = t.lanes.iter().flat_map(|l| (0..l.len()).map(|i| l.call(i))).collect();
+                let mut orig: Vec<_> = t
+                    .lanes
+                    .iter()
+                    .flat_map(|l| (0..l.len()).map(|i| l.call(i)))
+                    .collect();
                 orig.sort_by_key(|c| (c.start, c.dur, c.method));
                 for l in &o.lanes {
                     for i in 0..l.len() {
                         let c = l.call(i);
-                        assert!(orig.binary_search_by_key(&(c.start, c.dur, c.method), |c| (c.start, c.dur, c.method)).is_ok());
+                        assert!(
+                            orig.binary_search_by_key(&(c.start, c.dur, c.method), |c| (
+                                c.start, c.dur, c.method
+                            ))
+                            .is_ok()
+                        );
                     }
                 }
             }
@@ -190,7 +222,10 @@ fn rules_keep_nesting_on_traces_with_flags() {
 fn stacks_compose_and_round_trip() {
     let trace = random_trace(3, 2, 500);
     let (a, b) = ("pkg.C0.m0".to_string(), "pkg.C1.m4".to_string());
-    let stack = vec![Transform::Merge { method: a.clone() }, Transform::Merge { method: b.clone() }];
+    let stack = vec![
+        Transform::Merge { method: a.clone() },
+        Transform::Merge { method: b.clone() },
+    ];
     let both = apply(&trace, &stack).unwrap();
     let set: Vec<bool> = (0..METHODS).map(|i| i == 0 || i == 4).collect();
     let once = rewrite(&trace, &Rule::Merge(set));
@@ -199,13 +234,23 @@ fn stacks_compose_and_round_trip() {
     }
     let all = vec![
         Transform::Merge { method: a.clone() },
-        Transform::Focus { method: "pkg.C1.*".into() },
-        Transform::FocusSubtree { path: vec![a.clone(), b.clone()] },
+        Transform::Focus {
+            method: "pkg.C1.*".into(),
+        },
+        Transform::FocusSubtree {
+            path: vec![a.clone(), b.clone()],
+        },
         Transform::CollapseRecursion { method: a.clone() },
-        Transform::CollapseDirectRecursion { method: "pkg.C0.m0 ()V".into() },
+        Transform::CollapseDirectRecursion {
+            method: "pkg.C0.m0 ()V".into(),
+        },
         Transform::Drop { method: b.clone() },
-        Transform::MergePackage { globs: vec!["pkg.C2.*".into(), "pkg.C1".into()] },
-        Transform::OnlyMyCode { globs: vec!["pkg.C0.*".into()] },
+        Transform::MergePackage {
+            globs: vec!["pkg.C2.*".into(), "pkg.C1".into()],
+        },
+        Transform::OnlyMyCode {
+            globs: vec!["pkg.C0.*".into()],
+        },
     ];
     let json = serde_json::to_string(&all).unwrap();
     assert!(json.contains(r#""kind":"focus-subtree""#), "{json}");
@@ -215,7 +260,12 @@ fn stacks_compose_and_round_trip() {
         apply_one(&trace, t).unwrap();
     }
     assert!(matches!(
-        apply_one(&trace, &Transform::Merge { method: "pkg.Nope.x".into() }),
+        apply_one(
+            &trace,
+            &Transform::Merge {
+                method: "pkg.Nope.x".into()
+            }
+        ),
         Err(TransformError::NoMethod { .. })
     ));
     assert!(Transform::parse("merge").is_err());
@@ -236,10 +286,19 @@ fn merge_and_drop_on_the_simple_trace() {
     };
     let (main, foo, bar) = (id("A.main"), id("B.foo"), id("C.bar"));
     let before = profile(&trace, Clock::Cpu);
-    let merged = apply_one(&trace, &Transform::Merge { method: "B.foo".into() }).unwrap();
+    let merged = apply_one(
+        &trace,
+        &Transform::Merge {
+            method: "B.foo".into(),
+        },
+    )
+    .unwrap();
     let after = profile(&merged, Clock::Cpu);
     assert_eq!(after.method(foo).total_calls(), 0);
-    assert_eq!(after.method(main).exclusive, before.method(main).exclusive + before.method(foo).exclusive);
+    assert_eq!(
+        after.method(main).exclusive,
+        before.method(main).exclusive + before.method(foo).exclusive
+    );
     assert_eq!(after.method(bar), &{
         let mut b = after.method(bar).clone();
         b.exclusive = before.method(bar).exclusive;
@@ -247,7 +306,13 @@ fn merge_and_drop_on_the_simple_trace() {
     });
     assert_eq!(after.total_time, before.total_time);
     // B.foo runs 2..17 in A.main 0..26 on thread 1: dropping it leaves A.main 11 long.
-    let dropped = apply_one(&trace, &Transform::Drop { method: "B.foo".into() }).unwrap();
+    let dropped = apply_one(
+        &trace,
+        &Transform::Drop {
+            method: "B.foo".into(),
+        },
+    )
+    .unwrap();
     let p = profile(&dropped, Clock::Cpu);
     assert_eq!(p.method(main).inclusive, 26 - 15);
     assert_eq!(p.method(foo).total_calls(), 0);

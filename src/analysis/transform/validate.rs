@@ -27,18 +27,27 @@ pub fn check_thread(thread: &Thread) -> Result<(), String> {
             continue;
         };
         if lane.first_child(0) != 0 {
-            return Err(format!("lane {}: calls before {} have no parent", d + 1, lane.first_child(0)));
+            return Err(format!(
+                "lane {}: calls before {} have no parent",
+                d + 1,
+                lane.first_child(0)
+            ));
         }
         for i in 0..lane.len() {
             if i + 1 < lane.len() && lane.first_child(i) > lane.first_child(i + 1) {
                 return Err(format!("lane {d}: first children decrease at {i}"));
             }
             if lane.first_child(i) > next.len() {
-                return Err(format!("lane {d}: call {i}'s first child is past the next lane"));
+                return Err(format!(
+                    "lane {d}: call {i}'s first child is past the next lane"
+                ));
             }
             for c in lane.children(i, next.len()) {
                 if next.start(c) < lane.start(i) || next.end(c) > lane.end(i) {
-                    return Err(format!("lane {}: call {c} is outside its parent {i}", d + 1));
+                    return Err(format!(
+                        "lane {}: call {c} is outside its parent {i}",
+                        d + 1
+                    ));
                 }
                 if let (Some((ps, pd)), Some((cs, cd))) = (lane.cpu(i), next.cpu(c))
                     && (cs < ps || cs + cd > ps + pd)
