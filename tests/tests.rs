@@ -34,6 +34,8 @@ mod gui_corners;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
 mod mapping_gui;
+/// Call-tree transforms in the viewer: context menu, breadcrumbs, undo/redo, package rules.
+mod transforms_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

@@ -13,6 +13,8 @@
 //! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
 //!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
 //! - [`deobf`]: a tab's R8/ProGuard mapping (applied off the UI thread, status bar switch).
+//! - [`transforms`]: a tab's call-tree transform stack (breadcrumbs, undo/redo, the method
+//!   context menu the views share).
 //! - [`style`]: the palette by rank, the duration formatter, text colour by contrast.
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
@@ -29,6 +31,7 @@ pub(crate) mod platform;
 pub(crate) mod shell;
 pub(crate) mod style;
 pub(crate) mod tasks;
+pub mod transforms;
 
 use std::path::PathBuf;
 

@@ -107,6 +107,8 @@ pub struct Tab {
     pub view: ViewState,
     /// Its R8/ProGuard mapping.
     pub mapping: TabMapping,
+    /// Its call-tree transforms.
+    pub transforms: super::transforms::TabTransforms,
 }
 
 /// The application.
@@ -158,6 +160,11 @@ impl TraceLensApp {
         app
     }
 
+    /// Queues `msg` as a panel would; applied at the end of the next frame.
+    pub fn push_msg(&mut self, msg: Msg) {
+        self.msgs.push(msg);
+    }
+
     /// Puts `picker` in place of the native file dialogs (tests: never a real dialog).
     pub fn set_file_picker(&mut self, picker: FilePicker) {
         self.platform.set_picker(picker);
@@ -170,6 +177,7 @@ impl TraceLensApp {
             state: TabState::Loading(job),
             view: ViewState::default(),
             mapping: TabMapping::default(),
+            transforms: Default::default(),
         });
         self.active = self.tabs.len() - 1;
     }
@@ -297,6 +305,7 @@ impl TraceLensApp {
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
             self.msgs.push(Msg::OpenDialog);
         }
+        self.msgs.extend(super::transforms::undo_keys(&ctx));
 
         // Before the panels: its keys (Esc) are not theirs.
         self.prompt_ui(&ctx);
@@ -335,7 +344,15 @@ impl TraceLensApp {
             self.apply(msg, &ctx);
         }
         self.update_title(&ctx);
-        if self.is_loading() || self.tabs.iter().any(|t| t.mapping.busy()) {
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            super::transforms::packages_window(&ctx, &mut tab.transforms, &mut self.msgs);
+        }
+        if self.is_loading()
+            || self
+                .tabs
+                .iter()
+                .any(|t| t.mapping.busy() || t.transforms.busy())
+        {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
@@ -405,6 +422,15 @@ impl TraceLensApp {
                     tab.view.selected = Some(m);
                     tab.view.lower.profile.select(Some(m));
                     tab.view.timeline.set_marked_calls(&doc.trace, &calls);
+                }
+            }
+            Msg::Transform(_)
+            | Msg::TransformUndo
+            | Msg::TransformRedo
+            | Msg::TransformGoTo(_)
+            | Msg::TransformPackages => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    super::transforms::apply_msg(&mut tab.transforms, doc, msg, ctx);
                 }
             }
             Msg::GoToCall(c) => {
@@ -498,6 +524,9 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
         if let Some(renamed) = tab.mapping.poll() {
             tab.state = TabState::Ready(Arc::new(renamed));
         }
+        if let Some(transformed) = tab.transforms.poll() {
+            tab.state = TabState::Ready(transformed);
+        }
     }
     ended
 }
@@ -562,6 +591,7 @@ fn tab_ui(
             ctx.clock = view.clock_index;
             ctx.visible = view.timeline.range;
             ctx.others = others;
+            super::transforms::breadcrumbs_ui(ui, &tab.transforms, ctx.msgs_mut());
             ready_ui(ui, &mut ctx, view);
         }
     }

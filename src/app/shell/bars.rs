@@ -11,6 +11,10 @@ impl TraceLensApp {
                     ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
                     ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
                 });
+                let msgs = &mut self.msgs;
+                ui.menu_button("Transform", |ui| {
+                    crate::app::transforms::menu_ui(ui, &tab.transforms, msgs)
+                });
             }
         });
     }
