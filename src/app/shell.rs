@@ -522,6 +522,12 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
             }
         }
         if let Some(renamed) = tab.mapping.poll() {
+            let mapping = tab
+                .mapping
+                .applied
+                .then(|| tab.mapping.mapping.clone())
+                .flatten();
+            tab.transforms.renamed(mapping, ctx);
             tab.state = TabState::Ready(Arc::new(renamed));
         }
         if let Some(transformed) = tab.transforms.poll() {

@@ -15,6 +15,7 @@ use eframe::egui;
 use super::context::{Msg, PanelCtx};
 use super::document::Document;
 use crate::analysis::transform::{self, Transform, method_pattern};
+use crate::mapping::Mapping;
 use crate::trace::{MethodId, Trace};
 
 /// A transform job: the stack length it builds and its result.
@@ -33,6 +34,9 @@ pub struct TabTransforms {
     /// How many of `stack` the tab's document shows.
     pub shown: usize,
     job: Option<Job>,
+    /// Renaming the untransformed document after a mapping was applied to or removed from the
+    /// shown one: the renamed base and the stack with its patterns renamed.
+    rebase: Option<Receiver<(Arc<Document>, Vec<Transform>)>>,
     /// Why the last transform could not be applied.
     pub error: Option<String>,
     /// The package-rules window: open, and its globs as typed.
@@ -42,7 +46,32 @@ pub struct TabTransforms {
 
 impl TabTransforms {
     pub fn busy(&self) -> bool {
-        self.job.is_some()
+        self.job.is_some() || self.rebase.is_some()
+    }
+
+    /// A mapping was applied to (`Some`) or removed from (`None`) the shown document: renames
+    /// the untransformed one the same way, off the UI thread, and the stack's method patterns
+    /// with it (by method id), so that undo and later transforms keep the names shown.
+    pub fn renamed(&mut self, mapping: Option<Arc<Mapping>>, ctx: &egui::Context) {
+        let Some(base) = self.base.clone() else {
+            return;
+        };
+        let stack = self.stack.clone();
+        let (tx, rx) = channel();
+        let ctx = ctx.clone();
+        rayon::spawn(move || {
+            let mut t = Trace::clone(&base.trace);
+            match &mapping {
+                Some(m) => {
+                    crate::mapping::apply(&mut t, m);
+                }
+                None => crate::mapping::unapply(&mut t),
+            }
+            let stack = transform::rename_patterns(&stack, &base.trace, &t);
+            let _ = tx.send((Arc::new(base.renamed(t)), stack));
+            ctx.request_repaint();
+        });
+        self.rebase = Some(rx);
     }
 
     pub fn can_undo(&self) -> bool {
@@ -94,6 +123,17 @@ impl TabTransforms {
 
     /// Takes a finished job's document to show, if any.
     pub fn poll(&mut self) -> Option<Arc<Document>> {
+        if let Some(rx) = &self.rebase {
+            match rx.try_recv() {
+                Ok((base, stack)) => {
+                    self.base = Some(base);
+                    self.stack = stack;
+                    self.rebase = None;
+                }
+                Err(TryRecvError::Empty) => return None,
+                Err(TryRecvError::Disconnected) => self.rebase = None,
+            }
+        }
         let job = self.job.as_ref()?;
         let result = match job.rx.try_recv() {
             Ok(r) => r,

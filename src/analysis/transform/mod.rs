@@ -214,6 +214,53 @@ impl Transform {
     }
 }
 
+/// The stack with its method patterns renamed from `from`'s names to `to`'s, method by method
+/// (the same method ids, e.g. a mapping applied or removed): an exact pattern becomes the name in
+/// `to` of the first method it names in `from`; globs and patterns naming nothing are kept.
+pub fn rename_patterns(stack: &[Transform], from: &Trace, to: &Trace) -> Vec<Transform> {
+    let rename = |p: &String| -> String {
+        if p.contains(['*', '?']) {
+            return p.clone();
+        }
+        let mask = pattern::method_mask(from, p);
+        match mask.iter().position(|&b| b) {
+            Some(i) if i < to.methods.len() => {
+                let id = MethodId(i as u32);
+                if p.trim().contains(' ') {
+                    to.method_full_name(id)
+                } else {
+                    to.method_short_name(id)
+                }
+            }
+            _ => p.clone(),
+        }
+    };
+    stack
+        .iter()
+        .map(|t| match t {
+            Transform::Merge { method } => Transform::Merge {
+                method: rename(method),
+            },
+            Transform::Focus { method } => Transform::Focus {
+                method: rename(method),
+            },
+            Transform::FocusSubtree { path } => Transform::FocusSubtree {
+                path: path.iter().map(rename).collect(),
+            },
+            Transform::CollapseRecursion { method } => Transform::CollapseRecursion {
+                method: rename(method),
+            },
+            Transform::CollapseDirectRecursion { method } => Transform::CollapseDirectRecursion {
+                method: rename(method),
+            },
+            Transform::Drop { method } => Transform::Drop {
+                method: rename(method),
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// Applies one transform.
 pub fn apply_one(trace: &Trace, t: &Transform) -> Result<Trace, TransformError> {
     Ok(rewrite(trace, &t.resolve(trace)?))

@@ -318,3 +318,45 @@ fn merge_and_drop_on_the_simple_trace() {
     assert_eq!(p.method(foo).total_calls(), 0);
     assert_eq!(p.total_time, before.total_time - 15);
 }
+
+/// Renaming follows method ids: with methods 0 and 1 swapping names, a merge of method 0 named
+/// the old way names it the new way, and gives the same lanes on the renamed trace.
+#[test]
+fn patterns_follow_a_rename() {
+    let from = random_trace(11, 2, 300);
+    let mut to = from.clone();
+    let (a, b) = (to.methods[0].clone(), to.methods[1].clone());
+    (to.methods[0].class, to.methods[0].name) = (b.class, b.name);
+    (to.methods[1].class, to.methods[1].name) = (a.class, a.name);
+    let stack = vec![
+        Transform::Merge {
+            method: "pkg.C0.m0".into(),
+        },
+        Transform::FocusSubtree {
+            path: vec!["pkg.C1.m1 ()V".into(), "pkg.C2.*".into()],
+        },
+        Transform::MergePackage {
+            globs: vec!["pkg.C0".into()],
+        },
+    ];
+    let renamed = rename_patterns(&stack, &from, &to);
+    assert_eq!(
+        renamed,
+        vec![
+            Transform::Merge {
+                method: "pkg.C1.m1".into()
+            },
+            Transform::FocusSubtree {
+                path: vec!["pkg.C0.m0 ()V".into(), "pkg.C2.*".into()]
+            },
+            Transform::MergePackage {
+                globs: vec!["pkg.C0".into()]
+            },
+        ]
+    );
+    let x = apply(&from, &stack[..1]).unwrap();
+    let y = apply(&to, &renamed[..1]).unwrap();
+    for (p, q) in x.threads.iter().zip(&y.threads) {
+        assert_eq!(lanes_of(&p.lanes), lanes_of(&q.lanes));
+    }
+}
