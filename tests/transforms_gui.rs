@@ -6,6 +6,7 @@ use crate::gui_util::{H, harness, ready, sample_path, step_until, wait_loaded};
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use tracelens::analysis::profile::Profile;
+use tracelens::analysis::transform::Transform;
 use tracelens::trace::MethodId;
 
 /// Steps until the active tab's transform job has ended with `shown` transforms shown.
@@ -157,4 +158,39 @@ fn only_my_code_from_the_package_window() {
         }
     }
     assert!(p.methods.iter().any(|mp| mp.total_calls() > 0));
+}
+
+/// A saved stack (JSON, as a session stores it) restored on a freshly loaded tab; a stack naming
+/// a method the trace lacks shows the error and keeps the full trace.
+#[test]
+fn a_saved_stack_restores_and_a_bad_one_is_reported() {
+    let mut h = harness(&[sample_path()]);
+    wait_loaded(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let before = doc.profiles[0].clone();
+    let json = r#"[{"kind":"only-my-code","globs":["com.example.*"]},
+                   {"kind":"collapse-recursion","method":"com.example.*"}]"#;
+    let stack: Vec<Transform> = serde_json::from_str(json).unwrap();
+    let expected = tracelens::analysis::transform::apply(&doc.trace, &stack).unwrap();
+    let ctx = h.ctx.clone();
+    h.state_mut().tabs[0]
+        .transforms
+        .restore(doc.clone(), stack.clone(), &ctx);
+    h.step();
+    settle(&mut h, 2);
+    assert_eq!(h.state().tabs[0].transforms.shown_stack(), &stack[..]);
+    let shown = profile0(&h);
+    let clock = shown.clock;
+    assert_eq!(shown, tracelens::analysis::profile::profile(&expected, clock));
+    assert_ne!(shown, before);
+    assert!(h.query_by_label("Only com.example.*").is_some());
+
+    let bad = vec![Transform::Merge { method: "no.such.Method".into() }];
+    h.state_mut().tabs[0].transforms.restore(doc.clone(), bad, &ctx);
+    step_until(&mut h, "the failed job", |app| !app.tabs[0].transforms.busy());
+    h.step();
+    let tt = &h.state().tabs[0].transforms;
+    assert!(tt.error.as_deref().is_some_and(|e| e.contains("no.such.Method")), "{:?}", tt.error);
+    assert!(tt.shown_stack().is_empty());
+    assert!(h.query_by_label_contains("no method matches").is_some());
 }

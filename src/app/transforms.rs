@@ -82,6 +82,24 @@ impl TabTransforms {
         self.shown < self.stack.len()
     }
 
+    /// The transforms the tab shows, oldest first (what a session saves).
+    pub fn shown_stack(&self) -> &[Transform] {
+        &self.stack[..self.shown]
+    }
+
+    /// Replaces the stack by `stack` (a session reopened) and applies it to `current`, which
+    /// must be the untransformed document (a freshly loaded tab).
+    pub fn restore(&mut self, current: Arc<Document>, stack: Vec<Transform>, ctx: &egui::Context) {
+        if self.busy() {
+            return;
+        }
+        self.base = Some(current.clone());
+        self.stack = stack;
+        self.shown = 0;
+        let n = self.stack.len();
+        self.go_to(current, n, ctx);
+    }
+
     /// Applies `t` on top of what `current` shows (dropping what was undone past it).
     pub fn push(&mut self, current: Arc<Document>, t: Transform, ctx: &egui::Context) {
         if self.busy() {
