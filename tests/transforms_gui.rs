@@ -181,16 +181,96 @@ fn a_saved_stack_restores_and_a_bad_one_is_reported() {
     assert_eq!(h.state().tabs[0].transforms.shown_stack(), &stack[..]);
     let shown = profile0(&h);
     let clock = shown.clock;
-    assert_eq!(shown, tracelens::analysis::profile::profile(&expected, clock));
+    assert_eq!(
+        shown,
+        tracelens::analysis::profile::profile(&expected, clock)
+    );
     assert_ne!(shown, before);
     assert!(h.query_by_label("Only com.example.*").is_some());
 
-    let bad = vec![Transform::Merge { method: "no.such.Method".into() }];
-    h.state_mut().tabs[0].transforms.restore(doc.clone(), bad, &ctx);
-    step_until(&mut h, "the failed job", |app| !app.tabs[0].transforms.busy());
+    let bad = vec![Transform::Merge {
+        method: "no.such.Method".into(),
+    }];
+    h.state_mut().tabs[0]
+        .transforms
+        .restore(doc.clone(), bad, &ctx);
+    step_until(&mut h, "the failed job", |app| {
+        !app.tabs[0].transforms.busy()
+    });
     h.step();
     let tt = &h.state().tabs[0].transforms;
-    assert!(tt.error.as_deref().is_some_and(|e| e.contains("no.such.Method")), "{:?}", tt.error);
+    assert!(
+        tt.error
+            .as_deref()
+            .is_some_and(|e| e.contains("no.such.Method")),
+        "{:?}",
+        tt.error
+    );
     assert!(tt.shown_stack().is_empty());
     assert!(h.query_by_label_contains("no method matches").is_some());
+}
+
+/// A mapping applied to a transformed tab: the shown document and the untransformed one both get
+/// the real names, and the stack names the merged method by its real name, so undo shows the
+/// full trace deobfuscated and redo merges the same method again.
+#[test]
+fn a_mapping_renames_the_stack_with_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let obf = tracelens::mapping::obfuscate::obfuscate_trace(
+        &std::fs::read(sample_path()).unwrap(),
+        0x5eed,
+    )
+    .unwrap();
+    let (trace_path, map_path) = (dir.path().join("run.trace"), dir.path().join("r8.txt"));
+    std::fs::write(&trace_path, &obf.trace).unwrap();
+    std::fs::write(&map_path, &obf.mapping).unwrap();
+    let mut h = harness(&[trace_path]);
+    wait_loaded(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let before = doc.profiles[0].clone();
+    // The most-called method whose name the mapping changes.
+    let real = tracelens::load::load_path(&sample_path(), &Default::default()).unwrap();
+    let m = (0..doc.trace.methods.len() as u32)
+        .map(MethodId)
+        .filter(|&m| doc.trace.method_full_name(m) != real.method_full_name(m))
+        .max_by_key(|&m| (before.method(m).total_calls(), std::cmp::Reverse(m)))
+        .unwrap();
+    assert!(before.method(m).total_calls() > 0);
+    let obf_name = doc.trace.method_full_name(m);
+    push(
+        &mut h,
+        Transform::Merge {
+            method: obf_name.clone(),
+        },
+    );
+    settle(&mut h, 1);
+    h.state_mut()
+        .push_msg(tracelens::app::Msg::ApplyMapping(map_path));
+    step_until(&mut h, "the mapping", |app| {
+        let t = &app.tabs[0];
+        !t.mapping.busy() && !t.transforms.busy() && t.mapping.applied
+    });
+    h.step();
+    let shown = ready(h.state(), 0).clone();
+    assert_eq!(shown.trace.method_full_name(m), real.method_full_name(m));
+    assert_eq!(shown.profiles[0].method(m).total_calls(), 0);
+    assert_eq!(
+        h.state().tabs[0].transforms.shown_stack(),
+        &[Transform::Merge {
+            method: real.method_full_name(m)
+        }]
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.step();
+    settle(&mut h, 0);
+    let full = ready(h.state(), 0).clone();
+    assert_eq!(full.trace.method_full_name(m), real.method_full_name(m));
+    assert_eq!(full.profiles[0].method(m), before.method(m));
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    h.step();
+    settle(&mut h, 1);
+    assert_eq!(profile0(&h).method(m).total_calls(), 0);
 }
