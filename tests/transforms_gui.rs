@@ -274,3 +274,50 @@ fn a_mapping_renames_the_stack_with_the_trace() {
     settle(&mut h, 1);
     assert_eq!(profile0(&h).method(m).total_calls(), 0);
 }
+
+/// "Focus on subtree" from a row of the top-down call tree carries that row's call path; the
+/// focused trace has only calls of the row's method at the top.
+#[test]
+fn focus_on_subtree_from_the_call_tree() {
+    let mut h = harness(&[sample_path()]);
+    wait_loaded(&mut h);
+    h.get_by_label("Call tree").click();
+    steps(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let p = &doc.profiles[0];
+    let mut by_time: Vec<MethodId> = (0..doc.trace.methods.len() as u32).map(MethodId).collect();
+    by_time.sort_by_key(|&m| (std::cmp::Reverse(p.method(m).inclusive), m));
+    let m = *by_time
+        .iter()
+        .find(|&&m| {
+            h.query_all_by_label(&doc.trace.method_short_name(m))
+                .next()
+                .is_some()
+        })
+        .expect("a row of the call tree");
+    h.get_all_by_label(&doc.trace.method_short_name(m))
+        .next()
+        .unwrap()
+        .click_secondary();
+    steps(&mut h);
+    h.get_by_label("Focus on subtree").click();
+    h.step();
+    settle(&mut h, 1);
+    let stack = h.state().tabs[0].transforms.shown_stack().to_vec();
+    let [Transform::FocusSubtree { path }] = &stack[..] else {
+        panic!("{stack:?}")
+    };
+    assert_eq!(path.last(), Some(&doc.trace.method_full_name(m)));
+    let shown = ready(h.state(), 0).clone();
+    let mut tops = 0;
+    for t in &shown.trace.threads {
+        tracelens::analysis::transform::check_thread(t).unwrap();
+        if let Some(l) = t.lanes.first() {
+            for i in 0..l.len() {
+                assert_eq!(l.method(i), m);
+                tops += 1;
+            }
+        }
+    }
+    assert!(tops > 0);
+}
