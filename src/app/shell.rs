@@ -531,6 +531,11 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
             tab.state = TabState::Ready(Arc::new(renamed));
         }
         if let Some(transformed) = tab.transforms.poll() {
+            // Calls moved: the timeline's marks are recomputed, its hover forgotten.
+            tab.view.timeline.hovered = None;
+            tab.view
+                .timeline
+                .set_selection(&transformed.trace, tab.view.selected);
             tab.state = TabState::Ready(transformed);
         }
     }
