@@ -16,6 +16,8 @@ mod graph_diff_convert;
 mod mapping;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
+/// `tracelens profile --transform` and `convert --transform`.
+mod transforms;
 
 // Readers
 /// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.
@@ -41,6 +43,8 @@ mod mapping_gui;
 mod search_gui;
 /// Sessions: save, close, reopen gives the same view; broken sidecars; Open session….
 mod session_gui;
+/// Call-tree transforms in the viewer: context menu, breadcrumbs, undo/redo, package rules.
+mod transforms_gui;
 /// Each analysis view driven on its own.
 mod views_gui;
 

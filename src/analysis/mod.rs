@@ -10,6 +10,7 @@ pub mod restrict;
 pub mod search;
 pub mod stats;
 pub mod timeline;
+pub mod transform;
 
 #[cfg(test)]
 pub(crate) mod testutil;

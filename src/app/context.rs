@@ -56,6 +56,15 @@ pub enum Msg {
     /// Merge RTL logs into a new tab on one absolute time axis: those of these files, or (None)
     /// every open one.
     AlignRtl(Option<Vec<PathBuf>>),
+    /// Apply this call-tree transform on top of the active tab's shown stack.
+    Transform(crate::analysis::transform::Transform),
+    /// Undo / redo the active tab's last transform (Ctrl+Z / Ctrl+Shift+Z).
+    TransformUndo,
+    TransformRedo,
+    /// Show the first N transforms of the active tab's stack (a breadcrumb; 0 = full trace).
+    TransformGoTo(usize),
+    /// Open the "Hide packages / only my code" window of the active tab.
+    TransformPackages,
 }
 
 /// What the session entries of the File menu ask for.
@@ -117,6 +126,11 @@ impl<'a> PanelCtx<'a> {
     /// Queues `msg` for the end of the frame.
     pub(crate) fn send(&mut self, msg: Msg) {
         self.msgs.push(msg);
+    }
+
+    /// The message queue (the shell's bars outside any panel).
+    pub(crate) fn msgs_mut(&mut self) -> &mut Vec<Msg> {
+        self.msgs
     }
 
     /// The same context over another document (a range's profile), sharing the queue.

@@ -15,6 +15,8 @@
 //! - [`deobf`]: a tab's R8/ProGuard mapping (applied off the UI thread, status bar switch).
 //! - [`compensation`]: a tab's tracing-overhead compensation (View menu switch, off the UI
 //!   thread).
+//! - [`transforms`]: a tab's call-tree transform stack (breadcrumbs, undo/redo, the method
+//!   context menu the views share).
 //! - [`style`]: the palette by rank, the duration formatter, text colour by contrast.
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
@@ -33,6 +35,7 @@ pub mod session;
 pub(crate) mod shell;
 pub(crate) mod style;
 pub(crate) mod tasks;
+pub mod transforms;
 
 use std::path::PathBuf;
 

@@ -16,7 +16,7 @@
 //! | `search` | `{query, filter}` | the search box and its filter switch |
 //! | `bookmarks` | array | `{note, kind:"range", start_tick, end_tick}` or `{note, kind:"call", thread_id, thread_name, depth, start_tick, method}` |
 //! | `color_rules` | array | `{pattern, color:"#rrggbb"}`, first match wins; `*` and `?` globs on the full name |
-//! | `transforms` | array | reserved for the call-tree transforms (kept as they are) |
+//! | `transforms` | array | the call-tree transform stack shown, oldest first (README "Transforms") |
 //!
 //! Every number read is checked against the trace: a range outside it is clamped, a call that
 //! is not there is dropped with a warning; nothing in a session can make the app panic.
@@ -66,8 +66,10 @@ pub struct Session {
     pub bookmarks: Vec<Bookmark>,
     #[serde(default)]
     pub color_rules: Vec<ColorRule>,
-    /// Reserved for the call-tree transform stack (a versioned array of transforms); kept as
-    /// read so that a session round-trips whatever this build does not apply yet.
+    /// The call-tree transform stack shown, oldest first (each an object with a `kind`, as
+    /// [`crate::analysis::transform::Transform`] serializes; README "Transforms"). Kept as JSON
+    /// values here: a kind this build does not know is a warning when resolved, not an
+    /// unreadable session.
     #[serde(default)]
     pub transforms: Vec<serde_json::Value>,
 }
@@ -270,7 +272,8 @@ pub struct Resolved {
     pub search: SearchSetting,
     pub bookmarks: Vec<PlacedBookmark>,
     pub color_rules: Vec<ColorRule>,
-    pub transforms: Vec<serde_json::Value>,
+    /// The transforms understood, in order (the stack stops at the first one that is not).
+    pub transforms: Vec<crate::analysis::transform::Transform>,
     /// One line per thing not applied or changed (clamped, not found).
     pub warnings: Vec<String>,
 }
@@ -317,9 +320,22 @@ impl Session {
     pub fn resolve(&self, trace: &Trace, file_bytes: Option<u64>) -> Resolved {
         let mut r = Resolved {
             search: self.search.clone(),
-            transforms: self.transforms.clone(),
             ..Default::default()
         };
+        // A stack is applied in order: it stops at the first transform not understood.
+        for (i, v) in self.transforms.iter().enumerate() {
+            match serde_json::from_value(v.clone()) {
+                Ok(t) => r.transforms.push(t),
+                Err(e) => {
+                    r.warnings.push(format!(
+                        "transform {} of {} not understood ({e}); it and those after it are not applied",
+                        i + 1,
+                        self.transforms.len()
+                    ));
+                    break;
+                }
+            }
+        }
         if let (Some(info), Some(n)) = (&self.trace, file_bytes)
             && info.bytes != n
         {

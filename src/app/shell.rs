@@ -117,6 +117,8 @@ pub struct Tab {
     pub mapping: TabMapping,
     /// Its tracing-overhead compensation.
     pub compensation: super::compensation::TabCompensation,
+    /// Its call-tree transforms.
+    pub transforms: super::transforms::TabTransforms,
 }
 
 /// The application.
@@ -168,6 +170,11 @@ impl TraceLensApp {
         app
     }
 
+    /// Queues `msg` as a panel would; applied at the end of the next frame.
+    pub fn push_msg(&mut self, msg: Msg) {
+        self.msgs.push(msg);
+    }
+
     /// Puts `picker` in place of the native file dialogs (tests: never a real dialog).
     pub fn set_file_picker(&mut self, picker: FilePicker) {
         self.platform.set_picker(picker);
@@ -181,6 +188,7 @@ impl TraceLensApp {
             view: ViewState::default(),
             mapping: TabMapping::default(),
             compensation: Default::default(),
+            transforms: Default::default(),
         });
         self.active = self.tabs.len() - 1;
     }
@@ -293,7 +301,7 @@ impl TraceLensApp {
             }
             session::on_loaded(tab);
         }
-        self.apply_pending_sessions();
+        self.apply_pending_sessions(&ctx);
         for report in self.platform.poll() {
             self.report(report);
         }
@@ -310,6 +318,7 @@ impl TraceLensApp {
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::O)) {
             self.msgs.push(Msg::OpenDialog);
         }
+        self.msgs.extend(super::transforms::undo_keys(&ctx));
 
         // Before the panels: its keys (Esc) are not theirs.
         self.prompt_ui(&ctx);
@@ -348,11 +357,14 @@ impl TraceLensApp {
             self.apply(msg, &ctx);
         }
         self.update_title(&ctx);
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            super::transforms::packages_window(&ctx, &mut tab.transforms, &mut self.msgs);
+        }
         if self.is_loading()
             || self
                 .tabs
                 .iter()
-                .any(|t| t.mapping.busy() || t.compensation.busy())
+                .any(|t| t.mapping.busy() || t.compensation.busy() || t.transforms.busy())
         {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -376,6 +388,7 @@ impl TraceLensApp {
             Msg::Compensate(on) => {
                 if let Some((tab, doc)) = self.active_doc_mut()
                     && !tab.mapping.busy()
+                    && tab.transforms.untransformed()
                 {
                     tab.compensation.start(doc, on, ctx);
                 }
@@ -432,6 +445,15 @@ impl TraceLensApp {
                     tab.view.selected = Some(m);
                     tab.view.lower.profile.select(Some(m));
                     tab.view.timeline.set_marked_calls(&doc.trace, &calls);
+                }
+            }
+            Msg::Transform(_)
+            | Msg::TransformUndo
+            | Msg::TransformRedo
+            | Msg::TransformGoTo(_)
+            | Msg::TransformPackages => {
+                if let Some((tab, doc)) = self.active_doc_mut() {
+                    super::transforms::apply_msg(&mut tab.transforms, doc, msg, ctx);
                 }
             }
             Msg::GoToCall(c) => {
@@ -536,11 +558,19 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
             }
         }
         if let Some(renamed) = tab.mapping.poll() {
+            let mapping = tab
+                .mapping
+                .applied
+                .then(|| tab.mapping.mapping.clone())
+                .flatten();
+            tab.transforms.renamed(mapping, ctx);
             tab.state = TabState::Ready(Arc::new(renamed));
         }
         if let Some(doc) = tab.compensation.poll() {
             // Other times (and ticks): the whole trace, the selection marked anew.
             tab.view.timeline.range = None;
+            // Transforms are off while compensation changes: the next ones start from this.
+            tab.transforms.forget_base();
             let selected = tab.view.selected;
             select_method(&mut tab.view, &doc, selected);
             let doc = Arc::new(doc);
@@ -548,6 +578,14 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
                 tab.mapping.start_apply(doc.clone(), p, ctx);
             }
             tab.state = TabState::Ready(doc);
+        }
+        if let Some(transformed) = tab.transforms.poll() {
+            // Calls moved: the timeline's marks are recomputed, its hover forgotten.
+            tab.view.timeline.hovered = None;
+            tab.view
+                .timeline
+                .set_selection(&transformed.trace, tab.view.selected);
+            tab.state = TabState::Ready(transformed);
         }
     }
     ended
@@ -616,6 +654,7 @@ fn tab_ui(
             ctx.search = view.search.update(ui.ctx(), &doc);
             ctx.filter = view.search.filter;
             ctx.rule_colors = view.session.rule_colors(&doc);
+            super::transforms::breadcrumbs_ui(ui, &tab.transforms, ctx.msgs_mut());
             ready_ui(ui, &mut ctx, view);
         }
     }

@@ -28,6 +28,9 @@ pub struct ConvertArgs {
     pub mapping: super::mapping::MappingOpt,
     #[command(flatten)]
     pub compensate: super::compensate::CompensateOpt,
+    /// Rewrite the calls before exporting (repeatable; as `tracelens profile --transform`).
+    #[arg(long = "transform", value_name = "SPEC", value_parser = super::profile::parse_transform)]
+    pub transforms: Vec<crate::analysis::transform::Transform>,
 }
 
 /// Writes the export to the output file or stdout.
@@ -39,6 +42,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
     let (mapping, mut trace) = (mapping?, trace?);
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
+    let trace = super::profile::apply_transforms(trace, &args.transforms, &args.file)?;
     let mut clock = args.clock.or_primary(&trace);
     if !trace.clocks().is_empty() && !trace.clocks().contains(&clock) {
         super::warn(format_args!(

@@ -6,6 +6,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt, print_parts};
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, render_parts};
 use crate::trace::{Clock, TickRange, Trace, summarize};
@@ -39,6 +40,31 @@ pub struct ProfileArgs {
     pub mapping: super::mapping::MappingOpt,
     #[command(flatten)]
     pub compensate: super::compensate::CompensateOpt,
+    /// Rewrite the calls before profiling (repeatable; applied in order): `merge:METHOD`,
+    /// `focus:METHOD`, `focus-subtree:METHOD>METHOD>...`, `collapse-recursion:METHOD`,
+    /// `collapse-direct-recursion:METHOD`, `drop:METHOD`, `merge-package:GLOB,...`,
+    /// `only:GLOB,...`. METHOD is `class.name`, `'class.name signature'` or a glob
+    /// (README "Transforms").
+    #[arg(long = "transform", value_name = "SPEC", value_parser = parse_transform)]
+    pub transforms: Vec<Transform>,
+}
+
+pub(crate) fn parse_transform(s: &str) -> Result<Transform, String> {
+    Transform::parse(s).map_err(|e| e.to_string())
+}
+
+/// Applies `--transform`s to a loaded trace; a method no pattern names is an error naming the
+/// file.
+pub(crate) fn apply_transforms(
+    trace: Trace,
+    transforms: &[Transform],
+    file: &std::path::Path,
+) -> Result<Trace, CliError> {
+    if transforms.is_empty() {
+        return Ok(trace);
+    }
+    crate::analysis::transform::apply(&trace, transforms)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", file.display())))
 }
 
 /// A time range in milliseconds from the start of the trace.
@@ -113,9 +139,9 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
     // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
-    // both give the lane engine's numbers). Everything else (a range, compensation) goes through
-    // the finished trace.
-    let whole = args.range.is_none() && !args.compensate.on();
+    // both give the lane engine's numbers). Everything else (a range, compensation, transforms)
+    // goes through the finished trace.
+    let whole = args.range.is_none() && !args.compensate.on() && args.transforms.is_empty();
     let progress = Progress::default();
     let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
     // The mapping is read while the trace is.
@@ -129,7 +155,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
             }
         },
     );
-    let (mapping, streamed) = (mapping?, streamed?);
+    let (mut mapping, streamed) = (mapping?, streamed?);
     let (mut trace, mut ready, events) = match streamed {
         Some((b, sinks)) => {
             let (trace, p) = profile_sinks(&factory, b, sinks);
@@ -168,34 +194,41 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
             },
         });
     }
-    // The profile of `t`, cut to the range when one was given.
-    let profile_of = |t: &mut Trace| {
-        if let Some(r) = args.range.and_then(|r| r.ticks(t)) {
-            *t = crate::analysis::restrict::restrict(t, r.start, r.end);
-        }
-        profile(t, clock)
-    };
     let mut measured = None;
     let p = match (ready.take(), events) {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
-        (None, None) => match args.compensate.apply(&trace, &args.file)? {
-            Some(mut compensated) => {
-                // Printed in the measured ticks (µs), as dmtracedump prints; the measured profile
-                // (for the methods that are mostly tracing cost) beside it.
-                let (p, m) = rayon::join(
-                    || {
-                        let p = profile_of(&mut compensated);
-                        crate::analysis::compensate::in_measured_ticks(&compensated, p)
-                    },
-                    || profile_of(&mut trace),
-                );
-                measured = Some(m);
-                trace = compensated;
-                p
+        (None, None) => {
+            // Transforms name methods as the user reads them: after the mapping. Compensation
+            // goes first (it counts the file's records), then the range, then the transforms.
+            super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
+            mapping = None;
+            let prepare = |mut t: Trace| {
+                if let Some(r) = args.range.and_then(|r| r.ticks(&t)) {
+                    t = crate::analysis::restrict::restrict(&t, r.start, r.end);
+                }
+                apply_transforms(t, &args.transforms, &args.file)
+            };
+            match args.compensate.apply(&trace, &args.file)? {
+                Some(compensated) => {
+                    // Printed in the measured ticks (µs), as dmtracedump prints; the measured
+                    // profile (for the methods that are mostly tracing cost) beside it.
+                    let (c, m) = rayon::join(|| prepare(compensated), || prepare(trace));
+                    let (c, m) = (c?, m?);
+                    let (p, mp) = rayon::join(
+                        || crate::analysis::compensate::in_measured_ticks(&c, profile(&c, clock)),
+                        || profile(&m, clock),
+                    );
+                    measured = Some(mp);
+                    trace = c;
+                    p
+                }
+                None => {
+                    trace = prepare(trace)?;
+                    profile(&trace, clock)
+                }
             }
-            None => profile_of(&mut trace),
-        },
+        }
     };
     crate::timing::mark("profiled");
     // Renaming keeps the method ids, so the profile stays valid; the report sorts by the names.

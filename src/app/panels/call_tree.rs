@@ -35,11 +35,18 @@ pub(super) trait Rows {
     fn exclusive(&self, n: NodeId) -> u64;
     fn calls(&self, n: NodeId) -> u64;
     fn has_children(&self, n: NodeId) -> bool;
+    /// The methods from the root down to `n`, when rows are call paths (top-down).
+    fn path(&self, _n: NodeId) -> Option<Vec<MethodId>> {
+        None
+    }
 }
 
 impl Rows for &CallTree {
     fn kind(&self) -> TreeKind {
         self.kind
+    }
+    fn path(&self, n: NodeId) -> Option<Vec<MethodId>> {
+        (self.kind == TreeKind::TopDown).then(|| call_path(self, n))
     }
     fn fingerprint(&self) -> (usize, u64, TreeKind) {
         (
@@ -242,6 +249,10 @@ pub(super) fn tree_table_ui<T: Rows>(
                     let name = ui
                         .selectable_label(selected, text)
                         .on_hover_text(crate::app::deobf::hover_name(trace, m));
+                    let path = tree.path(n);
+                    name.context_menu(|ui| {
+                        crate::app::transforms::method_menu_ui(ui, ctx, m, path.as_deref())
+                    });
                     if name.double_clicked() {
                         let _ = hot_path(state, tree, n);
                     } else if name.clicked() {
@@ -281,4 +292,16 @@ pub(super) fn tree_table_ui<T: Rows>(
 /// A non-selectable label, so clicks reach the row.
 fn cell(ui: &mut egui::Ui, text: String) {
     ui.add(egui::Label::new(text).selectable(false));
+}
+
+/// The methods from the root of a top-down tree down to `n`.
+pub(crate) fn call_path(tree: &CallTree, n: NodeId) -> Vec<MethodId> {
+    let mut path = Vec::new();
+    let mut at = Some(n);
+    while let Some(x) = at.filter(|&x| x != NodeId::ROOT) {
+        path.extend(tree.method(x));
+        at = tree.parent(x);
+    }
+    path.reverse();
+    path
 }

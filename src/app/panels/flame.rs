@@ -97,6 +97,11 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut FlameState, tree: &
                 trace.method_short_name(n.1),
                 fmt_ticks(tree.inclusive(n.0), trace.ticks_per_sec)
             ));
+            // Right-click zooms out here, so the transforms of the selected frame are a menu.
+            let path = super::call_tree::call_path(tree, n.0);
+            ui.menu_button("Transform…", |ui| {
+                crate::app::transforms::method_menu_ui(ui, ctx, n.1, Some(&path))
+            });
         }
     });
     let height = (state.max_depth + 1) as f32 * ROW_HEIGHT_PT;

@@ -744,6 +744,9 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
             if let Some(both) = both_names(l, m) {
                 resp = resp.on_hover_text(both);
             }
+            if let Some(id) = m {
+                resp.context_menu(|ui| crate::app::transforms::method_menu_ui(ui, ctx, id, None));
+            }
             if resp.clicked() {
                 if m.is_some() {
                     ctx.send(Msg::SelectMethod(m));

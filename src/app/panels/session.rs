@@ -25,8 +25,6 @@ type RuleColors = Cached<(u64, Vec<ColorRule>), Arc<Vec<Option<[u8; 3]>>>>;
 pub struct SessionView {
     pub bookmarks: Vec<PlacedBookmark>,
     pub color_rules: Vec<ColorRule>,
-    /// Reserved for the call-tree transforms: what a session file held, written back as read.
-    pub transforms: Vec<serde_json::Value>,
     /// The bookmarks and colour rules are shown (right of the views).
     pub show: bool,
     pub note: String,

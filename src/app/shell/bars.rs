@@ -11,14 +11,16 @@ impl TraceLensApp {
                     ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
                     ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
                     let mut on = tab.compensation.on;
-                    let idle = !tab.compensation.busy() && !tab.mapping.busy();
+                    let idle = !tab.compensation.busy()
+                        && !tab.mapping.busy()
+                        && tab.transforms.untransformed();
                     if ui
                         .add_enabled(
                             idle,
                             egui::Checkbox::new(&mut on, "Compensate tracing overhead"),
                         )
                         .on_hover_text(
-                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown",
+                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown (undo the transforms first: compensation counts the file's records)",
                         )
                         .changed()
                     {
@@ -26,6 +28,10 @@ impl TraceLensApp {
                     }
                     ui.checkbox(&mut tab.view.search.show_list, "Calls found (search)");
                     ui.checkbox(&mut tab.view.session.show, "Bookmarks and colour rules");
+                });
+                let msgs = &mut self.msgs;
+                ui.menu_button("Transform", |ui| {
+                    crate::app::transforms::menu_ui(ui, &tab.transforms, msgs)
                 });
             }
         });

@@ -40,13 +40,25 @@ pub(crate) fn capture(tab: &Tab, doc: &Document) -> Session {
             .map(|b| b.bookmark.clone())
             .collect(),
         color_rules: view.session.color_rules.clone(),
-        transforms: view.session.transforms.clone(),
+        transforms: tab
+            .transforms
+            .shown_stack()
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .collect(),
         ..Session::default()
     }
 }
 
 /// Applies `s` to the view of `tab` (showing `doc`); what could not be applied, one line each.
-pub(crate) fn restore(tab: &mut Tab, doc: &Document, s: &Session) -> Vec<String> {
+/// The transform stack is rebuilt on the worker pool from the untransformed document (method
+/// ids, and so the selection, stay valid across transforms).
+pub(crate) fn restore(
+    tab: &mut Tab,
+    doc: &Arc<Document>,
+    s: &Session,
+    ctx: &egui::Context,
+) -> Vec<String> {
     let bytes = tab
         .path
         .as_deref()
@@ -66,7 +78,9 @@ pub(crate) fn restore(tab: &mut Tab, doc: &Document, s: &Session) -> Vec<String>
     view.search.cursor = None;
     view.session.bookmarks = r.bookmarks;
     view.session.color_rules = r.color_rules;
-    view.session.transforms = r.transforms;
+    if !r.transforms.is_empty() || !tab.transforms.shown_stack().is_empty() {
+        tab.transforms.restore(doc.clone(), r.transforms, ctx);
+    }
     r.warnings
 }
 
@@ -125,12 +139,16 @@ impl TraceLensApp {
     }
 
     /// Applies the sessions read for tabs that are ready (and not busy applying a mapping).
-    pub(super) fn apply_pending_sessions(&mut self) {
+    pub(super) fn apply_pending_sessions(&mut self, ctx: &egui::Context) {
         for tab in &mut self.tabs {
             let TabState::Ready(doc) = &tab.state else {
                 continue;
             };
-            if tab.mapping.busy() || tab.view.session.pending.is_none() {
+            if tab.mapping.busy()
+                || tab.transforms.busy()
+                || tab.compensation.busy()
+                || tab.view.session.pending.is_none()
+            {
                 continue;
             }
             let doc = doc.clone();
@@ -139,7 +157,7 @@ impl TraceLensApp {
             };
             self.status = match read {
                 Ok((path, s)) => {
-                    let warnings = restore(tab, &doc, &s);
+                    let warnings = restore(tab, &doc, &s, ctx);
                     let mut msg = format!("Session restored from {}", path.display());
                     if !warnings.is_empty() {
                         msg.push_str(&format!(" ({})", warnings.join("; ")));
