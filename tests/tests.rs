@@ -16,6 +16,8 @@ mod graph_diff_convert;
 mod mapping;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
+/// `diff --base ... --new ...`: groups of runs with statistics, budgets (exit 3), JSON.
+mod regress;
 /// `tracelens profile --transform` and `convert --transform`.
 mod transforms;
 

@@ -2,7 +2,7 @@
 //! profile table's context menu, the breadcrumbs, Ctrl+Z / Ctrl+Shift+Z, a crumb click and the
 //! package rules window.
 
-use crate::gui_util::{H, harness, ready, sample_path, step_until, wait_loaded};
+use crate::gui_util::{H, harness, ready, sample_path, step_until, step_until_label, wait_loaded};
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use tracelens::analysis::profile::Profile;
@@ -282,24 +282,30 @@ fn focus_on_subtree_from_the_call_tree() {
     let mut h = harness(&[sample_path()]);
     wait_loaded(&mut h);
     h.get_by_label("Call tree").click();
+    step_until_label(&mut h, "Call tree (top-down)");
     steps(&mut h);
     let doc = ready(h.state(), 0).clone();
     let p = &doc.profiles[0];
     let mut by_time: Vec<MethodId> = (0..doc.trace.methods.len() as u32).map(MethodId).collect();
     by_time.sort_by_key(|&m| (std::cmp::Reverse(p.method(m).inclusive), m));
-    let m = *by_time
-        .iter()
-        .find(|&&m| {
-            h.query_all_by_label(&doc.trace.method_short_name(m))
-                .next()
-                .is_some()
-        })
-        .expect("a row of the call tree");
-    h.get_all_by_label(&doc.trace.method_short_name(m))
-        .next()
-        .unwrap()
-        .click_secondary();
-    steps(&mut h);
+    // The heaviest method with a label on screen whose context menu offers "Focus on subtree"
+    // (a call-tree row; other panels may show the same name without a call path).
+    let mut found = None;
+    'methods: for &m in &by_time {
+        let name = doc.trace.method_short_name(m);
+        let n = h.query_all_by_label(&name).count();
+        for i in 0..n {
+            h.get_all_by_label(&name).nth(i).unwrap().click_secondary();
+            steps(&mut h);
+            if h.query_by_label("Focus on subtree").is_some() {
+                found = Some(m);
+                break 'methods;
+            }
+            h.key_press(egui::Key::Escape);
+            steps(&mut h);
+        }
+    }
+    let m = found.expect("a row of the call tree");
     h.get_by_label("Focus on subtree").click();
     h.step();
     settle(&mut h, 1);

@@ -43,7 +43,7 @@ fn sample_session(trace: &Trace) -> Session {
             pattern: "pkg.C2.*".into(),
             color: "#ff0080".into(),
         }],
-        transforms: vec![serde_json::json!({"kind": "future", "x": 1})],
+        transforms: vec![serde_json::json!({"kind": "merge", "method": "pkg.C2.*"})],
         ..Session::default()
     }
 }
@@ -73,7 +73,26 @@ fn round_trip_through_a_file_and_resolve() {
     assert_eq!((call.thread, call.depth, call.index), (ThreadId(0), 1, 2));
     let lane = &trace.threads[0].lanes[1];
     assert_eq!(r.bookmarks[1].span, (lane.start(2), lane.end(2)));
-    assert_eq!(r.transforms, s.transforms);
+    assert_eq!(
+        r.transforms,
+        vec![crate::analysis::transform::Transform::Merge {
+            method: "pkg.C2.*".into()
+        }]
+    );
+    // A kind from a later version stops the stack there, with a warning.
+    let mut later = back.clone();
+    later
+        .transforms
+        .insert(0, serde_json::json!({"kind": "future", "x": 1}));
+    let r2 = later.resolve(&trace, Some(1234));
+    assert!(r2.transforms.is_empty());
+    assert!(
+        r2.warnings
+            .iter()
+            .any(|w| w.contains("transform 1 of 2 not understood")),
+        "{:?}",
+        r2.warnings
+    );
     // Colour rules recolour exactly the methods the glob matches.
     let colors = rule_colors(&trace, &r.color_rules);
     for m in 0..trace.methods.len() as u32 {

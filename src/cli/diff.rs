@@ -11,24 +11,30 @@ use crate::formats::Progress;
 use crate::report::diff::{write_diff_json, write_diff_text};
 
 /// Compare two traces (A = run 1) per method: exclusive and inclusive time and calls of each run,
-/// difference and ratio, then the methods found in one run only.
+/// difference and ratio, then the methods found in one run only. With `--base A1 A2... --new B1
+/// B2...`: groups of runs compared with statistics (docs/regressions.md).
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Run 1.
-    pub a: PathBuf,
+    #[arg(required_unless_present = "base", conflicts_with = "base")]
+    pub a: Option<PathBuf>,
     /// Run 2.
-    pub b: PathBuf,
+    #[arg(required_unless_present = "base", conflicts_with = "base")]
+    pub b: Option<PathBuf>,
     /// JSON with every clock both traces have, instead of dmtracedump's text (primary clock).
+    /// With groups: the regression JSON (docs/regressions.md).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub groups: super::regress::GroupArgs,
     /// An R8/ProGuard `mapping.txt` for both runs (see `profile --mapping`); `--mapping-a` and
     /// `--mapping-b` override it for one run (two builds have two mappings).
     #[arg(long, value_name = "FILE")]
     pub mapping: Option<PathBuf>,
-    /// The mapping of run 1 (A).
+    /// The mapping of run 1 (A; with groups: of the base runs).
     #[arg(long, value_name = "FILE")]
     pub mapping_a: Option<PathBuf>,
-    /// The mapping of run 2 (B).
+    /// The mapping of run 2 (B; with groups: of the new runs).
     #[arg(long, value_name = "FILE")]
     pub mapping_b: Option<PathBuf>,
     // Both runs compensated, each with its own stated cost unless --overhead-ns gives one.
@@ -38,6 +44,9 @@ pub struct DiffArgs {
 
 /// Prints the comparison (text of the primary clock, or JSON).
 pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
+    let (Some(a_path), Some(b_path)) = (&args.a, &args.b) else {
+        return super::regress::run(args);
+    };
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;
@@ -46,8 +55,8 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         Ok::<_, CliError>(trace)
     };
     let (a, b) = rayon::join(
-        || load(&args.a, args.mapping_a.as_ref().or(args.mapping.as_ref())),
-        || load(&args.b, args.mapping_b.as_ref().or(args.mapping.as_ref())),
+        || load(a_path, args.mapping_a.as_ref().or(args.mapping.as_ref())),
+        || load(b_path, args.mapping_b.as_ref().or(args.mapping.as_ref())),
     );
     let (a, b) = (a?, b?);
     // The profiles are in each trace's measured ticks (compensation counts finer ones).
@@ -66,8 +75,8 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     let result = if args.json {
         write_diff_json(
             &diffs,
-            &args.a.display().to_string(),
-            &args.b.display().to_string(),
+            &a_path.display().to_string(),
+            &b_path.display().to_string(),
             tps(&a),
             &mut out,
         )

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::{CliError, ClocksArg};
-use crate::formats::android::synth::{GenOptions, generate};
+use crate::formats::android::synth::{GenOptions, MethodMatch, Slowdown, generate};
 use crate::formats::android::writer::Layout;
 use crate::trace::ClockMode;
 
@@ -25,6 +25,15 @@ pub struct GenArgs {
     /// Seed of the random generator (the same seed gives the same file).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Seed of the method table and call graph (default: --seed). Runs with one --program-seed
+    /// and different --seed share their methods: a group of runs of one program.
+    #[arg(long, value_name = "N")]
+    pub program_seed: Option<u64>,
+    /// Make every call of some methods slower, on both clocks: `GLOB:+2ms` (a glob on
+    /// `class.name` or `class.name signature`) or `INDEX:+500us` (the method's index in the
+    /// table). Repeatable; units us, ms, s.
+    #[arg(long, value_name = "METHOD:+TIME", value_parser = parse_slowdown)]
+    pub slow: Vec<Slowdown>,
     /// Container and record layout.
     #[arg(long, value_enum, default_value_t = LayoutArg::V3)]
     pub layout: LayoutArg,
@@ -82,6 +91,8 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         layout,
         clock,
         overhead_ns: args.overhead_ns,
+        program_seed: args.program_seed,
+        slow: args.slow.clone(),
     };
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
@@ -120,4 +131,20 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         args.output.display()
     );
     Ok(())
+}
+
+/// `--slow METHOD:+TIME`.
+fn parse_slowdown(s: &str) -> Result<Slowdown, String> {
+    let (method, time) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("expected METHOD:+TIME (e.g. '*.onDraw:+2ms'), got '{s}'"))?;
+    let us = crate::analysis::regress::budget::parse_time_us(time.trim_start_matches('+'))?;
+    let methods = match method.parse::<u32>() {
+        Ok(i) => MethodMatch::Index(i),
+        Err(_) => MethodMatch::Glob(method.to_string()),
+    };
+    Ok(Slowdown {
+        methods,
+        add_us: us.round() as u64,
+    })
 }

@@ -14,6 +14,7 @@ pub(crate) mod graph;
 pub(crate) mod info;
 pub(crate) mod mapping;
 pub(crate) mod profile;
+pub(crate) mod regress;
 pub(crate) mod summary;
 
 pub(crate) use args::{ClockOpt, ClocksArg};
@@ -54,7 +55,8 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Write the call graph as Graphviz DOT (dmtracedump -g), or render it to .png / .svg.
     Graph(graph::GraphArgs),
-    /// Compare two traces per method (dmtracedump -d, with signed differences).
+    /// Compare two traces per method (dmtracedump -d, with signed differences), or groups of
+    /// runs with statistics (`--base A1 A2... --new B1 B2...`, `--fail-on GLOB:+5%`).
     Diff(diff::DiffArgs),
 }
 

@@ -8,4 +8,5 @@ pub mod graph;
 pub(crate) mod html;
 pub(crate) mod info;
 pub mod profile_text;
+pub mod regress;
 pub(crate) mod summary;

@@ -28,6 +28,41 @@ pub struct GenOptions {
     /// later records by this much on both of its clocks, and the key states it. None: no cost,
     /// and the key states 1000 (the bytes of earlier versions).
     pub overhead_ns: Option<u64>,
+    /// Seed of the method table and call graph (default: `seed`): runs sharing a program seed
+    /// and differing in `seed` share their methods and differ in the walk and its timing.
+    pub program_seed: Option<u64>,
+    /// Time added to every call of the matching methods (`gen --slow`).
+    pub slow: Vec<Slowdown>,
+}
+
+/// `gen --slow`: the methods whose calls each take `add_us` longer, on both clocks (the time is
+/// added just before each exit, so the callers' inclusive time grows too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slowdown {
+    pub methods: MethodMatch,
+    pub add_us: u64,
+}
+
+/// Which generated methods a [`Slowdown`] applies to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MethodMatch {
+    /// The method with this index in the method table (`0..methods`).
+    Index(u32),
+    /// A glob (`*`, `?`) on `class.name` or on `class.name signature`.
+    Glob(String),
+}
+
+impl MethodMatch {
+    fn matches(&self, index: usize, m: &MethodDef) -> bool {
+        match self {
+            MethodMatch::Index(i) => *i as usize == index,
+            MethodMatch::Glob(g) => {
+                let dotted = format!("{}.{}", m.class, m.name);
+                crate::analysis::glob::glob_match(g, &dotted)
+                    || crate::analysis::glob::glob_match(g, &format!("{dotted} {}", m.signature))
+            }
+        }
+    }
 }
 
 impl Default for GenOptions {
@@ -40,6 +75,8 @@ impl Default for GenOptions {
             layout: Layout::V3,
             clock: ClockMode::Dual,
             overhead_ns: None,
+            program_seed: None,
+            slow: Vec::new(),
         }
     }
 }
@@ -306,7 +343,17 @@ pub(crate) fn generate(
     mut data_out: Option<&mut dyn Write>,
 ) -> io::Result<GenStats> {
     let mut rng = Rng::new(opts.seed);
-    let prog = program(opts.methods, &mut rng);
+    let prog = match opts.program_seed {
+        Some(p) => program(opts.methods, &mut Rng::new(p)),
+        None => program(opts.methods, &mut rng),
+    };
+    let slow_us: Vec<u64> = (prog.methods.iter().enumerate())
+        .map(|(i, m)| {
+            let hits = opts.slow.iter().filter(|s| s.methods.matches(i, m));
+            hits.map(|s| s.add_us).fold(0, u64::saturating_add)
+        })
+        .collect();
+    let any_slow = slow_us.iter().any(|&us| us > 0);
     let threads = opts.threads.clamp(
         1,
         if opts.layout == Layout::V1 {
@@ -439,6 +486,11 @@ pub(crate) fn generate(
             buf.extend_from_slice(&[0, 0, 1]);
             buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
             buf.extend_from_slice(line.as_bytes());
+        }
+        if any_slow && action != Action::Enter {
+            // The slowed method's own work, just before it returns.
+            wall_us += slow_us[method as usize];
+            st.cpu_us += slow_us[method as usize];
         }
         // The thread's own tracing cost so far delays both of its clocks. The true times have
         // a random sub-µs part, as real clock reads do (the file without the cost holds them

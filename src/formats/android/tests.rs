@@ -157,7 +157,7 @@ fn many_records_decode_in_parallel_chunks_like_one_pass() {
             seed: 9,
             layout,
             clock,
-            overhead_ns: None,
+            ..GenOptions::default()
         };
         let bytes = generate_vec(&opts);
         let b = read(&bytes, &ctx(&p)).unwrap();

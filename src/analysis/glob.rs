@@ -1,0 +1,64 @@
+//! Shell-style globs on method names (`*` = any run of characters, `?` = one character), as
+//! `gen --slow` and the regression budgets (`diff --fail-on`) use them.
+
+/// Whether `pattern` matches all of `text`. Linear in `pattern.len() × text.len()` at worst (the
+/// classic one-backtrack-point walk: a later `*` supersedes an earlier one), never exponential.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    // After the last `*`: where in the pattern to resume, and the text position it absorbed up to.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && p[pi] == t[ti])) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi + 1, ti));
+            pi += 1;
+        } else if let Some((resume, absorbed)) = star {
+            pi = resume;
+            ti = absorbed + 1;
+            star = Some((resume, absorbed + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+    use proptest::prelude::*;
+
+    /// Obviously correct and exponential: try every split at each `*`.
+    fn reference(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|k| reference(rest, &t[k..])),
+            Some((&c, rest)) => {
+                !t.is_empty() && (c == '?' || c == t[0]) && reference(rest, &t[1..])
+            }
+        }
+    }
+
+    #[test]
+    fn examples() {
+        assert!(glob_match("com.example.*", "com.example.shop.Cart.get"));
+        assert!(glob_match("*.onDraw", "android.view.View.onDraw"));
+        assert!(!glob_match("*.onDraw", "android.view.View.onDrawX"));
+        assert!(glob_match("a?c", "abc"));
+        assert!(glob_match("", ""));
+        assert!(!glob_match("", "a"));
+        assert!(glob_match("**", ""));
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_reference(p in "[ab*?]{0,7}", t in "[ab]{0,9}") {
+            let (pc, tc): (Vec<char>, Vec<char>) = (p.chars().collect(), t.chars().collect());
+            prop_assert_eq!(glob_match(&p, &t), reference(&pc, &tc));
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! Regressions between groups of runs: several runs of a base build against several runs of a
+//! new build, per method (or per top-down call path), with a test that suits skewed durations
+//! and a correction for testing thousands of methods at once. docs/regressions.md says what is
+//! computed and why; this module computes it.
+//!
+//! Per method and per metric (exclusive time of every call; inclusive time of each outermost
+//! call), the samples of all runs of a group are pooled: mean per call with Welch's 95 %
+//! interval for the change, and the Mann–Whitney U test of new against base (durations are
+//! skewed with heavy tails, so a rank test keeps its error rate where a t-test does not). The
+//! p-values of each metric's family of methods get Benjamini–Hochberg q-values; a change is
+//! significant at q < alpha (and, with `min_change`, at least that large). Per run: mean time per
+//! run, calls per run, and the share of the run's time, so runs of different lengths compare.
+//!
+//! ```
+//! use tracelens::analysis::regress::{compare, samples::{run_samples, Keying}, Options};
+//! use tracelens::formats::android::synth::{generate_vec, GenOptions};
+//! use tracelens::trace::Clock;
+//! let run = |seed| {
+//!     let opts = GenOptions { records: 20_000, methods: 100, seed, program_seed: Some(7),
+//!                             ..GenOptions::default() };
+//!     let bytes = generate_vec(&opts);
+//!     let p = tracelens::formats::Progress::default();
+//!     let t = tracelens::load::load_bytes(std::path::Path::new("r.trace"), &bytes, &p).unwrap();
+//!     run_samples(&t, Clock::Cpu, Keying::Methods)
+//! };
+//! let cmp = compare(&[run(1), run(2)], &[run(3), run(4)], &Options::default());
+//! assert!(!cmp.rows.is_empty());
+//! ```
+
+pub mod budget;
+pub mod samples;
+pub mod sinks;
+pub mod stats;
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::analysis::diff::MethodKey;
+use budget::Threshold;
+use samples::{Keying, RunSamples};
+use stats::{MannWhitney, benjamini_hochberg, mann_whitney_parts, mean_var, welch_ci};
+
+/// Exclusive or inclusive time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Metric {
+    #[default]
+    Exclusive,
+    Inclusive,
+}
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Exclusive => "exclusive",
+            Metric::Inclusive => "inclusive",
+        }
+    }
+}
+
+/// How to compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Significance level of the q-values (false discovery rate).
+    pub alpha: f64,
+    /// A significant change must also be at least this large (either way).
+    pub min_change: Option<Threshold>,
+    /// The metric that decides regression / improvement, ranks, and is checked by budgets.
+    pub metric: Metric,
+    pub keying: Keying,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            alpha: 0.01,
+            min_change: None,
+            metric: Metric::Exclusive,
+            keying: Keying::Methods,
+        }
+    }
+}
+
+/// What a row is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowKey {
+    Method(MethodKey),
+    /// Methods from the thread's root down to the call (shared: paths are many and deep).
+    Path(Vec<Arc<MethodKey>>),
+}
+
+impl RowKey {
+    /// `class.name` (paths: joined by ` > `).
+    pub fn label(&self) -> String {
+        match self {
+            RowKey::Method(k) => k.dotted(),
+            RowKey::Path(p) => p.iter().map(|k| k.dotted()).collect::<Vec<_>>().join(" > "),
+        }
+    }
+}
+
+/// One metric of one row. Times are ticks (`Comparison::ticks_per_sec`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MetricChange {
+    pub n_base: usize,
+    pub n_new: usize,
+    pub base_mean: f64,
+    pub new_mean: f64,
+    /// Welch's 95 % interval for `new_mean − base_mean` (None with fewer than 2 calls a side).
+    pub ci95: Option<(f64, f64)>,
+    /// Mean over runs of the time per run.
+    pub base_per_run: f64,
+    pub new_per_run: f64,
+    /// Mean over runs of the share of the run's length (0..1).
+    pub base_share: f64,
+    pub new_share: f64,
+    pub test: Option<MannWhitney>,
+    /// Benjamini–Hochberg q-value within this metric's family (1 when not tested).
+    pub q: f64,
+    pub significant: bool,
+}
+
+impl MetricChange {
+    pub fn change(&self) -> f64 {
+        self.new_mean - self.base_mean
+    }
+    /// Change in percent of the base mean (None when the base mean is 0).
+    pub fn change_pct(&self) -> Option<f64> {
+        (self.base_mean > 0.0).then(|| self.change() / self.base_mean * 100.0)
+    }
+}
+
+/// Whether a row got slower, faster, or neither (significantly, on the ranking metric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Regression,
+    Improvement,
+    Unchanged,
+    OnlyBase,
+    OnlyNew,
+}
+
+/// One method (or path).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub key: RowKey,
+    pub exclusive: MetricChange,
+    pub inclusive: MetricChange,
+    /// Mean calls per run (complete calls).
+    pub base_calls_per_run: f64,
+    pub new_calls_per_run: f64,
+    pub status: Status,
+}
+
+impl Row {
+    pub fn metric(&self, m: Metric) -> &MetricChange {
+        match m {
+            Metric::Exclusive => &self.exclusive,
+            Metric::Inclusive => &self.inclusive,
+        }
+    }
+    pub fn method(&self) -> Option<&MethodKey> {
+        match &self.key {
+            RowKey::Method(k) => Some(k),
+            RowKey::Path(_) => None,
+        }
+    }
+    /// The ranking key: the change per call times the new calls per run (time added per run).
+    pub fn impact(&self, m: Metric) -> f64 {
+        self.metric(m).change() * self.new_calls_per_run
+    }
+}
+
+/// The comparison of two groups of runs.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub options: Options,
+    pub ticks_per_sec: u64,
+    pub base_runs: usize,
+    pub new_runs: usize,
+    /// Mean run length per group (Σ over threads of first to last record, on the clock).
+    pub base_run_ticks: f64,
+    pub new_run_ticks: f64,
+    /// Every row, tested or one-sided, in key order.
+    pub rows: Vec<Row>,
+}
+
+impl Comparison {
+    /// Rows of one status, ranked: regressions by time added per run (largest first),
+    /// improvements by time saved, others by key; ties by key.
+    pub fn ranked(&self, status: Status) -> Vec<usize> {
+        let m = self.options.metric;
+        let mut idx: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.rows[i].status == status)
+            .collect();
+        let score = |i: usize| {
+            let r = &self.rows[i];
+            match status {
+                Status::Regression => -r.impact(m),
+                Status::Improvement => r.impact(m),
+                Status::OnlyBase => -r.metric(m).base_per_run,
+                Status::OnlyNew => -r.metric(m).new_per_run,
+                Status::Unchanged => r.metric(m).q,
+            }
+        };
+        idx.sort_by(|&a, &b| score(a).total_cmp(&score(b)).then(a.cmp(&b)));
+        idx
+    }
+
+    /// Number of rows tested (present in both groups).
+    pub fn tested(&self) -> usize {
+        let one_side = |s: Status| matches!(s, Status::OnlyBase | Status::OnlyNew);
+        self.rows.iter().filter(|r| !one_side(r.status)).count()
+    }
+}
+
+/// Keys matched across runs: the global key of each run's local keys.
+struct Matched {
+    keys: Vec<RowKey>,
+    /// `local[r][g]`: run r's local key of global key g, or `u32::MAX`.
+    local: Vec<Vec<u32>>,
+}
+
+fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
+    let mut method_ids: FxHashMap<MethodKey, u32> = FxHashMap::default();
+    let mut methods: Vec<MethodKey> = Vec::new();
+    let mut global_method = |k: &MethodKey| {
+        let next = methods.len() as u32;
+        *method_ids.entry(k.clone()).or_insert_with(|| {
+            methods.push(k.clone());
+            next
+        })
+    };
+    let run_methods: Vec<Vec<u32>> = runs
+        .iter()
+        .map(|r| r.methods.iter().map(&mut global_method).collect())
+        .collect();
+    let (keys, to_global): (Vec<RowKey>, Vec<Vec<u32>>) = match keying {
+        Keying::Methods => (
+            methods.iter().cloned().map(RowKey::Method).collect(),
+            run_methods,
+        ),
+        Keying::Paths => {
+            let mut node_ids: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+            let mut nodes: Vec<(u32, u32)> = Vec::new();
+            let to_global: Vec<Vec<u32>> = runs
+                .iter()
+                .zip(&run_methods)
+                .map(|(r, gm)| {
+                    let mut map: Vec<u32> = Vec::with_capacity(r.nodes.len());
+                    for n in &r.nodes {
+                        let parent = n.parent.map_or(u32::MAX, |p| map[p as usize]);
+                        let key = (parent, gm[n.method.0 as usize]);
+                        let next = nodes.len() as u32;
+                        map.push(*node_ids.entry(key).or_insert_with(|| {
+                            nodes.push(key);
+                            next
+                        }));
+                    }
+                    map
+                })
+                .collect();
+            let shared: Vec<Arc<MethodKey>> = methods.iter().cloned().map(Arc::new).collect();
+            let mut paths: Vec<Vec<Arc<MethodKey>>> = Vec::with_capacity(nodes.len());
+            for &(parent, method) in &nodes {
+                let mut p = if parent == u32::MAX {
+                    Vec::new()
+                } else {
+                    paths[parent as usize].clone()
+                };
+                p.push(shared[method as usize].clone());
+                paths.push(p);
+            }
+            (paths.into_iter().map(RowKey::Path).collect(), to_global)
+        }
+    };
+    let local = to_global
+        .iter()
+        .map(|g| {
+            let mut l = vec![u32::MAX; keys.len()];
+            for (local, &global) in g.iter().enumerate() {
+                l[global as usize] = local as u32;
+            }
+            l
+        })
+        .collect();
+    Matched { keys, local }
+}
+
+/// Compares `new` runs against `base` runs (all on one clock and one time unit, as
+/// [`samples::run_samples`] made them with `options.keying`).
+pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Comparison {
+    let all: Vec<&RunSamples> = base.iter().chain(new).collect();
+    let matched = match_keys(&all, options.keying);
+    let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
+    let nb = base.len();
+    let metric_of = |g: usize, m: Metric| {
+        let side = |runs: std::ops::Range<usize>| -> Vec<(&[u32], u64)> {
+            runs.map(|r| {
+                let run = all[r];
+                let l = matched.local[r][g];
+                let samples: &[u32] = if l == u32::MAX {
+                    &[]
+                } else {
+                    match m {
+                        Metric::Exclusive => run.excl_of(l as usize),
+                        Metric::Inclusive => run.incl_of(l as usize),
+                    }
+                };
+                (samples, run.total_ticks)
+            })
+            .collect()
+        };
+        let (a, b) = (side(0..nb), side(nb..all.len()));
+        let pa: Vec<&[u32]> = a.iter().map(|p| p.0).collect();
+        let pb: Vec<&[u32]> = b.iter().map(|p| p.0).collect();
+        let (ma, va) = mean_var(&pa);
+        let (mb, vb) = mean_var(&pb);
+        let n = |p: &[&[u32]]| p.iter().map(|s| s.len()).sum::<usize>();
+        let (na, nbb) = (n(&pa), n(&pb));
+        let per_run = |s: &[(&[u32], u64)]| {
+            let runs = s.len().max(1) as f64;
+            let totals = s
+                .iter()
+                .map(|(x, _)| x.iter().map(|&v| f64::from(v)).sum::<f64>());
+            let total: f64 = totals.clone().sum();
+            let share: f64 = totals
+                .zip(s)
+                .map(|(t, &(_, len))| if len > 0 { t / len as f64 } else { 0.0 })
+                .sum();
+            (total / runs, share / runs)
+        };
+        let ((ra, sa), (rb, sb)) = (per_run(&a), per_run(&b));
+        MetricChange {
+            n_base: na,
+            n_new: nbb,
+            base_mean: ma,
+            new_mean: mb,
+            ci95: welch_ci((ma, va, na as f64), (mb, vb, nbb as f64), 0.95),
+            base_per_run: ra,
+            new_per_run: rb,
+            base_share: sa,
+            new_share: sb,
+            test: mann_whitney_parts(&pa, &pb),
+            q: 1.0,
+            significant: false,
+        }
+    };
+    let mut rows: Vec<Row> = (0..matched.keys.len())
+        .into_par_iter()
+        .filter_map(|g| {
+            let exclusive = metric_of(g, Metric::Exclusive);
+            let status = match (exclusive.n_base > 0, exclusive.n_new > 0) {
+                (false, false) => return None,
+                (true, false) => Status::OnlyBase,
+                (false, true) => Status::OnlyNew,
+                (true, true) => Status::Unchanged,
+            };
+            Some(Row {
+                key: matched.keys[g].clone(),
+                inclusive: metric_of(g, Metric::Inclusive),
+                base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
+                new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
+                exclusive,
+                status,
+            })
+        })
+        .collect();
+    for m in [Metric::Exclusive, Metric::Inclusive] {
+        let tested: Vec<usize> = (0..rows.len())
+            .filter(|&i| rows[i].metric(m).test.is_some())
+            .collect();
+        let p: Vec<f64> = tested
+            .iter()
+            .map(|&i| rows[i].metric(m).test.map_or(1.0, |t| t.p))
+            .collect();
+        for (&i, q) in tested.iter().zip(benjamini_hochberg(&p)) {
+            let mc = match m {
+                Metric::Exclusive => &mut rows[i].exclusive,
+                Metric::Inclusive => &mut rows[i].inclusive,
+            };
+            mc.q = q;
+            mc.significant = q < options.alpha
+                && options
+                    .min_change
+                    .is_none_or(|t| t.reached_either_way(mc.base_mean, mc.new_mean, ticks_per_sec));
+        }
+    }
+    for row in &mut rows {
+        if row.status == Status::Unchanged {
+            let mc = row.metric(options.metric);
+            if mc.significant {
+                row.status = if mc.change() > 0.0 {
+                    Status::Regression
+                } else {
+                    Status::Improvement
+                };
+            }
+        }
+    }
+    let mean_len = |runs: &[RunSamples]| {
+        runs.iter().map(|r| r.total_ticks as f64).sum::<f64>() / runs.len().max(1) as f64
+    };
+    Comparison {
+        options: options.clone(),
+        ticks_per_sec,
+        base_runs: base.len(),
+        new_runs: new.len(),
+        base_run_ticks: mean_len(base),
+        new_run_ticks: mean_len(new),
+        rows,
+    }
+}

@@ -1,0 +1,355 @@
+//! `tracelens diff --base A... --new B...`: the regression report (text) and its JSON
+//! (schema in docs/regressions.md, `"schema": "tracelens-regressions", "version": 1`).
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use crate::analysis::regress::budget::Verdict;
+use crate::analysis::regress::samples::Keying;
+use crate::analysis::regress::{Comparison, Metric, MetricChange, Row, RowKey, Status};
+use crate::trace::Clock;
+
+/// The JSON schema's version; bumped when a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A duration with a unit that fits (four significant digits), e.g. `2.013 ms`, `162.0 µs`;
+/// `signed` adds `+` to positive values.
+fn fmt_time(ticks: f64, ticks_per_sec: u64, signed: bool) -> String {
+    let s = ticks / ticks_per_sec.max(1) as f64;
+    let sign = if signed && s > 0.0 { "+" } else { "" };
+    let a = s.abs();
+    let (v, unit) = match a {
+        0.0 => return "0".to_string(),
+        a if a >= 1.0 => (s, "s"),
+        a if a >= 1e-3 => (s * 1e3, "ms"),
+        a if a >= 1e-6 => (s * 1e6, "µs"),
+        _ => (s * 1e9, "ns"),
+    };
+    let decimals = match v.abs() {
+        x if x < 9.9995 => 3,
+        x if x < 99.995 => 2,
+        x if x < 999.95 => 1,
+        _ => 0,
+    };
+    format!("{sign}{v:.decimals$} {unit}")
+}
+
+fn fmt_q(q: f64) -> String {
+    if q < 1e-300 {
+        "<1e-300".to_string()
+    } else if q < 0.001 {
+        format!("{q:.1e}")
+    } else {
+        format!("{q:.3}")
+    }
+}
+
+fn fmt_pct(p: Option<f64>) -> String {
+    p.map_or("new".to_string(), |p| format!("{p:+.1}%"))
+}
+
+fn clock_name(c: Clock) -> &'static str {
+    match c {
+        Clock::Cpu => "thread CPU",
+        Clock::Wall => "wall",
+    }
+}
+
+/// The text report: significant regressions ranked, then improvements, then (with `all`) the
+/// rest, then the rows found in one group only; at most `top` rows per section.
+pub fn write_text(
+    cmp: &Comparison,
+    clock: Clock,
+    all: bool,
+    top: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let tps = cmp.ticks_per_sec;
+    let m = cmp.options.metric;
+    let what = match cmp.options.keying {
+        Keying::Methods => "methods",
+        Keying::Paths => "call paths",
+    };
+    let count = |s: Status| cmp.rows.iter().filter(|r| r.status == s).count();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    writeln!(
+        out,
+        "base: {}, new: {} (mean length {} and {}: first to last record, summed over threads); clock: {}",
+        plural(cmp.base_runs, "run"),
+        plural(cmp.new_runs, "run"),
+        fmt_time(cmp.base_run_ticks, tps, false),
+        fmt_time(cmp.new_run_ticks, tps, false),
+        clock_name(clock)
+    )?;
+    let min = cmp.options.min_change.map_or(String::new(), |t| {
+        format!(" and a change of at least {t} either way")
+    });
+    writeln!(
+        out,
+        "{} time per call; Mann-Whitney U on per-call durations, Benjamini-Hochberg q < {}{min}",
+        m.name(),
+        cmp.options.alpha
+    )?;
+    writeln!(
+        out,
+        "{} {what} in both groups; significant: {}, {}; {} only in base, {} only in new",
+        cmp.tested(),
+        plural(count(Status::Regression), "regression"),
+        plural(count(Status::Improvement), "improvement"),
+        count(Status::OnlyBase),
+        count(Status::OnlyNew)
+    )?;
+    let other = match m {
+        Metric::Exclusive => Metric::Inclusive,
+        Metric::Inclusive => Metric::Exclusive,
+    };
+    let header = format!(
+        "{:>4}  {:>22}  {:>25}  {:>10}  {:>10}  {:>8}  {:>11}  {:>17}  {:>20}  name",
+        "#",
+        "change per call",
+        "95% CI",
+        "base/call",
+        "new/call",
+        "q",
+        "change/run",
+        "calls/run",
+        &format!("{} change/call", &other.name()[..4]),
+    );
+    let mut sections = vec![
+        ("Regressions, by time added per run", Status::Regression),
+        ("Improvements, by time saved per run", Status::Improvement),
+    ];
+    if all {
+        sections.push(("Not significant", Status::Unchanged));
+    }
+    for (title, status) in sections {
+        let ranked = cmp.ranked(status);
+        writeln!(out, "\n{title} ({}):", ranked.len())?;
+        if ranked.is_empty() {
+            continue;
+        }
+        writeln!(out, "{header}")?;
+        for (rank, &i) in ranked.iter().enumerate().take(top) {
+            let r = &cmp.rows[i];
+            let (mc, oc) = (r.metric(m), r.metric(other));
+            let ci = mc.ci95.map_or("-".to_string(), |(lo, hi)| {
+                format!("[{}, {}]", fmt_time(lo, tps, true), fmt_time(hi, tps, true))
+            });
+            writeln!(
+                out,
+                "{:>4}  {:>22}  {:>25}  {:>10}  {:>10}  {:>8}  {:>11}  {:>17}  {:>20}  {}",
+                rank + 1,
+                format!(
+                    "{} ({})",
+                    fmt_time(mc.change(), tps, true),
+                    fmt_pct(mc.change_pct())
+                ),
+                ci,
+                fmt_time(mc.base_mean, tps, false),
+                fmt_time(mc.new_mean, tps, false),
+                fmt_q(mc.q),
+                fmt_time(mc.new_per_run - mc.base_per_run, tps, true),
+                format!("{:.1} → {:.1}", r.base_calls_per_run, r.new_calls_per_run),
+                format!(
+                    "{}{}",
+                    fmt_time(oc.change(), tps, true),
+                    if oc.significant { " *" } else { "" }
+                ),
+                r.key.label()
+            )?;
+        }
+        if ranked.len() > top {
+            writeln!(
+                out,
+                "  ... {} more (--top N shows more)",
+                ranked.len() - top
+            )?;
+        }
+    }
+    for (title, status) in [
+        ("Only in base", Status::OnlyBase),
+        ("Only in new", Status::OnlyNew),
+    ] {
+        let ranked = cmp.ranked(status);
+        writeln!(out, "\n{title} ({}), by time per run:", ranked.len())?;
+        for &i in ranked.iter().take(top) {
+            let r = &cmp.rows[i];
+            let mc = r.metric(m);
+            let (per_run, calls) = match status {
+                Status::OnlyBase => (mc.base_per_run, r.base_calls_per_run),
+                _ => (mc.new_per_run, r.new_calls_per_run),
+            };
+            writeln!(
+                out,
+                "  {:>11}/run  {:>10.1} calls/run  {}",
+                fmt_time(per_run, tps, false),
+                calls,
+                r.key.label()
+            )?;
+        }
+        if ranked.len() > top {
+            writeln!(out, "  ... {} more", ranked.len() - top)?;
+        }
+    }
+    if !all && count(Status::Unchanged) > 0 {
+        writeln!(
+            out,
+            "\n{} {what} without a significant change are not listed (--all lists them).",
+            count(Status::Unchanged)
+        )?;
+    }
+    Ok(())
+}
+
+/// The one-screen summary of broken budgets (empty when none is broken).
+pub fn write_budget_summary(
+    cmp: &Comparison,
+    verdicts: &[Verdict],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let broken: Vec<&Verdict> = verdicts.iter().filter(|v| !v.breaking.is_empty()).collect();
+    if broken.is_empty() {
+        return Ok(());
+    }
+    let tps = cmp.ticks_per_sec;
+    writeln!(
+        out,
+        "{} of {} budgets broken ({} time per call, significant at q < {}):",
+        broken.len(),
+        verdicts.len(),
+        cmp.options.metric.name(),
+        cmp.options.alpha
+    )?;
+    for v in broken {
+        writeln!(out, "  {} broken by {} methods:", v.rule, v.breaking.len())?;
+        for &i in v.breaking.iter().take(5) {
+            let r = &cmp.rows[i];
+            let mc = r.metric(cmp.options.metric);
+            writeln!(
+                out,
+                "    {} ({}) {} → {} per call, q {}  {}",
+                fmt_time(mc.change(), tps, true),
+                fmt_pct(mc.change_pct()),
+                fmt_time(mc.base_mean, tps, false),
+                fmt_time(mc.new_mean, tps, false),
+                fmt_q(mc.q),
+                r.key.label()
+            )?;
+        }
+        if v.breaking.len() > 5 {
+            writeln!(out, "    ... {} more", v.breaking.len() - 5)?;
+        }
+    }
+    Ok(())
+}
+
+fn ms(ticks: f64, tps: u64) -> f64 {
+    ticks / tps.max(1) as f64 * 1e3
+}
+
+fn metric_json(mc: &MetricChange, tps: u64) -> Value {
+    json!({
+        "n_base": mc.n_base,
+        "n_new": mc.n_new,
+        "base_ms_per_call": ms(mc.base_mean, tps),
+        "new_ms_per_call": ms(mc.new_mean, tps),
+        "change_ms_per_call": ms(mc.change(), tps),
+        "change_pct": mc.change_pct(),
+        "ci95_ms": mc.ci95.map(|(lo, hi)| [ms(lo, tps), ms(hi, tps)]),
+        "base_ms_per_run": ms(mc.base_per_run, tps),
+        "new_ms_per_run": ms(mc.new_per_run, tps),
+        "base_share": mc.base_share,
+        "new_share": mc.new_share,
+        "u": mc.test.map(|t| t.u_new),
+        "prob_new_slower": mc.test.map(|t| t.prob_new_slower),
+        "z": mc.test.map(|t| t.z),
+        "p": mc.test.map(|t| t.p),
+        "q": mc.test.map(|_| mc.q),
+        "significant": mc.significant,
+    })
+}
+
+fn row_json(r: &Row, rank: Option<usize>, tps: u64) -> Value {
+    let key = match &r.key {
+        RowKey::Method(k) => json!({"method": k.full(), "class": k.class, "name": k.name,
+                                    "signature": k.signature}),
+        RowKey::Path(p) => json!({"path": p.iter().map(|k| k.full()).collect::<Vec<_>>()}),
+    };
+    let status = match r.status {
+        Status::Regression => "regression",
+        Status::Improvement => "improvement",
+        Status::Unchanged => "unchanged",
+        Status::OnlyBase => "only_base",
+        Status::OnlyNew => "only_new",
+    };
+    let mut v = json!({
+        "status": status,
+        "rank": rank,
+        "base_calls_per_run": r.base_calls_per_run,
+        "new_calls_per_run": r.new_calls_per_run,
+        "exclusive": metric_json(&r.exclusive, tps),
+        "inclusive": metric_json(&r.inclusive, tps),
+    });
+    if let (Value::Object(o), Value::Object(k)) = (&mut v, key) {
+        o.extend(k);
+    }
+    v
+}
+
+/// The JSON document (every row with `all`, else the significant and one-sided ones).
+pub fn to_json(
+    cmp: &Comparison,
+    clock: Clock,
+    base: &[String],
+    new: &[String],
+    all: bool,
+    verdicts: &[Verdict],
+) -> Value {
+    let tps = cmp.ticks_per_sec;
+    let section = |s: Status| -> Vec<Value> {
+        let ranked = cmp.ranked(s);
+        let ranked_status = matches!(s, Status::Regression | Status::Improvement);
+        (ranked.iter().enumerate())
+            .map(|(n, &i)| row_json(&cmp.rows[i], ranked_status.then_some(n + 1), tps))
+            .collect()
+    };
+    let count = |s: Status| cmp.rows.iter().filter(|r| r.status == s).count();
+    json!({
+        "schema": "tracelens-regressions",
+        "version": SCHEMA_VERSION,
+        "clock": match clock { Clock::Cpu => "cpu", Clock::Wall => "wall" },
+        "keying": match cmp.options.keying { Keying::Methods => "methods", Keying::Paths => "paths" },
+        "metric": cmp.options.metric.name(),
+        "test": "mann-whitney-u",
+        "correction": "benjamini-hochberg",
+        "interval": "welch-95",
+        "alpha": cmp.options.alpha,
+        "min_change": cmp.options.min_change.map(|t| t.to_string()),
+        "base": {"runs": base, "mean_ms_per_run": ms(cmp.base_run_ticks, tps)},
+        "new": {"runs": new, "mean_ms_per_run": ms(cmp.new_run_ticks, tps)},
+        "counts": {
+            "tested": cmp.tested(),
+            "regressions": count(Status::Regression),
+            "improvements": count(Status::Improvement),
+            "unchanged": count(Status::Unchanged),
+            "only_base": count(Status::OnlyBase),
+            "only_new": count(Status::OnlyNew),
+        },
+        "regressions": section(Status::Regression),
+        "improvements": section(Status::Improvement),
+        "unchanged": if all { section(Status::Unchanged) } else { Vec::new() },
+        "only_base": section(Status::OnlyBase),
+        "only_new": section(Status::OnlyNew),
+        "budgets": verdicts.iter().map(|v| json!({
+            "rule": v.rule.to_string(),
+            "glob": v.rule.glob,
+            "threshold": v.rule.threshold.to_string(),
+            "broken": !v.breaking.is_empty(),
+            "breaking": v.breaking.iter().map(|&i| {
+                let r = &cmp.rows[i];
+                r.method().map_or_else(|| r.key.label(), |k| k.full())
+            }).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
