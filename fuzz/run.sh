@@ -19,13 +19,14 @@ mkdir -p logs
 bin=target/x86_64-unknown-linux-gnu/release
 for t in "${targets[@]}"; do
   case $t in
-    android_*|detect|profile|dump|restrict) dict=dict/android.dict ;;
+    android_*|detect|profile|dump|restrict|transforms|regress) dict=dict/android.dict ;;
+    session) dict=dict/session.dict ;;
     mapping) dict=dict/mapping.dict ;;
     *) dict=dict/legacy.dict ;;
   esac
   case $t in
-    profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
-    android_*|detect|rtl|perflog|cprofiler|logger|mapping) len=16384 ;;  # readers: fast small inputs
+    profile|dump|summary|graph|diff|convert|restrict|viewer|transforms|regress) len=4000000 ;;  # whole real traces
+    android_*|detect|rtl|perflog|cprofiler|logger|mapping|session) len=16384 ;;  # readers: fast small inputs
     *) len=262144 ;;
   esac
   mkdir -p "artifacts/$t"

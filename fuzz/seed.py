@@ -35,7 +35,8 @@ def key_and_data(b):
 
 seeds = {t: [] for t in ["detect", "android_key", "android_data", "android_trace", "android_streaming",
                          "rtl", "perflog", "cprofiler", "logger", "mapping", "profile", "dump", "summary",
-                         "graph", "diff", "convert", "restrict", "viewer"]}
+                         "graph", "diff", "convert", "restrict", "viewer",
+                         "transforms", "regress", "session"]}
 small = [p.read_bytes() for p in android if p.stat().st_size < 100_000]
 big = [p.read_bytes() for p in android]
 for b in big:
@@ -49,6 +50,7 @@ for b in big:
     for t in ["profile", "dump", "summary", "graph", "convert", "viewer", "detect"]:
         seeds[t].append(b)
     seeds["restrict"].append(b"\x20\xc0" + b)
+    seeds["transforms"] += [b"\x05" + b, b"\xc8" + b]
 seeds["android_key"] += [p.read_bytes() for p in keys]
 seeds["android_data"] += [b"\x00" + p.read_bytes() for p in datas]
 for k, v in legacy.items():
@@ -63,6 +65,12 @@ for a in small + [p.read_bytes() for p in all_legacy[:6]]:
 for x, y in zip(small, small[1:]):
     n = max(len(x), len(y))
     seeds["diff"].append(x.ljust(n, b"\n") + y.ljust(n, b"\n"))
+seeds["regress"] = list(seeds["diff"])
+sessions = files((root / "tests/data", "**/*.tracelens.json"), (root / "sample-traces", "**/*.tracelens.json"))
+seeds["session"] += [p.read_bytes() for p in sessions]
+doc = (root / "docs/sessions.md").read_text()
+for block in doc.split("```json")[1:]:
+    seeds["session"].append(block.split("```")[0].encode())
 seeds["mapping"] += [p.read_bytes() for p in mapping]
 seeds["mapping"].append(b"# compiler: R8\n# {\"id\":\"com.android.tools.r8.mapping\",\"version\":\"2.2\"}\n"
                         b"com.example.Main -> a.a:\n# {\"id\":\"sourceFile\",\"fileName\":\"Main.kt\"}\n"

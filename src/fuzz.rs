@@ -59,11 +59,21 @@ pub enum Target {
     /// What the viewer computes when a file is opened (the load job's document) and the call
     /// trees of its lower panel.
     Viewer,
+    /// What the Transform, Search and compensation switches compute: every kind of call-tree
+    /// transform on methods of the trace (alone and stacked), a search, and the compensated
+    /// trace (the key's overhead, or one from the input's first byte), each then profiled.
+    Transforms,
+    /// `tracelens diff --base A --new B` of the input's two halves: by method and by call path,
+    /// with a budget.
+    Regress,
+    /// A session sidecar (`FILE.tracelens.json`) from the input, resolved against the sample
+    /// trace as the viewer does when it reopens a trace.
+    Session,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 18] = [
+    pub const ALL: [Target; 21] = [
         Target::Detect,
         Target::AndroidKey,
         Target::AndroidData,
@@ -82,6 +92,9 @@ impl Target {
         Target::Convert,
         Target::Restrict,
         Target::Viewer,
+        Target::Transforms,
+        Target::Regress,
+        Target::Session,
     ];
 
     /// The target's name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/regressions/NAME/`).
@@ -105,6 +118,9 @@ impl Target {
             Target::Convert => "convert",
             Target::Restrict => "restrict",
             Target::Viewer => "viewer",
+            Target::Transforms => "transforms",
+            Target::Regress => "regress",
+            Target::Session => "session",
         }
     }
 
@@ -212,6 +228,161 @@ pub fn run(target: Target, bytes: &[u8]) {
                 viewer(trace);
             }
         }
+        Target::Transforms => {
+            let (first, rest) = bytes.split_at(bytes.len().min(1));
+            if let Some(trace) = load(rest, &ctx) {
+                transforms(&trace, first.first().copied().unwrap_or(0));
+            }
+        }
+        Target::Regress => {
+            let (a, b) = bytes.split_at(bytes.len() / 2);
+            if let (Some(a), Some(b)) = (load(a, &ctx), load(b, &ctx)) {
+                regress(&a, &b);
+            }
+        }
+        Target::Session => session(bytes),
+    }
+}
+
+/// Every transform kind on a few methods of `trace`, one at a time and stacked; a search; the
+/// compensated trace. Each result must be a well-formed trace, and is profiled.
+fn transforms(trace: &Trace, byte: u8) {
+    use crate::analysis::transform::{Transform, apply, check_thread, method_pattern};
+    let n = trace.methods.len() as u32;
+    let picks: Vec<String> = [0, n / 2, n.saturating_sub(1), u32::from(byte)]
+        .into_iter()
+        .filter(|&m| m < n)
+        .map(|m| method_pattern(trace, crate::trace::MethodId(m)))
+        .collect();
+    // The call path of the first call of the deepest lane of the first thread.
+    let path: Vec<String> = trace
+        .threads
+        .first()
+        .map(|t| {
+            let mut path = Vec::new();
+            let mut index = 0;
+            for (depth, lane) in t.lanes.iter().enumerate() {
+                if index >= lane.len() {
+                    break;
+                }
+                path.push(method_pattern(trace, lane.method(index)));
+                // The first child of this call, if it has one.
+                let next_len = t.lanes.get(depth + 1).map_or(0, |l| l.len());
+                let children = lane.children(index, next_len);
+                if children.is_empty() {
+                    break;
+                }
+                index = children.start;
+            }
+            path
+        })
+        .unwrap_or_default();
+    let mut stack = Vec::new();
+    for m in &picks {
+        for t in [
+            Transform::Merge { method: m.clone() },
+            Transform::Focus { method: m.clone() },
+            Transform::CollapseRecursion { method: m.clone() },
+            Transform::CollapseDirectRecursion { method: m.clone() },
+            Transform::Drop { method: m.clone() },
+        ] {
+            stack.push(t);
+        }
+    }
+    stack.push(Transform::FocusSubtree { path });
+    stack.push(Transform::MergePackage {
+        globs: vec!["java.*".into(), "a*".into()],
+    });
+    stack.push(Transform::OnlyMyCode {
+        globs: vec!["com.*".into(), "*.B*".into()],
+    });
+    let clock = trace.primary_clock();
+    let check = |t: &Trace| {
+        for th in &t.threads {
+            if let Err(e) = check_thread(th) {
+                panic!("a transform made a malformed thread: {e}");
+            }
+        }
+        let _ = profile(t, clock);
+    };
+    for t in &stack {
+        if let Ok(out) = apply(trace, std::slice::from_ref(t)) {
+            check(&out);
+        }
+    }
+    // Stacked: the first few, in order (each step's input is the previous output).
+    if let Ok(out) = apply(trace, &stack[..stack.len().min(4)]) {
+        check(&out);
+    }
+    if let Ok(q) = crate::analysis::search::Query::parse("a|B c") {
+        let r = crate::analysis::search::search(trace, &q, 1_000);
+        let _ = r.first_at_or_after(0);
+    }
+    use crate::analysis::compensate::{OverheadSource, compensate, overhead_for};
+    let given = (byte >= 128).then(|| u64::from(byte) * 37);
+    if let Some((ns, from)) = overhead_for(trace, given) {
+        let c = compensate(trace, ns, from);
+        check(&c);
+    }
+    let c = compensate(trace, u64::MAX / 3, OverheadSource::Given);
+    check(&c);
+}
+
+/// The group comparison of `a` against `b` (one run each, and each twice), by method and by
+/// call path, with a budget checked.
+fn regress(a: &Trace, b: &Trace) {
+    use crate::analysis::regress::samples::{Keying, has_clock, run_samples};
+    use crate::analysis::regress::{Options, compare};
+    for clock in clocks_of(a) {
+        if !has_clock(b, clock) {
+            continue;
+        }
+        for keying in [Keying::Methods, Keying::Paths] {
+            let (ra, rb) = (run_samples(a, clock, keying), run_samples(b, clock, keying));
+            let options = Options {
+                keying,
+                ..Options::default()
+            };
+            let runs = |r: &crate::analysis::regress::samples::RunSamples| [r.clone(), r.clone()];
+            let cmp = compare(&runs(&ra), &runs(&rb), &options);
+            for status in [
+                crate::analysis::regress::Status::Regression,
+                crate::analysis::regress::Status::Improvement,
+                crate::analysis::regress::Status::OnlyBase,
+            ] {
+                let _ = cmp.ranked(status);
+            }
+            let mut out = io::sink();
+            let _ = crate::report::regress::write_text(&cmp, clock, true, 50, &mut out);
+            use crate::analysis::regress::budget::{Rule, check};
+            let rules: Vec<Rule> = ["*:+5%", "a.*:+1ms", "*B*:-0us"]
+                .into_iter()
+                .filter_map(|s| Rule::parse_spec(s).ok())
+                .collect();
+            let verdicts = check(&cmp, &rules);
+            let names = ["a".to_string()];
+            let _ = crate::report::regress::to_json(&cmp, clock, &names, &names, true, &verdicts);
+        }
+    }
+}
+
+/// A sidecar session from `bytes`, resolved against the embedded sample trace.
+fn session(bytes: &[u8]) {
+    use std::sync::OnceLock;
+    static SAMPLE: OnceLock<Option<Trace>> = OnceLock::new();
+    let sample = SAMPLE.get_or_init(|| {
+        let progress = Progress::default();
+        let ctx = ReadContext {
+            path: None,
+            progress: &progress,
+        };
+        load(crate::SAMPLE_TRACE, &ctx)
+    });
+    let Some(trace) = sample else { return };
+    if let Ok(s) = crate::app::session::Session::parse(bytes, "fuzz.tracelens.json") {
+        let r = s.resolve(trace, Some(bytes.len() as u64));
+        let _ = crate::app::session::rule_colors(trace, &r.color_rules);
+        let _ = crate::analysis::transform::apply(trace, &r.transforms);
     }
 }
 

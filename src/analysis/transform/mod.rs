@@ -189,6 +189,13 @@ impl Transform {
         Ok(match self {
             Transform::Merge { method } => Rule::Merge(one(method)?),
             Transform::Focus { method } => Rule::Focus(one(method)?),
+            // A session file can hold an empty path (the CLI's parser refuses one).
+            Transform::FocusSubtree { path } if path.is_empty() => {
+                return Err(TransformError::Syntax {
+                    spec: self.spec(),
+                    what: "focus-subtree needs a call path of at least one method".into(),
+                });
+            }
             Transform::FocusSubtree { path } => {
                 Rule::FocusPath(path.iter().map(|p| one(p)).collect::<Result<_, _>>()?)
             }

@@ -360,3 +360,14 @@ fn patterns_follow_a_rename() {
         assert_eq!(lanes_of(&p.lanes), lanes_of(&q.lanes));
     }
 }
+
+#[test]
+fn an_empty_call_path_is_an_error_not_a_panic() {
+    // Sessions are JSON written by anyone: `{"kind": "focus-subtree", "path": []}` parses.
+    let trace = random_trace(3, 2, 50);
+    let t: Transform = serde_json::from_str(r#"{"kind": "focus-subtree", "path": []}"#).unwrap();
+    let err = apply(&trace, &[t]).unwrap_err();
+    assert!(matches!(err, TransformError::Syntax { .. }), "{err:?}");
+    assert!(err.to_string().contains("call path"), "{err}");
+    assert!(Transform::parse("focus-subtree:").is_err());
+}
