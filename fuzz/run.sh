@@ -25,7 +25,8 @@ for t in "${targets[@]}"; do
     *) dict=dict/legacy.dict ;;
   esac
   case $t in
-    profile|dump|summary|graph|diff|convert|restrict|viewer|transforms|regress) len=4000000 ;;  # whole real traces
+    profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
+    transforms|regress) len=65536 ;;  # rewrites and statistics: many small traces
     android_*|detect|rtl|perflog|cprofiler|logger|mapping|session) len=16384 ;;  # readers: fast small inputs
     *) len=262144 ;;
   esac

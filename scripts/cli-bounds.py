@@ -29,13 +29,18 @@ out = tempfile.mkdtemp()
 cmds = [["profile"], ["profile", "--html"], ["profile", "--clock", "cpu"], ["profile", "--range", "1.."],
         ["dump"], ["summary"], ["summary", "--json"], ["info"], ["graph", "-o", f"{out}/g.dot"],
         ["diff", "{f}"], ["convert", "--to", "collapsed", "-o", f"{out}/c.txt"],
-        ["convert", "--to", "speedscope", "-o", f"{out}/s.json"], ["convert", "--to", "chrome", "-o", f"{out}/c.json"]]
+        ["convert", "--to", "speedscope", "-o", f"{out}/s.json"], ["convert", "--to", "chrome", "-o", f"{out}/c.json"],
+        ["profile", "--compensate", "--overhead-ns", "700"], ["summary", "--json", "--compensate", "--overhead-ns", "700"],
+        ["profile", "--transform", "merge-package:java.*,android.*"], ["profile", "--transform", "collapse-recursion:*"],
+        ["diff", "--base", "{f}", "--new", "{f}", "--paths", "--all"]]
 bad, worst_t, worst_m = [], [], []
 for i, f in enumerate(files):
     size = f.stat().st_size
     for c in cmds:
         rest = [x.replace("{f}", str(f)) for x in c[1:]]
-        args = ["/usr/bin/time", "-f", "@@RSS %M", a.bin, c[0], str(f)] + rest
+        # Group diffs name every file after --base / --new; the others take the input first.
+        lead = [c[0]] if "--base" in c else [c[0], str(f)]
+        args = ["/usr/bin/time", "-f", "@@RSS %M", a.bin] + lead + rest
         t0 = time.monotonic()
         p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
