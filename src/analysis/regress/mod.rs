@@ -479,6 +479,9 @@ mod tests {
         .unwrap()
     }
 
+    /// Per row label, the (exclusive, inclusive) samples of one run.
+    type ByKey = FxHashMap<String, (Vec<u32>, Vec<u32>)>;
+
     /// The row key of an oracle call.
     fn key_of(t: &Trace, path: &[crate::trace::MethodId], keying: Keying) -> RowKey {
         let key = |m| MethodKey::of(t, m);
@@ -505,10 +508,10 @@ mod tests {
             };
             let cmp = compare(base, new, &options);
             // Per run: key -> (exclusive, inclusive) samples, sorted.
-            let want: Vec<FxHashMap<String, (Vec<u32>, Vec<u32>)>> = traces
+            let want: Vec<ByKey> = traces
                 .iter()
                 .map(|t| {
-                    let mut by_key: FxHashMap<String, (Vec<u32>, Vec<u32>)> = Default::default();
+                    let mut by_key = ByKey::default();
                     for c in oracle_calls(t, Clock::Cpu) {
                         let e = by_key
                             .entry(key_of(t, &c.path, keying).label())

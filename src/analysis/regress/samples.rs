@@ -18,7 +18,7 @@ use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, ClockMode, MethodId, Trace};
 
 /// What a sample is keyed by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Keying {
     /// Per method: key `k` is `MethodId(k)`.
     Methods,
