@@ -1,11 +1,13 @@
 //! Compare > Groups of runs through the real app (egui_kittest): four generated runs opened as
 //! tabs, two put in Base and two in New by clicking, the method the new runs made 2 ms slower
 //! ranked first with its interval; clicking it charts both groups' calls and selects it in the
-//! tab. Tabs that cannot be compared give a hint instead of a table.
+//! tab; the rows without a significant change on demand; the search. Tabs that cannot be
+//! compared (one tab, one group, a missing clock, other time units) give a hint, not a table.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use eframe::egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT, Queryable};
 use tracelens::analysis::regress::samples::{Keying, run_samples};
 use tracelens::analysis::regress::{RowKey, Status};
@@ -128,14 +130,14 @@ fn groups_of_runs_rank_the_slowed_method_first_and_chart_it() {
         result(app).is_some_and(|r| r.cmp.base_runs == 2 && r.cmp.new_runs == 2)
     });
     step_until_label(&mut h, "2 base runs, 2 new runs");
-    let (dotted, change) = {
+    let (name, change) = {
         let r = result(h.state()).unwrap();
         let first = &r.cmp.rows[r.ranked(Status::Regression)[0]];
         let RowKey::Method(key) = &first.key else {
             panic!("method rows")
         };
         assert_eq!(key.full(), target, "the slowed method ranks first");
-        (first.key.label(), first.exclusive.change())
+        (first.key.full_label(), first.exclusive.change())
     };
     assert!(
         (1900.0..2100.0).contains(&change),
@@ -157,7 +159,7 @@ fn groups_of_runs_rank_the_slowed_method_first_and_chart_it() {
         "{interval}"
     );
     // Clicking the row charts it and selects the method in this tab.
-    h.get_by_label(&dotted).click();
+    h.get_by_label(&name).click();
     h.run();
     let legend = |h: &H, group: &str| {
         let start = format!("{group} (");
@@ -191,6 +193,22 @@ fn groups_of_runs_rank_the_slowed_method_first_and_chart_it() {
     let selected = app.tabs[0].view.selected.expect("a method selected");
     let trace = &ready(app, 0).trace;
     assert_eq!(trace.method_full_name(selected), target);
+
+    // Show not significant: the tested rows without a significant change get their section.
+    let unchanged = result(h.state()).unwrap().ranked(Status::Unchanged).len();
+    assert!(unchanged > 10, "{unchanged} rows unchanged");
+    assert!(h.query_by_label_contains("Not significant (").is_none());
+    h.get_by_label("Show not significant").click();
+    h.run();
+    h.get_by_label(&format!("Not significant ({unchanged})"));
+    // The search keeps the rows whose name holds it, in every section.
+    h.get_by_role(Role::TextInput).click();
+    h.step();
+    h.get_by_role(Role::TextInput)
+        .type_text(&name.to_uppercase());
+    h.run();
+    h.get_by_label("Regressions (1)");
+    h.get_by_label("Not significant (0)");
 }
 
 #[test]
@@ -234,4 +252,13 @@ fn groups_that_cannot_be_compared_give_a_hint() {
         result(app).is_some_and(|r| r.clock == Clock::Wall)
     });
     step_until_label(&mut h, "1 base run, 1 new run (Wall time");
+    // This tab compensated for tracing overhead counts in nanoseconds: not compared with µs.
+    for l in ["View", "Compensate tracing overhead"] {
+        h.get_by_label(l).click();
+        h.step();
+        h.step();
+    }
+    step_until(&mut h, "compensation", |app| app.tabs[0].compensation.on);
+    step_until_label(&mut h, "count time in different units");
+    assert!(h.query_by_label_contains("1 base run, 1 new run").is_none());
 }

@@ -100,6 +100,14 @@ impl RowKey {
             RowKey::Path(p) => p.iter().map(|k| k.dotted()).collect::<Vec<_>>().join(" > "),
         }
     }
+
+    /// `class.name signature` (overloads apart); paths as [`RowKey::label`].
+    pub fn full_label(&self) -> String {
+        match self {
+            RowKey::Method(k) => k.full(),
+            RowKey::Path(_) => self.label(),
+        }
+    }
 }
 
 /// One metric of one row. Times are ticks (`Comparison::ticks_per_sec`).

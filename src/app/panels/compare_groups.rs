@@ -24,7 +24,7 @@ use crate::analysis::regress::{Comparison, Metric, Options, RowKey, Status, comp
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
 use crate::app::style::{clock_name, fmt_count, plural};
-use crate::app::tasks::{Cached, Task};
+use crate::app::tasks::{Cached, Task, long_jobs};
 use crate::trace::{Clock, Trace};
 
 /// The group a tab is in.
@@ -92,6 +92,9 @@ pub struct GroupsState {
     pub search: String,
     pub selected: Option<RowKey>,
     result: Task<GroupsKey, Arc<GroupsResult>>,
+    /// The result shown, held so that the one it replaces is dropped on a worker (a comparison of
+    /// call paths holds millions of rows).
+    held: Option<Arc<GroupsResult>>,
     samples: Arc<Mutex<SampleCache>>,
     /// The index of `selected` in the result shown.
     selected_row: Cached<(GroupsKey, Option<RowKey>), Option<usize>>,
@@ -111,6 +114,7 @@ impl Default for GroupsState {
             search: String::new(),
             selected: None,
             result: Task::default(),
+            held: None,
             samples: Arc::default(),
             selected_row: Cached::default(),
             table: table::TableState::default(),
@@ -187,9 +191,16 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
             .map(|(t, g)| (t.doc.generation, *g, t.doc.trace.clone()))
             .collect();
         let (cache, options) = (st.samples.clone(), key.options.clone());
-        move || Arc::new(compute(runs, clock, &options, &cache))
+        move || Arc::new(long_jobs().install(|| compute(runs, clock, &options, &cache)))
     });
-    let Some((shown, result)) = st.result.latest().map(|(k, r)| (k.clone(), r.clone())) else {
+    let latest = st.result.latest().map(|(k, r)| (k.clone(), r.clone()));
+    if let Some((_, r)) = &latest
+        && !st.held.as_ref().is_some_and(|h| Arc::ptr_eq(h, r))
+        && let Some(old) = st.held.replace(r.clone())
+    {
+        rayon::spawn(move || drop(old));
+    }
+    let Some((shown, result)) = latest else {
         ui.horizontal(|ui| {
             ui.spinner();
             ui.label(format!("Comparing {}…", plural(chosen.len(), "run")));
@@ -205,8 +216,13 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
             result.cmp.rows.iter().position(|r| &r.key == want)
         });
     // The table as tall as its lines, up to what leaves the chart room; the chart the rest.
-    let chart_h = if row.is_some() { 180.0 } else { 0.0 };
-    let table_h = (ui.available_height() - chart_h).max(120.0);
+    let avail = ui.available_height();
+    let chart_h = if row.is_some() {
+        (avail * 0.5).clamp(120.0, 260.0) + 24.0
+    } else {
+        0.0
+    };
+    let table_h = (avail - chart_h).max(75.0);
     // (In a scope: the column separators reach down to the bottom of the Ui they are in.)
     let clicked = ui
         .scope(|ui| table::ui(ui, &result, &shown, row, table_h, st))

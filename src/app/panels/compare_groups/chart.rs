@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use eframe::egui::{self, Color32};
-use egui_plot::{Bar, BarChart, GridInput, GridMark, Legend, LineStyle, Plot, VLine};
+use egui_plot::{Bar, BarChart, Corner, GridInput, GridMark, Legend, LineStyle, Plot, VLine};
 
 use super::{GroupsKey, GroupsResult};
 use crate::analysis::regress::Metric;
@@ -79,7 +79,7 @@ pub(super) fn ui(
                 t.prob_new_slower
             )
         });
-        ui.add(egui::Label::new(format!("{}{odds}", data.key.label())).truncate());
+        ui.add(egui::Label::new(format!("{}{odds}", data.key.full_label())).truncate());
     });
     let Some(d) = st.dist.get(&chart_key).cloned() else {
         ui.horizontal(|ui| {
@@ -115,19 +115,32 @@ pub(super) fn ui(
         metric.name(),
         clock_name(result.clock)
     );
-    // Headroom above the highest bar for the legend.
-    let share = |c: &[u64], n: usize| c.iter().max().map_or(0.0, |&m| m as f64 / n.max(1) as f64);
-    let top = 100.0 * share(&d.base, d.n_base).max(share(&d.new, d.n_new));
+    // Headroom above the highest bar for the legend, in the half with the lower bars.
+    let highest = |bins: std::ops::Range<usize>| {
+        let share = |c: &[u64], n: usize| {
+            bins.clone()
+                .map(|i| c[i] as f64 / n.max(1) as f64)
+                .fold(0.0, f64::max)
+        };
+        100.0 * share(&d.base, d.n_base).max(share(&d.new, d.n_new))
+    };
+    let half = d.bin_count() / 2;
+    let (left, right) = (highest(0..half), highest(half..d.bin_count()));
+    let corner = if left < right {
+        Corner::LeftTop
+    } else {
+        Corner::RightTop
+    };
     Plot::new("groups-chart")
-        .height(ui.available_height().max(120.0))
-        .legend(Legend::default())
+        .height(ui.available_height().max(80.0))
+        .legend(Legend::default().position(corner))
         .allow_scroll(false)
         .x_axis_label(x_label)
         .y_axis_label("% of calls")
         .x_grid_spacer(decades)
         .x_axis_formatter(move |mark, _| fmt_duration_round(10f64.powf(mark.value), tps))
         .include_y(0.0)
-        .include_y(top * 1.4)
+        .include_y(left.max(right) * 1.4)
         .show(ui, |p| {
             let groups = [
                 ("base", &d.base, d.n_base, d.base_mean, BASE, false),

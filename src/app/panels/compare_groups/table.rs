@@ -73,16 +73,24 @@ fn list(result: &GroupsResult, search: &str, show_unchanged: bool, folded: [bool
         if status == Status::Unchanged && !show_unchanged {
             continue;
         }
-        let rows: Vec<usize> = result.ranked[i]
+        let ranked = &result.ranked[i];
+        lines.push(Line::Section(i));
+        if needle.is_empty() {
+            matching[i] = ranked.len();
+            if !folded[i] {
+                lines.extend(ranked.iter().map(|&r| Line::Row(r)));
+            }
+            continue;
+        }
+        let rows: Vec<usize> = ranked
             .iter()
             .copied()
             .filter(|&r| {
-                needle.is_empty()
-                    || (result.cmp.rows[r].key.label().to_lowercase()).contains(&needle)
+                let name = result.cmp.rows[r].key.full_label();
+                name.to_lowercase().contains(&needle)
             })
             .collect();
         matching[i] = rows.len();
-        lines.push(Line::Section(i));
         if !folded[i] {
             lines.extend(rows.into_iter().map(Line::Row));
         }
@@ -125,6 +133,7 @@ pub(super) fn ui(
         .striped(true)
         .resizable(true)
         .auto_shrink([false, true])
+        .min_scrolled_height(0.0)
         .max_scroll_height((max_h - row_h).max(row_h))
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
         .sense(egui::Sense::click())
@@ -184,7 +193,11 @@ fn row_cells(row: &mut egui_extras::TableRow, r: &Row, m: &MetricChange, tps: u6
     };
     let tested = m.test.is_some();
     row.col(|ui| {
-        ui.add(egui::Label::new(r.key.label()).selectable(false).truncate());
+        ui.add(
+            egui::Label::new(r.key.full_label())
+                .selectable(false)
+                .truncate(),
+        );
     });
     row.col(|ui| text(ui, per_call(m.n_base, m.base_mean)));
     row.col(|ui| text(ui, per_call(m.n_new, m.new_mean)));
