@@ -30,6 +30,8 @@ mod legacy;
 mod robustness;
 
 // The GUI (egui_kittest, headless wgpu) and the desktop integration
+/// Compare > Groups of runs: tabs in two groups, the injected regression first, its chart.
+mod compare_groups_gui;
 /// View > Compensate tracing overhead: true times shown, marked, and back.
 mod compensate_gui;
 /// `--install-desktop` / `--uninstall-desktop`.

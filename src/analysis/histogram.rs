@@ -77,6 +77,16 @@ impl Histogram {
     }
 }
 
+/// `bins + 1` edges spaced evenly on a log scale from `max(lo, 1)` to `max(hi, 2)` ticks.
+pub fn log_edges(lo: u64, hi: u64, bins: usize) -> Vec<f64> {
+    let bins = bins.max(1);
+    let lo = (lo.max(1) as f64).ln();
+    let hi = (hi.max(2) as f64).ln().max(lo + f64::EPSILON);
+    (0..=bins)
+        .map(|i| (lo + (hi - lo) * i as f64 / bins as f64).exp())
+        .collect()
+}
+
 impl MethodCalls {
     /// Collects the calls of `method` on `clock`, optionally within `range` (axis ticks).
     pub fn collect(
@@ -180,11 +190,7 @@ impl MethodCalls {
                     .collect()
             }
             BinScale::Log => {
-                let lo = (lo.max(1) as f64).ln();
-                let hi = (hi.max(2) as f64).ln().max(lo + f64::EPSILON);
-                let mut e: Vec<f64> = (0..=bins)
-                    .map(|i| (lo + (hi - lo) * i as f64 / bins as f64).exp())
-                    .collect();
+                let mut e = log_edges(lo, hi, bins);
                 e[0] = 0.0;
                 e
             }

@@ -88,6 +88,8 @@ pub(crate) type OtherDoc = (String, Arc<Document>);
 /// What a panel reads, and the queue it answers on.
 pub struct PanelCtx<'a> {
     pub doc: &'a Document,
+    /// The tab's title (unique among the open tabs, as `others`' titles).
+    pub title: &'a str,
     /// The selected method of the tab.
     pub selected: Option<MethodId>,
     /// The clock shown: an index into `doc.profiles`.
@@ -111,6 +113,7 @@ impl<'a> PanelCtx<'a> {
     pub fn new(doc: &'a Document, msgs: &'a mut Vec<Msg>) -> Self {
         Self {
             doc,
+            title: "",
             selected: None,
             clock: 0,
             visible: None,
@@ -137,6 +140,7 @@ impl<'a> PanelCtx<'a> {
     pub(crate) fn with_doc<'b>(&'b mut self, doc: &'b Document) -> PanelCtx<'b> {
         PanelCtx {
             doc,
+            title: self.title,
             selected: self.selected,
             clock: self.clock,
             visible: self.visible,

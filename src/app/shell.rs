@@ -647,6 +647,7 @@ fn tab_ui(
             let doc = doc.clone();
             let view = &mut tab.view;
             let mut ctx = PanelCtx::new(&doc, msgs);
+            ctx.title = &tab.title;
             ctx.selected = view.selected;
             ctx.clock = view.clock_index;
             ctx.visible = view.timeline.range;

@@ -66,27 +66,74 @@ pub(crate) fn text_color_on(bg: Color32) -> Color32 {
 /// formatter of the app.
 pub(crate) fn fmt_duration(ticks: f64, ticks_per_sec: u64) -> String {
     let s = ticks / ticks_per_sec.max(1) as f64;
-    let a = s.abs();
-    if a == 0.0 {
+    if s == 0.0 {
         return "0".to_string();
     }
-    let (v, unit) = if a >= 1.0 {
-        (s, "s")
-    } else if a >= 1e-3 {
-        (s * 1e3, "ms")
-    } else if a >= 1e-6 {
-        (s * 1e6, "µs")
-    } else {
-        return format!("{:.0} ns", s * 1e9);
-    };
-    // Four significant digits: the decimals that are left after the integer digits.
-    let decimals = match v.abs() {
+    let (scale, unit) = unit_of(s);
+    format!("{} {unit}", fmt_digits(s * scale, s * scale, unit))
+}
+
+/// The unit [`fmt_duration`] shows `seconds` in: (factor from seconds, name).
+fn unit_of(seconds: f64) -> (f64, &'static str) {
+    match seconds.abs() {
+        a if a >= 1.0 => (1.0, "s"),
+        a if a >= 1e-3 => (1e3, "ms"),
+        a if a >= 1e-6 => (1e6, "µs"),
+        _ => (1e9, "ns"),
+    }
+}
+
+/// `v` with the decimals that give `largest` four significant digits (none in nanoseconds).
+fn fmt_digits(v: f64, largest: f64, unit: &str) -> String {
+    let decimals = match largest.abs() {
+        _ if unit == "ns" => 0,
         x if x < 9.9995 => 3,
         x if x < 99.995 => 2,
         x if x < 999.95 => 1,
         _ => 0,
     };
-    format!("{v:.decimals$} {unit}")
+    format!("{v:.decimals$}")
+}
+
+/// `ticks` in [`fmt_duration`]'s unit with no trailing zeros (at most three decimals): `2 µs`,
+/// `1.5 ms`. For axis marks at round values.
+pub(crate) fn fmt_duration_round(ticks: f64, ticks_per_sec: u64) -> String {
+    let s = ticks / ticks_per_sec.max(1) as f64;
+    if s == 0.0 {
+        return "0".to_string();
+    }
+    let (scale, unit) = unit_of(s);
+    format!("{} {unit}", (s * scale * 1e3).round() / 1e3)
+}
+
+/// A change per call with its interval in one unit, as `+2.010 ms [+1.980, +2.040]` (the
+/// largest of the three decides the unit and the digits); without an interval, the change alone.
+pub(crate) fn fmt_change_interval(
+    change: f64,
+    interval: Option<(f64, f64)>,
+    ticks_per_sec: u64,
+) -> String {
+    let Some((lo, hi)) = interval else {
+        return fmt_signed_duration(change, ticks_per_sec);
+    };
+    let tps = ticks_per_sec.max(1) as f64;
+    let largest = [change, lo, hi]
+        .into_iter()
+        .map(f64::abs)
+        .fold(0.0, f64::max)
+        / tps;
+    if largest == 0.0 {
+        return "+0 [+0, +0]".to_string();
+    }
+    let (scale, unit) = unit_of(largest);
+    let signed = |t: f64| {
+        let sign = if t < 0.0 { "-" } else { "+" };
+        format!(
+            "{sign}{}",
+            fmt_digits((t / tps * scale).abs(), largest * scale, unit)
+        )
+    };
+    format!("{} {unit} [{}, {}]", signed(change), signed(lo), signed(hi))
 }
 
 /// Labels of one time axis: one unit for every label (picked by the largest value shown) and
@@ -168,8 +215,13 @@ pub(crate) fn fmt_ticks(ticks: u64, ticks_per_sec: u64) -> String {
 
 /// Signed `ticks` with an explicit sign (`+1.000 ms`, `-2.000 µs`).
 pub(crate) fn fmt_signed_ticks(ticks: i64, ticks_per_sec: u64) -> String {
-    let sign = if ticks < 0 { "-" } else { "+" };
-    format!("{sign}{}", fmt_ticks(ticks.unsigned_abs(), ticks_per_sec))
+    fmt_signed_duration(ticks as f64, ticks_per_sec)
+}
+
+/// [`fmt_duration`] with an explicit sign (`+1.500 µs`).
+pub(crate) fn fmt_signed_duration(ticks: f64, ticks_per_sec: u64) -> String {
+    let sign = if ticks < 0.0 { "-" } else { "+" };
+    format!("{sign}{}", fmt_duration(ticks.abs(), ticks_per_sec))
 }
 
 /// Milliseconds with three decimals, as Traceview's tables show times, the whole part grouped
@@ -229,6 +281,25 @@ mod tests {
         assert_eq!(fmt_ticks(10_000, 1_000_000), "10.00 ms");
         assert_eq!(fmt_signed_ticks(-4, 1_000_000), "-4.000 µs");
         assert_eq!(fmt_signed_ticks(1_000, 1_000_000), "+1.000 ms");
+        assert_eq!(fmt_duration_round(2.0, 1_000_000), "2 µs");
+        assert_eq!(fmt_duration_round(1_500.0, 1_000_000), "1.5 ms");
+        assert_eq!(fmt_duration_round(499.99999, 1_000_000_000), "500 ns");
+        assert_eq!(fmt_signed_duration(1.5, 1_000_000), "+1.500 µs");
+        assert_eq!(fmt_signed_duration(-2_500.0, 1_000_000), "-2.500 ms");
+        assert_eq!(
+            fmt_change_interval(2010.0, Some((1980.0, 2040.0)), 1_000_000),
+            "+2.010 ms [+1.980, +2.040]"
+        );
+        // The interval spans zero; its largest end decides the unit.
+        assert_eq!(
+            fmt_change_interval(0.5, Some((-3.0, 40.0)), 1_000_000),
+            "+0.50 µs [-3.00, +40.00]"
+        );
+        assert_eq!(fmt_change_interval(-7.0, None, 1_000_000), "-7.000 µs");
+        assert_eq!(
+            fmt_change_interval(150.0, Some((120.0, 180.0)), 1_000_000_000),
+            "+150 ns [+120, +180]"
+        );
         assert_eq!(nice_step(3.2), 5.0);
         assert_eq!(nice_step(0.07), 0.1);
     }

@@ -97,6 +97,20 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
     }
 }
 
+/// The pool of long jobs with parallel parts of their own (the group comparison samples every run
+/// in parallel, for seconds). The frame's own parallel loops (the timeline's queries) run on the
+/// global pool: a job there whose workers are busy for seconds would make them wait; one on this
+/// pool only shares the cores.
+pub(crate) fn long_jobs() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("tracelens-long-{i}"))
+            .build()
+            .expect("a thread pool")
+    })
+}
+
 /// A value computed on the UI thread for a key, recomputed only when the key changes.
 #[derive(Debug)]
 pub(crate) struct Cached<K, T> {

@@ -28,10 +28,12 @@
 //! ```
 
 pub mod budget;
+pub mod distribution;
 pub mod samples;
 pub mod sinks;
 pub mod stats;
 
+use std::borrow::Borrow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -96,6 +98,14 @@ impl RowKey {
         match self {
             RowKey::Method(k) => k.dotted(),
             RowKey::Path(p) => p.iter().map(|k| k.dotted()).collect::<Vec<_>>().join(" > "),
+        }
+    }
+
+    /// `class.name signature` (overloads apart); paths as [`RowKey::label`].
+    pub fn full_label(&self) -> String {
+        match self {
+            RowKey::Method(k) => k.full(),
+            RowKey::Path(_) => self.label(),
         }
     }
 }
@@ -184,6 +194,9 @@ pub struct Comparison {
     pub new_run_ticks: f64,
     /// Every row, tested or one-sided, in key order.
     pub rows: Vec<Row>,
+    /// `run_keys[r][i]`: run r's local key of row i (base runs first, then new), or `u32::MAX`
+    /// (see [`Comparison::samples_of`]).
+    run_keys: Vec<Vec<u32>>,
 }
 
 impl Comparison {
@@ -206,6 +219,30 @@ impl Comparison {
         };
         idx.sort_by(|&a, &b| score(a).total_cmp(&score(b)).then(a.cmp(&b)));
         idx
+    }
+
+    /// The samples of row `row` on metric `m`, one slice per run: (base runs, new runs), as
+    /// `compare(base, new, ..)` pooled them (a run without the row gives an empty slice). `base`
+    /// and `new` must be the runs this comparison was made of.
+    pub fn samples_of<'a, R: Borrow<RunSamples>>(
+        &self,
+        base: &'a [R],
+        new: &'a [R],
+        row: usize,
+        m: Metric,
+    ) -> (Vec<&'a [u32]>, Vec<&'a [u32]>) {
+        assert_eq!(
+            (base.len(), new.len()),
+            (self.base_runs, self.new_runs),
+            "the runs of this comparison"
+        );
+        let side = |runs: &'a [R], first: usize| -> Vec<&'a [u32]> {
+            runs.iter()
+                .enumerate()
+                .map(|(r, run)| run_metric(run.borrow(), self.run_keys[first + r][row], m))
+                .collect()
+        };
+        (side(base, 0), side(new, base.len()))
     }
 
     /// Number of rows tested (present in both groups).
@@ -288,27 +325,31 @@ fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
     Matched { keys, local }
 }
 
+/// The samples of `run`'s local key `l` (`u32::MAX`: none) on metric `m`.
+fn run_metric(run: &RunSamples, l: u32, m: Metric) -> &[u32] {
+    if l == u32::MAX {
+        return &[];
+    }
+    match m {
+        Metric::Exclusive => run.excl_of(l as usize),
+        Metric::Inclusive => run.incl_of(l as usize),
+    }
+}
+
 /// Compares `new` runs against `base` runs (all on one clock and one time unit, as
-/// [`samples::run_samples`] made them with `options.keying`).
-pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Comparison {
-    let all: Vec<&RunSamples> = base.iter().chain(new).collect();
+/// [`samples::run_samples`] made them with `options.keying`; `RunSamples` or shared ones).
+pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) -> Comparison {
+    let all: Vec<&RunSamples> = base.iter().chain(new).map(Borrow::borrow).collect();
     let matched = match_keys(&all, options.keying);
     let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
     let nb = base.len();
     let metric_of = |g: usize, m: Metric| {
         let side = |runs: std::ops::Range<usize>| -> Vec<(&[u32], u64)> {
             runs.map(|r| {
-                let run = all[r];
-                let l = matched.local[r][g];
-                let samples: &[u32] = if l == u32::MAX {
-                    &[]
-                } else {
-                    match m {
-                        Metric::Exclusive => run.excl_of(l as usize),
-                        Metric::Inclusive => run.incl_of(l as usize),
-                    }
-                };
-                (samples, run.total_ticks)
+                (
+                    run_metric(all[r], matched.local[r][g], m),
+                    all[r].total_ticks,
+                )
             })
             .collect()
         };
@@ -347,7 +388,7 @@ pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Co
             significant: false,
         }
     };
-    let mut rows: Vec<Row> = (0..matched.keys.len())
+    let (keys_of_rows, mut rows): (Vec<usize>, Vec<Row>) = (0..matched.keys.len())
         .into_par_iter()
         .filter_map(|g| {
             let exclusive = metric_of(g, Metric::Exclusive);
@@ -357,15 +398,21 @@ pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Co
                 (false, true) => Status::OnlyNew,
                 (true, true) => Status::Unchanged,
             };
-            Some(Row {
+            let row = Row {
                 key: matched.keys[g].clone(),
                 inclusive: metric_of(g, Metric::Inclusive),
                 base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
                 new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
                 exclusive,
                 status,
-            })
+            };
+            Some((g, row))
         })
+        .unzip();
+    let run_keys = matched
+        .local
+        .iter()
+        .map(|local| keys_of_rows.iter().map(|&g| local[g]).collect())
         .collect();
     for m in [Metric::Exclusive, Metric::Inclusive] {
         let tested: Vec<usize> = (0..rows.len())
@@ -399,8 +446,9 @@ pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Co
             }
         }
     }
-    let mean_len = |runs: &[RunSamples]| {
-        runs.iter().map(|r| r.total_ticks as f64).sum::<f64>() / runs.len().max(1) as f64
+    let mean_len = |runs: &[R]| {
+        let total: f64 = runs.iter().map(|r| r.borrow().total_ticks as f64).sum();
+        total / runs.len().max(1) as f64
     };
     Comparison {
         options: options.clone(),
@@ -410,5 +458,108 @@ pub fn compare(base: &[RunSamples], new: &[RunSamples], options: &Options) -> Co
         base_run_ticks: mean_len(base),
         new_run_ticks: mean_len(new),
         rows,
+        run_keys,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::samples::tests::oracle_calls;
+    use super::samples::{Keying, run_samples};
+    use super::*;
+    use crate::formats::android::synth::{GenOptions, generate_vec};
+    use crate::trace::{Clock, Trace};
+
+    fn run_trace(seed: u64, methods: u32) -> Trace {
+        let opts = GenOptions {
+            records: 30_000,
+            methods,
+            threads: 3,
+            seed,
+            program_seed: Some(11),
+            ..GenOptions::default()
+        };
+        crate::load::load_bytes(
+            std::path::Path::new("r.trace"),
+            &generate_vec(&opts),
+            &crate::formats::Progress::default(),
+        )
+        .unwrap()
+    }
+
+    /// Per row label, the (exclusive, inclusive) samples of one run.
+    type ByKey = FxHashMap<String, (Vec<u32>, Vec<u32>)>;
+
+    /// The row key of an oracle call.
+    fn key_of(t: &Trace, path: &[crate::trace::MethodId], keying: Keying) -> RowKey {
+        let key = |m| MethodKey::of(t, m);
+        match keying {
+            Keying::Methods => RowKey::Method(key(*path.last().unwrap())),
+            Keying::Paths => RowKey::Path(path.iter().map(|&m| Arc::new(key(m))).collect()),
+        }
+    }
+
+    /// Each row's samples per run are exactly the run's calls of that method (or path), as the
+    /// oracle finds them in the trace, for both metrics and both keyings.
+    #[test]
+    fn samples_of_a_row_are_the_calls_of_its_key_in_each_run() {
+        let traces = [run_trace(1, 80), run_trace(2, 80), run_trace(3, 80)];
+        for keying in [Keying::Methods, Keying::Paths] {
+            let runs: Vec<RunSamples> = traces
+                .iter()
+                .map(|t| run_samples(t, Clock::Cpu, keying))
+                .collect();
+            let (base, new) = runs.split_at(1);
+            let options = Options {
+                keying,
+                ..Options::default()
+            };
+            let cmp = compare(base, new, &options);
+            // Per run: key -> (exclusive, inclusive) samples, sorted.
+            let want: Vec<ByKey> = traces
+                .iter()
+                .map(|t| {
+                    let mut by_key = ByKey::default();
+                    for c in oracle_calls(t, Clock::Cpu) {
+                        let e = by_key
+                            .entry(key_of(t, &c.path, keying).label())
+                            .or_default();
+                        e.0.push(c.excl);
+                        e.1.extend(c.incl);
+                    }
+                    for e in by_key.values_mut() {
+                        e.0.sort_unstable();
+                        e.1.sort_unstable();
+                    }
+                    by_key
+                })
+                .collect();
+            let calls: usize = want[0].values().map(|e| e.0.len()).sum();
+            assert!(calls > 10_000, "{calls} calls");
+            let mut seen = vec![0usize; runs.len()];
+            for (i, row) in cmp.rows.iter().enumerate() {
+                for (m, pick) in [(Metric::Exclusive, 0), (Metric::Inclusive, 1)] {
+                    let (b, n) = cmp.samples_of(base, new, i, m);
+                    for (r, got) in b.iter().chain(&n).enumerate() {
+                        let mut got = got.to_vec();
+                        got.sort_unstable();
+                        let empty = (Vec::new(), Vec::new());
+                        let e = want[r].get(&row.key.label()).unwrap_or(&empty);
+                        let want = if pick == 0 { &e.0 } else { &e.1 };
+                        assert_eq!(&got, want, "{keying:?} {m:?} run {r} {}", row.key.label());
+                        if pick == 0 {
+                            seen[r] += got.len();
+                        }
+                    }
+                    let pooled = |s: &[&[u32]]| s.iter().map(|p| p.len()).sum::<usize>();
+                    assert_eq!(pooled(&b), row.metric(m).n_base);
+                    assert_eq!(pooled(&n), row.metric(m).n_new);
+                }
+            }
+            // Every call of every run belongs to some row.
+            for (r, w) in want.iter().enumerate() {
+                assert_eq!(seen[r], w.values().map(|e| e.0.len()).sum::<usize>());
+            }
+        }
     }
 }

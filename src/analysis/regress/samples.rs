@@ -18,7 +18,7 @@ use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, ClockMode, MethodId, Trace};
 
 /// What a sample is keyed by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Keying {
     /// Per method: key `k` is `MethodId(k)`.
     Methods,
@@ -216,7 +216,7 @@ pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::formats::android::synth::{GenOptions, generate_vec};
 
@@ -237,11 +237,18 @@ mod tests {
         .unwrap()
     }
 
-    /// Per method, the sorted exclusive and inclusive samples, from parent links made from the
-    /// lanes' child ranges (no walk): exclusive = duration − children's; inclusive when no
-    /// ancestor is the same method; partial calls give none.
-    fn oracle(t: &Trace, clock: Clock) -> Vec<(Vec<u32>, Vec<u32>)> {
-        let mut out = vec![(Vec::new(), Vec::new()); t.methods.len()];
+    /// A complete call as the oracle sees it: its methods from the thread's root down to it,
+    /// its exclusive time, and its inclusive time when no ancestor is the same method.
+    pub(crate) struct OracleCall {
+        pub path: Vec<MethodId>,
+        pub excl: u32,
+        pub incl: Option<u32>,
+    }
+
+    /// Every complete call of `t`, from parent links made from the lanes' child ranges (no
+    /// walk): exclusive = duration − children's; partial calls give none.
+    pub(crate) fn oracle_calls(t: &Trace, clock: Clock) -> Vec<OracleCall> {
+        let mut out = Vec::new();
         for th in &t.threads {
             let lanes = &th.lanes;
             let dur = |d: usize, i: usize| match clock {
@@ -272,19 +279,33 @@ mod tests {
                         0
                     };
                     let m = lanes[d].method(i);
-                    let (mut pd, mut pi, mut outermost) = (d, i, true);
+                    let mut path = vec![m];
+                    let (mut pd, mut pi) = (d, i);
                     while let Some(p) = parent[pd][pi] {
                         pd -= 1;
                         pi = p;
-                        outermost &= lanes[pd].method(pi) != m;
+                        path.push(lanes[pd].method(pi));
                     }
-                    let e = &mut out[m.0 as usize];
-                    e.0.push((dur(d, i) - children) as u32);
-                    if outermost {
-                        e.1.push(dur(d, i) as u32);
-                    }
+                    path.reverse();
+                    let outermost = path[..path.len() - 1].iter().all(|&a| a != m);
+                    out.push(OracleCall {
+                        excl: (dur(d, i) - children) as u32,
+                        incl: outermost.then(|| dur(d, i) as u32),
+                        path,
+                    });
                 }
             }
+        }
+        out
+    }
+
+    /// Per method, the sorted exclusive and inclusive samples of [`oracle_calls`].
+    fn oracle(t: &Trace, clock: Clock) -> Vec<(Vec<u32>, Vec<u32>)> {
+        let mut out = vec![(Vec::new(), Vec::new()); t.methods.len()];
+        for call in oracle_calls(t, clock) {
+            let e = &mut out[call.path.last().unwrap().0 as usize];
+            e.0.push(call.excl);
+            e.1.extend(call.incl);
         }
         for e in &mut out {
             e.0.sort_unstable();

@@ -1,30 +1,61 @@
 //! The compare panel: this trace (run A) against another open one (run B), as a table per method
 //! of A / B inclusive and exclusive time, Δ inclusive, Δ exclusive, Δ calls and ratio, per
 //! clock; sortable by any column (click a header), searchable, with methods present in one trace
-//! only marked. The diff is computed on a worker.
+//! only marked. The diff is computed on a worker. The switch at the top turns the panel into
+//! [`super::compare_groups`]: groups of runs with statistics.
 
 use std::cmp::Ordering;
 
 use eframe::egui::{self, Color32, RichText};
 use egui_extras::{Column, TableBuilder};
 
+use super::compare_groups::GroupsState;
 use crate::analysis::diff::{DiffRow, MethodKey, RunTotals, Totals, TraceDiff};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_signed_ticks, fmt_ticks};
 use crate::app::tasks::Task;
 use crate::trace::{MethodId, Trace};
 
-/// State of the compare panel: the other tab (by title), the diffs for (this document's
-/// generation, the other's), and the table.
+/// What the compare panel compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CompareMode {
+    /// This tab against one other tab (a diff of totals).
+    #[default]
+    Pair,
+    /// Groups of runs (tabs) with statistics per method.
+    Groups,
+}
+
+/// State of the compare panel: the mode; the other tab (by title), the diffs for (this
+/// document's generation, the other's), and the table; the groups mode's state.
 #[derive(Default)]
 pub struct CompareState {
+    pub mode: CompareMode,
+    pub groups: GroupsState,
     pub compare_with: Option<String>,
     diffs: Task<(u64, u64), Vec<TraceDiff>>,
     pub table: DiffTableState,
 }
 
-/// Lets the user pick run B among the other open documents and shows the diff table.
+/// The mode switch, then the mode's view.
 pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut st.mode, CompareMode::Pair, "Two runs")
+            .on_hover_text("This tab against one other tab: totals per method");
+        ui.selectable_value(&mut st.mode, CompareMode::Groups, "Groups of runs")
+            .on_hover_text(
+                "Several runs of a base build against several runs of a new build: \
+                 change per call with its interval and significance",
+            );
+    });
+    match st.mode {
+        CompareMode::Pair => pair_ui(ui, ctx, st),
+        CompareMode::Groups => super::compare_groups::ui(ui, ctx, &mut st.groups),
+    }
+}
+
+/// Lets the user pick run B among the other open documents and shows the diff table.
+fn pair_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     if ctx.others.is_empty() {
         ui.label("Open a second trace (another tab) to compare this one (A) with it (B).");
         return;
@@ -329,7 +360,7 @@ pub fn diff_table_ui(
 }
 
 /// The method of `trace` with this key (class names compared normalized), if any.
-fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
+pub(crate) fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
     let key = normalized_key(key);
     (0..trace.methods.len() as u32)
         .map(MethodId)

@@ -7,8 +7,8 @@
 //! - [`timeline`]: threads and lanes over time (`layout` → `query` → `paint` → `input`).
 //! - [`lower`]: the container under the timeline, showing one of:
 //!   [`profile`] (Traceview's table), [`call_tree`], [`bottom_up`], [`flame`], [`histogram`],
-//!   [`compare`] (diff against another open trace), [`stats`] (duration series, counters, runs)
-//!   and [`messages`] (instants).
+//!   [`compare`] (diff against another open trace, or [`compare_groups`]: groups of runs with
+//!   statistics), [`stats`] (duration series, counters, runs) and [`messages`] (instants).
 //! - [`search`]: the search bar (calls by regex/terms, walked with Enter) and the list of calls
 //!   found; [`session`]: bookmarks and colour rules (saved in the session file).
 //! - [`info`] and [`diagnostics`]: what the file says about itself, and what was wrong with it.
@@ -19,6 +19,7 @@
 pub mod bottom_up;
 pub mod call_tree;
 pub mod compare;
+pub mod compare_groups;
 pub(crate) mod diagnostics;
 pub mod flame;
 pub mod histogram;
