@@ -461,7 +461,9 @@ fn compare_matches_slash_and_dot_class_names() {
     }
     h.get_by_role_and_label(egui::accesskit::Role::RadioButton, "slashes.trace")
         .click();
-    h.run();
+    // The diff runs on a worker: step until it is shown (`run` would give up while the
+    // spinner keeps asking for frames).
+    h.step();
     step_until_label(&mut h, "in both");
     h.get_by_label_contains(" 0 only in A, 0 only in B");
     assert!(h.query_by_label_contains("only in A ").is_none());
