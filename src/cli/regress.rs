@@ -16,7 +16,7 @@ use crate::analysis::regress::sinks::{self, SampleSinkFactory};
 use crate::analysis::regress::{Metric, Options, compare};
 use crate::formats::Progress;
 use crate::load::load_to_sinks;
-use crate::report::regress::{to_json, write_budget_summary, write_text};
+use crate::report::regress::{write_budget_summary, write_json, write_text};
 use crate::trace::{Clock, ClockMode};
 
 /// The options of the group comparison (`diff --base ... --new ...`).
@@ -217,17 +217,16 @@ pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
             .collect::<Vec<_>>()
     };
     let written = if args.json {
-        let doc = to_json(
+        write_json(
             &cmp,
             clock,
             &names(&g.base),
             &names(&g.new),
             g.all,
             &verdicts,
-        );
-        serde_json::to_writer_pretty(&mut out, &doc)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
+            &mut out,
+        )
+        .and_then(|()| writeln!(out))
     } else {
         write_text(&cmp, clock, g.all, g.top, &mut out)
     };

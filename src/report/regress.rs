@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use serde_json::{Value, json};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Map, Value, json};
 
 use crate::analysis::regress::budget::Verdict;
 use crate::analysis::regress::samples::Keying;
@@ -274,7 +275,9 @@ fn row_json(r: &Row, rank: Option<usize>, tps: u64) -> Value {
     let key = match &r.key {
         RowKey::Method(k) => json!({"method": k.full(), "class": k.class, "name": k.name,
                                     "signature": k.signature}),
-        RowKey::Path(p) => json!({"path": p.iter().map(|k| k.full()).collect::<Vec<_>>()}),
+        RowKey::Path(p) => {
+            json!({"path": p.methods().iter().map(|k| k.full()).collect::<Vec<_>>()})
+        }
     };
     let status = match r.status {
         Status::Regression => "regression",
@@ -297,6 +300,71 @@ fn row_json(r: &Row, rank: Option<usize>, tps: u64) -> Value {
     v
 }
 
+/// The sections of rows in the JSON document.
+const SECTIONS: [(&str, Status); 5] = [
+    ("regressions", Status::Regression),
+    ("improvements", Status::Improvement),
+    ("unchanged", Status::Unchanged),
+    ("only_base", Status::OnlyBase),
+    ("only_new", Status::OnlyNew),
+];
+
+/// One section's rows, made one at a time as they are written (a comparison of call paths has
+/// millions of rows; their JSON values all at once took tens of GB).
+struct Section<'a> {
+    cmp: &'a Comparison,
+    status: Status,
+    all: bool,
+}
+
+impl Serialize for Section<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ranked = if self.status != Status::Unchanged || self.all {
+            self.cmp.ranked(self.status)
+        } else {
+            Vec::new()
+        };
+        let ranked_status = matches!(self.status, Status::Regression | Status::Improvement);
+        let tps = self.cmp.ticks_per_sec;
+        let mut seq = s.serialize_seq(Some(ranked.len()))?;
+        for (n, &i) in ranked.iter().enumerate() {
+            seq.serialize_element(&row_json(
+                &self.cmp.rows[i],
+                ranked_status.then_some(n + 1),
+                tps,
+            ))?;
+        }
+        seq.end()
+    }
+}
+
+/// The document `head` with its sections written as [`Section`]s.
+struct Document<'a> {
+    head: &'a Map<String, Value>,
+    cmp: &'a Comparison,
+    all: bool,
+}
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.head.len()))?;
+        for (k, v) in self.head {
+            match SECTIONS.iter().find(|(name, _)| name == k) {
+                Some(&(_, status)) => map.serialize_entry(
+                    k,
+                    &Section {
+                        cmp: self.cmp,
+                        status,
+                        all: self.all,
+                    },
+                )?,
+                None => map.serialize_entry(k, v)?,
+            }
+        }
+        map.end()
+    }
+}
+
 /// The JSON document (every row with `all`, else the significant and one-sided ones).
 pub fn to_json(
     cmp: &Comparison,
@@ -306,15 +374,47 @@ pub fn to_json(
     all: bool,
     verdicts: &[Verdict],
 ) -> Value {
-    let tps = cmp.ticks_per_sec;
-    let section = |s: Status| -> Vec<Value> {
-        let ranked = cmp.ranked(s);
-        let ranked_status = matches!(s, Status::Regression | Status::Improvement);
-        (ranked.iter().enumerate())
-            .map(|(n, &i)| row_json(&cmp.rows[i], ranked_status.then_some(n + 1), tps))
-            .collect()
+    let mut doc = head_json(cmp, clock, base, new, verdicts);
+    for (name, status) in SECTIONS {
+        let section = Section { cmp, status, all };
+        doc[name] = serde_json::to_value(section).expect("rows as JSON");
+    }
+    doc
+}
+
+/// [`to_json`] written pretty-printed to `out` (the same bytes as `serde_json::to_writer_pretty`
+/// of it), without holding the rows' JSON values.
+pub fn write_json(
+    cmp: &Comparison,
+    clock: Clock,
+    base: &[String],
+    new: &[String],
+    all: bool,
+    verdicts: &[Verdict],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let Value::Object(head) = head_json(cmp, clock, base, new, verdicts) else {
+        unreachable!("the document is an object")
     };
+    let doc = Document {
+        head: &head,
+        cmp,
+        all,
+    };
+    serde_json::to_writer_pretty(out, &doc).map_err(io::Error::from)
+}
+
+/// The document with empty sections.
+fn head_json(
+    cmp: &Comparison,
+    clock: Clock,
+    base: &[String],
+    new: &[String],
+    verdicts: &[Verdict],
+) -> Value {
+    let tps = cmp.ticks_per_sec;
     let count = |s: Status| cmp.rows.iter().filter(|r| r.status == s).count();
+    let empty = Vec::<Value>::new;
     json!({
         "schema": "tracelens-regressions",
         "version": SCHEMA_VERSION,
@@ -336,11 +436,11 @@ pub fn to_json(
             "only_base": count(Status::OnlyBase),
             "only_new": count(Status::OnlyNew),
         },
-        "regressions": section(Status::Regression),
-        "improvements": section(Status::Improvement),
-        "unchanged": if all { section(Status::Unchanged) } else { Vec::new() },
-        "only_base": section(Status::OnlyBase),
-        "only_new": section(Status::OnlyNew),
+        "regressions": empty(),
+        "improvements": empty(),
+        "unchanged": empty(),
+        "only_base": empty(),
+        "only_new": empty(),
         "budgets": verdicts.iter().map(|v| json!({
             "rule": v.rule.to_string(),
             "glob": v.rule.glob,
@@ -352,4 +452,75 @@ pub fn to_json(
             }).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::regress::samples::run_samples;
+    use crate::analysis::regress::{Options, compare};
+    use crate::formats::android::synth::{GenOptions, generate_vec};
+
+    /// The streamed document is byte for byte the pretty-printed [`to_json`], for methods and
+    /// call paths, with and without the unchanged rows, and its paths are the rows' methods.
+    #[test]
+    fn streamed_json_is_the_documents_bytes() {
+        let trace = |seed| {
+            let opts = GenOptions {
+                records: 20_000,
+                methods: 60,
+                threads: 2,
+                seed,
+                program_seed: Some(3),
+                ..GenOptions::default()
+            };
+            let bytes = generate_vec(&opts);
+            let p = crate::formats::Progress::default();
+            crate::load::load_bytes(std::path::Path::new("r.trace"), &bytes, &p).unwrap()
+        };
+        let (a, b) = ([trace(1), trace(2)], [trace(3), trace(4)]);
+        for keying in [Keying::Methods, Keying::Paths] {
+            let runs = |ts: &[crate::trace::Trace]| -> Vec<_> {
+                ts.iter()
+                    .map(|t| run_samples(t, Clock::Cpu, keying))
+                    .collect()
+            };
+            let options = Options {
+                keying,
+                ..Options::default()
+            };
+            let cmp = compare(&runs(&a), &runs(&b), &options);
+            let names = ["a".to_string()];
+            for all in [false, true] {
+                let doc = to_json(&cmp, Clock::Cpu, &names, &names, all, &[]);
+                let want = serde_json::to_vec_pretty(&doc).unwrap();
+                let mut got = Vec::new();
+                write_json(&cmp, Clock::Cpu, &names, &names, all, &[], &mut got).unwrap();
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    String::from_utf8(want).unwrap()
+                );
+                let mut paths_checked = 0;
+                for (name, status) in SECTIONS {
+                    let rows = doc[name].as_array().unwrap();
+                    let ranked = if status == Status::Unchanged && !all {
+                        Vec::new()
+                    } else {
+                        cmp.ranked(status)
+                    };
+                    assert_eq!(rows.len(), ranked.len(), "{name}");
+                    if let (Some(first), Keying::Paths) = (rows.first(), keying) {
+                        let RowKey::Path(p) = &cmp.rows[ranked[0]].key else {
+                            panic!("a path row")
+                        };
+                        let want: Vec<String> = p.methods().iter().map(|k| k.full()).collect();
+                        assert_eq!(first["path"], json!(want));
+                        assert_eq!(p.last().full(), *want.last().unwrap());
+                        paths_checked += 1;
+                    }
+                }
+                assert!(keying == Keying::Methods || paths_checked > 0);
+            }
+        }
+    }
 }

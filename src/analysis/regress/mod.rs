@@ -29,6 +29,7 @@
 
 pub mod budget;
 pub mod distribution;
+pub mod paths;
 pub mod samples;
 pub mod sinks;
 pub mod stats;
@@ -41,6 +42,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::diff::MethodKey;
 use budget::Threshold;
+use paths::{PathKey, PathTable};
 use samples::{Keying, RunSamples};
 use stats::{MannWhitney, benjamini_hochberg, mann_whitney_parts, mean_var, welch_ci};
 
@@ -88,8 +90,9 @@ impl Default for Options {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RowKey {
     Method(MethodKey),
-    /// Methods from the thread's root down to the call (shared: paths are many and deep).
-    Path(Vec<Arc<MethodKey>>),
+    /// Methods from the thread's root down to the call (a node of a tree shared by the rows:
+    /// paths are many and deep).
+    Path(PathKey),
 }
 
 impl RowKey {
@@ -97,7 +100,10 @@ impl RowKey {
     pub fn label(&self) -> String {
         match self {
             RowKey::Method(k) => k.dotted(),
-            RowKey::Path(p) => p.iter().map(|k| k.dotted()).collect::<Vec<_>>().join(" > "),
+            RowKey::Path(p) => {
+                let names: Vec<String> = p.methods().iter().map(|k| k.dotted()).collect();
+                names.join(" > ")
+            }
         }
     }
 
@@ -254,9 +260,30 @@ impl Comparison {
 
 /// Keys matched across runs: the global key of each run's local keys.
 struct Matched {
-    keys: Vec<RowKey>,
+    keys: Keys,
     /// `local[r][g]`: run r's local key of global key g, or `u32::MAX`.
     local: Vec<Vec<u32>>,
+}
+
+/// The global keys: methods, or the nodes of one path tree.
+enum Keys {
+    Methods(Vec<MethodKey>),
+    Paths(Arc<PathTable>),
+}
+
+impl Keys {
+    fn len(&self) -> usize {
+        match self {
+            Keys::Methods(m) => m.len(),
+            Keys::Paths(t) => t.len(),
+        }
+    }
+    fn key(&self, g: usize) -> RowKey {
+        match self {
+            Keys::Methods(m) => RowKey::Method(m[g].clone()),
+            Keys::Paths(t) => RowKey::Path(PathKey::new(t.clone(), g as u32)),
+        }
+    }
 }
 
 fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
@@ -273,43 +300,28 @@ fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
         .iter()
         .map(|r| r.methods.iter().map(&mut global_method).collect())
         .collect();
-    let (keys, to_global): (Vec<RowKey>, Vec<Vec<u32>>) = match keying {
-        Keying::Methods => (
-            methods.iter().cloned().map(RowKey::Method).collect(),
-            run_methods,
-        ),
+    let (keys, to_global) = match keying {
+        Keying::Methods => (Keys::Methods(methods), run_methods),
         Keying::Paths => {
             let mut node_ids: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-            let mut nodes: Vec<(u32, u32)> = Vec::new();
+            let mut table = PathTable::new(methods);
             let to_global: Vec<Vec<u32>> = runs
                 .iter()
                 .zip(&run_methods)
                 .map(|(r, gm)| {
                     let mut map: Vec<u32> = Vec::with_capacity(r.nodes.len());
                     for n in &r.nodes {
-                        let parent = n.parent.map_or(u32::MAX, |p| map[p as usize]);
-                        let key = (parent, gm[n.method.0 as usize]);
-                        let next = nodes.len() as u32;
-                        map.push(*node_ids.entry(key).or_insert_with(|| {
-                            nodes.push(key);
-                            next
-                        }));
+                        let parent = n.parent.map(|p| map[p as usize]);
+                        let method = gm[n.method.0 as usize];
+                        let id = *node_ids
+                            .entry((parent.unwrap_or(u32::MAX), method))
+                            .or_insert_with(|| table.push(parent, method));
+                        map.push(id);
                     }
                     map
                 })
                 .collect();
-            let shared: Vec<Arc<MethodKey>> = methods.iter().cloned().map(Arc::new).collect();
-            let mut paths: Vec<Vec<Arc<MethodKey>>> = Vec::with_capacity(nodes.len());
-            for &(parent, method) in &nodes {
-                let mut p = if parent == u32::MAX {
-                    Vec::new()
-                } else {
-                    paths[parent as usize].clone()
-                };
-                p.push(shared[method as usize].clone());
-                paths.push(p);
-            }
-            (paths.into_iter().map(RowKey::Path).collect(), to_global)
+            (Keys::Paths(Arc::new(table)), to_global)
         }
     };
     let local = to_global
@@ -399,7 +411,7 @@ pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) 
                 (true, true) => Status::Unchanged,
             };
             let row = Row {
-                key: matched.keys[g].clone(),
+                key: matched.keys.key(g),
                 inclusive: metric_of(g, Metric::Inclusive),
                 base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
                 new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
@@ -490,12 +502,16 @@ mod tests {
     /// Per row label, the (exclusive, inclusive) samples of one run.
     type ByKey = FxHashMap<String, (Vec<u32>, Vec<u32>)>;
 
-    /// The row key of an oracle call.
-    fn key_of(t: &Trace, path: &[crate::trace::MethodId], keying: Keying) -> RowKey {
-        let key = |m| MethodKey::of(t, m);
+    /// The row label of an oracle call, made from its methods (no path table).
+    fn naive_label(t: &Trace, path: &[crate::trace::MethodId], keying: Keying) -> String {
+        let name = |m| MethodKey::of(t, m).dotted();
         match keying {
-            Keying::Methods => RowKey::Method(key(*path.last().unwrap())),
-            Keying::Paths => RowKey::Path(path.iter().map(|&m| Arc::new(key(m))).collect()),
+            Keying::Methods => name(*path.last().unwrap()),
+            Keying::Paths => path
+                .iter()
+                .map(|&m| name(m))
+                .collect::<Vec<_>>()
+                .join(" > "),
         }
     }
 
@@ -521,9 +537,7 @@ mod tests {
                 .map(|t| {
                     let mut by_key = ByKey::default();
                     for c in oracle_calls(t, Clock::Cpu) {
-                        let e = by_key
-                            .entry(key_of(t, &c.path, keying).label())
-                            .or_default();
+                        let e = by_key.entry(naive_label(t, &c.path, keying)).or_default();
                         e.0.push(c.excl);
                         e.1.extend(c.incl);
                     }
@@ -559,6 +573,19 @@ mod tests {
             // Every call of every run belongs to some row.
             for (r, w) in want.iter().enumerate() {
                 assert_eq!(seen[r], w.values().map(|e| e.0.len()).sum::<usize>());
+            }
+            // A row's key equals the same key of another comparison (its own path tree) and no
+            // other key there.
+            let swapped = compare(new, base, &options);
+            assert_eq!(swapped.rows.len(), cmp.rows.len());
+            let at: FxHashMap<String, usize> = (swapped.rows.iter().enumerate())
+                .map(|(i, r)| (r.key.label(), i))
+                .collect();
+            for (i, row) in cmp.rows.iter().enumerate() {
+                let j = at[&row.key.label()];
+                assert_eq!(row.key, swapped.rows[j].key);
+                assert_ne!(row.key, swapped.rows[(j + 1) % swapped.rows.len()].key);
+                assert_ne!(row.key, cmp.rows[(i + 1) % cmp.rows.len()].key);
             }
         }
     }

@@ -232,7 +232,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
         st.selected = Some(key.clone());
         let method = match key {
             RowKey::Method(m) => Some(m),
-            RowKey::Path(p) => p.last().map(|m| &**m),
+            RowKey::Path(p) => Some(p.last()),
         };
         if let Some(m) = method.and_then(|m| super::compare::method_in(&ctx.doc.trace, m)) {
             ctx.send(Msg::SelectMethod(Some(m)));
