@@ -8,6 +8,8 @@
 //!
 //! Each step is run three times; the best time is printed.
 
+mod common;
+
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
@@ -15,10 +17,9 @@ use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions}
 use tracelens::analysis::diff::TraceDiff;
 use tracelens::analysis::histogram::{BinScale, MethodCalls};
 use tracelens::analysis::profile::profile;
-use tracelens::formats::Progress;
 use tracelens::report::export::{ExportFormat, export};
 use tracelens::report::graph::write_dot;
-use tracelens::trace::{MethodId, Trace};
+use tracelens::trace::MethodId;
 
 /// A writer that counts bytes.
 struct Count(u64);
@@ -46,21 +47,9 @@ fn best<T>(name: &str, mut f: impl FnMut() -> T, describe: impl Fn(&T) -> String
 }
 
 fn main() {
-    let Some(path) = std::env::args().skip(1).find(|a| !a.starts_with('-')) else {
-        eprintln!("usage: cargo bench --bench analysis_extra -- FILE.trace");
+    let Some((_path, trace)) = common::trace_from_args("analysis_extra") else {
         return;
     };
-    let t0 = Instant::now();
-    let trace: Trace =
-        tracelens::load::load_path(path.as_ref(), &Progress::default()).expect("load");
-    println!(
-        "{path}: {} calls, {} threads, {} methods, loaded in {:.0} ms, {} worker threads",
-        trace.call_count(),
-        trace.threads.len(),
-        trace.methods.len(),
-        t0.elapsed().as_secs_f64() * 1e3,
-        rayon::current_num_threads()
-    );
     let clock = trace.primary_clock();
     let opts = TreeOptions::new(clock);
     best(

@@ -10,28 +10,12 @@
 
 mod common;
 
-use std::time::Instant;
-
 use tracelens::analysis::search::{HitColumn, MAX_HITS, Query, search, sorted_order};
-use tracelens::formats::Progress;
-use tracelens::trace::Trace;
 
 fn main() {
-    let Some(path) = std::env::args().skip(1).find(|a| !a.starts_with('-')) else {
-        eprintln!("usage: cargo bench --bench search -- FILE.trace");
+    let Some((_path, trace)) = common::trace_from_args("search") else {
         return;
     };
-    let t0 = Instant::now();
-    let trace: Trace =
-        tracelens::load::load_path(path.as_ref(), &Progress::default()).expect("load");
-    println!(
-        "{path}: {} calls, {} threads, {} methods, loaded in {:.0} ms, {} worker threads",
-        trace.call_count(),
-        trace.threads.len(),
-        trace.methods.len(),
-        t0.elapsed().as_secs_f64() * 1e3,
-        rayon::current_num_threads()
-    );
     for text in ["a", "run", "class:/^com\\./ -name:/^get/", "zzzz-no-match"] {
         let q = Query::parse(text).expect("query");
         let (t_match, set) = common::best_of(3, || q.method_set(&trace));
