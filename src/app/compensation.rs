@@ -113,7 +113,7 @@ impl TabCompensation {
         };
         let (tx, rx) = channel();
         let ctx = ctx.clone();
-        rayon::spawn(move || {
+        crate::app::tasks::long_jobs().spawn(move || {
             let _ = tx.send((on, work()));
             ctx.request_repaint();
         });

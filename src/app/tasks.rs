@@ -54,7 +54,7 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
             let (tx, rx) = channel();
             let work = make();
             let ctx = ctx.clone();
-            rayon::spawn(move || {
+            long_jobs().spawn(move || {
                 let _ = tx.send(work());
                 ctx.request_repaint();
             });
@@ -97,10 +97,10 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
     }
 }
 
-/// The pool of long jobs with parallel parts of their own (the group comparison samples every run
-/// in parallel, for seconds). The frame's own parallel loops (the timeline's queries) run on the
-/// global pool: a job there whose workers are busy for seconds would make them wait; one on this
-/// pool only shares the cores.
+/// The pool of the background jobs (loads, mappings, every `Task`, transforms, compensation, the
+/// group comparison), whose parallel parts run on it too. The frame's own parallel loops (the
+/// timeline's queries) run on the global pool: a job there whose workers are busy for seconds
+/// would make them wait; one on this pool only shares the cores.
 pub(crate) fn long_jobs() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
@@ -159,7 +159,7 @@ impl LoadJob {
         let progress = Arc::new(Progress::default());
         let (tx, rx) = channel();
         let p = progress.clone();
-        rayon::spawn(move || {
+        long_jobs().spawn(move || {
             let result = work(&p).map(|trace| {
                 p.set_phase(Progress::PROFILING);
                 Document::new(trace)
@@ -262,7 +262,7 @@ impl MappingJob {
         work: impl FnOnce() -> Result<MappingDone, String> + Send + 'static,
     ) -> Self {
         let (tx, rx) = channel();
-        rayon::spawn(move || {
+        long_jobs().spawn(move || {
             let _ = tx.send(work());
             ctx.request_repaint();
         });

@@ -61,7 +61,7 @@ impl TabTransforms {
         let stack = self.stack.clone();
         let (tx, rx) = channel();
         let ctx = ctx.clone();
-        rayon::spawn(move || {
+        crate::app::tasks::long_jobs().spawn(move || {
             let mut t = Trace::clone(&base.trace);
             match &mapping {
                 Some(m) => {
@@ -157,7 +157,7 @@ impl TabTransforms {
         let (tx, rx) = channel();
         let ctx = ctx.clone();
         let fallback = base.clone();
-        rayon::spawn(move || {
+        crate::app::tasks::long_jobs().spawn(move || {
             let result = match base {
                 Some(b) if todo.is_empty() => Ok(b),
                 _ => transform::apply(&from, &todo)

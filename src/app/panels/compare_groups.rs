@@ -191,14 +191,14 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
             .map(|(t, g)| (t.doc.generation, *g, t.doc.trace.clone()))
             .collect();
         let (cache, options) = (st.samples.clone(), key.options.clone());
-        move || Arc::new(long_jobs().install(|| compute(runs, clock, &options, &cache)))
+        move || Arc::new(compute(runs, clock, &options, &cache))
     });
     let latest = st.result.latest().map(|(k, r)| (k.clone(), r.clone()));
     if let Some((_, r)) = &latest
         && !st.held.as_ref().is_some_and(|h| Arc::ptr_eq(h, r))
         && let Some(old) = st.held.replace(r.clone())
     {
-        rayon::spawn(move || drop(old));
+        long_jobs().spawn(move || drop(old));
     }
     let Some((shown, result)) = latest else {
         ui.horizontal(|ui| {
