@@ -142,18 +142,12 @@ pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
     } else {
         Keying::Methods
     };
-    let map_base = super::mapping::load_mapping(
-        args.mapping_a
-            .as_ref()
-            .or(args.mapping.as_ref())
-            .map(PathBuf::as_path),
-    )?;
-    let map_new = super::mapping::load_mapping(
-        args.mapping_b
-            .as_ref()
-            .or(args.mapping.as_ref())
-            .map(PathBuf::as_path),
-    )?;
+    // A group's own mapping, else the one for both.
+    let mapping_of = |own: &Option<PathBuf>| {
+        super::mapping::load_mapping(own.as_ref().or(args.mapping.as_ref()).map(PathBuf::as_path))
+    };
+    let map_base = mapping_of(&args.mapping_a)?;
+    let map_new = mapping_of(&args.mapping_b)?;
     // The first base run decides the clock when none is asked for.
     let (first, clock) = load_run(
         &g.base[0],

@@ -243,13 +243,7 @@ pub fn diff_table_ui(
             clock_name(diffs[state.clock_index].clock)
         ));
         ui.separator();
-        let search_label = ui.label("Search:");
-        ui.add(
-            egui::TextEdit::singleline(&mut state.search)
-                .hint_text("class or method")
-                .desired_width(200.0),
-        )
-        .labelled_by(search_label.id);
+        search_field(ui, &mut state.search);
     });
     let diff = &diffs[state.clock_index];
     let tps = trace_a.ticks_per_sec;
@@ -365,4 +359,15 @@ pub(crate) fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
     (0..trace.methods.len() as u32)
         .map(MethodId)
         .find(|&m| normalized_key(&MethodKey::of(trace, m)) == key)
+}
+
+/// The "Search:" field of the compare views (rows whose method contains the text).
+pub(crate) fn search_field(ui: &mut egui::Ui, text: &mut String) {
+    let label = ui.label("Search:");
+    ui.add(
+        egui::TextEdit::singleline(text)
+            .hint_text("class or method")
+            .desired_width(200.0),
+    )
+    .labelled_by(label.id);
 }

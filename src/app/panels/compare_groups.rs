@@ -306,13 +306,7 @@ fn options_ui(ui: &mut egui::Ui, st: &mut GroupsState) {
             .labelled_by(alpha_label.id);
         ui.checkbox(&mut st.show_unchanged, "Show not significant");
         ui.separator();
-        let search_label = ui.label("Search:");
-        ui.add(
-            egui::TextEdit::singleline(&mut st.search)
-                .hint_text("class or method")
-                .desired_width(180.0),
-        )
-        .labelled_by(search_label.id);
+        super::compare::search_field(ui, &mut st.search);
     });
 }
 
