@@ -9,7 +9,10 @@
 use rayon::prelude::*;
 
 use super::lane::{Call, CallFlags, LaneBuilder};
-use super::nesting::{ExitKind, MAX_DEPTH, classify_exit_with, count_on, stream_diagnostics};
+use super::nesting::{
+    CALLS_PER_LANE, ExitKind, LANE_BUDGET, MAX_DEPTH, classify_exit_with, count_on, lane_caps,
+    stream_diagnostics,
+};
 use super::{
     ClockMode, Counter, Diagnostic, DurationSeries, Instant, Lane, Location, Method, MethodId,
     Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
@@ -211,15 +214,31 @@ impl Builder {
 
     /// Builds lanes for every thread (in parallel) and returns the trace.
     pub fn finish(self) -> Trace {
+        self.finish_with_lane_budget(LANE_BUDGET)
+    }
+
+    /// [`Builder::finish`] keeping at most `budget` lanes (or one per [`CALLS_PER_LANE`] calls,
+    /// whichever is more) over all threads: see [`super::nesting::LANE_BUDGET`].
+    pub(crate) fn finish_with_lane_budget(self, budget: usize) -> Trace {
         let (mut trace, events) = self.finish_events();
         // Each worker reuses one table of the methods on a thread's stack (all zero between
         // threads).
+        let plans: Vec<DepthPlan> = events
+            .par_iter()
+            .map_init(Vec::new, |on_stack, events| {
+                DepthPlan::count(events, on_stack)
+            })
+            .collect();
+        let calls: usize = plans.iter().map(DepthPlan::calls).sum();
+        let lanes: Vec<usize> = plans.iter().map(DepthPlan::lanes).collect();
+        let caps = lane_caps(&lanes, budget.max(calls / CALLS_PER_LANE));
         let diags: Vec<Vec<Diagnostic>> = trace
             .threads
             .par_iter_mut()
             .zip(events)
-            .map_init(Vec::new, |on_stack, (thread, events)| {
-                build_thread(thread, events, on_stack)
+            .zip(plans.par_iter().zip(caps))
+            .map_init(Vec::new, |on_stack, ((thread, events), (plan, cap))| {
+                build_thread(thread, events, plan, cap, on_stack)
             })
             .collect();
         trace.diagnostics.extend(diags.into_iter().flatten());
@@ -292,14 +311,98 @@ pub(crate) fn check_columns(
     (n > 0).then(|| events.cpu.as_ref().is_some_and(|c| c.len() == n))
 }
 
-/// Turns one thread's events into lanes, and sets its time ranges. Two passes: the first counts
-/// unmatched exits (each one pushes every earlier call one level deeper), the second builds lanes
-/// at final depths.
+/// Pass 1 of [`build_thread`]: the unmatched exits, and the calls of every final depth, so the
+/// lanes are allocated once at their exact sizes (and the trace's lanes can be counted before
+/// any is built). A call's final depth is its stack depth plus the number of unmatched exits
+/// still to come (each pushes the earlier calls one level deeper): count by `stack depth −
+/// unmatched exits so far` and shift by the total at the end.
+struct DepthPlan {
+    unmatched: usize,
+    /// Calls per relative depth k ≥ 0 (`at_or_above`) and k < 0 (`below`, index −k − 1).
+    at_or_above: Vec<usize>,
+    below: Vec<usize>,
+}
+
+impl DepthPlan {
+    fn count(events: &ThreadEvents, on_stack: &mut Vec<u32>) -> Self {
+        let mut stack: Vec<u32> = Vec::new();
+        let mut unmatched = 0usize;
+        let (mut at_or_above, mut below): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        let mut count = |k: isize| {
+            let (v, i) = if k >= 0 {
+                (&mut at_or_above, k as usize)
+            } else {
+                (&mut below, (-k - 1) as usize)
+            };
+            if v.len() <= i {
+                v.resize(i + 1, 0);
+            }
+            v[i] += 1;
+        };
+        for &op in &events.ops {
+            let m = op >> 2;
+            if op & 3 == 0 {
+                count(stack.len() as isize - unmatched as isize);
+                stack.push(m);
+                count_on(on_stack, m);
+                continue;
+            }
+            match classify_exit_with(stack.iter().copied(), stack.last().copied(), on_stack, m) {
+                ExitKind::Unmatched => {
+                    unmatched += 1;
+                    // The synthesized call of this exit.
+                    count(-(unmatched as isize));
+                }
+                ExitKind::Matched(below) => {
+                    for f in stack.drain(stack.len() - below - 1..) {
+                        on_stack[f as usize] -= 1;
+                    }
+                }
+                ExitKind::NotOnStack => {}
+            }
+        }
+        for f in stack.drain(..) {
+            on_stack[f as usize] -= 1;
+        }
+        DepthPlan {
+            unmatched,
+            at_or_above,
+            below,
+        }
+    }
+
+    /// Calls at final depth `d` (counted at k = d − unmatched).
+    fn calls_at_depth(&self, d: usize) -> usize {
+        let k = d as isize - self.unmatched as isize;
+        if k >= 0 {
+            self.at_or_above.get(k as usize).copied().unwrap_or(0)
+        } else {
+            self.below.get((-k - 1) as usize).copied().unwrap_or(0)
+        }
+    }
+
+    /// Lanes the thread needs, at most [`MAX_DEPTH`].
+    fn lanes(&self) -> usize {
+        (self.unmatched + self.at_or_above.len()).min(MAX_DEPTH)
+    }
+
+    fn calls(&self) -> usize {
+        self.at_or_above.iter().sum::<usize>() + self.below.iter().sum::<usize>()
+    }
+}
+
+/// Turns one thread's events into lanes, and sets its time ranges. Two passes: the first
+/// ([`DepthPlan::count`], run for every thread before) counts unmatched exits (each one pushes
+/// every earlier call one level deeper), the second builds lanes at final depths: at most `cap`
+/// of them (`plan.lanes()` unless the trace is over its lane budget); deeper calls are left out
+/// with a diagnostic.
 ///
 /// `on_stack` is all zero on entry and on return (a worker's table, reused across threads).
 fn build_thread(
     thread: &mut Thread,
     events: ThreadEvents,
+    plan: &DepthPlan,
+    cap: usize,
     on_stack: &mut Vec<u32>,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
@@ -308,66 +411,14 @@ fn build_thread(
         return diags;
     };
 
-    // Pass 1: count unmatched exits, and the calls of every final depth so the lanes are
-    // allocated once at their exact sizes. A call's final depth is its stack depth plus the
-    // number of unmatched exits still to come (each pushes the earlier calls one level deeper):
-    // count by `stack depth − unmatched exits so far` and shift by the total at the end.
-    let mut stack: Vec<u32> = Vec::new();
-    let mut unmatched = 0usize;
-    // Calls per relative depth k ≥ 0 (`at_or_above`) and k < 0 (`below`, index −k − 1).
-    let (mut at_or_above, mut below): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    let mut count = |k: isize| {
-        let (v, i) = if k >= 0 {
-            (&mut at_or_above, k as usize)
-        } else {
-            (&mut below, (-k - 1) as usize)
-        };
-        if v.len() <= i {
-            v.resize(i + 1, 0);
-        }
-        v[i] += 1;
-    };
-    for &op in &events.ops {
-        let m = op >> 2;
-        if op & 3 == 0 {
-            count(stack.len() as isize - unmatched as isize);
-            stack.push(m);
-            count_on(on_stack, m);
-            continue;
-        }
-        match classify_exit_with(stack.iter().copied(), stack.last().copied(), on_stack, m) {
-            ExitKind::Unmatched => {
-                unmatched += 1;
-                // The synthesized call of this exit.
-                count(-(unmatched as isize));
-            }
-            ExitKind::Matched(below) => {
-                for f in stack.drain(stack.len() - below - 1..) {
-                    on_stack[f as usize] -= 1;
-                }
-            }
-            ExitKind::NotOnStack => {}
-        }
-    }
-    for f in stack.drain(..) {
-        on_stack[f as usize] -= 1;
-    }
-    // Final depth d holds the calls counted at k = d − unmatched.
-    let calls_at_depth = |d: usize| -> usize {
-        let k = d as isize - unmatched as isize;
-        if k >= 0 {
-            at_or_above.get(k as usize).copied().unwrap_or(0)
-        } else {
-            below.get((-k - 1) as usize).copied().unwrap_or(0)
-        }
-    };
-    let depths = (unmatched + at_or_above.len()).min(MAX_DEPTH);
+    let depths = plan.lanes().min(cap);
+    let unmatched = plan.unmatched;
 
     // Pass 2: build lanes.
     let mut axis = TimeReader::default();
     let mut cpu = has_cpu.then(TimeReader::default);
     let mut lanes: Vec<LaneBuilder> = (0..depths)
-        .map(|d| LaneBuilder::with_capacity(calls_at_depth(d), has_cpu))
+        .map(|d| LaneBuilder::with_capacity(plan.calls_at_depth(d), has_cpu))
         .collect();
     let mut frames: Vec<Frame> = Vec::new();
     let mut epoch = 0usize;
@@ -388,7 +439,7 @@ fn build_thread(
                  a: u64,
                  c: u64,
                  flags: CallFlags| {
-        if f.depth >= MAX_DEPTH {
+        if f.depth >= cap {
             *too_deep += 1;
             return;
         }
@@ -469,7 +520,12 @@ fn build_thread(
             "nesting-too-deep",
             Location::File,
             format!(
-                "thread {raw_id}: {too_deep} calls nested {MAX_DEPTH} or more levels deep were left out of the timeline and the views built on it (`tracelens profile` without --range still counts them)"
+                "thread {raw_id}: {too_deep} calls nested {cap} or more levels deep were left out of the timeline and the views built on it (`tracelens profile` without --range still counts them){}",
+                if cap < MAX_DEPTH {
+                    format!("; the trace nests more levels over all its threads than the model keeps (at most {LANE_BUDGET}, or one per {CALLS_PER_LANE} calls), so its deepest threads were cut to {cap} levels")
+                } else {
+                    String::new()
+                }
             ),
         ));
     }
@@ -480,8 +536,8 @@ fn build_thread(
         lanes
             .iter()
             .enumerate()
-            .all(|(d, l)| l.len() == calls_at_depth(d))
-            && lanes.len() <= MAX_DEPTH,
+            .all(|(d, l)| l.len() == plan.calls_at_depth(d))
+            && lanes.len() <= cap.min(MAX_DEPTH),
         "lane sizes predicted by pass 1"
     );
     thread.lanes = lanes
@@ -607,5 +663,131 @@ mod tests {
         ev.axis = Times::U32Wrapping(vec![u32::MAX - 10, 5]);
         let tr = b.finish();
         assert_eq!(tr.threads[0].lanes[0].dur(0), 16);
+    }
+
+    /// Every call of `t` as (thread, depth, method, start, end).
+    fn all_calls(t: &Trace) -> Vec<(usize, usize, u32, u64, u64)> {
+        let mut out = vec![];
+        for (ti, th) in t.threads.iter().enumerate() {
+            for (d, lane) in th.lanes.iter().enumerate() {
+                for i in 0..lane.len() {
+                    out.push((ti, d, lane.method(i).0, lane.start(i), lane.end(i)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Thread 1: `chain` exits without entries (each synthesized caller one level above the
+    /// calls before it) around a few real calls; thread 2: three nested calls.
+    fn chain_trace(chain: u32) -> Builder {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        for i in 0..4 {
+            b.add_method(i, &format!("C{i}"), "m", "()V", None, None);
+        }
+        let t1 = b.add_thread(1, "chain");
+        let t2 = b.add_thread(2, "short");
+        let ev = b.events_mut(t1);
+        ev.push(Enter, MethodId(1), 0, None);
+        ev.push(Exit, MethodId(1), 1, None);
+        for i in 0..chain {
+            ev.push(Exit, MethodId(i % 4), 2 + u64::from(i), None);
+        }
+        let ev = b.events_mut(t2);
+        for (a, m, time) in [
+            (Enter, 0, 0),
+            (Enter, 1, 1),
+            (Enter, 2, 2),
+            (Exit, 2, 3),
+            (Exit, 1, 4),
+            (Exit, 0, 5),
+        ] {
+            ev.push(a, MethodId(m), time, None);
+        }
+        b
+    }
+
+    #[test]
+    fn lane_budget_cuts_the_deepest_threads_to_a_common_level() {
+        // 51 lanes on thread 1, 3 on thread 2: a budget of 10 keeps 7 + 3.
+        let full = chain_trace(50).finish();
+        assert_eq!(full.threads[0].lanes.len(), 51);
+        assert!(
+            full.diagnostics
+                .iter()
+                .all(|d| d.code != "nesting-too-deep")
+        );
+        let cut = chain_trace(50).finish_with_lane_budget(10);
+        assert_eq!(cut.threads[0].lanes.len(), 7);
+        assert_eq!(cut.threads[1].lanes.len(), 3);
+        // The kept calls are the uncut trace's calls above the cut, unchanged.
+        let expected: Vec<_> = all_calls(&full)
+            .into_iter()
+            .filter(|&(t, d, ..)| t == 1 || d < 7)
+            .collect();
+        assert_eq!(all_calls(&cut), expected);
+        let d: Vec<_> = cut
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "nesting-too-deep")
+            .collect();
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].message
+                .starts_with("thread 1: 44 calls nested 7 or more")
+        );
+        assert!(
+            d[0].message
+                .contains("deepest threads were cut to 7 levels")
+        );
+        // A budget that holds every lane changes nothing.
+        assert_eq!(
+            all_calls(&chain_trace(50).finish_with_lane_budget(54)),
+            all_calls(&full)
+        );
+    }
+
+    #[test]
+    fn lane_budget_also_allows_one_lane_per_32_calls() {
+        // 51 + 3 lanes for 54 calls: a budget of 1 still keeps one lane per 32 calls (1) and
+        // every thread's top lane.
+        let cut = chain_trace(50).finish_with_lane_budget(1);
+        assert_eq!(cut.threads[0].lanes.len(), 1);
+        assert_eq!(cut.threads[1].lanes.len(), 1);
+        // 2 000 exits: 2 004 calls allow 62 lanes: 59 + 3.
+        let cut = chain_trace(2_000).finish_with_lane_budget(1);
+        assert_eq!(cut.threads[0].lanes.len(), 59);
+        assert_eq!(cut.threads[1].lanes.len(), 3);
+    }
+
+    #[test]
+    fn lane_caps_match_brute_force() {
+        use crate::trace::nesting::lane_caps;
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..500 {
+            let depths: Vec<usize> = (0..next(6)).map(|_| next(20) as usize).collect();
+            let budget = next(60) as usize;
+            let caps = lane_caps(&depths, budget);
+            let total: usize = depths.iter().sum();
+            // Brute force: the largest common level that fits, or nothing cut when all fit.
+            let kept = |l: usize| depths.iter().map(|&d| d.min(l)).sum::<usize>();
+            let level = (1..=20).rev().find(|&l| kept(l) <= budget).unwrap_or(1);
+            let want: Vec<usize> = if total <= budget {
+                depths.clone()
+            } else {
+                depths.iter().map(|&d| d.min(level)).collect()
+            };
+            assert_eq!(caps, want, "{depths:?} budget {budget}");
+            // Within the budget unless the top lanes alone exceed it.
+            let tops = depths.iter().filter(|&&d| d > 0).count();
+            assert!(caps.iter().sum::<usize>() <= budget.max(tops));
+        }
     }
 }

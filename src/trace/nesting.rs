@@ -41,6 +41,40 @@ pub(crate) fn classify_exit(
 /// export that follows a call's ancestors (collapsed stacks write each call's whole path).
 pub const MAX_DEPTH: usize = 10_000;
 
+/// The lanes a trace keeps at most, over all threads: [`LANE_BUDGET`] or one per
+/// [`CALLS_PER_LANE`] calls, whichever is more. A lane costs ≈ 500 bytes whatever it holds, and a
+/// hostile file can give every call a lane of its own (a thread of exits without entries nests
+/// each synthesized caller one level deeper), which would cost 36x its size; the budget keeps the
+/// lanes' cost within a constant (≈ 70 MB) plus ≈ 18 bytes per call. Real traces stay far below
+/// it. When a trace has more, the deepest threads are cut to a common depth (the largest that
+/// fits) and their deeper calls are left out with the `nesting-too-deep` diagnostic, as beyond
+/// [`MAX_DEPTH`].
+pub const LANE_BUDGET: usize = 1 << 17;
+/// See [`LANE_BUDGET`].
+pub const CALLS_PER_LANE: usize = 32;
+
+/// Each thread's lane count under a budget: `depths` unchanged when their sum fits, else each cut
+/// to the largest common level `L` with `Σ min(d, L) ≤ budget` (water-filling: shallow threads
+/// keep all their lanes), but never below 1: every thread keeps its top lane (a thread costs
+/// more than a lane anyway).
+pub(crate) fn lane_caps(depths: &[usize], budget: usize) -> Vec<usize> {
+    let kept = |level: usize| -> usize { depths.iter().map(|&d| d.min(level)).sum() };
+    if kept(usize::MAX) <= budget {
+        return depths.to_vec();
+    }
+    // kept(lo) ≤ budget < kept(hi + 1) throughout.
+    let (mut lo, mut hi) = (0, depths.iter().copied().max().unwrap_or(0));
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if kept(mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    depths.iter().map(|&d| d.min(lo.max(1))).collect()
+}
+
 /// How one thread's exit relates to its stack: [`classify_exit`] with a table of how often each
 /// method is on the stack (`on_stack`), so an exit of a method that is not on it costs no scan.
 /// A scan ends at the frame the exit closes, with every frame above it: its work is paid for by
