@@ -26,7 +26,7 @@ pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
-pub use nesting::MAX_DEPTH;
+pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub(crate) use strings::StringTable;

@@ -8,7 +8,9 @@
 //! it, an exit of a method not on the stack is ignored, calls open at the end are partial.
 //! Exclusive time is the time a call spent on top of its thread's stack (= its duration minus
 //! its children's). The samples equal those [`super::samples::run_samples`] takes from the
-//! model (tested), except below [`crate::trace::MAX_DEPTH`] levels, which the model leaves out.
+//! model (tested), except below [`crate::trace::MAX_DEPTH`] levels and below the depth a trace
+//! over its lane budget ([`crate::trace::LANE_BUDGET`]) is cut to, which the model
+//! leaves out.
 
 use rustc_hash::FxHashMap;
 
