@@ -125,3 +125,80 @@ fn key_data_pair_and_retry_rules() {
     assert_eq!(calls("pair.data"), base);
     assert_eq!(calls("v3-dual"), calls("v3-dual.trace"));
 }
+
+/// Formats whose thread ids nothing bounds keep the first `MAX_THREADS` threads; later ones are
+/// left out with their records and one diagnostic (a thread costs ≈ 1 KB, its line a dozen
+/// bytes).
+#[test]
+fn threads_beyond_max_threads_are_left_out_with_a_diagnostic() {
+    use tracelens::trace::MAX_THREADS;
+    let n = MAX_THREADS + 10;
+    let load = |bytes: Vec<u8>| {
+        let progress = Progress::default();
+        let ctx = ReadContext {
+            path: None,
+            progress: &progress,
+        };
+        read_bytes(&bytes, &ctx).expect("loads")
+    };
+    let check = |t: &tracelens::trace::Trace, kept: usize, message: &str| {
+        assert_eq!(t.threads.len(), kept);
+        let d: Vec<_> = t
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "too-many-threads")
+            .collect();
+        assert_eq!(d.len(), 1, "{:?}", t.diagnostics.first());
+        assert_eq!(d[0].message, message);
+    };
+    // RTL: one scope per thread.
+    let mut rtl = String::from("Process id is 7\n");
+    for t in 1..=n {
+        rtl.push_str(&format!("{:06} {t} {{ x\n", t % 1000));
+    }
+    let t = load(rtl.into_bytes());
+    check(
+        &t,
+        MAX_THREADS,
+        "10 records of threads beyond the first 65536 were left out",
+    );
+    assert_eq!(
+        t.threads.iter().map(|t| t.call_count()).sum::<usize>(),
+        MAX_THREADS
+    );
+    // Logger: one probe hit per (pid, tid).
+    let mut csv = String::new();
+    for t in 1..=n {
+        csv.push_str(&format!("1,{t},1,0,1,0,10\n"));
+    }
+    check(
+        &load(csv.into_bytes()),
+        MAX_THREADS,
+        "10 records of threads beyond the first 65536 were left out",
+    );
+    // An Android key listing more threads than records can name.
+    let mut key = String::from("*version\n3\nclock=wall\n*threads\n");
+    for t in 1..=n {
+        key.push_str(&format!("{t}\tt{t}\n"));
+    }
+    key.push_str("*methods\n0x1000\ta.B\tc\t()V\n*end\n");
+    let mut bytes = key.into_bytes();
+    bytes.extend_from_slice(b"SLOW");
+    bytes.extend_from_slice(&3u16.to_le_bytes());
+    bytes.extend_from_slice(&32u16.to_le_bytes());
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    bytes.extend_from_slice(&10u16.to_le_bytes());
+    bytes.extend_from_slice(&[0; 14]);
+    for (action, time) in [(0u32, 1u32), (1, 5)] {
+        bytes.extend_from_slice(&1u16.to_le_bytes());
+        bytes.extend_from_slice(&(0x1000 | action).to_le_bytes());
+        bytes.extend_from_slice(&time.to_le_bytes());
+    }
+    let t = load(bytes);
+    check(
+        &t,
+        MAX_THREADS,
+        "10 *threads lines of threads beyond the first 65536 were left out",
+    );
+    assert_eq!(t.threads[0].call_count(), 1);
+}

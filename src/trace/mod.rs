@@ -22,6 +22,7 @@ pub(crate) mod walk;
 
 pub mod merge;
 
+pub use builder::MAX_THREADS;
 pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Location, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};

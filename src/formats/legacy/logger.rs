@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
+use crate::trace::builder::{MAX_THREADS, too_many_threads};
 use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, Severity, Trace};
 
 const FORMAT: &str = "logger-csv";
@@ -87,6 +88,7 @@ fn column_count(rows: &[Row]) -> Result<usize, FormatError> {
 fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
     let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
     let mut records = 0u64;
+    let mut left_out = 0u64;
     let last_line = rows.last().map(|r| r.0);
     for (i, (line_no, f, raw, eol)) in rows.iter().enumerate() {
         let loc = Location::Line(*line_no);
@@ -146,12 +148,19 @@ fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64
             continue;
         };
         records += 1;
+        if threads.len() >= MAX_THREADS && !threads.contains_key(&(pid, tid)) {
+            left_out += 1;
+            continue;
+        }
         threads.entry((pid, tid)).or_default().push(Hit {
             probe,
             cpu_ns,
             wall_ns,
             order: records,
         });
+    }
+    if left_out > 0 {
+        b.diag(too_many_threads(left_out, "records"));
     }
     (threads, records)
 }
