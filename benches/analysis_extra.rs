@@ -17,7 +17,7 @@ use tracelens::analysis::calltree::{BottomUpTree, CallTree, NodeId, TreeOptions}
 use tracelens::analysis::diff::TraceDiff;
 use tracelens::analysis::histogram::{BinScale, MethodCalls};
 use tracelens::analysis::profile::profile;
-use tracelens::report::export::{ExportFormat, export};
+use tracelens::report::export::{ExportFormat, ExportOptions, export};
 use tracelens::report::graph::write_dot;
 use tracelens::trace::MethodId;
 
@@ -133,6 +133,7 @@ fn main() {
                     format,
                     clock,
                     "bench",
+                    &ExportOptions::default(),
                     &mut io::BufWriter::with_capacity(1 << 20, &mut w),
                 )
                 .expect("export");

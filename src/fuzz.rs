@@ -194,14 +194,15 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::Convert => {
             if let Some(trace) = load(bytes, &ctx) {
-                use crate::report::export::{ExportFormat, export};
+                use crate::report::export::{ExportFormat, ExportOptions, export};
                 for clock in clocks_of(&trace) {
                     for format in [
                         ExportFormat::Speedscope,
                         ExportFormat::Chrome,
                         ExportFormat::Collapsed,
                     ] {
-                        let _ = export(&trace, format, clock, "fuzz", &mut io::sink());
+                        let opts = ExportOptions::default();
+                        let _ = export(&trace, format, clock, "fuzz", &opts, &mut io::sink());
                     }
                 }
             }

@@ -295,3 +295,137 @@ fn convert_round_trips_on_the_corpus() {
         assert_eq!(total, top, "collapsed {p}");
     }
 }
+
+/// A combined v3 trace: one thread, `methods` key lines as given, then `records` as
+/// (method id | action, time).
+fn android_trace(methods: &str, records: &[(u32, u32)]) -> Vec<u8> {
+    let key = format!("*version\n3\nclock=wall\n*threads\n1\tmain\n*methods\n{methods}*end\n");
+    let mut bytes = key.into_bytes();
+    bytes.extend_from_slice(b"SLOW");
+    bytes.extend_from_slice(&3u16.to_le_bytes());
+    bytes.extend_from_slice(&32u16.to_le_bytes());
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    bytes.extend_from_slice(&10u16.to_le_bytes());
+    bytes.extend_from_slice(&[0; 14]);
+    for &(op, time) in records {
+        bytes.extend_from_slice(&1u16.to_le_bytes());
+        bytes.extend_from_slice(&op.to_le_bytes());
+        bytes.extend_from_slice(&time.to_le_bytes());
+    }
+    bytes
+}
+
+/// A name of a megabyte printed with every call would make gigabytes: names are cut to
+/// `MAX_STRING_BYTES` in the model (with a diagnostic) and to twice that in `dump`.
+#[test]
+fn megabyte_names_are_cut_in_every_output() {
+    use tracelens::trace::MAX_STRING_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let long = "N".repeat(1 << 20);
+    let records: Vec<(u32, u32)> = (0..2000u32)
+        .flat_map(|i| [(0x1000, 2 * i), (0x1001, 2 * i + 1)])
+        .collect();
+    let path = dir.path().join("long.trace");
+    let methods = format!("0x1000\tcom.Foo\t{long}\t()V\n0x2000\tcom.Bar\tshort\t()V\n");
+    std::fs::write(&path, android_trace(&methods, &records)).unwrap();
+    let p = path.to_str().unwrap();
+
+    let info = stdout(&tracelens(&["info", p]));
+    assert!(
+        info.contains("[name-too-long] at file: 1 names longer than 2048 bytes were cut"),
+        "{info}"
+    );
+    let dump = stdout(&tracelens(&["dump", p]));
+    let calls: Vec<&str> = dump.lines().filter(|l| l.contains(" ent ")).collect();
+    assert_eq!(calls.len(), 2000);
+    for l in calls {
+        let name = l.split_once("com.Foo.").unwrap().1;
+        assert!(name.starts_with("NNN") && name.ends_with('…'), "{l}");
+        assert!(l.len() <= 2 * MAX_STRING_BYTES + 40, "{}", l.len());
+    }
+    let out = dir.path().join("c.json");
+    stdout(&tracelens(&[
+        "convert",
+        p,
+        "--to",
+        "chrome",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let json: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    let b: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "B")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(b.len(), 2000);
+    let cut = format!("{}…", "N".repeat(MAX_STRING_BYTES - 3));
+    assert!(
+        b.iter().all(|n| *n == format!("com.Foo.{cut} ()V")),
+        "{}",
+        b[0].len()
+    );
+}
+
+/// `convert --to collapsed --max-depth N` counts deeper calls in their caller at depth N and
+/// says so; the weights still add up.
+#[test]
+fn collapsed_max_depth_folds_deep_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    // A chain of 50 nested calls of one method, each with 1 µs of its own.
+    let mut records = Vec::new();
+    for i in 0..50u32 {
+        records.push((0x1000, i));
+    }
+    for i in 0..50u32 {
+        records.push((0x1001, 50 + i));
+    }
+    let path = dir.path().join("chain.trace");
+    std::fs::write(&path, android_trace("0x1000\ta.B\tf\t()V\n", &records)).unwrap();
+    let p = path.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let out = dir.path().join("c.txt");
+        let mut args = vec![
+            "convert",
+            p,
+            "--to",
+            "collapsed",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = tracelens(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            std::fs::read_to_string(&out).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let (full, err) = run(&[]);
+    assert_eq!(full.lines().count(), 50);
+    assert!(err.is_empty(), "{err}");
+    let (cut, err) = run(&["--max-depth", "10"]);
+    let frame = "a.B.f()V";
+    // Each level has 2 µs of its own (1 before its callee, 1 after), the innermost 1: 99 in all.
+    let deepest = format!("{} 81\n", vec![frame; 10].join(";"));
+    assert!(cut.ends_with(&deepest), "{cut}");
+    assert_eq!(cut.lines().count(), 10);
+    assert_eq!(
+        err,
+        format!(
+            "tracelens: warning: collapsed stacks cut at depth 10 of 50: deeper calls are counted in their caller: {p}\n"
+        )
+    );
+    let o = tracelens(&[
+        "convert",
+        p,
+        "--to",
+        "collapsed",
+        "-o",
+        "-",
+        "--max-depth",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -221,11 +221,12 @@ impl Platform {
         let ctx = ctx.clone();
         std::thread::spawn(move || {
             let msg = match crate::report::export::export_file(&trace, format, clock, &path) {
-                Ok(()) => {
+                Ok(cut) => {
                     let shown = std::path::absolute(&path).unwrap_or(path);
                     let size = std::fs::metadata(&shown).map_or(0, |m| m.len());
+                    let cut = cut.map_or(String::new(), |c| format!("; {c}"));
                     format!(
-                        "Exported {what} ({} clock) to {} ({:.1} kB)",
+                        "Exported {what} ({} clock) to {} ({:.1} kB){cut}",
                         super::style::clock_name(clock),
                         shown.display(),
                         size as f64 / 1e3

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt};
 use crate::formats::Progress;
-use crate::report::export::{self, ExportFormat};
+use crate::report::export::{self, ExportFormat, ExportOptions};
 
 /// Convert a trace for speedscope, Perfetto / chrome://tracing, or flame graph tools.
 #[derive(Debug, Args)]
@@ -31,6 +31,11 @@ pub struct ConvertArgs {
     /// Rewrite the calls before exporting (repeatable; as `tracelens profile --transform`).
     #[arg(long = "transform", value_name = "SPEC", value_parser = super::profile::parse_transform)]
     pub transforms: Vec<crate::analysis::transform::Transform>,
+    /// Collapsed stacks: count calls deeper than N in their caller at depth N. Without it, deep
+    /// calls are folded only when the whole stacks would take more than 64 times the input
+    /// (at least 256 MiB); a warning says so.
+    #[arg(long = "max-depth", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_depth: Option<u32>,
 }
 
 /// Writes the export to the output file or stdout.
@@ -57,21 +62,33 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if args.output.as_os_str() == "-" {
+    let options = ExportOptions {
+        max_depth: args.max_depth,
+        max_bytes: None,
+    };
+    let cut = if args.output.as_os_str() == "-" {
         let stdout = std::io::stdout();
         let mut w = BufWriter::new(stdout.lock());
-        return export::export(&trace, args.to, clock, &name, &mut w)
-            .and_then(|()| w.flush())
-            .or_else(CliError::stdout);
+        match export::export(&trace, args.to, clock, &name, &options, &mut w)
+            .and_then(|cut| w.flush().map(|()| cut))
+        {
+            Ok(cut) => cut,
+            Err(e) => return CliError::stdout(e),
+        }
+    } else {
+        std::fs::File::create(&args.output)
+            .and_then(|f| {
+                let mut w = BufWriter::with_capacity(1 << 20, f);
+                let cut = export::export(&trace, args.to, clock, &name, &options, &mut w)?;
+                w.flush().map(|()| cut)
+            })
+            .map_err(|source| CliError::Write {
+                path: args.output.clone(),
+                source,
+            })?
+    };
+    if let Some(cut) = cut {
+        super::warn(format_args!("warning: {cut}: {}", args.file.display()));
     }
-    std::fs::File::create(&args.output)
-        .and_then(|f| {
-            let mut w = BufWriter::with_capacity(1 << 20, f);
-            export::export(&trace, args.to, clock, &name, &mut w)?;
-            w.flush()
-        })
-        .map_err(|source| CliError::Write {
-            path: args.output.clone(),
-            source,
-        })
+    Ok(())
 }

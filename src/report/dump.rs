@@ -14,7 +14,8 @@
 //! the method as `class.name signature` (`class` alone for 2-field key lines,
 //! `???.??? methodId: 0x..` for ids missing from the key). Unlike dmtracedump, the fifth field of
 //! ART method lines (the source file) is not glued onto the signature, thread ids above 32767 work
-//! and streaming traces are read (threads and methods united from the summary and the packets).
+//! and streaming traces are read (threads and methods united from the summary and the packets),
+//! and names longer than 4 096 bytes are cut (`…`).
 //! Works from the raw records in file order, not from the model.
 
 use std::io::{self, Write};
@@ -36,6 +37,12 @@ pub enum DumpError {
 }
 
 const MAX_DEPTH: usize = 10000;
+
+/// The longest method name printed, in bytes (longer ones are cut and end in `…`): a name is
+/// printed with every record, so a megabyte-long name in the key would make gigabytes of
+/// output. Twice the model's [`crate::trace::MAX_STRING_BYTES`], as the name here is class,
+/// name and signature together.
+const MAX_NAME_BYTES: usize = 2 * crate::trace::MAX_STRING_BYTES;
 
 /// Dumps a combined or streaming trace. Returns what damage it found that did not stop it (a
 /// record cut short by the end of the file: dmtracedump's "hit EOF mid-record" warning).
@@ -222,9 +229,11 @@ impl<'o> Printer<'o> {
         let mut names = rustc_hash::FxHashMap::default();
         for m in methods {
             names.entry(m.id).or_insert_with(|| {
-                mapping
+                let mut name = mapping
                     .and_then(|map| mapped_name(map, m))
-                    .unwrap_or_else(|| dump_name(m))
+                    .unwrap_or_else(|| dump_name(m));
+                crate::trace::shorten_bytes(&mut name, MAX_NAME_BYTES);
+                name
             });
         }
         Ok(Printer {

@@ -15,7 +15,11 @@
 //!   path with self time, `frame;frame;frame weight`, all threads merged. The **weight is the
 //!   path's exclusive time in whole microseconds** on the chosen clock (ticks converted and
 //!   rounded down). Paths with no self time are left out. Frames are `Class.method(signature)`
-//!   with `;` in signatures replaced by `,` (the separator) and spaces by `_`.
+//!   with `;` in signatures replaced by `,` (the separator) and spaces by `_`. Every line
+//!   repeats its whole stack, so the size is O(paths × depth), quadratic in the depth of a
+//!   chain; the stacks are sized before writing, and above [`collapsed_byte_limit`] (or below
+//!   [`ExportOptions::max_depth`]) calls deeper than a cut are counted in their caller at the
+//!   cut ([`CollapsedCut`]).
 
 use std::io::{self, Write};
 
@@ -33,17 +37,19 @@ pub enum ExportFormat {
 
 /// Writes `trace` in `format` on `clock` (Chrome always uses the axis clock, adding the CPU
 /// clock as `tts`). `name` names the profile (usually the file name).
+/// Returns the cut collapsed stacks had to make, if any: say it to the user.
 pub fn export(
     trace: &Trace,
     format: ExportFormat,
     clock: Clock,
     name: &str,
+    options: &ExportOptions,
     out: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<Option<CollapsedCut>> {
     match format {
-        ExportFormat::Speedscope => write_speedscope(trace, clock, name, out),
-        ExportFormat::Chrome => write_chrome(trace, out),
-        ExportFormat::Collapsed => write_collapsed(trace, clock, out),
+        ExportFormat::Speedscope => write_speedscope(trace, clock, name, out).map(|()| None),
+        ExportFormat::Chrome => write_chrome(trace, out).map(|()| None),
+        ExportFormat::Collapsed => write_collapsed(trace, clock, options, out),
     }
 }
 
@@ -53,15 +59,23 @@ pub(crate) fn export_file(
     format: ExportFormat,
     clock: Clock,
     path: &std::path::Path,
-) -> io::Result<()> {
+) -> io::Result<Option<CollapsedCut>> {
     let name = path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let file = std::fs::File::create(path)?;
     let mut w = io::BufWriter::with_capacity(1 << 20, file);
-    export(trace, format, clock, &name, &mut w)?;
-    w.flush()
+    let cut = export(
+        trace,
+        format,
+        clock,
+        &name,
+        &ExportOptions::default(),
+        &mut w,
+    )?;
+    w.flush()?;
+    Ok(cut)
 }
 
 /// Open or close of one call, in nesting order.
@@ -218,9 +232,11 @@ pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()>
     out.write_all(
         b"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"tracelens\"}}",
     )?;
+    // Each name as a JSON string once, not escaped again for every event.
     let names: Vec<String> = (0..trace.methods.len())
-        .map(|i| frame_name(trace, MethodId(i as u32)))
-        .collect();
+        .map(|i| serde_json::to_string(&frame_name(trace, MethodId(i as u32))))
+        .collect::<Result<_, _>>()
+        .map_err(io::Error::other)?;
     for th in &trace.threads {
         write!(
             out,
@@ -242,7 +258,7 @@ pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()>
                 fmt.write(out, c)?;
             }
             out.write_all(b",\"name\":")?;
-            json_str(out, &names[m.index()])?;
+            out.write_all(names[m.index()].as_bytes())?;
             out.write_all(b"}")
         })?;
     }
@@ -257,21 +273,149 @@ fn collapsed_frame(trace: &Trace, m: MethodId) -> String {
     s.replace(';', ",").replace([' ', '\t', '\n'], "_")
 }
 
-pub(crate) fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) -> io::Result<()> {
+/// The most bytes a collapsed export writes by default: 64 times the input file, and at least
+/// 256 MiB. A collapsed file repeats every stack whole, so its size is O(paths × depth): a
+/// 280 KB chain of 10 000 nested calls would need 450 MB, and a few crafted megabytes would
+/// need tens of gigabytes. Past this limit, deep calls are folded into their caller (see
+/// [`CollapsedCut`]).
+pub fn collapsed_byte_limit(trace: &Trace) -> u64 {
+    trace.source.byte_len.saturating_mul(64).max(256 << 20)
+}
+
+/// Options of an export (only collapsed stacks have any).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExportOptions {
+    /// Collapsed stacks: fold calls deeper than this into their caller at this depth (1 = only
+    /// the outermost calls, each with its inclusive time).
+    pub max_depth: Option<u32>,
+    /// Collapsed stacks: the most bytes to write; calls are folded at the largest depth that
+    /// fits. `None`: [`collapsed_byte_limit`].
+    pub max_bytes: Option<u64>,
+}
+
+/// Collapsed stacks were cut: calls deeper than `depth` are counted in their caller at
+/// `depth` (whose line carries its inclusive time), so the weights still sum to the total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollapsedCut {
+    pub depth: u32,
+    /// The deepest stack of the trace.
+    pub deepest: u32,
+    /// Bytes the uncut stacks would take.
+    pub full_bytes: u64,
+    /// The byte limit that forced the cut, or `None` when `max_depth` asked for it.
+    pub limit: Option<u64>,
+}
+
+impl std::fmt::Display for CollapsedCut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "collapsed stacks cut at depth {} of {}: deeper calls are counted in their caller",
+            self.depth, self.deepest
+        )?;
+        if let Some(limit) = self.limit {
+            write!(
+                f,
+                " (the whole stacks would take {} bytes, over the limit of {limit})",
+                self.full_bytes
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Byte length of `n` as decimal digits.
+fn digits(n: u64) -> u64 {
+    n.checked_ilog10().map_or(1, |l| l as u64 + 1)
+}
+
+/// Writes collapsed stacks; returns the cut it made, if any (see [`ExportOptions`]).
+pub(crate) fn write_collapsed(
+    trace: &Trace,
+    clock: Clock,
+    options: &ExportOptions,
+    out: &mut dyn Write,
+) -> io::Result<Option<CollapsedCut>> {
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
     let frames: Vec<String> = (0..trace.methods.len())
         .map(|i| collapsed_frame(trace, MethodId(i as u32)))
         .collect();
     let tps = trace.ticks_per_sec.max(1) as u128;
+    let us = |ticks: u64| (ticks as u128 * 1_000_000 / tps) as u64;
+    let frame = |n: NodeId| frames[tree.method(n).map_or(0, |m| m.index())].as_str();
+
+    // Size the output before writing it: the exact size uncut, and per depth an upper bound
+    // of what the lines at that depth take (each node's path, a space, at most 20 digits and a
+    // newline), to find the deepest cut that fits. One pass; path lengths grow along a stack.
+    let mut path_len: Vec<u64> = vec![0];
+    let mut full_bytes = 0u64;
+    let mut per_depth: Vec<u64> = vec![0];
+    for i in 1..tree.len() {
+        let n = NodeId(i as u32);
+        let depth = tree.depth(n) as usize;
+        path_len.truncate(depth);
+        let sep = u64::from(depth > 1);
+        let len = path_len[depth - 1] + sep + frame(n).len() as u64;
+        path_len.push(len);
+        if per_depth.len() <= depth {
+            per_depth.resize(depth + 1, 0);
+        }
+        per_depth[depth] = per_depth[depth].saturating_add(len + 22);
+        let w = us(tree.exclusive(n));
+        if w > 0 {
+            full_bytes = full_bytes.saturating_add(len + 1 + digits(w) + 1);
+        }
+    }
+    let deepest = per_depth.len().saturating_sub(1) as u32;
+    let byte_limit = options
+        .max_bytes
+        .unwrap_or_else(|| collapsed_byte_limit(trace));
+    let mut cut = match options.max_depth {
+        Some(d) if d < deepest => Some(CollapsedCut {
+            depth: d.max(1),
+            deepest,
+            full_bytes,
+            limit: None,
+        }),
+        _ => None,
+    };
+    if full_bytes > byte_limit {
+        let mut fits = 1u32;
+        let mut sum = 0u64;
+        for (d, &b) in per_depth.iter().enumerate().skip(1) {
+            sum = sum.saturating_add(b);
+            if sum > byte_limit {
+                break;
+            }
+            fits = d as u32;
+        }
+        if cut.is_none_or(|c| fits < c.depth) {
+            cut = Some(CollapsedCut {
+                depth: fits,
+                deepest,
+                full_bytes,
+                limit: Some(byte_limit),
+            });
+        }
+    }
+    let max_depth = cut.map_or(u32::MAX, |c| c.depth);
+
     let mut path: Vec<&str> = Vec::new();
     let mut line = String::new();
     for i in 1..tree.len() {
         let n = NodeId(i as u32);
-        let depth = tree.depth(n) as usize;
-        path.truncate(depth - 1);
-        path.push(&frames[tree.method(n).map_or(0, |m| m.index())]);
-        let us = (tree.exclusive(n) as u128 * 1_000_000 / tps) as u64;
-        if us == 0 {
+        let depth = tree.depth(n);
+        if depth > max_depth {
+            continue;
+        }
+        path.truncate(depth as usize - 1);
+        path.push(frame(n));
+        let w = if depth == max_depth {
+            us(tree.inclusive(n))
+        } else {
+            us(tree.exclusive(n))
+        };
+        if w == 0 {
             continue;
         }
         line.clear();
@@ -281,9 +425,9 @@ pub(crate) fn write_collapsed(trace: &Trace, clock: Clock, out: &mut dyn Write) 
             }
             line.push_str(f);
         }
-        writeln!(out, "{line} {us}")?;
+        writeln!(out, "{line} {w}")?;
     }
-    Ok(())
+    Ok(cut)
 }
 
 #[cfg(test)]
@@ -429,7 +573,11 @@ mod tests {
     fn collapsed_weights_sum_to_tree_totals() {
         let trace = random_trace(9, 3, 800);
         let mut buf = Vec::new();
-        write_collapsed(&trace, Clock::Wall, &mut buf).unwrap();
+        let opts = ExportOptions::default();
+        assert_eq!(
+            write_collapsed(&trace, Clock::Wall, &opts, &mut buf).unwrap(),
+            None
+        );
         let text = String::from_utf8(buf).unwrap();
         let lines: Vec<(Vec<&str>, u64)> = text
             .lines()
@@ -458,11 +606,105 @@ mod tests {
         }
     }
 
+    /// Lines of collapsed text as (stack, weight), merged by stack.
+    fn collapsed_map(text: &str) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for l in text.lines() {
+            let (stack, w) = l.rsplit_once(' ').unwrap();
+            *out.entry(stack.to_string()).or_insert(0) += w.parse::<u64>().unwrap();
+        }
+        out
+    }
+
+    fn collapsed_text(trace: &Trace, opts: &ExportOptions) -> (String, Option<CollapsedCut>) {
+        let mut buf = Vec::new();
+        let cut = write_collapsed(trace, Clock::Wall, opts, &mut buf).unwrap();
+        (String::from_utf8(buf).unwrap(), cut)
+    }
+
+    /// The uncut stacks, each cut to `depth` frames and merged: what a cut export must write
+    /// (ticks are microseconds, so no rounding differs).
+    fn folded_reference(full: &str, depth: usize) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for (stack, w) in collapsed_map(full) {
+            let cut: Vec<&str> = stack.split(';').take(depth).collect();
+            *out.entry(cut.join(";")).or_insert(0) += w;
+        }
+        out
+    }
+
+    #[test]
+    fn collapsed_cut_folds_deep_calls_into_their_caller() {
+        let trace = random_trace(21, 4, 3000);
+        let (full, cut) = collapsed_text(&trace, &ExportOptions::default());
+        assert_eq!(cut, None);
+        let deepest = full
+            .lines()
+            .map(|l| l.matches(';').count() + 1)
+            .max()
+            .unwrap();
+        assert!(deepest >= 6, "{deepest}");
+        // Asked for by depth.
+        for depth in 1..deepest as u32 + 2 {
+            let opts = ExportOptions {
+                max_depth: Some(depth),
+                max_bytes: None,
+            };
+            let (text, cut) = collapsed_text(&trace, &opts);
+            assert_eq!(
+                collapsed_map(&text),
+                folded_reference(&full, depth as usize)
+            );
+            if (depth as usize) < deepest {
+                let cut = cut.unwrap();
+                assert_eq!(
+                    (cut.depth, cut.deepest, cut.limit),
+                    (depth, deepest as u32, None)
+                );
+                assert_eq!(cut.full_bytes, full.len() as u64);
+            } else {
+                assert_eq!(cut, None);
+            }
+        }
+        // Forced by a byte limit: the deepest cut that fits, and it does fit.
+        for limit in [
+            1u64,
+            200,
+            2_000,
+            full.len() as u64 / 2,
+            full.len() as u64 - 1,
+        ] {
+            let opts = ExportOptions {
+                max_depth: None,
+                max_bytes: Some(limit),
+            };
+            let (text, cut) = collapsed_text(&trace, &opts);
+            let cut = cut.unwrap();
+            assert_eq!(cut.limit, Some(limit));
+            assert_eq!(
+                collapsed_map(&text),
+                folded_reference(&full, cut.depth as usize)
+            );
+            assert!(
+                cut.depth == 1 || text.len() as u64 <= limit,
+                "{limit} {cut:?}"
+            );
+            let total: u64 = collapsed_map(&text).values().sum();
+            assert_eq!(total, collapsed_map(&full).values().sum::<u64>());
+        }
+        let opts = ExportOptions {
+            max_depth: None,
+            max_bytes: Some(full.len() as u64),
+        };
+        assert_eq!(collapsed_text(&trace, &opts), (full, None));
+    }
+
     #[test]
     fn collapsed_simple_trace() {
         let trace = simple_trace();
         let mut buf = Vec::new();
-        write_collapsed(&trace, Clock::Cpu, &mut buf).unwrap();
+        let opts = ExportOptions::default();
+        write_collapsed(&trace, Clock::Cpu, &opts, &mut buf).unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(
             text.contains("A.main()V;B.foo(I)V;B.foo(I)V;B.foo(I)V 4\n"),

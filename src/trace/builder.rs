@@ -201,13 +201,13 @@ impl Builder {
         id
     }
 
-    /// Adds a thread and returns its id.
-    /// Adds a thread. Readers of formats whose thread ids are not bounded by the format stop
+    /// Adds a thread and returns its id. Readers of formats whose thread ids are not bounded by the format stop
     /// adding at [`MAX_THREADS`] (see there).
     pub fn add_thread(&mut self, raw_id: u64, name: &str) -> ThreadId {
         let id = ThreadId(self.threads.len() as u32);
+        let name = super::strings::shorten(name, super::strings::MAX_STRING_BYTES);
         self.threads
-            .push((raw_id, name.to_string(), ThreadEvents::default()));
+            .push((raw_id, name.into_owned(), ThreadEvents::default()));
         id
     }
 
@@ -268,7 +268,18 @@ impl Builder {
     /// ([`crate::analysis::profile::profile_events`] profiles straight from the events). Threads
     /// carry their id, name and event count; their time ranges and the diagnostics about their
     /// events are left to that consumer.
-    pub fn finish_events(self) -> (Trace, Vec<ThreadEvents>) {
+    pub fn finish_events(mut self) -> (Trace, Vec<ThreadEvents>) {
+        let shortened = self.strings.shortened();
+        if shortened > 0 {
+            self.diagnostics.push(Diagnostic::warning(
+                "name-too-long",
+                Location::File,
+                format!(
+                    "{shortened} names longer than {} bytes were cut (they end in \"…\")",
+                    super::strings::MAX_STRING_BYTES
+                ),
+            ));
+        }
         let mut threads = Vec::with_capacity(self.threads.len());
         let mut events = Vec::with_capacity(self.threads.len());
         for (raw_id, name, ev) in self.threads {

@@ -30,7 +30,9 @@ pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
+pub use strings::MAX_STRING_BYTES;
 pub(crate) use strings::StringTable;
+pub(crate) use strings::shorten_bytes;
 
 use serde::Serialize;
 

@@ -7,12 +7,46 @@ use rustc_hash::FxBuildHasher;
 
 use super::StrId;
 
+/// The longest string the table keeps, in bytes: longer ones are cut (at a character
+/// boundary) and end in `…`. Real class names, method names and signatures are far shorter;
+/// the cap keeps outputs that print a name per call (`dump`, Chrome JSON, the call lists)
+/// proportional to the file, where one megabyte-long name in the key times every call of it
+/// would write gigabytes.
+pub const MAX_STRING_BYTES: usize = 2048;
+
+/// `s` cut to at most `max` bytes at a character boundary, ending in `…` when cut.
+pub(crate) fn shorten(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end]).into()
+}
+
+/// [`shorten`] for bytes that may not be UTF-8: cut before a UTF-8 continuation byte.
+pub(crate) fn shorten_bytes(s: &mut Vec<u8>, max: usize) {
+    if s.len() <= max {
+        return;
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while end > 0 && s[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    s.truncate(end);
+    s.extend_from_slice("…".as_bytes());
+}
+
 /// An append-only interner. `StrId(0)` is always the empty string. Each string is stored once;
-/// the index holds ids only.
+/// the index holds ids only. Strings longer than [`MAX_STRING_BYTES`] are cut.
 #[derive(Debug, Clone)]
 pub struct StringTable {
     strings: Vec<Box<str>>,
     index: HashTable<StrId>,
+    /// How many strings were cut.
+    shortened: u64,
 }
 
 impl Default for StringTable {
@@ -20,6 +54,7 @@ impl Default for StringTable {
         let mut table = Self {
             strings: Vec::new(),
             index: HashTable::new(),
+            shortened: 0,
         };
         table.intern("");
         table
@@ -29,6 +64,11 @@ impl Default for StringTable {
 impl StringTable {
     /// Returns the id of `s`, adding it if it is new.
     pub(crate) fn intern(&mut self, s: &str) -> StrId {
+        let s = shorten(s, MAX_STRING_BYTES);
+        if let std::borrow::Cow::Owned(_) = s {
+            self.shortened += 1;
+        }
+        let s = &*s;
         let hash = FxBuildHasher.hash_one(s);
         let strings = &self.strings;
         if let Some(&id) = self.index.find(hash, |&id| &*strings[id.index()] == s) {
@@ -41,6 +81,12 @@ impl StringTable {
             FxBuildHasher.hash_one(&*strings[id.index()])
         });
         id
+    }
+
+    /// How many strings given to [`StringTable::intern`] were longer than
+    /// [`MAX_STRING_BYTES`] and cut.
+    pub(crate) fn shortened(&self) -> u64 {
+        self.shortened
     }
 
     /// The text of `id`.
@@ -69,5 +115,30 @@ mod tests {
         assert_eq!(t.get(a), "java.lang.String");
         assert_eq!(t.get(StrId(0)), "");
         assert_eq!(t.len(), 3);
+        assert_eq!(t.shortened(), 0);
+    }
+
+    #[test]
+    fn long_strings_are_cut_at_a_character_boundary() {
+        let mut t = StringTable::default();
+        for lead in 0..4 {
+            let s = format!("{}{}", "a".repeat(lead), "é".repeat(MAX_STRING_BYTES));
+            let id = t.intern(&s);
+            let got = t.get(id).to_string();
+            assert!(got.len() <= MAX_STRING_BYTES && got.len() > MAX_STRING_BYTES - 5);
+            assert!(got.ends_with('…'));
+            assert!(s.starts_with(got.trim_end_matches('…')));
+        }
+        assert_eq!(t.shortened(), 4);
+        let exact = "x".repeat(MAX_STRING_BYTES);
+        let id = t.intern(&exact);
+        assert_eq!(t.get(id), exact);
+        assert_eq!(t.shortened(), 4);
+        for lead in 0..4 {
+            let s = format!("{}{}", "a".repeat(lead), "é".repeat(100));
+            let mut b = s.clone().into_bytes();
+            shorten_bytes(&mut b, 50);
+            assert_eq!(String::from_utf8(b).unwrap(), shorten(&s, 50));
+        }
     }
 }
