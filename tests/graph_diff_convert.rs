@@ -408,7 +408,7 @@ fn collapsed_max_depth_folds_deep_calls() {
     let (cut, err) = run(&["--max-depth", "10"]);
     let frame = "a.B.f()V";
     // Each level has 2 µs of its own (1 before its callee, 1 after), the innermost 1: 99 in all.
-    let deepest = format!("{} 81\n", vec![frame; 10].join(";"));
+    let deepest = format!("{} 81\n", [frame; 10].join(";"));
     assert!(cut.ends_with(&deepest), "{cut}");
     assert_eq!(cut.lines().count(), 10);
     assert_eq!(
