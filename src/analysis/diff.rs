@@ -206,40 +206,51 @@ pub struct TraceDiff {
 }
 
 impl TraceDiff {
-    pub(crate) fn new(a: &RunTotals, b: &RunTotals) -> Self {
-        let mut index: FxHashMap<&MethodKey, usize> = FxHashMap::default();
-        for (i, (k, _)) in b.methods.iter().enumerate() {
-            index.entry(k).or_insert(i);
-        }
+    /// Takes the runs' keys over (a diff of a million methods would otherwise hold each key
+    /// three times).
+    pub(crate) fn new(a: RunTotals, b: RunTotals) -> Self {
+        // For each method of run A, the first unused method of run B with its key.
         let mut used = vec![false; b.methods.len()];
+        let partner: Vec<Option<usize>> = {
+            let mut index: FxHashMap<&MethodKey, usize> = FxHashMap::default();
+            for (i, (k, _)) in b.methods.iter().enumerate() {
+                index.entry(k).or_insert(i);
+            }
+            a.methods
+                .iter()
+                .map(|(k, _)| match index.get(k) {
+                    Some(&j) if !used[j] => {
+                        used[j] = true;
+                        Some(j)
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let b_totals: Vec<Totals> = b.methods.iter().map(|(_, t)| *t).collect();
         let mut matched = Vec::new();
         let mut only_a = Vec::new();
-        for (k, t) in &a.methods {
-            match index.get(k) {
-                Some(&j) if !used[j] => {
-                    used[j] = true;
-                    matched.push(DiffRow {
-                        key: k.clone(),
-                        a: Some(*t),
-                        b: Some(b.methods[j].1),
-                    });
-                }
-                _ => only_a.push(DiffRow {
-                    key: k.clone(),
-                    a: Some(*t),
-                    b: None,
-                }),
+        for ((key, t), j) in a.methods.into_iter().zip(partner) {
+            let row = DiffRow {
+                key,
+                a: Some(t),
+                b: j.map(|j| b_totals[j]),
+            };
+            if j.is_some() {
+                matched.push(row);
+            } else {
+                only_a.push(row);
             }
         }
         let only_b = b
             .methods
-            .iter()
-            .zip(&used)
-            .filter(|(_, u)| !**u)
-            .map(|((k, t), _)| DiffRow {
-                key: k.clone(),
+            .into_iter()
+            .zip(used)
+            .filter(|(_, u)| !*u)
+            .map(|((key, t), _)| DiffRow {
+                key,
                 a: None,
-                b: Some(*t),
+                b: Some(t),
             });
         matched.extend(only_a);
         matched.extend(only_b);
@@ -266,14 +277,12 @@ impl TraceDiff {
             .map(|c| {
                 use crate::analysis::compensate::in_measured_ticks;
                 use crate::analysis::profile::profile;
-                let (pa, pb) = rayon::join(
-                    || in_measured_ticks(a, profile(a, c)),
-                    || in_measured_ticks(b, profile(b, c)),
+                // Each profile is dropped once its totals are taken.
+                let (ra, rb) = rayon::join(
+                    || RunTotals::from_profile(a, &in_measured_ticks(a, profile(a, c))),
+                    || RunTotals::from_profile(b, &in_measured_ticks(b, profile(b, c))),
                 );
-                TraceDiff::new(
-                    &RunTotals::from_profile(a, &pa),
-                    &RunTotals::from_profile(b, &pb),
-                )
+                TraceDiff::new(ra, rb)
             })
             .collect()
     }
@@ -328,7 +337,7 @@ mod tests {
                 (key("E", "w"), t(2, 2, 1)),
             ],
         );
-        let d = TraceDiff::new(&a, &b);
+        let d = TraceDiff::new(a, b);
         let names: Vec<String> = d.rows.iter().map(|r| r.key.dotted()).collect();
         assert_eq!(names, vec!["B.y", "A.x", "D.z", "E.w"]);
         let by = &d.rows[0];

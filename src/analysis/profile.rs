@@ -44,7 +44,7 @@ mod events;
 mod lane_walk;
 mod units;
 
-use accumulate::{Acc, ClockRead, TOP};
+use accumulate::{Acc, ClockRead, MethodAcc, TOP};
 pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks};
 use lane_walk::Walker;
 use units::split_units;
@@ -113,7 +113,8 @@ impl Profile {
 /// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
 /// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
-    let [p] = profile_split(trace, [clock], default_workers(), default_unit(trace));
+    let workers = workers_for::<1>(trace.methods.len());
+    let [p] = profile_split(trace, [clock], workers, default_unit(trace));
     p
 }
 
@@ -121,7 +122,10 @@ pub fn profile(trace: &Trace, clock: Clock) -> Profile {
 /// walk over the calls).
 pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
     match trace.clocks()[..] {
-        [a, b] => profile_split(trace, [a, b], default_workers(), default_unit(trace)).into(),
+        [a, b] => {
+            let workers = workers_for::<2>(trace.methods.len());
+            profile_split(trace, [a, b], workers, default_unit(trace)).into()
+        }
         [a] => vec![profile(trace, a)],
         _ => Vec::new(),
     }
@@ -129,6 +133,20 @@ pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
 
 fn default_workers() -> usize {
     rayon::current_num_threads().max(1)
+}
+
+/// The most memory the workers' per-method sums may take together: each worker sums every
+/// method (about 130 bytes each on one clock), so a trace of a million methods on 64 cores
+/// would otherwise take 8 GB before the first call is counted.
+const WORKER_METHOD_BUDGET: usize = 256 << 20;
+
+/// Workers for a profile on `K` clocks of `method_count` methods: one per core, fewer when
+/// their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least one).
+pub(crate) fn workers_for<const K: usize>(method_count: usize) -> usize {
+    let per_worker = method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4);
+    default_workers()
+        .min(WORKER_METHOD_BUDGET / per_worker)
+        .max(1)
 }
 
 fn default_unit(trace: &Trace) -> usize {

@@ -23,6 +23,13 @@ pub trait SinkFactory: Sync {
     /// A sink for a worker that gets the records of `threads` (thread indices of the trace).
     /// `method_count` bounds the method indices the records use.
     fn sink(&self, threads: &[u32], clock: ClockMode, method_count: usize) -> Self::Sink;
+
+    /// The most sinks (workers) for `method_count` methods: sinks that hold per-method state
+    /// limit their number so that state stays bounded on machines with many cores.
+    fn max_workers(&self, method_count: usize) -> usize {
+        let _ = method_count;
+        usize::MAX
+    }
 }
 
 /// What a read into sinks gives: the builder with everything but the records, and the sinks.

@@ -22,7 +22,7 @@
 
 use rayon::prelude::*;
 
-use super::{Acc, Profile, TOP, balance, default_workers, total_time};
+use super::{Acc, Profile, TOP, balance, total_time, workers_for};
 use crate::trace::builder::{TimeReader, check_columns};
 use crate::trace::nesting::{ExitKind, classify_exit, stream_diagnostics};
 use crate::trace::{
@@ -40,7 +40,7 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
     let method_count = trace.methods.len();
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let items: Vec<(usize, &ThreadEvents)> = events.iter().enumerate().collect();
-    let bins = balance(items, |(_, e)| e.ops.len(), default_workers());
+    let bins = balance(items, |(_, e)| e.ops.len(), workers_for::<1>(method_count));
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> = bins
         .into_par_iter()
         .map(|bin| {

@@ -322,3 +322,30 @@ fn unmatched_exit_is_charged_from_time_zero() {
     let cpu = profile(&trace, Clock::Cpu);
     assert_eq!(cpu.method(MethodId(0)).inclusive, 5);
 }
+
+#[test]
+fn worker_sums_stay_within_their_budget() {
+    let cores = default_workers();
+    for methods in [0usize, 1, 20_000, 500_000, 1 << 20, 50 << 20] {
+        for (w, per) in [
+            (
+                workers_for::<1>(methods),
+                std::mem::size_of::<MethodAcc<1>>() + 4,
+            ),
+            (
+                workers_for::<2>(methods),
+                std::mem::size_of::<MethodAcc<2>>() + 4,
+            ),
+        ] {
+            assert!((1..=cores).contains(&w), "{methods}: {w}");
+            // Within the budget, or a single worker (which any profile needs).
+            assert!(
+                w == 1 || w * methods * per <= WORKER_METHOD_BUDGET,
+                "{methods}: {w}"
+            );
+            // Not fewer workers than the budget allows.
+            assert!(w == cores || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET);
+        }
+    }
+    assert_eq!(workers_for::<1>(20_000), cores);
+}

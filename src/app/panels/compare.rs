@@ -114,7 +114,7 @@ pub fn normalized(d: &TraceDiff) -> TraceDiff {
                 .collect(),
         )
     };
-    TraceDiff::new(&side(|r| r.a), &side(|r| r.b))
+    TraceDiff::new(side(|r| r.a), side(|r| r.b))
 }
 
 /// Sortable columns.

@@ -66,6 +66,10 @@ pub(super) struct SinkThread {
 impl SinkFactory for ProfileSinkFactory {
     type Sink = ProfileSinks;
 
+    fn max_workers(&self, method_count: usize) -> usize {
+        crate::analysis::profile::workers_for::<1>(method_count)
+    }
+
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
         let clock = self.clock_for(Some(clock_mode));
         let dual = clock_mode == ClockMode::Dual;

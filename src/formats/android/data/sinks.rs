@@ -24,11 +24,12 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
     let threads: Vec<u32> = (0..counted.totals.len() as u32)
         .filter(|&g| counted.totals[g as usize] > 0)
         .collect();
-    let bins = crate::par::balance(
-        threads,
-        |&g| counted.totals[g as usize],
-        rayon::current_num_threads().max(1),
-    );
+    let unknown_id = b.methods.len() as u32;
+    let method_count = b.methods.len() + 1;
+    let workers = rayon::current_num_threads()
+        .min(factory.max_workers(method_count))
+        .max(1);
+    let bins = crate::par::balance(threads, |&g| counted.totals[g as usize], workers);
     // Each worker's table: thread id in the records → its slot, or NONE.
     let tid_count = if counted.tid_bytes == 1 { 256 } else { 65536 };
     let mut slot_of_tid = vec![vec![NONE; tid_count]; bins.len()];
@@ -45,8 +46,6 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
             slot_of_tid[w as usize][tid] = slot;
         }
     }
-    let unknown_id = b.methods.len() as u32;
-    let method_count = b.methods.len() + 1;
     let lookup = &tables.methods;
     let progress = ctx.progress;
     let scan = SinkScan {
