@@ -14,7 +14,7 @@ use serde_json::Value;
 use tracelens::formats::Progress;
 use tracelens::trace::{Clock, Trace};
 
-use crate::util::tracelens;
+use crate::util::{android_trace, tracelens};
 
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,6 +22,20 @@ fn data(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
+}
+
+/// `tracelens convert FILE --to chrome` into `dir`, parsed.
+fn chrome_json(file: &str, dir: &Path) -> Value {
+    let out = dir.join("x.json");
+    stdout(&tracelens(&[
+        "convert",
+        file,
+        "--to",
+        "chrome",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -234,16 +248,7 @@ fn convert_round_trips_on_the_corpus() {
         }
         assert_eq!(got, model_counts(&trace, clock), "speedscope {p}");
 
-        let out = dir.path().join("x.json");
-        stdout(&tracelens(&[
-            "convert",
-            p,
-            "--to",
-            "chrome",
-            "-o",
-            out.to_str().unwrap(),
-        ]));
-        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let v = chrome_json(p, dir.path());
         let events = v["traceEvents"].as_array().unwrap();
         let mut got = BTreeMap::new();
         for th in &trace.threads {
@@ -296,25 +301,6 @@ fn convert_round_trips_on_the_corpus() {
     }
 }
 
-/// A combined v3 trace: one thread, `methods` key lines as given, then `records` as
-/// (method id | action, time).
-fn android_trace(methods: &str, records: &[(u32, u32)]) -> Vec<u8> {
-    let key = format!("*version\n3\nclock=wall\n*threads\n1\tmain\n*methods\n{methods}*end\n");
-    let mut bytes = key.into_bytes();
-    bytes.extend_from_slice(b"SLOW");
-    bytes.extend_from_slice(&3u16.to_le_bytes());
-    bytes.extend_from_slice(&32u16.to_le_bytes());
-    bytes.extend_from_slice(&0u64.to_le_bytes());
-    bytes.extend_from_slice(&10u16.to_le_bytes());
-    bytes.extend_from_slice(&[0; 14]);
-    for &(op, time) in records {
-        bytes.extend_from_slice(&1u16.to_le_bytes());
-        bytes.extend_from_slice(&op.to_le_bytes());
-        bytes.extend_from_slice(&time.to_le_bytes());
-    }
-    bytes
-}
-
 /// A name of a megabyte printed with every call would make gigabytes: names are cut to
 /// `MAX_STRING_BYTES` in the model (with a diagnostic) and to twice that in `dump`.
 #[test]
@@ -327,7 +313,7 @@ fn megabyte_names_are_cut_in_every_output() {
         .collect();
     let path = dir.path().join("long.trace");
     let methods = format!("0x1000\tcom.Foo\t{long}\t()V\n0x2000\tcom.Bar\tshort\t()V\n");
-    std::fs::write(&path, android_trace(&methods, &records)).unwrap();
+    std::fs::write(&path, android_trace("1\tmain\n", &methods, &records)).unwrap();
     let p = path.to_str().unwrap();
 
     let info = stdout(&tracelens(&["info", p]));
@@ -343,16 +329,7 @@ fn megabyte_names_are_cut_in_every_output() {
         assert!(name.starts_with("NNN") && name.ends_with('…'), "{l}");
         assert!(l.len() <= 2 * MAX_STRING_BYTES + 40, "{}", l.len());
     }
-    let out = dir.path().join("c.json");
-    stdout(&tracelens(&[
-        "convert",
-        p,
-        "--to",
-        "chrome",
-        "-o",
-        out.to_str().unwrap(),
-    ]));
-    let json: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let json = chrome_json(p, dir.path());
     let events = json["traceEvents"].as_array().unwrap();
     let b: Vec<&str> = events
         .iter()
@@ -382,7 +359,11 @@ fn collapsed_max_depth_folds_deep_calls() {
         records.push((0x1001, 50 + i));
     }
     let path = dir.path().join("chain.trace");
-    std::fs::write(&path, android_trace("0x1000\ta.B\tf\t()V\n", &records)).unwrap();
+    std::fs::write(
+        &path,
+        android_trace("1\tmain\n", "0x1000\ta.B\tf\t()V\n", &records),
+    )
+    .unwrap();
     let p = path.to_str().unwrap();
     let run = |extra: &[&str]| {
         let out = dir.path().join("c.txt");

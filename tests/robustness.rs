@@ -177,23 +177,12 @@ fn threads_beyond_max_threads_are_left_out_with_a_diagnostic() {
         "10 records of threads beyond the first 65536 were left out",
     );
     // An Android key listing more threads than records can name.
-    let mut key = String::from("*version\n3\nclock=wall\n*threads\n");
+    let mut threads = String::new();
     for t in 1..=n {
-        key.push_str(&format!("{t}\tt{t}\n"));
+        threads.push_str(&format!("{t}\tt{t}\n"));
     }
-    key.push_str("*methods\n0x1000\ta.B\tc\t()V\n*end\n");
-    let mut bytes = key.into_bytes();
-    bytes.extend_from_slice(b"SLOW");
-    bytes.extend_from_slice(&3u16.to_le_bytes());
-    bytes.extend_from_slice(&32u16.to_le_bytes());
-    bytes.extend_from_slice(&0u64.to_le_bytes());
-    bytes.extend_from_slice(&10u16.to_le_bytes());
-    bytes.extend_from_slice(&[0; 14]);
-    for (action, time) in [(0u32, 1u32), (1, 5)] {
-        bytes.extend_from_slice(&1u16.to_le_bytes());
-        bytes.extend_from_slice(&(0x1000 | action).to_le_bytes());
-        bytes.extend_from_slice(&time.to_le_bytes());
-    }
+    let methods = "0x1000\ta.B\tc\t()V\n";
+    let bytes = crate::util::android_trace(&threads, methods, &[(0x1000, 1), (0x1001, 5)]);
     let t = load(bytes);
     check(
         &t,
