@@ -319,3 +319,72 @@ fn cli_report_json_and_budgets() {
     let out = tracelens(&["diff", "--base", &base[0], "--new", "/nonexistent.trace"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A call path 2 000 methods deep shows only its innermost methods that fit in 8 KiB, with the
+/// count of the callers left out: whole paths would make the JSON quadratic in the depth.
+#[test]
+fn deep_paths_show_their_innermost_methods() {
+    use tracelens::analysis::regress::paths::PATH_SHOWN_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let methods: String = (0..100)
+        .map(|i| {
+            format!(
+                "{:#x}\tcom.example.Class{i}\tmethod{i}\t(I)V\n",
+                4 * (i + 1)
+            )
+        })
+        .collect();
+    let depth = 2000u32;
+    let mut records: Vec<(u32, u32)> = (0..depth).map(|k| (4 * (k % 100 + 1), k)).collect();
+    records.extend(
+        (0..depth)
+            .rev()
+            .map(|k| ((4 * (k % 100 + 1)) | 1, 2 * depth - k)),
+    );
+    let path = dir.path().join("deep.trace");
+    std::fs::write(
+        &path,
+        crate::util::android_trace("1\tmain\n", &methods, &records),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = tracelens(&[
+        "diff", "--base", p, "--new", p, "--paths", "--all", "--json", "--clock", "wall",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["unchanged"].as_array().unwrap();
+    assert_eq!(rows.len(), depth as usize);
+    let mut cut = 0;
+    for row in rows {
+        let names: Vec<&str> = row["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        let omitted = row["path_omitted"].as_u64().unwrap_or(0) as usize;
+        let depth = names.len() + omitted;
+        // The path's last method is the call's; each shown name is the one at its depth.
+        for (i, n) in names.iter().enumerate() {
+            let k = (omitted + i) % 100;
+            assert_eq!(*n, format!("com.example.Class{k}.method{k} (I)V"));
+        }
+        let bytes: usize = names.iter().map(|n| n.len()).sum();
+        assert!(bytes <= PATH_SHOWN_BYTES, "{bytes}");
+        // Cut only when one more name would not have fitted.
+        if omitted > 0 {
+            cut += 1;
+            let k = (omitted - 1) % 100;
+            let next = format!("com.example.Class{k}.method{k} (I)V").len();
+            assert!(bytes + next > PATH_SHOWN_BYTES);
+        }
+        assert!(depth <= 2000);
+    }
+    assert!(cut > 1500, "{cut}");
+    assert!(out.stdout.len() < 40 << 20, "{}", out.stdout.len());
+}

@@ -96,13 +96,20 @@ pub enum RowKey {
 }
 
 impl RowKey {
-    /// `class.name` (paths: joined by ` > `).
+    /// `class.name` (paths: joined by ` > `; a path's outermost callers are left out, with their
+    /// count, past [`paths::PATH_SHOWN_BYTES`]).
     pub fn label(&self) -> String {
         match self {
             RowKey::Method(k) => k.dotted(),
             RowKey::Path(p) => {
-                let names: Vec<String> = p.methods().iter().map(|k| k.dotted()).collect();
-                names.join(" > ")
+                let (names, omitted) = p.innermost(paths::PATH_SHOWN_BYTES, MethodKey::dotted);
+                let names = names.join(" > ");
+                if omitted > 0 {
+                    let callers = if omitted == 1 { "caller" } else { "callers" };
+                    format!("… {omitted} {callers} > {names}")
+                } else {
+                    names
+                }
             }
         }
     }
