@@ -95,11 +95,11 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
         }
     };
     for m in &key.methods {
-        let Some(class) = m.fields.first().and_then(|f| class_field(f)) else {
+        let Some(class) = m.fields().first().and_then(|f| class_field(f)) else {
             continue;
         };
         note(&class, &mut class_order);
-        if let Some(sig) = m.fields.get(2).and_then(|f| field(f)) {
+        if let Some(sig) = m.fields().get(2).and_then(|f| field(f)) {
             let _ = map_descriptor(&sig, |c| {
                 note(&c.replace('.', "/"), &mut class_order);
                 None
@@ -140,16 +140,16 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
     let mut source_files: HashMap<String, String> = HashMap::new();
     for m in &key.methods {
         let (Some(class), Some(name), Some(sig)) = (
-            m.fields.first().and_then(|f| class_field(f)),
-            m.fields.get(1).and_then(|f| field(f)),
-            m.fields.get(2).and_then(|f| field(f)),
+            m.fields().first().and_then(|f| class_field(f)),
+            m.fields().get(1).and_then(|f| field(f)),
+            m.fields().get(2).and_then(|f| field(f)),
         ) else {
             continue;
         };
         if !class_map.contains_key(&class) || java_types(&sig).is_none() {
             continue;
         }
-        if let Some(sf) = m.fields.get(3).and_then(|f| field(f)) {
+        if let Some(sf) = m.fields().get(3).and_then(|f| field(f)) {
             source_files.entry(class.clone()).or_insert(sf);
         }
         let list = methods.entry(class.clone()).or_default();
@@ -157,7 +157,7 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
             continue;
         }
         let line = m
-            .fields
+            .fields()
             .get(4)
             .and_then(|f| field(f))
             .and_then(|l| l.parse::<u32>().ok())
@@ -232,9 +232,9 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
         let start = m.raw.as_ptr() as usize - base;
         let end = start + m.raw.len();
         let (Some(class), Some(name), Some(sig)) = (
-            m.fields.first().and_then(|f| class_field(f)),
-            m.fields.get(1).and_then(|f| field(f)),
-            m.fields.get(2).and_then(|f| field(f)),
+            m.fields().first().and_then(|f| class_field(f)),
+            m.fields().get(1).and_then(|f| field(f)),
+            m.fields().get(2).and_then(|f| field(f)),
         ) else {
             continue;
         };
@@ -248,7 +248,7 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
                 && d != sig
             {
                 out.extend_from_slice(&bytes[copied..start]);
-                let mut fields: Vec<Vec<u8>> = m.fields.iter().map(|f| f.to_vec()).collect();
+                let mut fields: Vec<Vec<u8>> = m.fields().iter().map(|f| f.to_vec()).collect();
                 fields[2] = d.into_bytes();
                 write_line(&mut out, m.raw, &fields);
                 copied = end;
@@ -257,8 +257,8 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
             continue;
         };
         out.extend_from_slice(&bytes[copied..start]);
-        let mut fields: Vec<Vec<u8>> = m.fields.iter().map(|f| f.to_vec()).collect();
-        let dotted = m.fields[0].contains(&b'.');
+        let mut fields: Vec<Vec<u8>> = m.fields().iter().map(|f| f.to_vec()).collect();
+        let dotted = m.fields()[0].contains(&b'.');
         let obf_class = &class_map[&class];
         fields[0] = if dotted {
             obf_class.replace('/', ".").into_bytes()
@@ -270,7 +270,11 @@ pub fn obfuscate_trace(bytes: &[u8], seed: u64) -> Result<Obfuscated, String> {
         if fields.len() > 3 {
             fields[3] = b"SourceFile".to_vec();
         }
-        if fields[..3].iter().zip(&m.fields).any(|(a, b)| a != b) {
+        if fields[..3]
+            .iter()
+            .zip(m.fields().iter())
+            .any(|(a, b)| a != b)
+        {
             renamed += 1;
         }
         write_line(&mut out, m.raw, &fields);

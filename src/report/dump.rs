@@ -162,7 +162,7 @@ fn dump_key_and_data(
 
 /// The name dmtracedump prints for a method line (without the ART source-file tail).
 fn dump_name(m: &KeyMethod) -> Vec<u8> {
-    let f = &m.fields;
+    let f = m.fields();
     match f.len() {
         1 => f[0].to_vec(),
         // `id class name`: dmtracedump keeps "class\tname" as the class.
@@ -184,13 +184,13 @@ fn dump_name(m: &KeyMethod) -> Vec<u8> {
 
 /// [`dump_name`] with the class, name and signature mapped back (None: unchanged).
 fn mapped_name(mapping: &Mapping, m: &KeyMethod) -> Option<Vec<u8>> {
-    if m.fields.len() < 3 {
+    if m.fields().len() < 3 {
         return None;
     }
     let (class, name, sig) = (
-        std::str::from_utf8(m.fields[0]).ok()?,
-        std::str::from_utf8(m.fields[1]).ok()?,
-        std::str::from_utf8(m.fields[2]).ok()?,
+        std::str::from_utf8(m.fields()[0]).ok()?,
+        std::str::from_utf8(m.fields()[1]).ok()?,
+        std::str::from_utf8(m.fields()[2]).ok()?,
     );
     let r = crate::mapping::resolve(mapping, class, name, sig);
     if r.outcome == crate::mapping::Outcome::ClassNotMapped && r.signature == sig {

@@ -28,15 +28,47 @@ pub(crate) struct KeyThread<'a> {
     pub name: &'a [u8],
 }
 
-/// A method line of the key, split on TABs.
+/// A method line of the key. 24 bytes: a key of a million methods keeps them all while the
+/// data is read, so the fields are split again when asked for ([`KeyMethod::fields`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct KeyMethod<'a> {
     /// The method id (`0x...` hex or decimal); records carry it with the low two bits clear.
     pub id: u64,
     /// The whole line, without its newline.
     pub raw: &'a [u8],
-    /// The TAB-separated fields after the id (1 to 5 of them).
-    pub fields: Vec<&'a [u8]>,
+}
+
+/// The TAB-separated fields after a method line's id (1 to 5 of them), as a slice.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fields<'a> {
+    parts: [&'a [u8]; 5],
+    len: usize,
+}
+
+impl<'a> std::ops::Deref for Fields<'a> {
+    type Target = [&'a [u8]];
+    fn deref(&self) -> &[&'a [u8]] {
+        &self.parts[..self.len]
+    }
+}
+
+/// The parts of `line` between TABs (`line.split(|&b| b == b'\t')`, finding the TABs with
+/// memchr).
+fn tab_parts(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(line);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        Some(match memchr::memchr(b'\t', r) {
+            Some(tab) => {
+                rest = Some(&r[tab + 1..]);
+                &r[..tab]
+            }
+            None => {
+                rest = None;
+                r
+            }
+        })
+    })
 }
 
 /// What the model takes from a method line.
@@ -49,7 +81,20 @@ pub(crate) struct MethodFields<'a> {
     pub line: Option<i32>,
 }
 
-impl KeyMethod<'_> {
+impl<'a> KeyMethod<'a> {
+    /// The TAB-separated fields after the id (1 to 5 of them).
+    pub(crate) fn fields(&self) -> Fields<'a> {
+        let mut f = Fields {
+            parts: [&[]; 5],
+            len: 0,
+        };
+        for part in tab_parts(self.raw).skip(1).take(5) {
+            f.parts[f.len] = part;
+            f.len += 1;
+        }
+        f
+    }
+
     /// The fields as the model reads them (perflib's rules):
     /// `id class` | `id class file line` (4 fields, the 4th not a signature) |
     /// `id class name sig` | `id class name sig file` (ART) | `id class name sig file line` (Dalvik).
@@ -65,7 +110,7 @@ impl KeyMethod<'_> {
         fn file(b: &[u8]) -> Option<Cow<'_, str>> {
             (!b.is_empty() && b != b"(null)").then(|| s(b))
         }
-        let f = &self.fields;
+        let f = self.fields();
         let mut out = MethodFields {
             class: s(f[0]),
             name: Cow::Borrowed(""),
@@ -287,31 +332,10 @@ pub(crate) fn parse_thread_line(line: &[u8]) -> Option<KeyThread<'_>> {
 /// `id<TAB>class[<TAB>name<TAB>signature[<TAB>file[<TAB>line]]]` (a trailing newline is allowed).
 pub(crate) fn parse_method_line(line: &[u8]) -> Option<KeyMethod<'_>> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    // `line.split(|&b| b == b'\t')`, finding the tabs with memchr.
-    let mut rest = Some(line);
-    let mut parts = std::iter::from_fn(|| {
-        let r = rest?;
-        Some(match memchr::memchr(b'\t', r) {
-            Some(tab) => {
-                rest = Some(&r[tab + 1..]);
-                &r[..tab]
-            }
-            None => {
-                rest = None;
-                r
-            }
-        })
-    });
+    let mut parts = tab_parts(line);
     let id = parse_id(parts.next()?)?;
-    let fields: Vec<&[u8]> = parts.take(5).collect();
-    if fields.is_empty() {
-        return None;
-    }
-    Some(KeyMethod {
-        id,
-        raw: line,
-        fields,
-    })
+    parts.next()?;
+    Some(KeyMethod { id, raw: line })
 }
 
 /// A method id: `0x` hex, or decimal (`%#x` prints 0 as `0`).
@@ -349,7 +373,7 @@ mod tests {
                 .skip(1)
                 .take(5)
                 .collect();
-            assert_eq!(m.fields, expected, "{line:?}");
+            assert_eq!(*m.fields(), expected[..], "{line:?}");
         }
         assert!(parse_method_line(b"0x10").is_none());
     }

@@ -428,10 +428,10 @@ impl Tables {
                 *slot = t;
             }
         }
-        let mut lookup = MethodLookupBuilder::default();
-        for m in methods {
-            let f = m.model_fields();
-            if lookup.contains(m.id) {
+        let repeated = repeated_ids(methods);
+        let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(methods.len());
+        for (m, repeated) in methods.iter().zip(repeated) {
+            if repeated {
                 b.diag(
                     Diagnostic::warning(
                         "key-duplicate-method",
@@ -442,6 +442,7 @@ impl Tables {
                 );
                 continue;
             }
+            let f = m.model_fields();
             let id = b.add_method(
                 m.id,
                 &f.class,
@@ -450,11 +451,11 @@ impl Tables {
                 f.source_file.as_deref(),
                 f.line,
             );
-            lookup.insert(m.id, id.0);
+            pairs.push((m.id, id.0));
         }
         Tables {
             thread_of_tid,
-            methods: lookup.build(),
+            methods: MethodLookup::build(pairs),
         }
     }
 }
@@ -477,35 +478,47 @@ impl MethodLookup {
     }
 }
 
-#[derive(Default)]
-pub(crate) struct MethodLookupBuilder {
-    map: rustc_hash::FxHashMap<u64, u32>,
-}
-
-impl MethodLookupBuilder {
-    pub(crate) fn contains(&self, id: u64) -> bool {
-        self.map.contains_key(&id)
-    }
-    pub(crate) fn insert(&mut self, id: u64, index: u32) {
-        self.map.entry(id).or_insert(index);
-    }
-    pub(crate) fn build(self) -> MethodLookup {
-        // Ids that are not multiples of 4 or do not fit 32 bits can never match a record.
-        let usable = self
-            .map
-            .iter()
-            .filter(|(id, _)| **id <= u32::MAX as u64 && **id & 3 == 0);
-        let max = usable.clone().map(|(id, _)| *id >> 2).max().unwrap_or(0) as usize;
-        if max <= (self.map.len() * 8).max(1 << 16) {
+impl MethodLookup {
+    /// The lookup of `(id, index)` pairs with distinct ids. Ids that are not multiples of 4 or
+    /// do not fit 32 bits can never match a record.
+    fn build(pairs: Vec<(u64, u32)>) -> MethodLookup {
+        let count = pairs.len();
+        let usable = pairs
+            .into_iter()
+            .filter(|(id, _)| *id <= u32::MAX as u64 && *id & 3 == 0);
+        let max = usable.clone().map(|(id, _)| id >> 2).max().unwrap_or(0) as usize;
+        if max <= (count * 8).max(1 << 16) {
             let mut t = vec![NONE; max + 1];
             for (id, idx) in usable {
-                t[(*id >> 2) as usize] = *idx;
+                t[(id >> 2) as usize] = idx;
             }
             MethodLookup::Dense(t)
         } else {
-            MethodLookup::Hashed(usable.map(|(id, idx)| (*id as u32, *idx)).collect())
+            MethodLookup::Hashed(usable.map(|(id, idx)| (id as u32, idx)).collect())
         }
     }
+}
+
+/// For each method line, whether an earlier line has its id. Without a hash table (a key of a
+/// million methods would spend 50 MB on one): keys list ids in increasing order, so usually
+/// there is nothing to find; otherwise one sort of (id, line).
+fn repeated_ids(methods: &[KeyMethod]) -> Vec<bool> {
+    let mut repeated = vec![false; methods.len()];
+    if methods.windows(2).all(|w| w[0].id < w[1].id) {
+        return repeated;
+    }
+    let mut order: Vec<(u64, u32)> = methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.id, i as u32))
+        .collect();
+    order.sort_unstable();
+    for w in order.windows(2) {
+        if w[0].0 == w[1].0 {
+            repeated[w[1].1 as usize] = true;
+        }
+    }
+    repeated
 }
 
 #[cfg(test)]

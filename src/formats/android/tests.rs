@@ -250,3 +250,52 @@ fn header_facts_are_typed() {
         }
     }
 }
+
+/// Repeated method ids: the first line of each id is used, every later one is reported, and
+/// records find the first line's method (against a hash set over the lines in order).
+#[test]
+fn repeated_method_ids_keep_the_first_line() {
+    use crate::analysis::testutil::Rng;
+    let mut rng = Rng::new(5);
+    for round in 0..200 {
+        let n = 1 + rng.below(40) as usize;
+        let sorted = round % 4 == 0;
+        let ids: Vec<u64> = (0..n)
+            .map(|i| {
+                if sorted {
+                    4 * (i as u64 + 1)
+                } else {
+                    4 * (1 + rng.below(12))
+                }
+            })
+            .collect();
+        let lines: Vec<String> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| format!("{id:#x}\tC{i}\tm\t()V"))
+            .collect();
+        let methods: Vec<super::KeyMethod> = lines
+            .iter()
+            .map(|l| super::key::parse_method_line(l.as_bytes()).unwrap())
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let want: Vec<bool> = ids.iter().map(|id| !seen.insert(*id)).collect();
+        assert_eq!(super::repeated_ids(&methods), want, "{ids:?}");
+        let mut b = Builder::new("t");
+        let tables = super::Tables::from_key(&mut b, &[], &methods);
+        let repeats = b
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "key-duplicate-method");
+        assert_eq!(repeats.count(), want.iter().filter(|r| **r).count());
+        for (i, id) in ids.iter().enumerate() {
+            let first = ids.iter().position(|x| x == id).unwrap();
+            let m = tables.methods.get(*id as u32) as usize;
+            assert_eq!(
+                b.strings.get(b.methods[m].class),
+                format!("C{first}"),
+                "{i}"
+            );
+        }
+    }
+}
