@@ -1056,3 +1056,27 @@ fn rtl_alignment_shifts_by_header_start_and_refuses_absurd_offsets() {
     let err = align_rtl(&[("a", &a), ("far", &c)]).unwrap_err();
     assert!(err.to_string().contains("far"), "{err}");
 }
+
+/// A glued line whose first record ends in `: ` (R5) but is a message that opens a logical
+/// scope, not one that makes an instant: the split must not take the last instant for its
+/// label (the fuzzer found an index underflow here; fuzz/regressions/rtl/).
+#[test]
+fn r05_glued_message_opening_a_logical_scope() {
+    let text =
+        "Process id is 7\n000010 1 | : { scope : 000012 2 | : hello\nworld\n000013 2 | done\n";
+    let progress = Progress::default();
+    let ctx = ReadContext {
+        path: None,
+        progress: &progress,
+    };
+    let t = read(LegacyKind::Rtl, text.as_bytes(), &ctx).expect("read");
+    assert!(has_code(&t, "R5"));
+    assert_eq!(t.methods.len(), 1);
+    assert!(
+        t.str(t.methods[0].name).starts_with("scope"),
+        "{:?}",
+        t.methods[0]
+    );
+    let labels: Vec<&str> = t.instants.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(labels, ["hello\nworld", "done"]);
+}

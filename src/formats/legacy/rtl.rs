@@ -279,10 +279,12 @@ impl Reader {
                         .with_raw(line),
                     );
                     if let Some(h) = parse_record(head) {
+                        let before = self.last_instant;
                         self.record(&h, line_no, head);
-                        if h.kind == b'|' && head.ends_with(": ") {
+                        // A message that made an instant (not, say, a logical scope).
+                        let made = self.last_instant.filter(|_| self.last_instant != before);
+                        if let Some(i) = made.filter(|_| h.kind == b'|' && head.ends_with(": ")) {
                             // R5: the message follows on the next unprefixed line.
-                            let i = self.b.instants.len() - 1;
                             self.b.instants[i].label.clear();
                             let pending = Some(i);
                             rest = &rest[o..];
