@@ -90,7 +90,7 @@ fn main() {
                 let edges: usize = p
                     .methods
                     .iter()
-                    .map(|m| m.children.len() + m.recursive_children.len())
+                    .map(|m| m.children().len() + m.recursive_children().len())
                     .sum();
                 let rec: u64 = p.methods.iter().map(|m| m.recursive_calls).sum();
                 println!("{edges} child edges, {rec} recursive calls");

@@ -41,8 +41,8 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
         .filter(|&m| {
             let p = before.method(m);
             p.recursive_calls == 0
-                && p.parents.len() == 1
-                && p.parents[0].method.is_some_and(|c| c != m)
+                && p.parents().len() == 1
+                && p.parents()[0].method.is_some_and(|c| c != m)
                 && p.exclusive > 0
         })
         .collect();
@@ -56,7 +56,7 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
                 .is_some()
         })
         .expect("a candidate in view");
-    let caller = before.method(m).parents[0].method.unwrap();
+    let caller = before.method(m).parents()[0].method.unwrap();
     let name = doc.trace.method_full_name(m);
     h.query_all_by_label_contains(&format!("] {name}"))
         .next()

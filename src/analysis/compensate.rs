@@ -92,10 +92,14 @@ pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
             inclusive: div(m.inclusive),
             exclusive: div(m.exclusive),
             top_exclusive: div(m.top_exclusive),
-            parents: edges(m.parents),
-            children: edges(m.children),
-            recursive_parents: edges(m.recursive_parents),
-            recursive_children: edges(m.recursive_children),
+            edges: m.edges.map(|e| {
+                Box::new(crate::analysis::profile::Edges {
+                    parents: edges(e.parents),
+                    children: edges(e.children),
+                    recursive_parents: edges(e.recursive_parents),
+                    recursive_children: edges(e.recursive_children),
+                })
+            }),
             ..m
         };
     Profile {

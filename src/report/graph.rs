@@ -192,7 +192,7 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
                 _ => None,
             };
             let mut kids: Vec<(SeenKey, usize)> = p
-                .children
+                .children()
                 .iter()
                 .map(|edge| {
                     let pk = m.map_or(TOP, |m| m.0);

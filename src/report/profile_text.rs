@@ -247,10 +247,10 @@ impl<'a> Printer<'a> {
                     .iter()
                     .map(|&r| {
                         let p = this.rows[r].profile;
-                        p.parents.len()
-                            + p.children.len()
-                            + p.recursive_parents.len()
-                            + p.recursive_children.len()
+                        p.parents().len()
+                            + p.children().len()
+                            + p.recursive_parents().len()
+                            + p.recursive_children().len()
                             + 5
                     })
                     .sum();
@@ -276,10 +276,10 @@ impl<'a> Printer<'a> {
         }
         out.push_str("----------------------------------------------------\n");
         let total_calls = p.total_calls();
-        self.relatives(out, p.inclusive, &p.parents, total_calls, false);
-        if !p.recursive_parents.is_empty() {
+        self.relatives(out, p.inclusive, p.parents(), total_calls, false);
+        if !p.recursive_parents().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(out, p.inclusive, &p.recursive_parents, total_calls, true);
+            self.relatives(out, p.inclusive, p.recursive_parents(), total_calls, true);
         }
         // `{[rank]:<6} {per:5.1}%   {"":>5} {"":>6} {calls:>6}+{recursive:<6} {inclusive:9} `
         // and the name, then `{"":6} {"":5}   {excl_per:5.1}% {"excl":>6} {"":>6} {"":>6}
@@ -310,10 +310,10 @@ impl<'a> Printer<'a> {
         pad(out, 6 + 1 + 6 + 1);
         push_right(out, p.top_exclusive, 9);
         out.push('\n');
-        self.relatives(out, p.inclusive, &p.children, 0, false);
-        if !p.recursive_children.is_empty() {
+        self.relatives(out, p.inclusive, p.children(), 0, false);
+        if !p.recursive_children().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(out, p.inclusive, &p.recursive_children, 0, true);
+            self.relatives(out, p.inclusive, p.recursive_children(), 0, true);
         }
     }
 

@@ -372,10 +372,11 @@ impl<const K: usize> Acc<K> {
                 } else {
                     &mut p.methods[parent as usize]
                 };
+                let edges = entry.edges_mut();
                 let list = if parent_rec {
-                    &mut entry.recursive_children
+                    &mut edges.recursive_children
                 } else {
-                    &mut entry.children
+                    &mut edges.children
                 };
                 list.push(Edge {
                     method: id(child),
@@ -400,10 +401,11 @@ impl<const K: usize> Acc<K> {
             let (calls, time) = sum(group);
             for (p, t) in profiles.iter_mut().zip(time) {
                 let entry = &mut p.methods[child as usize];
+                let edges = entry.edges_mut();
                 let list = if child_rec {
-                    &mut entry.recursive_parents
+                    &mut edges.recursive_parents
                 } else {
-                    &mut entry.parents
+                    &mut edges.parents
                 };
                 list.push(Edge {
                     method: id(parent),

@@ -110,10 +110,13 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
         top_exclusive: e.top_exclusive,
         calls: e.calls[0],
         recursive_calls: e.calls[1],
-        parents: edges(&e.parents[0]),
-        children: edges(&e.children[0]),
-        recursive_parents: edges(&e.parents[1]),
-        recursive_children: edges(&e.children[1]),
+        edges: Edges {
+            parents: edges(&e.parents[0]),
+            children: edges(&e.children[0]),
+            recursive_parents: edges(&e.parents[1]),
+            recursive_children: edges(&e.children[1]),
+        }
+        .boxed(),
     };
     Profile {
         clock,
@@ -275,16 +278,16 @@ fn simple_synthetic_trace_numbers() {
     assert_eq!((b.inclusive, b.exclusive, b.top_exclusive), (15, 13, 5));
     assert_eq!((b.calls, b.recursive_calls), (1, 2));
     assert_eq!(
-        b.recursive_parents,
-        vec![Edge {
+        b.recursive_parents(),
+        [Edge {
             method: Some(MethodId(b_)),
             calls: 2,
             time: 12
         }]
     );
     assert_eq!(
-        b.recursive_children,
-        vec![Edge {
+        b.recursive_children(),
+        [Edge {
             method: Some(MethodId(b_)),
             calls: 1,
             time: 4
@@ -310,8 +313,8 @@ fn unmatched_exit_is_charged_from_time_zero() {
     assert_eq!(m0.inclusive, 105);
     assert_eq!(m0.exclusive, 0, "first event of the thread");
     assert_eq!(
-        m0.parents,
-        vec![Edge {
+        m0.parents(),
+        [Edge {
             method: None,
             calls: 1,
             time: 105

@@ -166,10 +166,10 @@ impl EdgeKind {
     }
     fn list(self, p: &MethodProfile) -> &[Edge] {
         match self {
-            EdgeKind::Parents => &p.parents,
-            EdgeKind::Children => &p.children,
-            EdgeKind::RecursiveParents => &p.recursive_parents,
-            EdgeKind::RecursiveChildren => &p.recursive_children,
+            EdgeKind::Parents => p.parents(),
+            EdgeKind::Children => p.children(),
+            EdgeKind::RecursiveParents => p.recursive_parents(),
+            EdgeKind::RecursiveChildren => p.recursive_children(),
         }
     }
     fn is_parent(self) -> bool {

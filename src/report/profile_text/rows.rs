@@ -68,10 +68,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         top_exclusive: 0,
         calls: 0,
         recursive_calls: 0,
-        parents: Vec::new(),
-        children: Vec::new(),
-        recursive_parents: Vec::new(),
-        recursive_children: Vec::new(),
+        edges: None,
     };
     let mut rows = vec![Row {
         class: "(toplevel)",
