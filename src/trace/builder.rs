@@ -140,14 +140,38 @@ impl ThreadEvents {
 /// per thread: 300 000 one-line RTL threads (5.3 MB) took 341 MB.
 pub const MAX_THREADS: usize = 1 << 16;
 
-/// The `too-many-threads` diagnostic: `what` of `left_out` threads beyond [`MAX_THREADS`] were
-/// left out.
-pub(crate) fn too_many_threads(left_out: u64, what: &str) -> Diagnostic {
-    Diagnostic::warning(
-        "too-many-threads",
-        Location::File,
-        format!("{left_out} {what} of threads beyond the first {MAX_THREADS} were left out"),
-    )
+/// A reader's count of what it left out past [`MAX_THREADS`], shared by the readers whose
+/// formats do not bound their threads.
+#[derive(Debug, Default)]
+pub(crate) struct ThreadCap {
+    left_out: u64,
+}
+
+impl ThreadCap {
+    /// Whether an item (a record, a thread line) of a thread may be kept when `kept` threads are
+    /// kept already: always while there are fewer than [`MAX_THREADS`], then only for a thread
+    /// that is `known` (asked only then). Counts the items it refuses.
+    pub(crate) fn admits(&mut self, kept: usize, known: impl FnOnce() -> bool) -> bool {
+        let admitted = kept < MAX_THREADS || known();
+        if !admitted {
+            self.left_out += 1;
+        }
+        admitted
+    }
+
+    /// The `too-many-threads` diagnostic when anything was left out; `what` names the items.
+    pub(crate) fn diagnostic(&self, what: &str) -> Option<Diagnostic> {
+        (self.left_out > 0).then(|| {
+            Diagnostic::warning(
+                "too-many-threads",
+                Location::File,
+                format!(
+                    "{} {what} of threads beyond the first {MAX_THREADS} were left out",
+                    self.left_out
+                ),
+            )
+        })
+    }
 }
 
 /// Collects what a format reader finds; [`Builder::finish`] makes the [`Trace`].
@@ -201,8 +225,8 @@ impl Builder {
         id
     }
 
-    /// Adds a thread and returns its id. Readers of formats whose thread ids are not bounded by the format stop
-    /// adding at [`MAX_THREADS`] (see there).
+    /// Adds a thread and returns its id. Readers of formats that do not bound their thread ids
+    /// stop adding at [`MAX_THREADS`] ([`ThreadCap`]).
     pub fn add_thread(&mut self, raw_id: u64, name: &str) -> ThreadId {
         let id = ThreadId(self.threads.len() as u32);
         let name = super::strings::shorten(name, super::strings::MAX_STRING_BYTES);

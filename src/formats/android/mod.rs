@@ -35,7 +35,7 @@ pub(crate) mod writer;
 use crate::analysis::compensate::MAX_OVERHEAD_NS;
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::builder::{MAX_THREADS, too_many_threads};
+use crate::trace::builder::ThreadCap;
 use crate::trace::{
     Builder, ClockMode, Diagnostic, Location, Severity, SinkFactory, SourceInfo, StartStatedBy,
     StartTime, Streamed,
@@ -393,10 +393,9 @@ impl Tables {
         let mut thread_of_tid = vec![NONE; 65536];
         let mut seen_ids = rustc_hash::FxHashSet::default();
         let mut wide = Vec::new();
-        let mut left_out = 0u64;
+        let mut cap = ThreadCap::default();
         for t in threads {
-            if seen_ids.len() >= MAX_THREADS && !seen_ids.contains(&t.id) {
-                left_out += 1;
+            if !cap.admits(seen_ids.len(), || seen_ids.contains(&t.id)) {
                 continue;
             }
             if !seen_ids.insert(t.id) {
@@ -417,9 +416,7 @@ impl Tables {
                 wide.push((t.id, tid.0));
             }
         }
-        if left_out > 0 {
-            b.diag(too_many_threads(left_out, "*threads lines"));
-        }
+        b.diagnostics.extend(cap.diagnostic("*threads lines"));
         // Records carry u16 tids: a key tid above 65535 (old ART) matches its low 16 bits when
         // no exact id claims them.
         for (id, t) in wide {

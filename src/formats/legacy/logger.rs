@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::builder::{MAX_THREADS, too_many_threads};
+use crate::trace::builder::ThreadCap;
 use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, Severity, Trace};
 
 const FORMAT: &str = "logger-csv";
@@ -88,7 +88,7 @@ fn column_count(rows: &[Row]) -> Result<usize, FormatError> {
 fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
     let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
     let mut records = 0u64;
-    let mut left_out = 0u64;
+    let mut cap = ThreadCap::default();
     let last_line = rows.last().map(|r| r.0);
     for (i, (line_no, f, raw, eol)) in rows.iter().enumerate() {
         let loc = Location::Line(*line_no);
@@ -148,8 +148,7 @@ fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64
             continue;
         };
         records += 1;
-        if threads.len() >= MAX_THREADS && !threads.contains_key(&(pid, tid)) {
-            left_out += 1;
+        if !cap.admits(threads.len(), || threads.contains_key(&(pid, tid))) {
             continue;
         }
         threads.entry((pid, tid)).or_default().push(Hit {
@@ -159,9 +158,7 @@ fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64
             order: records,
         });
     }
-    if left_out > 0 {
-        b.diag(too_many_threads(left_out, "records"));
-    }
+    b.diagnostics.extend(cap.diagnostic("records"));
     (threads, records)
 }
 

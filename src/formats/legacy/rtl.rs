@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::builder::{MAX_THREADS, too_many_threads};
+use crate::trace::builder::ThreadCap;
 use crate::trace::{
     Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, StartStatedBy,
     StartTime, ThreadId, Trace,
@@ -125,8 +125,8 @@ struct Reader {
     /// `closing log file at`: later lines are a stale tail.
     closed_at: Option<u64>,
     seen_record: bool,
-    /// Records of threads beyond [`MAX_THREADS`], left out.
-    left_out: u64,
+    /// Records of threads beyond [`crate::trace::MAX_THREADS`], left out.
+    cap: ThreadCap,
 }
 
 impl Reader {
@@ -143,7 +143,7 @@ impl Reader {
             pid: None,
             closed_at: None,
             seen_record: false,
-            left_out: 0,
+            cap: ThreadCap::default(),
         };
         rd.b.clock = Some(ClockMode::Wall);
         rd.b.ticks_per_sec = 1000;
@@ -376,9 +376,7 @@ impl Reader {
                 .options
                 .push(("closing_ms".into(), c.to_string()));
         }
-        if self.left_out > 0 {
-            self.b.diag(too_many_threads(self.left_out, "records"));
-        }
+        self.b.diagnostics.extend(self.cap.diagnostic("records"));
         self.b.source.record_count = self.records;
         ctx.progress.add_records(self.records);
         self.b.finish()
@@ -455,8 +453,11 @@ impl Reader {
     fn record(&mut self, r: &Rec, line_no: u64, line: &str) {
         self.records += 1;
         self.pending_msg = None;
-        if self.threads.len() >= MAX_THREADS && !self.threads.contains_key(&r.tid) {
-            self.left_out += 1;
+        let threads = &self.threads;
+        if !self
+            .cap
+            .admits(threads.len(), || threads.contains_key(&r.tid))
+        {
             return;
         }
         let t = self.time(r.tid, r.time, line_no, line);
