@@ -227,14 +227,13 @@ impl TraceDiff {
                 })
                 .collect()
         };
-        let b_totals: Vec<Totals> = b.methods.iter().map(|(_, t)| *t).collect();
         let mut matched = Vec::new();
         let mut only_a = Vec::new();
         for ((key, t), j) in a.methods.into_iter().zip(partner) {
             let row = DiffRow {
                 key,
                 a: Some(t),
-                b: j.map(|j| b_totals[j]),
+                b: j.map(|j| b.methods[j].1),
             };
             if j.is_some() {
                 matched.push(row);
