@@ -12,6 +12,9 @@ root = pathlib.Path(__file__).resolve().parent.parent
 ap = argparse.ArgumentParser()
 ap.add_argument("--bin", default=str(root / "target/release/tracelens"))
 ap.add_argument("--limit", type=int, default=0, help="at most this many files (0: all)")
+ap.add_argument("--per-file", action="store_true",
+                help="print each file's largest peak RSS (command, MB, x the input) and slowest run")
+ap.add_argument("--only", default="", help="run only the commands whose text contains this")
 ap.add_argument("paths", nargs="*")
 a = ap.parse_args()
 paths = [pathlib.Path(p) for p in a.paths] or [root / "fuzz/corpus" / t for t in
@@ -33,6 +36,7 @@ cmds = [["profile"], ["profile", "--html"], ["profile", "--clock", "cpu"], ["pro
         ["profile", "--compensate", "--overhead-ns", "700"], ["summary", "--json", "--compensate", "--overhead-ns", "700"],
         ["profile", "--transform", "merge-package:java.*,android.*"], ["profile", "--transform", "collapse-recursion:*"],
         ["diff", "--base", "{f}", "--new", "{f}", "--paths", "--all"]]
+cmds = [c for c in cmds if a.only in " ".join(c)]
 bad, worst_t, worst_m = [], [], []
 for i, f in enumerate(files):
     size = f.stat().st_size
@@ -61,6 +65,12 @@ for i, f in enumerate(files):
             bad.append((str(f), c, f"{rss // 1024} MB"))
         worst_t.append((dt, str(f), " ".join(c)))
         worst_m.append((rss / 1024, (rss * 1024 - 10 * 2**20) / max(size, 1), size, str(f), " ".join(c)))
+    if a.per_file:
+        mine = [m for m in worst_m if m[3] == str(f)]
+        top = max(mine, key=lambda m: m[0])
+        slow = max((w for w in worst_t if w[1] == str(f)), key=lambda w: w[0])
+        print(f"{f.name:32} {size / 2**20:7.1f} MB  peak {top[0]:6.0f} MB = {top[0] * 2**20 / size:5.1f}x ({top[4]})"
+              f"  slowest {slow[0]:.2f} s ({slow[2]})", flush=True)
     if i % 100 == 0:
         print(f"{i}/{len(files)} files", file=sys.stderr)
 worst_t.sort(reverse=True)

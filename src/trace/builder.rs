@@ -14,8 +14,8 @@ use super::nesting::{
     stream_diagnostics,
 };
 use super::{
-    ClockMode, Counter, Diagnostic, DurationSeries, Instant, Lane, Location, Method, MethodId,
-    Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
+    ClockMode, Counter, Diagnostic, Diagnostics, DurationSeries, Instant, Lane, Location, Method,
+    MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -187,7 +187,7 @@ pub struct Builder {
     pub counters: Vec<Counter>,
     pub instants: Vec<Instant>,
     pub durations: Vec<DurationSeries>,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 impl Builder {
@@ -326,7 +326,7 @@ impl Builder {
             counters: self.counters,
             instants: self.instants,
             durations: self.durations,
-            diagnostics: self.diagnostics,
+            diagnostics: self.diagnostics.into_vec(),
             deobfuscation: None,
             compensation: None,
         };

@@ -98,3 +98,134 @@ pub fn summarize(diags: &[Diagnostic]) -> String {
         count(Severity::Info)
     )
 }
+
+/// At most this many diagnostics of one code are kept while a file is read; the others are
+/// counted, and [`Diagnostics::into_vec`] ends the list with one diagnostic that says how many
+/// were left out. A file of a million bad lines would otherwise hold a million diagnostics
+/// (about 200 bytes each for a 2-byte line).
+pub const MAX_DIAGNOSTICS_PER_CODE: u64 = 100;
+
+/// Diagnostics as a reader collects them: the first [`MAX_DIAGNOSTICS_PER_CODE`] of each code,
+/// and how many there were of each. Reads as the slice of those kept.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    kept: Vec<Diagnostic>,
+    /// Per code, in order of first appearance: its first severity and how many were pushed.
+    /// Codes are a few dozen fixed strings, so a linear search is enough.
+    codes: Vec<(String, Severity, u64)>,
+}
+
+impl Diagnostics {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
+        if let Some((_, _, n)) = self.codes.iter_mut().find(|(c, _, _)| *c == d.code) {
+            *n += 1;
+            if *n > MAX_DIAGNOSTICS_PER_CODE {
+                return;
+            }
+        } else {
+            self.codes.push((d.code.clone(), d.severity, 1));
+        }
+        self.kept.push(d);
+    }
+
+    /// Adds `other`'s diagnostics after these, with the counts of those it left out.
+    pub(crate) fn append(&mut self, other: Diagnostics) {
+        for d in other.kept {
+            self.push(d);
+        }
+        for (code, severity, n) in other.codes {
+            let left_out = n.saturating_sub(MAX_DIAGNOSTICS_PER_CODE);
+            if left_out == 0 {
+                continue;
+            }
+            match self.codes.iter_mut().find(|(c, _, _)| *c == code) {
+                Some((_, _, m)) => *m += left_out,
+                None => self.codes.push((code, severity, left_out)),
+            }
+        }
+    }
+
+    /// The kept diagnostics, then per code that had more, one saying how many were left out.
+    pub(crate) fn into_vec(self) -> Vec<Diagnostic> {
+        let mut out = self.kept;
+        for (code, severity, n) in self.codes {
+            if n > MAX_DIAGNOSTICS_PER_CODE {
+                let left_out = n - MAX_DIAGNOSTICS_PER_CODE;
+                out.push(Diagnostic::new(
+                    severity,
+                    code,
+                    Location::File,
+                    format!(
+                        "{left_out} more diagnostics of this kind (after the first {MAX_DIAGNOSTICS_PER_CODE}) were not kept"
+                    ),
+                ));
+            }
+        }
+        out
+    }
+}
+
+impl std::ops::Deref for Diagnostics {
+    type Target = [Diagnostic];
+    fn deref(&self) -> &[Diagnostic] {
+        &self.kept
+    }
+}
+
+impl Extend<Diagnostic> for Diagnostics {
+    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
+        for d in iter {
+            self.push(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(code: &str, i: u64) -> Diagnostic {
+        Diagnostic::warning(code, Location::Line(i), format!("line {i}"))
+    }
+
+    #[test]
+    fn each_code_keeps_its_first_diagnostics_and_counts_the_rest() {
+        let mut a = Diagnostics::default();
+        for i in 0..250 {
+            a.push(d("bad-line", i));
+            if i % 50 == 0 {
+                a.push(d("other", i));
+            }
+        }
+        let mut key = Diagnostics::default();
+        for i in 0..130 {
+            key.push(d("bad-line", 1000 + i));
+            key.push(d("third", i));
+        }
+        a.append(key);
+        assert_eq!(a.len(), 100 + 5 + 100);
+        let v = a.into_vec();
+        let of = |code: &str| v.iter().filter(|x| x.code == code).collect::<Vec<_>>();
+        let bad = of("bad-line");
+        assert_eq!(bad.len(), 101);
+        assert!(
+            bad[..100]
+                .iter()
+                .enumerate()
+                .all(|(i, x)| x.location == Location::Line(i as u64))
+        );
+        assert_eq!(bad[100].location, Location::File);
+        assert!(
+            bad[100].message.starts_with("280 more"),
+            "{}",
+            bad[100].message
+        );
+        assert_eq!(of("other").len(), 5);
+        let third = of("third");
+        assert_eq!(third.len(), 101);
+        assert!(third[100].message.starts_with("30 more"));
+        // The summaries come last, in the order the codes first appeared.
+        assert_eq!(v[v.len() - 2].code, "bad-line");
+        assert_eq!(v[v.len() - 1].code, "third");
+    }
+}

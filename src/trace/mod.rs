@@ -24,7 +24,7 @@ pub mod merge;
 
 pub use builder::MAX_THREADS;
 pub use builder::{Action, Builder, ThreadEvents, Times};
-pub use diag::{Diagnostic, Location, Severity, summarize};
+pub use diag::{Diagnostic, Diagnostics, Location, MAX_DIAGNOSTICS_PER_CODE, Severity, summarize};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};

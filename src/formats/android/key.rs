@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 
 use crate::formats::FormatError;
-use crate::trace::{Diagnostic, Location};
+use crate::trace::{Diagnostic, Diagnostics, Location};
 
 /// A thread line of the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +151,7 @@ pub(crate) struct Key<'a> {
     pub methods: Vec<KeyMethod<'a>>,
     /// Byte offset (in the parsed slice) just after the `*end` line.
     pub end_offset: usize,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 impl Key<'_> {
@@ -170,6 +170,20 @@ enum Section {
     Methods,
     Unknown,
 }
+
+/// The most option lines a key keeps, besides those in [`USED_OPTIONS`]: real keys have about
+/// ten, and each kept line costs two strings.
+pub(crate) const MAX_KEY_OPTIONS: usize = 256;
+
+/// The options the readers use, kept wherever they stand.
+const USED_OPTIONS: [&[u8]; 6] = [
+    b"clock",
+    b"vm",
+    b"pid",
+    b"elapsed-time-usec",
+    b"data-file-overflow",
+    b"clock-call-overhead-nsec",
+];
 
 /// Parses a key section that starts at `bytes[0]`. `format` names the format in errors;
 /// `base_offset` is added to byte offsets in messages (the key's position in its file).
@@ -259,10 +273,22 @@ pub(crate) fn parse_key<'a>(
                     }
                 } else if line.is_empty() {
                 } else if let Some(eq) = line.iter().position(|&b| b == b'=') {
-                    key.options.push((
-                        String::from_utf8_lossy(&line[..eq]).into_owned(),
-                        String::from_utf8_lossy(&line[eq + 1..]).into_owned(),
-                    ));
+                    let name = &line[..eq];
+                    if key.options.len() < MAX_KEY_OPTIONS || USED_OPTIONS.contains(&name) {
+                        key.options.push((
+                            String::from_utf8_lossy(name).into_owned(),
+                            String::from_utf8_lossy(&line[eq + 1..]).into_owned(),
+                        ));
+                    } else {
+                        key.diagnostics.push(
+                            Diagnostic::warning(
+                                "key-too-many-options",
+                                Location::Line(line_no),
+                                format!("option line beyond the first {MAX_KEY_OPTIONS} not kept"),
+                            )
+                            .with_raw(String::from_utf8_lossy(line)),
+                        );
+                    }
                 } else {
                     key.diagnostics.push(
                         Diagnostic::warning(

@@ -241,7 +241,7 @@ fn key_end(bytes: &[u8]) -> Option<usize> {
 /// Everything before the records: the data header, the builder with the key's options, clock,
 /// diagnostics, threads and methods.
 fn prepare(
-    key: Key,
+    mut key: Key,
     data: &[u8],
     data_offset: u64,
     byte_len: u64,
@@ -261,7 +261,7 @@ fn prepare(
         b.diag(d);
     }
     b.source.byte_len = byte_len;
-    b.diagnostics.extend(key.diagnostics.iter().cloned());
+    b.diagnostics.append(std::mem::take(&mut key.diagnostics));
     if key.version != header.version as u32 {
         b.diag(Diagnostic::new(
             Severity::Info,

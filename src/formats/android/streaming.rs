@@ -16,7 +16,9 @@ use super::data::{DataHeader, RawRecord, decode_record};
 use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
 use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
 use crate::formats::{FormatError, ReadContext, cancelled};
-use crate::trace::{Builder, ClockMode, Diagnostic, Location, Severity, ThreadId, Times};
+use crate::trace::{
+    Builder, ClockMode, Diagnostic, Diagnostics, Location, Severity, ThreadId, Times,
+};
 
 /// What a scan of a streaming file finds besides the records.
 #[derive(Debug)]
@@ -28,7 +30,7 @@ pub(crate) struct StreamScan<'a> {
     pub threads: Vec<(u16, &'a [u8])>,
     /// The summary packet, parsed.
     pub summary: Option<Key<'a>>,
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
     pub record_count: u64,
 }
 
@@ -93,7 +95,7 @@ pub(crate) fn scan<'a>(
         methods: Vec::new(),
         threads: Vec::new(),
         summary: None,
-        diagnostics: Vec::new(),
+        diagnostics: Diagnostics::default(),
         record_count: 0,
     };
     let rs = header.record_size as usize;
@@ -188,8 +190,8 @@ pub(crate) fn scan<'a>(
                     s.diagnostics.push(truncated("summary packet", pos));
                 }
                 match parse_key(text, FORMAT_STREAMING, (pos + 7) as u64) {
-                    Ok(k) => {
-                        s.diagnostics.extend(k.diagnostics.iter().cloned());
+                    Ok(mut k) => {
+                        s.diagnostics.append(std::mem::take(&mut k.diagnostics));
                         s.summary = Some(k);
                     }
                     Err(e) => s.diagnostics.push(Diagnostic::warning(
@@ -268,7 +270,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         l.t2.push(r.time2);
         l.axis.push(clock_us);
     };
-    let scan = scan(bytes, &mut on_record)?;
+    let mut scan = scan(bytes, &mut on_record)?;
     if cancelled_at || ctx.progress.is_cancelled() {
         return Err(cancelled(FORMAT_STREAMING));
     }
@@ -286,7 +288,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
     if let Some(d) = super::stated_facts(&mut b.source, options, &scan.header) {
         b.diag(d);
     }
-    b.diagnostics.extend(scan.diagnostics.iter().cloned());
+    b.diagnostics.append(std::mem::take(&mut scan.diagnostics));
     let clock_opt = scan.summary.as_ref().and_then(|s| s.option("clock"));
     let (clock, note) = clock_mode(clock_opt, &scan.header);
     if let Some(d) = note {
