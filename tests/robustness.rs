@@ -191,3 +191,53 @@ fn threads_beyond_max_threads_are_left_out_with_a_diagnostic() {
     );
     assert_eq!(t.threads[0].call_count(), 1);
 }
+
+/// A key of more than 65 536 methods keeps only the methods its records name (a key line may be
+/// 14 bytes, a method costs ≈ 100 bytes in the model and more in every per-method table after
+/// it): `profile` (which reads the records into sinks) and `dump` print what they print for the
+/// same trace whose key lists only those methods, and `info` says what was left out.
+#[test]
+fn a_large_key_keeps_only_the_methods_the_records_name() {
+    use crate::util::{android_trace, tracelens};
+    let line = |i: u32| format!("{:#x}\tp{}.C\tm{i}\t()V\n", 4 * i, i % 7);
+    let named = [1u32, 20_000, 20_001, 65_600, 70_000];
+    let all: String = (1..=70_000).map(line).collect();
+    let few: String = named.iter().map(|&i| line(i)).collect();
+    // Nested calls of the named methods, and one id the key lacks.
+    let mut records = Vec::new();
+    let mut t = 0;
+    for round in 0..3 {
+        for &m in &named[round..] {
+            records.push((4 * m, t));
+            t += 3;
+        }
+        records.push((4 * 90_000, t));
+        records.push((4 * 90_000 | 1, t + 1));
+        for &m in named[round..].iter().rev() {
+            t += 5;
+            records.push((4 * m | 1, t));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (big, small) = (dir.path().join("big.trace"), dir.path().join("small.trace"));
+    std::fs::write(&big, android_trace("1\tmain\n", &all, &records)).unwrap();
+    std::fs::write(&small, android_trace("1\tmain\n", &few, &records)).unwrap();
+    for args in [&["profile"][..], &["profile", "--html"], &["dump"]] {
+        let run = |f: &Path| {
+            let out = tracelens(&[args, &[f.to_str().unwrap()]].concat());
+            assert!(out.status.success(), "{args:?}");
+            out.stdout
+        };
+        let (b, s) = (run(&big), run(&small));
+        assert!(!s.is_empty());
+        assert!(b == s, "{args:?}: the large key's output differs");
+    }
+    let info = tracelens(&["info", big.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    // The five named methods and (unknown).
+    assert!(text.contains("methods:      6\n"), "{text}");
+    assert!(
+        text.contains("[uncalled-methods] at file: 69995 of the key's 70000 methods"),
+        "{text}"
+    );
+}

@@ -199,21 +199,27 @@ fn mapped_name(mapping: &Mapping, m: &KeyMethod) -> Option<Vec<u8>> {
     Some(format!("{}.{} {}", r.class, r.name, r.signature).into_bytes())
 }
 
-struct Printer<'o> {
+struct Printer<'o, 'k> {
     out: io::BufWriter<&'o mut dyn Write>,
-    names: rustc_hash::FxHashMap<u64, Vec<u8>>,
+    methods: &'k [KeyMethod<'k>],
+    mapping: Option<&'k Mapping>,
+    /// `(id, line)` sorted by id, the first line of each id only: 16 bytes per method, where a
+    /// table of every method's name would take a key of a million methods to 80 MB.
+    lines: Vec<(u64, u32)>,
+    /// The names printed so far, by line: made on a method's first record.
+    names: rustc_hash::FxHashMap<u32, Vec<u8>>,
     depth: Vec<i32>,
     dots: Vec<u8>,
     line: Vec<u8>,
     error: Option<io::Error>,
 }
 
-impl<'o> Printer<'o> {
+impl<'o, 'k> Printer<'o, 'k> {
     fn new(
         version: u32,
         threads: &[KeyThread],
-        methods: &[KeyMethod],
-        mapping: Option<&Mapping>,
+        methods: &'k [KeyMethod<'k>],
+        mapping: Option<&'k Mapping>,
         out: &'o mut dyn Write,
     ) -> io::Result<Self> {
         let mut out = io::BufWriter::with_capacity(1 << 16, out);
@@ -226,24 +232,41 @@ impl<'o> Printer<'o> {
             out.write_all(t.name)?;
             out.write_all(b"\n")?;
         }
-        let mut names = rustc_hash::FxHashMap::default();
-        for m in methods {
-            names.entry(m.id).or_insert_with(|| {
-                let mut name = mapping
-                    .and_then(|map| mapped_name(map, m))
-                    .unwrap_or_else(|| dump_name(m));
-                crate::trace::shorten_bytes(&mut name, MAX_NAME_BYTES);
-                name
-            });
-        }
+        let mut lines: Vec<(u64, u32)> = (0..methods.len() as u32)
+            .map(|i| (methods[i as usize].id, i))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup_by_key(|(id, _)| *id);
         Ok(Printer {
             out,
-            names,
+            methods,
+            mapping,
+            lines,
+            names: rustc_hash::FxHashMap::default(),
             depth: vec![2; 65536],
             dots: vec![b'.'; MAX_DEPTH],
             line: Vec::with_capacity(256),
             error: None,
         })
+    }
+
+    /// The name of the key's first method line with `id`, if there is one.
+    fn name(&mut self, id: u64) -> Option<&[u8]> {
+        let at = self.lines.partition_point(|(i, _)| *i < id);
+        let &(found, line) = self.lines.get(at)?;
+        if found != id {
+            return None;
+        }
+        let (methods, mapping) = (self.methods, self.mapping);
+        let name = self.names.entry(line).or_insert_with(|| {
+            let m = &methods[line as usize];
+            let mut name = mapping
+                .and_then(|map| mapped_name(map, m))
+                .unwrap_or_else(|| dump_name(m));
+            crate::trace::shorten_bytes(&mut name, MAX_NAME_BYTES);
+            name
+        });
+        Some(name)
     }
 
     fn trace_line(&mut self) -> io::Result<()> {
@@ -274,20 +297,22 @@ impl<'o> Printer<'o> {
         if action != 0 {
             *depth -= 1;
         }
-        let line = &mut self.line;
+        let mut line = std::mem::take(&mut self.line);
         line.clear();
         let action_str = ["ent", "xit", "unr", "???"][action];
         let _ = write!(line, "{:2} {action_str}  {:8}", r.tid, r.time1);
         line.push(note);
         line.extend_from_slice(&self.dots[..print_depth]);
-        match self.names.get(&id) {
+        match self.name(id) {
             Some(n) => line.extend_from_slice(n),
             None => {
                 let _ = write!(line, "???.??? methodId: {id:#x}");
             }
         }
         line.push(b'\n');
-        if let Err(e) = self.out.write_all(line) {
+        let written = self.out.write_all(&line);
+        self.line = line;
+        if let Err(e) = written {
             self.error = Some(e);
         }
     }

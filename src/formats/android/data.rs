@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::{FORMAT_TRACE, NONE, Tables};
+use super::{FORMAT_TRACE, MethodLookup, NONE, Tables};
 use crate::formats::detect::DATA_MAGIC;
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::{
@@ -240,6 +240,32 @@ pub(crate) fn for_each_record(data: &[u8], header: &DataHeader, mut f: impl FnMu
     for r in area.chunks_exact(header.record_size as usize) {
         f(decode_record(r, tb, t2));
     }
+}
+
+/// For each of `lines` key lines, whether a whole record of the data section `data` names it
+/// (`lookup`: a record's method value → its line). Read in parallel; the lines are marked
+/// without locks (a flag is only ever set).
+pub(crate) fn named_lines(
+    data: &[u8],
+    header: &DataHeader,
+    lookup: &MethodLookup,
+    lines: usize,
+) -> Vec<bool> {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    let (area, _) = record_area(data, header);
+    let (rs, tb) = (header.record_size as usize, header.tid_bytes());
+    let named: Vec<AtomicBool> = (0..lines).map(|_| AtomicBool::new(false)).collect();
+    area.par_chunks(rs << 16).for_each(|chunk| {
+        for r in chunk.chunks_exact(rs) {
+            let line = lookup.get(le32(r, tb) & !3);
+            if let Some(n) = named.get(line as usize)
+                && !n.load(Relaxed)
+            {
+                n.store(true, Relaxed);
+            }
+        }
+    });
+    named.into_iter().map(AtomicBool::into_inner).collect()
 }
 
 /// A data section to decode: its bytes, where they start in the file, its header and the clock.

@@ -279,7 +279,9 @@ fn prepare(
     }
     b.clock = Some(clock);
     b.axis_synthesized = clock == ClockMode::ThreadCpu;
-    let tables = Tables::from_key(&mut b, &key.threads, &key.methods);
+    let tables = Tables::from_key(&mut b, &key.threads, &key.methods, |lookup| {
+        data::named_lines(data, &header, lookup, key.methods.len())
+    });
     Ok((b, tables, header, clock))
 }
 
@@ -373,6 +375,12 @@ pub(crate) fn add_unknown_method(b: &mut Builder, at: Location, message: String)
     b.diag(Diagnostic::warning("unknown-method", at, message));
 }
 
+/// Keys with more method lines than this keep only the methods that some record names: a
+/// method costs about 100 bytes in the model and more in every per-method table after it
+/// (profiles, diffs, exports), where its key line may be 14 bytes. Real keys list the methods
+/// the VM traced, which the records name anyway.
+pub(crate) const EAGER_KEY_METHODS: usize = 1 << 16;
+
 /// Sentinel for "no entry" in the lookup tables.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -384,11 +392,16 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
-    /// Adds the key's threads and methods to `b` (in key order) and indexes them.
+    /// Adds the key's threads and methods to `b` (in key order) and indexes them. A key of
+    /// more than [`EAGER_KEY_METHODS`] methods keeps only those some record names: `named`
+    /// tells, given the lookup from a record's method value to its line in `methods`, which
+    /// lines are named (a superset is fine; a line left out turns its records into
+    /// `(unknown)`).
     pub(crate) fn from_key(
         b: &mut Builder,
         threads: &[KeyThread],
         methods: &[KeyMethod],
+        named: impl FnOnce(&MethodLookup) -> Vec<bool>,
     ) -> Tables {
         let mut thread_of_tid = vec![NONE; 65536];
         let mut seen_ids = rustc_hash::FxHashSet::default();
@@ -426,8 +439,18 @@ impl Tables {
             }
         }
         let repeated = repeated_ids(methods);
-        let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(methods.len());
-        for (m, repeated) in methods.iter().zip(repeated) {
+        let named = (methods.len() > EAGER_KEY_METHODS).then(|| {
+            let lines = methods.iter().zip(&repeated).enumerate();
+            named(&MethodLookup::build(
+                lines
+                    .filter(|(_, (_, r))| !**r)
+                    .map(|(i, (m, _))| (m.id, i as u32))
+                    .collect(),
+            ))
+        });
+        let mut pairs: Vec<(u64, u32)> = Vec::new();
+        let mut unnamed = 0u64;
+        for (i, (m, repeated)) in methods.iter().zip(repeated).enumerate() {
             if repeated {
                 b.diag(
                     Diagnostic::warning(
@@ -437,6 +460,13 @@ impl Tables {
                     )
                     .with_raw(String::from_utf8_lossy(m.raw)),
                 );
+                continue;
+            }
+            if named
+                .as_ref()
+                .is_some_and(|n| !n.get(i).copied().unwrap_or(false))
+            {
+                unnamed += 1;
                 continue;
             }
             let f = m.model_fields();
@@ -449,6 +479,17 @@ impl Tables {
                 f.line,
             );
             pairs.push((m.id, id.0));
+        }
+        if unnamed > 0 {
+            b.diag(Diagnostic::new(
+                Severity::Info,
+                "uncalled-methods",
+                Location::File,
+                format!(
+                    "{unnamed} of the key's {} methods are named by no record and were left out (keys of more than {EAGER_KEY_METHODS} methods keep only the methods the records name)",
+                    methods.len()
+                ),
+            ));
         }
         Tables {
             thread_of_tid,

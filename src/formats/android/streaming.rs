@@ -306,7 +306,15 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
 
     let threads = scan.united_threads();
     let methods = scan.united_methods();
-    let mut tables = Tables::from_key(&mut b, &threads, &methods);
+    let mut tables = Tables::from_key(&mut b, &threads, &methods, |lookup| {
+        let mut named = vec![false; methods.len()];
+        for op in locals.iter().flat_map(|l| &l.ops) {
+            if let Some(n) = named.get_mut(lookup.get(op & !3) as usize) {
+                *n = true;
+            }
+        }
+        named
+    });
     let unknown_id = b.methods.len() as u32;
     let mut unknown = 0u64;
     for l in &mut locals {

@@ -282,7 +282,7 @@ fn repeated_method_ids_keep_the_first_line() {
         let want: Vec<bool> = ids.iter().map(|id| !seen.insert(*id)).collect();
         assert_eq!(super::repeated_ids(&methods), want, "{ids:?}");
         let mut b = Builder::new("t");
-        let tables = super::Tables::from_key(&mut b, &[], &methods);
+        let tables = super::Tables::from_key(&mut b, &[], &methods, |_| Vec::new());
         let repeats = b
             .diagnostics
             .iter()
@@ -297,5 +297,63 @@ fn repeated_method_ids_keep_the_first_line() {
                 "{i}"
             );
         }
+    }
+}
+
+/// A key of more than [`super::EAGER_KEY_METHODS`] methods keeps only those the records name,
+/// in key order: the trace reads as if its key listed only them (plus the diagnostic), in every
+/// layout and as a `.key` + `.data` pair.
+#[test]
+fn a_large_key_keeps_only_the_named_methods() {
+    let p = Progress::default();
+    let extra = super::EAGER_KEY_METHODS as u32 + 10;
+    for (layout, clock) in [
+        (Layout::V1, ClockMode::ThreadCpu),
+        (Layout::V2, ClockMode::Wall),
+        (Layout::V3, ClockMode::Dual),
+        (Layout::Streaming, ClockMode::Dual),
+    ] {
+        let small = spec(layout, clock);
+        let mut big = small.clone();
+        // Unnamed methods before, between and after the named ones (ids 0, 4, 8, 12).
+        big.methods = (0..extra)
+            .map(|i| MethodDef {
+                id: (100 + i) << 2,
+                class: format!("unused.C{i}"),
+                name: "m".into(),
+                signature: "()V".into(),
+                source_file: None,
+                line: None,
+            })
+            .collect();
+        for (i, m) in small.methods.iter().enumerate() {
+            big.methods.insert(i * 20_000, m.clone());
+        }
+        let read_both = |s: &TraceSpec| {
+            let whole = events(read(&write_trace(s), &ctx(&p)).unwrap());
+            let pair = (layout != Layout::Streaming)
+                .then(|| events(read_pair(&write_key(s), &write_data(s), &ctx(&p)).unwrap()));
+            (whole, pair)
+        };
+        let ((tb, calls_big), pair_big) = read_both(&big);
+        let ((ts, calls_small), pair_small) = read_both(&small);
+        assert_eq!(calls_big, calls_small, "{layout:?}");
+        assert_eq!(tb.methods, ts.methods, "{layout:?}");
+        assert_eq!(
+            pair_big.map(|(_, c)| c),
+            pair_small.map(|(_, c)| c),
+            "{layout:?}"
+        );
+        let d = tb
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "uncalled-methods")
+            .expect("the left-out methods are reported");
+        assert!(
+            d.message.starts_with(&format!("{extra} of the key's")),
+            "{}",
+            d.message
+        );
+        assert!(!ts.diagnostics.iter().any(|d| d.code == "uncalled-methods"));
     }
 }
