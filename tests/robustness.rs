@@ -212,10 +212,10 @@ fn a_large_key_keeps_only_the_methods_the_records_name() {
             t += 3;
         }
         records.push((4 * 90_000, t));
-        records.push((4 * 90_000 | 1, t + 1));
+        records.push(((4 * 90_000) | 1, t + 1));
         for &m in named[round..].iter().rev() {
             t += 5;
-            records.push((4 * m | 1, t));
+            records.push(((4 * m) | 1, t));
         }
     }
     let dir = tempfile::tempdir().unwrap();
