@@ -169,7 +169,10 @@ pub fn run(target: Target, bytes: &[u8]) {
         Target::Summary => {
             if let Some(trace) = load(bytes, &ctx) {
                 let s = crate::report::summary::summarize_trace("fuzz", &trace);
-                let _ = crate::report::summary::to_json(std::slice::from_ref(&s));
+                let _ = crate::report::summary::write_json(
+                    std::slice::from_ref(&s),
+                    &mut std::io::sink(),
+                );
                 let _ = crate::report::summary::to_text(&s, 10);
                 let _ = crate::report::info::render(std::path::Path::new("fuzz"), &trace);
             }

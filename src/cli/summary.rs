@@ -9,7 +9,7 @@ use super::CliError;
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
-    FileSummary, error_summary, summarize_compensated, summarize_trace, to_json, to_text,
+    FileSummary, error_summary, summarize_compensated, summarize_trace, to_text, write_json,
 };
 
 /// Arguments of `tracelens summary`.
@@ -65,7 +65,9 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
         })
         .collect::<Result<_, CliError>>()?;
     let text = if args.json {
-        to_json(&summaries)
+        let mut out = std::io::stdout().lock();
+        write_json(&summaries, &mut out).or_else(CliError::stdout)?;
+        String::new()
     } else {
         summaries
             .iter()

@@ -384,14 +384,17 @@ fn summarize_full(
     }
 }
 
-/// The JSON document: an array with one object per file, in command-line order.
-pub(crate) fn to_json(summaries: &[FileSummary]) -> String {
-    let mut s = serde_json::to_string_pretty(summaries).unwrap_or_else(|e| {
-        // Serializing plain structs of strings and numbers cannot fail; keep the output valid.
-        format!("[{{\"error\": {{\"message\": \"{e}\"}}}}]")
-    });
-    s.push('\n');
-    s
+/// Writes the JSON document: an array with one object per file, in command-line order. Written
+/// as it is serialized: a file of a million methods makes a document many times its size.
+pub(crate) fn write_json(
+    summaries: &[FileSummary],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut out, summaries)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// A short human-readable summary.
