@@ -41,13 +41,12 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     let mut b = Builder::new(FORMAT);
     b.source.byte_len = bytes.len() as u64;
     b.ticks_per_sec = 1_000_000_000;
-    let rows: Vec<Row> = lines(&dec.text)
-        .filter(|(_, l, _)| !l.trim().is_empty())
-        .map(|(n, l, eol)| (n, l.split([',', ';']).map(str::trim).collect(), l, eol))
-        .collect();
-    let cols = column_count(&rows)?;
+    // The lines are read twice (column count, then hits) rather than kept split: a line may be
+    // 14 bytes, its fields as a list 130.
+    let rows = || lines(&dec.text).filter(|(_, l, _)| !l.trim().is_empty());
+    let cols = column_count(rows())?;
     b.source.options.push(("columns".into(), cols.to_string()));
-    let (threads, records) = probe_hits(&mut b, &rows, cols);
+    let (threads, records) = probe_hits(&mut b, rows(), cols);
     let base = blocks(&mut b, threads);
     b.source
         .options
@@ -57,17 +56,28 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     Ok(b.finish())
 }
 
-/// A non-empty line: its number, its fields, its text and whether it ended with an EOL.
-type Row<'a> = (u64, Vec<&'a str>, &'a str, bool);
+/// A non-empty line: its number, its text and whether it ended with an EOL.
+type Row<'a> = (u64, &'a str, bool);
+
+/// The fields of a line, trimmed, into `f` (reused from line to line).
+fn split<'a>(line: &'a str, f: &mut Vec<&'a str>) {
+    f.clear();
+    f.extend(line.split([',', ';']).map(str::trim));
+}
+
+fn all_integers(f: &[&str]) -> bool {
+    f.iter()
+        .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
+}
 
 /// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
 /// more all-integer rows have.
-fn column_count(rows: &[Row]) -> Result<usize, FormatError> {
+fn column_count<'a>(rows: impl Iterator<Item = Row<'a>>) -> Result<usize, FormatError> {
     let mut counts: HashMap<usize, usize> = HashMap::new();
-    for (_, f, _, _) in rows {
-        if f.iter()
-            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
-        {
+    let mut f = Vec::new();
+    for (_, line, _) in rows {
+        split(line, &mut f);
+        if all_integers(&f) {
             *counts.entry(f.len()).or_default() += 1;
         }
     }
@@ -85,28 +95,32 @@ fn column_count(rows: &[Row]) -> Result<usize, FormatError> {
 
 /// The probe hits of every (pid, tid) in file order, and how many records were read; header,
 /// short, non-numeric and out-of-range lines are skipped with a diagnostic (L10, L2, L9, L4).
-fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
+fn probe_hits<'a>(
+    b: &mut Builder,
+    rows: impl Iterator<Item = Row<'a>>,
+    cols: usize,
+) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
     let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
     let mut records = 0u64;
     let mut cap = ThreadCap::default();
-    let last_line = rows.last().map(|r| r.0);
-    for (i, (line_no, f, raw, eol)) in rows.iter().enumerate() {
-        let loc = Location::Line(*line_no);
-        let numeric = f
-            .iter()
-            .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()));
+    let mut f = Vec::new();
+    let mut rows = rows.enumerate().peekable();
+    while let Some((i, (line_no, raw, eol))) = rows.next() {
+        split(raw, &mut f);
+        let loc = Location::Line(line_no);
+        let numeric = all_integers(&f);
         if i == 0
             && !f
                 .iter()
                 .any(|x| x.bytes().all(|c| c.is_ascii_digit()) && !x.is_empty())
         {
             b.diag(
-                Diagnostic::new(Severity::Info, "L10", loc, "header line skipped").with_raw(*raw),
+                Diagnostic::new(Severity::Info, "L10", loc, "header line skipped").with_raw(raw),
             );
             continue;
         }
         if f.len() != cols || !numeric {
-            let code = if !eol && Some(*line_no) == last_line {
+            let code = if !eol && rows.peek().is_none() {
                 "L2"
             } else if f.len() != cols {
                 "L9"
@@ -122,13 +136,13 @@ fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64
                         f.len()
                     ),
                 )
-                .with_raw(*raw),
+                .with_raw(raw),
             );
             continue;
         }
         let p = |k: usize| f[k].parse::<u64>().ok();
         let (Some(pid), Some(tid), Some(probe)) = (p(0), p(1), p(2)) else {
-            b.diag(Diagnostic::warning("L4", loc, "field out of range").with_raw(*raw));
+            b.diag(Diagnostic::warning("L4", loc, "field out of range").with_raw(raw));
             continue;
         };
         let (cpu, wall) = if cols == 7 {
@@ -143,7 +157,7 @@ fn probe_hits(b: &mut Builder, rows: &[Row], cols: usize) -> (BTreeMap<(u64, u64
                     loc,
                     "nanoseconds ≥ 1e9 or value out of range; record skipped",
                 )
-                .with_raw(*raw),
+                .with_raw(raw),
             );
             continue;
         };
