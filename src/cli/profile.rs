@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliError, ClockOpt, print_parts};
+use super::{CliError, ClockOpt};
 use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
 use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
-use crate::report::profile_text::{Style, render_parts};
+use crate::report::profile_text::{Style, write_report};
 use crate::trace::{Clock, TickRange, Trace, summarize};
 
 /// Arguments of `tracelens profile`.
@@ -240,17 +240,19 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     } else {
         Style::Text
     };
-    let mut text = render_parts(&trace, &p, &style);
-    if let Some(measured) = &measured
-        && !args.html
-    {
-        text.push(crate::report::compensation::text_section(
-            &trace, measured, &p,
-        ));
-    }
-    crate::timing::mark("rendered");
     report_diagnostics(&args.file, &trace);
-    print_parts(&text)?;
+    let mut out = std::io::stdout().lock();
+    let written = write_report(&trace, &p, &style, &mut out).and_then(|()| {
+        use std::io::Write;
+        if let Some(measured) = &measured
+            && !args.html
+        {
+            let section = crate::report::compensation::text_section(&trace, measured, &p);
+            out.write_all(section.as_bytes())?;
+        }
+        out.flush()
+    });
+    written.or_else(CliError::stdout)?;
     crate::timing::mark("written");
     Ok(())
 }

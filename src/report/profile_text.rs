@@ -105,10 +105,15 @@ pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> V
     let (mut classes, mut names) = (p.fork(), p.fork());
     let (mut parts, ((), ())) = rayon::join(
         || {
-            p.exclusive_profile(profile.total_time);
-            p.inclusive_profile(&by_inclusive)
+            p.exclusive_profile(profile.total_time, &mut Spill::none());
+            p.inclusive_profile(&by_inclusive, &mut Spill::none())
         },
-        || rayon::join(|| classes.class_profiles(), || names.method_profiles()),
+        || {
+            rayon::join(
+                || classes.class_profiles(&mut Spill::none()),
+                || names.method_profiles(&mut Spill::none()),
+            )
+        },
     );
     parts.push(classes.out);
     parts.push(names.out);
@@ -117,6 +122,108 @@ pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> V
     }
     parts
 }
+
+/// Reports of more rows than this are written as they are made, section after section, instead
+/// of whole: a file of a million methods makes a report 10 to 30 times its size.
+const STREAM_ABOVE_ROWS: usize = 1 << 16;
+
+/// Writes the whole report to `w`: made in parallel and written whole when it is small
+/// ([`render_parts`]), else written as it is made, holding about a megabyte at a time.
+pub(crate) fn write_report(
+    trace: &Trace,
+    profile: &Profile,
+    style: &Style,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_report_streaming_above(trace, profile, style, w, STREAM_ABOVE_ROWS)
+}
+
+fn write_report_streaming_above(
+    trace: &Trace,
+    profile: &Profile,
+    style: &Style,
+    w: &mut dyn std::io::Write,
+    stream_above: usize,
+) -> std::io::Result<()> {
+    if profile.methods.len() <= stream_above {
+        for part in render_parts(trace, profile, style) {
+            w.write_all(part.as_bytes())?;
+        }
+        return Ok(());
+    }
+    let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
+    let html = matches!(style, Style::Html { .. });
+    let mut p = Printer {
+        rows,
+        row_of_method,
+        index,
+        total: profile.total_time as f64,
+        html,
+        out: String::new(),
+    };
+    if let Style::Html { sortable_url } = style {
+        p.out.push_str(&html_header(sortable_url.as_deref()));
+        p.out.push_str(TABLE_OF_CONTENTS);
+    }
+    let mut spill = Spill::to(w);
+    p.exclusive_profile(profile.total_time, &mut spill);
+    for part in p.inclusive_profile(&by_inclusive, &mut spill) {
+        spill.write(&part);
+    }
+    p.class_profiles(&mut spill);
+    p.method_profiles(&mut spill);
+    if html {
+        p.out.push_str("\n</body>\n</html>\n");
+    }
+    spill.take(&mut p.out, 0);
+    spill.error.map_or(Ok(()), Err)
+}
+
+/// Where a report being written as it is made goes ([`write_report`]); none for one kept whole.
+struct Spill<'w> {
+    out: Option<&'w mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> Spill<'w> {
+    fn none() -> Self {
+        Spill {
+            out: None,
+            error: None,
+        }
+    }
+
+    fn to(out: &'w mut dyn std::io::Write) -> Self {
+        Spill {
+            out: Some(out),
+            error: None,
+        }
+    }
+
+    fn is_some(&self) -> bool {
+        self.out.is_some()
+    }
+
+    fn write(&mut self, s: &str) {
+        if let Some(w) = &mut self.out
+            && self.error.is_none()
+            && let Err(e) = w.write_all(s.as_bytes())
+        {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes `s` and empties it once it holds `min` bytes or more (when there is a target).
+    fn take(&mut self, s: &mut String, min: usize) {
+        if self.out.is_some() && s.len() >= min {
+            self.write(s);
+            s.clear();
+        }
+    }
+}
+
+/// How much of a report [`Spill`] lets gather before writing it.
+const SPILL_BYTES: usize = 1 << 20;
 
 impl<'a> Printer<'a> {
     /// A printer of the same rows with an empty output.
@@ -164,8 +271,10 @@ impl<'a> Printer<'a> {
         });
     }
 
-    fn exclusive_profile(&mut self, total_time: u64) {
-        self.out.reserve((self.rows.len() + 16) * LINE_BYTES);
+    fn exclusive_profile(&mut self, total_time: u64, spill: &mut Spill) {
+        if !spill.is_some() {
+            self.out.reserve((self.rows.len() + 16) * LINE_BYTES);
+        }
         self.section("exclusive");
         let mut order: Vec<usize> = (0..self.rows.len()).collect();
         self.sort_by_exclusive(&mut order);
@@ -212,6 +321,7 @@ impl<'a> Printer<'a> {
             out.push(' ');
             self.push_name(&mut out, row);
             out.push('\n');
+            spill.take(&mut out, SPILL_BYTES);
             self.out = out;
         }
         if self.html {
@@ -221,7 +331,7 @@ impl<'a> Printer<'a> {
 
     /// The inclusive section; returns the output so far (this section's blocks in chunks
     /// written in parallel) as pieces.
-    fn inclusive_profile(&mut self, by_inclusive: &[usize]) -> Vec<String> {
+    fn inclusive_profile(&mut self, by_inclusive: &[usize], spill: &mut Spill) -> Vec<String> {
         self.section("inclusive");
         self.out.push_str(
             "\nInclusive elapsed times for each method and its parents and children,\n\
@@ -238,30 +348,45 @@ impl<'a> Printer<'a> {
             .position(|&r| self.rows[r].profile.inclusive == 0)
             .unwrap_or(by_inclusive.len());
         let mut parts = vec![std::mem::take(&mut self.out)];
+        // Written as it is made: 64 chunks at a time.
+        let window = if spill.is_some() {
+            256 * 64
+        } else {
+            usize::MAX
+        };
         let this = &*self;
-        let chunks: Vec<String> = by_inclusive[..shown]
-            .par_chunks(256)
-            .enumerate()
-            .map(|(c, rows)| {
-                let lines: usize = rows
-                    .iter()
-                    .map(|&r| {
-                        let p = this.rows[r].profile;
-                        p.parents().len()
-                            + p.children().len()
-                            + p.recursive_parents().len()
-                            + p.recursive_children().len()
-                            + 5
-                    })
-                    .sum();
-                let mut out = String::with_capacity(lines * LINE_BYTES);
-                for (k, &r) in rows.iter().enumerate() {
-                    this.inclusive_block(&mut out, c * 256 + k, r);
+        for (w, window_rows) in by_inclusive[..shown].chunks(window).enumerate() {
+            let first_rank = w * window.min(shown);
+            let chunks: Vec<String> = window_rows
+                .par_chunks(256)
+                .enumerate()
+                .map(|(c, rows)| {
+                    let lines: usize = rows
+                        .iter()
+                        .map(|&r| {
+                            let p = this.rows[r].profile;
+                            p.parents().len()
+                                + p.children().len()
+                                + p.recursive_parents().len()
+                                + p.recursive_children().len()
+                                + 5
+                        })
+                        .sum();
+                    let mut out = String::with_capacity(lines * LINE_BYTES);
+                    for (k, &r) in rows.iter().enumerate() {
+                        this.inclusive_block(&mut out, first_rank + c * 256 + k, r);
+                    }
+                    out
+                })
+                .collect();
+            if spill.is_some() {
+                for part in parts.drain(..).chain(chunks) {
+                    spill.write(&part);
                 }
-                out
-            })
-            .collect();
-        parts.extend(chunks);
+            } else {
+                parts.extend(chunks);
+            }
+        }
         if self.html {
             parts.push("</pre>\n".to_string());
         }
@@ -418,7 +543,7 @@ impl<'a> Printer<'a> {
         groups
     }
 
-    fn class_profiles(&mut self) {
+    fn class_profiles(&mut self, spill: &mut Spill) {
         self.section("class");
         let groups = self.groups(true);
         if groups.is_empty() {
@@ -431,10 +556,10 @@ impl<'a> Printer<'a> {
         self.out.push_str(
             "\nExclusive elapsed time for each class, summed over all the methods\nin the class.\n\n",
         );
-        self.grouped_section(groups, true);
+        self.grouped_section(groups, true, spill);
     }
 
-    fn method_profiles(&mut self) {
+    fn method_profiles(&mut self, spill: &mut Spill) {
         let groups = self.groups(false);
         if groups.is_empty() {
             return;
@@ -444,13 +569,15 @@ impl<'a> Printer<'a> {
             "\nExclusive elapsed time for each method, summed over all the classes\n\
              that contain a method with the same name.\n\n",
         );
-        self.grouped_section(groups, false);
+        self.grouped_section(groups, false, spill);
     }
 
     /// The class section (`by_class`) or the method-name section.
-    fn grouped_section(&mut self, groups: Vec<Vec<usize>>, by_class: bool) {
-        self.out
-            .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
+    fn grouped_section(&mut self, groups: Vec<Vec<usize>>, by_class: bool, spill: &mut Spill) {
+        if !spill.is_some() {
+            self.out
+                .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
+        }
         if self.html {
             self.out.push_str("<br><br>\n");
         }
@@ -607,6 +734,7 @@ impl<'a> Printer<'a> {
             if self.html {
                 self.out.push_str("</div>\n");
             }
+            spill.take(&mut self.out, SPILL_BYTES);
         }
     }
 }
@@ -723,5 +851,48 @@ mod tests {
         let out = text(&trace, &Style::Text);
         assert!(out.contains("Total cycles: 0\n"));
         assert!(out.contains("[0]      inf%"), "{out}");
+    }
+
+    /// Written as it is made (sections spilled at 1 MiB, the inclusive blocks 64 chunks at a
+    /// time), the report is the one made whole, byte for byte: 40 000 methods in 300 classes,
+    /// nested and recursive calls, text and HTML.
+    #[test]
+    fn a_report_written_as_it_is_made_is_the_whole_report() {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        let n = 40_000u32;
+        for i in 0..n {
+            let (class, name) = (format!("p{}.C", i % 300), format!("m{}", i % 50));
+            b.add_method(i as u64 * 4, &class, &name, "()V", None, None);
+        }
+        let t = b.add_thread(1, "main");
+        let mut rng = Rng::new(3);
+        let mut time = 0u64;
+        for k in 0..n {
+            let ev = b.events_mut(t);
+            let child = MethodId(rng.below(n as u64) as u32);
+            ev.push(Action::Enter, MethodId(k), time, None);
+            ev.push(Action::Enter, child, time + 1, None);
+            if k % 5 == 0 {
+                ev.push(Action::Enter, MethodId(k), time + 2, None);
+                ev.push(Action::Exit, MethodId(k), time + 3, None);
+            }
+            ev.push(Action::Exit, child, time + 4, None);
+            ev.push(Action::Exit, MethodId(k), time + 5 + rng.below(9), None);
+            time += 20;
+        }
+        let trace = b.finish();
+        let p = profile(&trace, Clock::Wall);
+        for style in [Style::Text, Style::Html { sortable_url: None }] {
+            let whole = render(&trace, &p, &style);
+            let mut streamed = Vec::new();
+            write_report_streaming_above(&trace, &p, &style, &mut streamed, 0).unwrap();
+            assert!(whole.len() > 3 * SPILL_BYTES, "{}", whole.len());
+            assert!(streamed == whole.as_bytes(), "{style:?}");
+            // And through the public entry, which keeps a report this size whole.
+            let mut direct = Vec::new();
+            write_report(&trace, &p, &style, &mut direct).unwrap();
+            assert!(direct == whole.as_bytes());
+        }
     }
 }
