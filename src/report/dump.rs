@@ -22,7 +22,9 @@ use std::io::{self, Write};
 
 use crate::formats::FormatError;
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
-use crate::formats::android::{FORMAT_TRACE, KeyMethod, KeyThread, parse_key, streaming};
+use crate::formats::android::{
+    FORMAT_TRACE, KeyMethod, KeyThread, MethodLookup, parse_key, streaming,
+};
 use crate::formats::detect::{Detected, detect};
 use crate::mapping::Mapping;
 use crate::trace::{Diagnostic, Location};
@@ -203,11 +205,11 @@ struct Printer<'o, 'k> {
     out: io::BufWriter<&'o mut dyn Write>,
     methods: &'k [KeyMethod<'k>],
     mapping: Option<&'k Mapping>,
-    /// `(id, line)` sorted by id, the first line of each id only: 16 bytes per method, where a
-    /// table of every method's name would take a key of a million methods to 80 MB.
-    lines: Vec<(u64, u32)>,
-    /// The names printed so far, by line: made on a method's first record.
-    names: rustc_hash::FxHashMap<u32, Vec<u8>>,
+    /// A record's method value → the key's first line with that id.
+    lines: MethodLookup,
+    /// The names printed so far, by line: made on a method's first record (a table of every
+    /// method's name would take a key of a million methods to 80 MB).
+    names: Vec<Option<Box<[u8]>>>,
     depth: Vec<i32>,
     dots: Vec<u8>,
     line: Vec<u8>,
@@ -241,8 +243,8 @@ impl<'o, 'k> Printer<'o, 'k> {
             out,
             methods,
             mapping,
-            lines,
-            names: rustc_hash::FxHashMap::default(),
+            lines: MethodLookup::build(lines),
+            names: vec![None; methods.len()],
             depth: vec![2; 65536],
             dots: vec![b'.'; MAX_DEPTH],
             line: Vec::with_capacity(256),
@@ -250,21 +252,17 @@ impl<'o, 'k> Printer<'o, 'k> {
         })
     }
 
-    /// The name of the key's first method line with `id`, if there is one.
-    fn name(&mut self, id: u64) -> Option<&[u8]> {
-        let at = self.lines.partition_point(|(i, _)| *i < id);
-        let &(found, line) = self.lines.get(at)?;
-        if found != id {
-            return None;
-        }
+    /// The name of the key's first method line with the record method value `id`, if any.
+    fn name(&mut self, id: u32) -> Option<&[u8]> {
+        let line = self.lines.get(id) as usize;
         let (methods, mapping) = (self.methods, self.mapping);
-        let name = self.names.entry(line).or_insert_with(|| {
-            let m = &methods[line as usize];
+        let name = self.names.get_mut(line)?.get_or_insert_with(|| {
+            let m = &methods[line];
             let mut name = mapping
                 .and_then(|map| mapped_name(map, m))
                 .unwrap_or_else(|| dump_name(m));
             crate::trace::shorten_bytes(&mut name, MAX_NAME_BYTES);
-            name
+            name.into()
         });
         Some(name)
     }
@@ -281,7 +279,7 @@ impl<'o, 'k> Printer<'o, 'k> {
             return;
         }
         let action = (r.op & 3) as usize;
-        let id = (r.op & !3) as u64;
+        let id = r.op & !3;
         let depth = &mut self.depth[r.tid as usize];
         if action == 0 {
             *depth += 1;

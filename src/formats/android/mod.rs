@@ -519,7 +519,7 @@ impl MethodLookup {
 impl MethodLookup {
     /// The lookup of `(id, index)` pairs with distinct ids. Ids that are not multiples of 4 or
     /// do not fit 32 bits can never match a record.
-    fn build(pairs: Vec<(u64, u32)>) -> MethodLookup {
+    pub(crate) fn build(pairs: Vec<(u64, u32)>) -> MethodLookup {
         let count = pairs.len();
         let usable = pairs
             .into_iter()
