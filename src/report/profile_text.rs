@@ -86,20 +86,8 @@ pub fn render(trace: &Trace, profile: &Profile, style: &Style) -> String {
 /// sections and chunks of the inclusive section are written in parallel into their own pieces,
 /// so nothing is copied into one string).
 pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> Vec<String> {
-    let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
-    let html = matches!(style, Style::Html { .. });
-    let mut p = Printer {
-        rows,
-        row_of_method,
-        index,
-        total: profile.total_time as f64,
-        html,
-        out: String::new(),
-    };
-    if let Style::Html { sortable_url } = style {
-        p.out.push_str(&html_header(sortable_url.as_deref()));
-        p.out.push_str(TABLE_OF_CONTENTS);
-    }
+    let (mut p, by_inclusive) = Printer::start(trace, profile, style);
+    let html = p.html;
     // The sections are independent: the class and method-name sections are written beside the
     // first two.
     let (mut classes, mut names) = (p.fork(), p.fork());
@@ -151,20 +139,8 @@ fn write_report_streaming_above(
         }
         return Ok(());
     }
-    let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
-    let html = matches!(style, Style::Html { .. });
-    let mut p = Printer {
-        rows,
-        row_of_method,
-        index,
-        total: profile.total_time as f64,
-        html,
-        out: String::new(),
-    };
-    if let Style::Html { sortable_url } = style {
-        p.out.push_str(&html_header(sortable_url.as_deref()));
-        p.out.push_str(TABLE_OF_CONTENTS);
-    }
+    let (mut p, by_inclusive) = Printer::start(trace, profile, style);
+    let html = p.html;
     let mut spill = Spill::to(w);
     p.exclusive_profile(profile.total_time, &mut spill);
     for part in p.inclusive_profile(&by_inclusive, &mut spill) {
@@ -226,6 +202,25 @@ impl<'w> Spill<'w> {
 const SPILL_BYTES: usize = 1 << 20;
 
 impl<'a> Printer<'a> {
+    /// The printer of `profile`'s rows with the page's head (HTML) written, and the rows in
+    /// inclusive order.
+    fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<usize>) {
+        let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
+        let mut p = Printer {
+            rows,
+            row_of_method,
+            index,
+            total: profile.total_time as f64,
+            html: matches!(style, Style::Html { .. }),
+            out: String::new(),
+        };
+        if let Style::Html { sortable_url } = style {
+            p.out.push_str(&html_header(sortable_url.as_deref()));
+            p.out.push_str(TABLE_OF_CONTENTS);
+        }
+        (p, by_inclusive)
+    }
+
     /// A printer of the same rows with an empty output.
     fn fork(&self) -> Self {
         Printer {
