@@ -23,9 +23,12 @@ use super::html::{TABLE_OF_CONTENTS, escape, html_field, html_header};
 use numbers::{pad, push_fixed, push_left, push_right, push_shares_and_calls};
 pub(crate) use rows::indices;
 use rows::{compare_names, ranked_rows};
+pub(crate) use write::write_report;
+use write::{SPILL_BYTES, Spill};
 
 mod numbers;
 mod rows;
+mod write;
 
 /// Plain text or dmtracedump's `-h` HTML page.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,96 +113,6 @@ pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> V
     }
     parts
 }
-
-/// Reports of more rows than this are written as they are made, section after section, instead
-/// of whole: a file of a million methods makes a report 10 to 30 times its size.
-const STREAM_ABOVE_ROWS: usize = 1 << 16;
-
-/// Writes the whole report to `w`: made in parallel and written whole when it is small
-/// ([`render_parts`]), else written as it is made, holding about a megabyte at a time.
-pub(crate) fn write_report(
-    trace: &Trace,
-    profile: &Profile,
-    style: &Style,
-    w: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    write_report_streaming_above(trace, profile, style, w, STREAM_ABOVE_ROWS)
-}
-
-fn write_report_streaming_above(
-    trace: &Trace,
-    profile: &Profile,
-    style: &Style,
-    w: &mut dyn std::io::Write,
-    stream_above: usize,
-) -> std::io::Result<()> {
-    if profile.methods.len() <= stream_above {
-        for part in render_parts(trace, profile, style) {
-            w.write_all(part.as_bytes())?;
-        }
-        return Ok(());
-    }
-    let (mut p, by_inclusive) = Printer::start(trace, profile, style);
-    let html = p.html;
-    let mut spill = Spill::to(w);
-    p.exclusive_profile(profile.total_time, &mut spill);
-    for part in p.inclusive_profile(&by_inclusive, &mut spill) {
-        spill.write(&part);
-    }
-    p.class_profiles(&mut spill);
-    p.method_profiles(&mut spill);
-    if html {
-        p.out.push_str("\n</body>\n</html>\n");
-    }
-    spill.take(&mut p.out, 0);
-    spill.error.map_or(Ok(()), Err)
-}
-
-/// Where a report being written as it is made goes ([`write_report`]); none for one kept whole.
-struct Spill<'w> {
-    out: Option<&'w mut dyn std::io::Write>,
-    error: Option<std::io::Error>,
-}
-
-impl<'w> Spill<'w> {
-    fn none() -> Self {
-        Spill {
-            out: None,
-            error: None,
-        }
-    }
-
-    fn to(out: &'w mut dyn std::io::Write) -> Self {
-        Spill {
-            out: Some(out),
-            error: None,
-        }
-    }
-
-    fn is_some(&self) -> bool {
-        self.out.is_some()
-    }
-
-    fn write(&mut self, s: &str) {
-        if let Some(w) = &mut self.out
-            && self.error.is_none()
-            && let Err(e) = w.write_all(s.as_bytes())
-        {
-            self.error = Some(e);
-        }
-    }
-
-    /// Writes `s` and empties it once it holds `min` bytes or more (when there is a target).
-    fn take(&mut self, s: &mut String, min: usize) {
-        if self.out.is_some() && s.len() >= min {
-            self.write(s);
-            s.clear();
-        }
-    }
-}
-
-/// How much of a report [`Spill`] lets gather before writing it.
-const SPILL_BYTES: usize = 1 << 20;
 
 impl<'a> Printer<'a> {
     /// The printer of `profile`'s rows with the page's head (HTML) written, and the rows in
@@ -846,48 +759,5 @@ mod tests {
         let out = text(&trace, &Style::Text);
         assert!(out.contains("Total cycles: 0\n"));
         assert!(out.contains("[0]      inf%"), "{out}");
-    }
-
-    /// Written as it is made (sections spilled at 1 MiB, the inclusive blocks 64 chunks at a
-    /// time), the report is the one made whole, byte for byte: 40 000 methods in 300 classes,
-    /// nested and recursive calls, text and HTML.
-    #[test]
-    fn a_report_written_as_it_is_made_is_the_whole_report() {
-        let mut b = Builder::new("test");
-        b.clock = Some(ClockMode::Wall);
-        let n = 40_000u32;
-        for i in 0..n {
-            let (class, name) = (format!("p{}.C", i % 300), format!("m{}", i % 50));
-            b.add_method(i as u64 * 4, &class, &name, "()V", None, None);
-        }
-        let t = b.add_thread(1, "main");
-        let mut rng = Rng::new(3);
-        let mut time = 0u64;
-        for k in 0..n {
-            let ev = b.events_mut(t);
-            let child = MethodId(rng.below(n as u64) as u32);
-            ev.push(Action::Enter, MethodId(k), time, None);
-            ev.push(Action::Enter, child, time + 1, None);
-            if k % 5 == 0 {
-                ev.push(Action::Enter, MethodId(k), time + 2, None);
-                ev.push(Action::Exit, MethodId(k), time + 3, None);
-            }
-            ev.push(Action::Exit, child, time + 4, None);
-            ev.push(Action::Exit, MethodId(k), time + 5 + rng.below(9), None);
-            time += 20;
-        }
-        let trace = b.finish();
-        let p = profile(&trace, Clock::Wall);
-        for style in [Style::Text, Style::Html { sortable_url: None }] {
-            let whole = render(&trace, &p, &style);
-            let mut streamed = Vec::new();
-            write_report_streaming_above(&trace, &p, &style, &mut streamed, 0).unwrap();
-            assert!(whole.len() > 3 * SPILL_BYTES, "{}", whole.len());
-            assert!(streamed == whole.as_bytes(), "{style:?}");
-            // And through the public entry, which keeps a report this size whole.
-            let mut direct = Vec::new();
-            write_report(&trace, &p, &style, &mut direct).unwrap();
-            assert!(direct == whole.as_bytes());
-        }
     }
 }
