@@ -79,27 +79,12 @@ pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
         return p;
     }
     let div = |t: u64| t / f + u64::from(t % f >= f.div_ceil(2));
-    let edges = |v: Vec<crate::analysis::profile::Edge>| {
-        v.into_iter()
-            .map(|e| crate::analysis::profile::Edge {
-                time: div(e.time),
-                ..e
-            })
-            .collect()
-    };
     let method =
         |m: crate::analysis::profile::MethodProfile| crate::analysis::profile::MethodProfile {
             inclusive: div(m.inclusive),
             exclusive: div(m.exclusive),
             top_exclusive: div(m.top_exclusive),
-            edges: m.edges.map(|e| {
-                Box::new(crate::analysis::profile::Edges {
-                    parents: edges(e.parents),
-                    children: edges(e.children),
-                    recursive_parents: edges(e.recursive_parents),
-                    recursive_children: edges(e.recursive_children),
-                })
-            }),
+            edges: m.edges.map_times(div),
             ..m
         };
     Profile {

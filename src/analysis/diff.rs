@@ -144,13 +144,38 @@ impl RunTotals {
     }
 
     /// Sorts `methods` into dmtracedump's inclusive order.
+    /// Sorts `methods` into dmtracedump's inclusive order; equal keys keep their order. An
+    /// order of 4-byte indices is sorted rather than the rows, whose stable sort would take
+    /// half their size again.
     pub(crate) fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
-        methods.sort_by(|a, b| {
+        let mut order: Vec<u32> = (0..methods.len() as u32).collect();
+        order.sort_unstable_by(|&i, &j| {
+            let (a, b) = (&methods[i as usize], &methods[j as usize]);
             b.1.inclusive
                 .cmp(&a.1.inclusive)
                 .then_with(|| a.0.tie_order(&b.0))
+                .then(i.cmp(&j))
         });
+        permute(&mut methods, &mut order);
         RunTotals { clock, methods }
+    }
+}
+
+/// Puts `items` in the order of `order` (a permutation of their indices: `items[i]` becomes
+/// the item at `order[i]`) in place, following each cycle once; `order` is used up.
+fn permute<T>(items: &mut [T], order: &mut [u32]) {
+    const DONE: u32 = u32::MAX;
+    for i in 0..items.len().min(order.len()) {
+        let mut cur = i;
+        while order[cur] != DONE {
+            let src = order[cur] as usize;
+            order[cur] = DONE;
+            if src == i || src >= items.len() {
+                break;
+            }
+            items.swap(cur, src);
+            cur = src;
+        }
     }
 }
 
@@ -227,8 +252,10 @@ impl TraceDiff {
                 })
                 .collect()
         };
-        let mut matched = Vec::new();
-        let mut only_a = Vec::new();
+        let matched_count = partner.iter().filter(|j| j.is_some()).count();
+        let only_b_count = used.iter().filter(|u| !**u).count();
+        let mut rows = Vec::with_capacity(a.methods.len() + only_b_count);
+        let mut only_a = Vec::with_capacity(a.methods.len() - matched_count);
         for ((key, t), j) in a.methods.into_iter().zip(partner) {
             let row = DiffRow {
                 key,
@@ -236,26 +263,27 @@ impl TraceDiff {
                 b: j.map(|j| b.methods[j].1),
             };
             if j.is_some() {
-                matched.push(row);
+                rows.push(row);
             } else {
                 only_a.push(row);
             }
         }
-        let only_b = b
-            .methods
-            .into_iter()
-            .zip(used)
-            .filter(|(_, u)| !*u)
-            .map(|((key, t), _)| DiffRow {
-                key,
-                a: None,
-                b: Some(t),
-            });
-        matched.extend(only_a);
-        matched.extend(only_b);
+        rows.append(&mut only_a);
+        drop(only_a);
+        rows.extend(
+            b.methods
+                .into_iter()
+                .zip(used)
+                .filter(|(_, u)| !*u)
+                .map(|((key, t), _)| DiffRow {
+                    key,
+                    a: None,
+                    b: Some(t),
+                }),
+        );
         TraceDiff {
             clock: a.clock,
-            rows: matched,
+            rows,
         }
     }
 
@@ -348,6 +376,54 @@ mod tests {
         assert_eq!(d.only_a().count(), 1);
         assert_eq!(d.only_b().next().unwrap().key.dotted(), "E.w");
         assert_eq!(d.rows[3].d_inclusive(), None);
+    }
+
+    #[test]
+    fn permute_matches_indexing() {
+        // Every permutation of 0..6 against `order.map(|i| items[i])`.
+        fn all(n: u32) -> Vec<Vec<u32>> {
+            if n == 0 {
+                return vec![vec![]];
+            }
+            let mut out = Vec::new();
+            for p in all(n - 1) {
+                for at in 0..=p.len() {
+                    let mut q = p.clone();
+                    q.insert(at, n - 1);
+                    out.push(q);
+                }
+            }
+            out
+        }
+        for n in 0..=6 {
+            for order in all(n) {
+                let items: Vec<String> = (0..n).map(|i| format!("m{i}")).collect();
+                let want: Vec<String> = order.iter().map(|&i| items[i as usize].clone()).collect();
+                let (mut got, mut o) = (items, order.clone());
+                permute(&mut got, &mut o);
+                assert_eq!(got, want, "{order:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn equal_keys_keep_their_order() {
+        let r = RunTotals::sorted(
+            Clock::Wall,
+            vec![
+                (key("A", "x"), t(5, 1, 1)),
+                (key("A", "x"), t(5, 2, 1)),
+                (key("B", "y"), t(9, 0, 1)),
+                (key("A", "x"), t(5, 3, 1)),
+            ],
+        );
+        let got: Vec<(String, u64)> = r
+            .methods
+            .iter()
+            .map(|(k, t)| (k.dotted(), t.exclusive))
+            .collect();
+        let want = [("B.y", 0), ("A.x", 1), ("A.x", 2), ("A.x", 3)];
+        assert_eq!(got, want.map(|(k, e)| (k.to_string(), e)));
     }
 
     #[test]

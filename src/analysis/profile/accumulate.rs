@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::trace::{Clock, Lane, MethodId};
 
-use super::{Edge, MethodProfile, Profile};
+use super::{Edge, EdgeList, Edges, MethodProfile, Profile};
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
 #[derive(Clone, Copy)]
@@ -348,72 +348,117 @@ impl<const K: usize> Acc<K> {
         });
 
         let mut edges: Vec<EdgeEntry<K>> = self.edges.into_entries().chain(self.spilled).collect();
-        let id = |m: u32| (m != TOP).then_some(MethodId(m));
-        let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
-        let sum = |group: &[EdgeEntry<K>]| {
-            group.iter().fold((0u64, [0u64; K]), |mut s, e| {
-                s.0 += e.1;
-                add_k(&mut s.1, e.2);
-                s
-            })
-        };
-        // Children lists: keyed by (parent, parent-recursive, child), summed over child-recursive.
-        // (parent: 31 bits, parent-recursive, child: 30 bits) as one integer.
-        edges.par_sort_unstable_by_key(|e| {
-            (e.0 >> 32) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
-        });
-        for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
-            let key = group[0].0;
-            let (parent, child, parent_rec) = ((key >> 32) as u32, child_of(key), key & 2 != 0);
-            let (calls, time) = sum(group);
-            for (p, t) in profiles.iter_mut().zip(time) {
-                let entry = if parent == TOP {
-                    &mut p.toplevel
-                } else {
-                    &mut p.methods[parent as usize]
-                };
-                let edges = entry.edges_mut();
-                let list = if parent_rec {
-                    &mut edges.recursive_children
-                } else {
-                    &mut edges.children
-                };
-                list.push(Edge {
-                    method: id(child),
-                    calls,
-                    time: t,
-                });
-            }
-        }
-        // Parent lists: keyed by (child, child-recursive, parent), summed over parent-recursive;
-        // `(toplevel)` first.
-        let parent_order = |k: u64| {
-            let parent = (k >> 32) as u32;
-            if parent == TOP { 0 } else { parent as u64 + 1 }
-        };
-        // (child: 30 bits, child-recursive, parent order: 31 bits) as one integer.
-        edges.par_sort_unstable_by_key(|e| {
-            (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
-        });
-        for group in edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2)) {
-            let key = group[0].0;
-            let (parent, child, child_rec) = ((key >> 32) as u32, child_of(key), key & 1 != 0);
-            let (calls, time) = sum(group);
-            for (p, t) in profiles.iter_mut().zip(time) {
-                let entry = &mut p.methods[child as usize];
-                let edges = entry.edges_mut();
-                let list = if child_rec {
-                    &mut edges.recursive_parents
-                } else {
-                    &mut edges.parents
-                };
-                list.push(Edge {
-                    method: id(parent),
-                    calls,
-                    time: t,
-                });
-            }
-        }
+        fill_edges(&mut profiles, &mut edges);
         profiles
+    }
+}
+
+/// The edge lists of `profiles` from the workers' raw edges (keys repeated, unsorted; their
+/// entries are reordered). A method's lists go in one allocation of their exact length, so
+/// the lists are counted first: children are keyed by (parent, parent-recursive, child) and
+/// summed over child-recursive, parents by (child, child-recursive, parent) and summed over
+/// parent-recursive.
+fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntry<K>]) {
+    let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
+    let parent_of = |k: u64| (k >> 32) as u32;
+    let owners = profiles[0].methods.len() + 1;
+    // `(toplevel)` is the last owner.
+    let owner = |m: u32| if m == TOP { owners - 1 } else { m as usize };
+    let children_list = |k: u64| {
+        if k & 2 != 0 {
+            EdgeList::RecursiveChildren
+        } else {
+            EdgeList::Children
+        }
+    };
+    let parents_list = |k: u64| {
+        if k & 1 != 0 {
+            EdgeList::RecursiveParents
+        } else {
+            EdgeList::Parents
+        }
+    };
+    let mut lens = vec![[0u32; 4]; owners];
+    // Children: (parent: 31 bits, parent-recursive, child: 30 bits) as one integer; only counted
+    // in this order, written in the parents' order below.
+    edges.par_sort_unstable_by_key(|e| {
+        (parent_of(e.0) as u64) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
+    });
+    for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
+        lens[owner(parent_of(group[0].0))][children_list(group[0].0) as usize] += 1;
+    }
+    // Parents: (child: 30 bits, child-recursive, parent order: 31 bits), `(toplevel)` first.
+    let parent_order = |k: u64| match parent_of(k) {
+        TOP => 0,
+        p => p as u64 + 1,
+    };
+    edges.par_sort_unstable_by_key(|e| {
+        (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
+    });
+    let parent_groups = || edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2));
+    for group in parent_groups() {
+        lens[child_of(group[0].0) as usize][parents_list(group[0].0) as usize] += 1;
+    }
+    fn entry(p: &mut Profile, o: usize) -> &mut MethodProfile {
+        if o == p.methods.len() {
+            &mut p.toplevel
+        } else {
+            &mut p.methods[o]
+        }
+    }
+    for p in profiles.iter_mut() {
+        for (o, &l) in lens.iter().enumerate() {
+            entry(p, o).edges = Edges::with_lens(l);
+        }
+    }
+    // `lens` now counts what each list holds so far.
+    lens.iter_mut().for_each(|l| *l = [0; 4]);
+    let id = |m: u32| (m != TOP).then_some(MethodId(m));
+    let sum = |group: &[EdgeEntry<K>]| {
+        group.iter().fold((0u64, [0u64; K]), |mut s, e| {
+            s.0 += e.1;
+            add_k(&mut s.1, e.2);
+            s
+        })
+    };
+    for group in parent_groups() {
+        let key = group[0].0;
+        let (o, list) = (child_of(key) as usize, parents_list(key));
+        let (calls, time) = sum(group);
+        let at = lens[o][list as usize] as usize;
+        lens[o][list as usize] += 1;
+        for (p, t) in profiles.iter_mut().zip(time) {
+            entry(p, o).edges.list_mut(list)[at] = Edge {
+                method: id(parent_of(key)),
+                calls,
+                time: t,
+            };
+        }
+    }
+    // Children in the parents' order: children come in increasing order, so each list is
+    // written in order, and the entries summed into one edge (child-recursive or not, and keys
+    // repeated) all fall within one child's run: they meet the list's last edge.
+    for &(key, calls, time) in edges.iter() {
+        let child = child_of(key);
+        let (o, list) = (owner(parent_of(key)), children_list(key));
+        let len = lens[o][list as usize] as usize;
+        let same = len > 0
+            && entry(&mut profiles[0], o).edges.list(list)[len - 1].method == Some(MethodId(child));
+        if !same {
+            lens[o][list as usize] += 1;
+        }
+        for (p, t) in profiles.iter_mut().zip(time) {
+            let slot = &mut entry(p, o).edges.list_mut(list)[if same { len - 1 } else { len }];
+            if same {
+                slot.calls += calls;
+                slot.time += t;
+            } else {
+                *slot = Edge {
+                    method: Some(MethodId(child)),
+                    calls,
+                    time: t,
+                };
+            }
+        }
     }
 }

@@ -110,13 +110,12 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
         top_exclusive: e.top_exclusive,
         calls: e.calls[0],
         recursive_calls: e.calls[1],
-        edges: Edges {
-            parents: edges(&e.parents[0]),
-            children: edges(&e.children[0]),
-            recursive_parents: edges(&e.parents[1]),
-            recursive_children: edges(&e.children[1]),
-        }
-        .boxed(),
+        edges: Edges::new(
+            edges(&e.parents[0]),
+            edges(&e.children[0]),
+            edges(&e.parents[1]),
+            edges(&e.children[1]),
+        ),
     };
     Profile {
         clock,

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use super::{NameRank, Row};
-use crate::analysis::profile::{MethodProfile, Profile};
+use crate::analysis::profile::{Edges, MethodProfile, Profile};
 use crate::trace::Trace;
 
 /// The rank of each string in byte order (equal strings, equal ranks). Names repeat a lot
@@ -68,7 +68,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         top_exclusive: 0,
         calls: 0,
         recursive_calls: 0,
-        edges: None,
+        edges: Edges::NONE,
     };
     let mut rows = vec![Row {
         class: "(toplevel)",
