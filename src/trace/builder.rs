@@ -117,6 +117,20 @@ pub struct ThreadEvents {
 }
 
 impl ThreadEvents {
+    /// Room for `n` more events with exact times (and CPU times when `cpu`), for a reader that
+    /// knows how many it will push.
+    pub fn reserve(&mut self, n: usize, cpu: bool) {
+        self.ops.reserve(n);
+        if let Times::U64(v) = &mut self.axis {
+            v.reserve(n);
+        }
+        match &mut self.cpu {
+            Some(Times::U64(v)) => v.reserve(n),
+            None if cpu => self.cpu = Some(Times::U64(Vec::with_capacity(n))),
+            _ => {}
+        }
+    }
+
     /// Appends one event with exact times (`cpu` must be given iff the trace has a CPU clock).
     pub fn push(&mut self, action: Action, method: MethodId, axis: u64, cpu: Option<u64>) {
         self.ops.push(method.0 << 2 | action as u32);

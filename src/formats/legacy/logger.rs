@@ -11,6 +11,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::builder::ThreadCap;
@@ -227,7 +229,10 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
             format!("{} processes in one file", pids.len()),
         ));
     }
-    let mut methods: HashMap<(u64, u64), crate::trace::MethodId> = HashMap::new();
+    // Sized now: a Vec grown by doubling holds up to twice its items, and this file may be
+    // nothing but hits.
+    b.instants.reserve(threads.values().map(Vec::len).sum());
+    let mut methods: FxHashMap<(u64, u64), crate::trace::MethodId> = FxHashMap::default();
     let (mut l5, mut l6) = (0u64, 0u64);
     for ((pid, tid), mut hits) in threads {
         // L6: wall time going back in file order (a CLOCK_REALTIME step); blocks follow the
@@ -237,6 +242,10 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
         }
         hits.sort_by_key(|h| (axis.of(h), h.cpu_ns, h.order));
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
+        b.events_mut(t).reserve(
+            2 * hits.len().saturating_sub(1),
+            axis.has_cpu && axis.has_wall,
+        );
         for h in &hits {
             b.instants.push(Instant {
                 thread: t,
