@@ -234,7 +234,7 @@ fn example_cprofiler_temp_files() {
         assert!(
             t.durations
                 .iter()
-                .all(|d| d.group == format!("thread {tid}"))
+                .all(|d| *d.group == *format!("thread {tid}"))
         );
         assert!(has_code(&t, "C9"));
     }
@@ -607,7 +607,7 @@ fn p13_missing_open_bracket_before_app() {
 fn p14_empty_app_name() {
     let t = p("p14_empty_app.log");
     assert_eq!(durs(&t, "m"), vec![0.003]);
-    assert_eq!(series(&t, "m")[0].group, "session 0: ");
+    assert_eq!(&*series(&t, "m")[0].group, "session 0: ");
 }
 
 #[test]
@@ -710,6 +710,32 @@ fn c01_empty_delta_incomplete() {
     assert_eq!(t.durations[0].durations_s, vec![0.010]);
     let d = t.diagnostics.iter().find(|d| d.code == "C1").unwrap();
     assert!(d.message.contains("line 3") && d.message.contains("line 4"));
+}
+
+#[test]
+fn c01_many_incomplete_records_are_counted_and_the_first_100_named() {
+    let mut text = String::from("Frequency,1000\nf,10\n");
+    for i in 0..150 {
+        text.push_str(&format!("g{},\n", i % 3));
+    }
+    let t =
+        tracelens::load::load_bytes(Path::new("run.csv"), text.as_bytes(), &Progress::default())
+            .unwrap();
+    let d = t.diagnostics.iter().find(|d| d.code == "C1").unwrap();
+    assert!(
+        d.message.starts_with("150 records without delta"),
+        "{}",
+        d.message
+    );
+    assert!(d.message.contains("g0 (line 3)") && d.message.contains("(line 102)"));
+    assert!(!d.message.contains("(line 103)") && d.message.ends_with("and 50 more"));
+    // One series per id, the incomplete records counted on each.
+    let incomplete: Vec<(&str, u64)> = t
+        .durations
+        .iter()
+        .map(|d| (d.name.as_str(), d.incomplete))
+        .collect();
+    assert_eq!(incomplete, [("f", 0), ("g0", 50), ("g1", 50), ("g2", 50)]);
 }
 
 #[test]

@@ -68,7 +68,7 @@ pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
             let stats = Stats::of(&d.durations_s);
             SeriesStats {
                 name: d.name.clone(),
-                group: d.group.clone(),
+                group: d.group.to_string(),
                 attributes: crate::analysis::attributes::attributes(&d.name, &stats),
                 stats,
                 incomplete: d.incomplete,

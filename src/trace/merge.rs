@@ -114,7 +114,7 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         }));
         out.durations
             .extend(t.durations.iter().map(|d| DurationSeries {
-                group: format!("{}: {}", part.label, d.group),
+                group: format!("{}: {}", part.label, d.group).into(),
                 ..d.clone()
             }));
         out.diagnostics

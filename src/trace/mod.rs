@@ -145,8 +145,9 @@ pub struct Instant {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct DurationSeries {
     pub name: String,
-    /// Grouping: a session, a run, a file.
-    pub group: String,
+    /// Grouping: a session, a run, a file (shared by the group's series: a file may hold a
+    /// million series of one line each).
+    pub group: std::sync::Arc<str>,
     pub durations_s: Vec<f64>,
     /// Started but never finished.
     pub incomplete: u64,

@@ -113,7 +113,7 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st:
                             }
                         });
                         row.col(|ui| {
-                            ui.label(&d.group);
+                            ui.label(&*d.group);
                         });
                         let ms = |x: f64| format!("{:.3}", x * 1e3);
                         let values = [

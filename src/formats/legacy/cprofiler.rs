@@ -7,7 +7,11 @@
 //! ` [ticks]` (C2/C3). A `<tid>.profiler` temp file is a partial run: group = `thread <tid>`
 //! and option `partial_run = true` (C9).
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
@@ -40,19 +44,29 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
 
 /// The reader's state: the current segment (its frequency and its durations in ticks, converted
 /// when the segment ends) and the series by (segment, id).
+/// The records without a delta that the C1 diagnostic names (the rest are counted): one
+/// message naming every one of a file of such lines would be as large as the file.
+const MAX_LISTED_INCOMPLETE: usize = 100;
+
 struct Reader {
     b: Builder,
     /// The group of segment 0: the file name, or `thread <tid>` for a temp file.
-    base_group: String,
+    base_group: Arc<str>,
     temp_file: bool,
     freq: Option<u64>,
     segment: usize,
     seen_freq: bool,
     /// (series, ticks) of the current segment.
     raw: Vec<(usize, u64)>,
-    series: HashMap<(usize, String), usize>,
-    /// (line, id) of the records without a delta (C1).
+    /// The series by (segment, id): indices into `b.durations`, whose names begin with the id.
+    series: HashTable<usize>,
+    /// Per series: its segment and the length of its id (a name may gain ` [ticks]`).
+    series_keys: Vec<(usize, usize)>,
+    /// The group of the current segment's series.
+    group: Arc<str>,
+    /// (line, id) of the first records without a delta (C1), and how many there are.
     incomplete_ids: Vec<(u64, String)>,
+    incomplete: u64,
     records: u64,
 }
 
@@ -81,16 +95,20 @@ impl Reader {
             b.source.options.push(("thread".into(), t.clone()));
             b.diag(Diagnostic::warning("C9", Location::File, format!("temporary per-thread file of thread {t}: run was not finalized (PROFILER_PROCESSDATA never ran)")));
         }
+        let base_group: Arc<str> = base_group.into();
         Reader {
             b,
+            group: base_group.clone(),
             base_group,
             temp_file: temp_tid.is_some(),
             freq: None,
             segment: 0,
             seen_freq: false,
             raw: Vec::new(),
-            series: HashMap::new(),
+            series: HashTable::new(),
+            series_keys: Vec::new(),
             incomplete_ids: Vec::new(),
+            incomplete: 0,
             records: 0,
         }
     }
@@ -119,6 +137,7 @@ impl Reader {
         if self.seen_freq {
             self.segment += 1;
             let segment = self.segment;
+            self.group = format!("{}#{segment}", self.base_group).into();
             self.b.diag(
                 Diagnostic::warning(
                     "C8",
@@ -178,27 +197,13 @@ impl Reader {
         let id = id.trim();
         let delta = delta.trim();
         self.records += 1;
-        let group = if self.segment == 0 {
-            self.base_group.clone()
-        } else {
-            format!("{}#{}", self.base_group, self.segment)
-        };
-        let b = &mut self.b;
-        let s = *self
-            .series
-            .entry((self.segment, id.to_string()))
-            .or_insert_with(|| {
-                b.durations.push(DurationSeries {
-                    name: id.to_string(),
-                    group,
-                    durations_s: Vec::new(),
-                    incomplete: 0,
-                });
-                b.durations.len() - 1
-            });
+        let s = self.series_of(id);
         if delta.is_empty() {
             self.b.durations[s].incomplete += 1;
-            self.incomplete_ids.push((line_no, id.to_string()));
+            self.incomplete += 1;
+            if self.incomplete_ids.len() < MAX_LISTED_INCOMPLETE {
+                self.incomplete_ids.push((line_no, id.to_string()));
+            }
             return;
         }
         let b = &mut self.b;
@@ -225,23 +230,51 @@ impl Reader {
         }
     }
 
+    /// The series of `id` in the current segment, made when new.
+    fn series_of(&mut self, id: &str) -> usize {
+        let segment = self.segment;
+        let hash = FxBuildHasher.hash_one((segment, id));
+        let (durations, keys) = (&self.b.durations, &self.series_keys);
+        let same = |&s: &usize| keys[s] == (segment, id.len()) && durations[s].name.starts_with(id);
+        if let Some(&s) = self.series.find(hash, same) {
+            return s;
+        }
+        let s = self.b.durations.len();
+        self.b.durations.push(DurationSeries {
+            name: id.to_string(),
+            group: self.group.clone(),
+            durations_s: Vec::new(),
+            incomplete: 0,
+        });
+        self.series_keys.push((segment, id.len()));
+        let (durations, keys) = (&self.b.durations, &self.series_keys);
+        self.series.insert_unique(hash, s, |&s| {
+            FxBuildHasher.hash_one((keys[s].0, &durations[s].name[..keys[s].1]))
+        });
+        s
+    }
+
     /// Ends the last segment, lists the incomplete records (C1) and makes the trace; a file
     /// with neither records nor a frequency is not a CProfiler file.
     fn finish(mut self, ctx: &ReadContext) -> Result<Trace, FormatError> {
         self.flush();
         let (mut b, records) = (self.b, self.records);
-        if !self.incomplete_ids.is_empty() {
-            let list: Vec<String> = self
+        if self.incomplete > 0 {
+            let mut list: Vec<String> = self
                 .incomplete_ids
                 .iter()
                 .map(|(l, id)| format!("{id} (line {l})"))
                 .collect();
+            let unlisted = self.incomplete - self.incomplete_ids.len() as u64;
+            if unlisted > 0 {
+                list.push(format!("and {unlisted} more"));
+            }
             b.diag(Diagnostic::warning(
                 "C1",
                 Location::File,
                 format!(
                     "{} records without delta (stop never reached): {}",
-                    self.incomplete_ids.len(),
+                    self.incomplete,
                     list.join(", ")
                 ),
             ));

@@ -83,7 +83,7 @@ impl Reader {
         let i = self.b.durations.len();
         self.b.durations.push(DurationSeries {
             name: name.to_string(),
-            group: format!("session {session}: {app}"),
+            group: format!("session {session}: {app}").into(),
             durations_s: Vec::new(),
             incomplete: 0,
         });
