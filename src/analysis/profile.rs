@@ -270,6 +270,22 @@ pub(crate) fn workers_for<const K: usize>(method_count: usize) -> usize {
         .max(1)
 }
 
+/// Runs two profile computations over traces of at most `method_count` methods: in parallel
+/// when their workers' per-method sums fit [`WORKER_METHOD_BUDGET`] together, one after the
+/// other otherwise (each computation is allowed the whole budget; two at once would double it).
+pub(crate) fn join_profiles<A: Send, B: Send>(
+    method_count: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let sums = 2 * method_count.max(1) * (std::mem::size_of::<MethodAcc<2>>() + 4);
+    if sums <= WORKER_METHOD_BUDGET {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}
+
 fn default_unit(trace: &Trace) -> usize {
     let total: usize = trace.threads.iter().map(Thread::call_count).sum();
     (total / (8 * default_workers())).max(1 << 14)

@@ -215,7 +215,8 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // profile (for the methods that are mostly tracing cost) beside it.
                     let (c, m) = rayon::join(|| prepare(compensated), || prepare(trace));
                     let (c, m) = (c?, m?);
-                    let (p, mp) = rayon::join(
+                    let (p, mp) = crate::analysis::profile::join_profiles(
+                        c.methods.len().max(m.methods.len()),
                         || crate::analysis::compensate::in_measured_ticks(&c, profile(&c, clock)),
                         || profile(&m, clock),
                     );

@@ -9,7 +9,8 @@ use super::CliError;
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
-    FileSummary, error_summary, summarize_compensated, summarize_trace, to_text, write_json,
+    FileSummary, compensated_profiles, error_summary, summarize_compensated,
+    summarize_with_profiles, summary_profiles, to_text,
 };
 
 /// Arguments of `tracelens summary`.
@@ -30,52 +31,86 @@ pub struct SummaryArgs {
     pub compensate: super::compensate::CompensateOpt,
 }
 
-/// Summarizes every file; a file that cannot be read is reported (and summarized as an error)
-/// as it fails, and the command fails with [`CliError::SomeFilesFailed`] after printing the rest.
+/// Summarizes every file, one at a time (a file's trace and profiles are dropped before the
+/// next is read); a file that cannot be read is reported (and summarized as an error) as it
+/// fails, and the command fails with [`CliError::SomeFilesFailed`] after printing the rest.
+/// JSON is written as each file is summarized.
 pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
+    use serde::ser::{SerializeSeq, Serializer};
     let mapping = args.mapping.load()?;
     let mut failed = 0;
-    let summaries: Vec<FileSummary> = args
-        .files
-        .iter()
-        .map(|path| {
-            let name = path.display().to_string();
-            match crate::load::load_path(path, &Progress::default()) {
-                Ok(mut trace) => {
-                    super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
-                    Ok(match args.compensate.apply(&trace, path)? {
-                        Some(c) => summarize_compensated(&name, &trace, &c),
-                        None => summarize_trace(&name, &trace),
-                    })
-                }
-                Err(e) => {
-                    failed += 1;
-                    super::warn(&e);
-                    let error = match e {
-                        LoadError::Format { error, .. } => error,
-                        LoadError::Io { source, .. } => crate::formats::FormatError::new(
-                            "io",
-                            crate::trace::Location::File,
-                            source.to_string(),
-                        ),
-                    };
-                    Ok(error_summary(&name, &error))
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut ser = serde_json::Serializer::pretty(&mut out);
+    let mut json = match args.json {
+        true => Some(
+            ser.serialize_seq(None)
+                .map_err(|e| CliError::Stdout(e.into()))?,
+        ),
+        false => None,
+    };
+    let mut texts = Vec::new();
+    // Writes one summary; a closed stdout ends the writing, not the command.
+    let mut closed = false;
+    let mut emit = |s: &FileSummary<'_>| -> Result<(), CliError> {
+        match &mut json {
+            _ if closed => Ok(()),
+            Some(seq) => seq.serialize_element(s).or_else(|e| {
+                closed = true;
+                CliError::stdout(e.into())
+            }),
+            None => {
+                texts.push(to_text(s, args.top));
+                Ok(())
+            }
+        }
+    };
+    for path in &args.files {
+        let name = path.display().to_string();
+        match crate::load::load_path(path, &Progress::default()) {
+            Ok(mut trace) => {
+                super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
+                match args.compensate.apply(&trace, path)? {
+                    Some(c) => {
+                        let (before, after) = compensated_profiles(&trace, &c);
+                        emit(&summarize_compensated(&name, &c, &after, &before))?;
+                    }
+                    None => {
+                        let profiles = summary_profiles(&trace);
+                        emit(&summarize_with_profiles(&name, &trace, &profiles))?;
+                    }
                 }
             }
-        })
-        .collect::<Result<_, CliError>>()?;
-    let text = if args.json {
-        let mut out = std::io::stdout().lock();
-        write_json(&summaries, &mut out).or_else(CliError::stdout)?;
-        String::new()
-    } else {
-        summaries
-            .iter()
-            .map(|s| to_text(s, args.top))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    super::print_parts(&[text])?;
+            Err(e) => {
+                failed += 1;
+                super::warn(&e);
+                let error = match e {
+                    LoadError::Format { error, .. } => error,
+                    LoadError::Io { source, .. } => crate::formats::FormatError::new(
+                        "io",
+                        crate::trace::Location::File,
+                        source.to_string(),
+                    ),
+                };
+                emit(&error_summary(&name, &error))?;
+            }
+        }
+    }
+    drop(emit);
+    match json {
+        Some(_) if closed => {}
+        Some(seq) => {
+            use std::io::Write;
+            let ended = seq.end().map_err(std::io::Error::from);
+            ended
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush())
+                .or_else(CliError::stdout)?;
+        }
+        None => {
+            drop(out);
+            super::print_parts(&[texts.join("\n")])?;
+        }
+    }
     match failed {
         0 => Ok(()),
         failed => Err(CliError::SomeFilesFailed {

@@ -6,12 +6,13 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::analysis::profile::{Profile, profile_all_clocks};
+use crate::analysis::profile::{MethodProfile, Profile, profile_all_clocks};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
-/// The summary of one file (one element of the JSON array).
+/// The summary of one file (one element of the JSON array). It borrows the trace and its
+/// profiles: its method rows are made one at a time as they are written.
 #[derive(Debug, Serialize)]
-pub(crate) struct FileSummary {
+pub(crate) struct FileSummary<'a> {
     pub file: String,
     /// Set when the file could not be read; all other fields are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -33,9 +34,9 @@ pub(crate) struct FileSummary {
     pub threads: Vec<ThreadSummary>,
     /// Methods with at least one call, by inclusive time on the primary clock (descending), then
     /// by full name.
-    pub methods: Vec<MethodSummary>,
+    pub methods: MethodRows<'a>,
     /// Duration series without timestamps (PerfLog markers, CProfiler ids), with statistics.
-    pub durations: Vec<DurationSummary>,
+    pub durations: Vec<DurationSummary<'a>>,
     /// Sampled values (PerfLog CPU %, memory).
     pub counters: Vec<CounterSummary>,
     /// Number of point events (RTL messages, Logger probe hits).
@@ -57,9 +58,9 @@ pub(crate) struct CompensationSummary {
 
 /// Statistics of one duration series, in milliseconds.
 #[derive(Debug, Serialize)]
-pub(crate) struct DurationSummary {
-    pub name: String,
-    pub group: String,
+pub(crate) struct DurationSummary<'a> {
+    pub name: &'a str,
+    pub group: &'a str,
     pub count: u64,
     pub incomplete: u64,
     pub total_ms: f64,
@@ -133,13 +134,150 @@ pub(crate) struct ThreadSummary {
     pub events: u64,
 }
 
+/// The methods of a [`FileSummary`]: their ids in order, and what their rows are made from.
+pub(crate) struct MethodRows<'a> {
+    ids: Vec<MethodId>,
+    source: Option<RowSource<'a>>,
+}
+
+struct RowSource<'a> {
+    trace: &'a Trace,
+    profiles: &'a [Profile],
+    measured: Option<&'a [Profile]>,
+    /// Per method, with `measured`: mostly tracing overhead.
+    flags: Option<Vec<bool>>,
+}
+
+impl std::fmt::Debug for MethodRows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for MethodRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'a> MethodRows<'a> {
+    const NONE: MethodRows<'static> = MethodRows {
+        ids: Vec::new(),
+        source: None,
+    };
+
+    /// The called methods of `profiles[0]` in the summary's order: inclusive time (descending),
+    /// then full name.
+    fn new(
+        trace: &'a Trace,
+        profiles: &'a [Profile],
+        measured: Option<&'a [Profile]>,
+        flags: Option<Vec<bool>>,
+    ) -> Self {
+        let mut ids: Vec<MethodId> = profiles.first().map_or_else(Vec::new, |p| {
+            (0..p.methods.len() as u32)
+                .map(MethodId)
+                .filter(|&m| p.method(m).total_calls() > 0)
+                .collect()
+        });
+        if let Some(p) = profiles.first() {
+            ids.sort_by(|&a, &b| {
+                let incl = |m| p.method(m).inclusive;
+                incl(b)
+                    .cmp(&incl(a))
+                    .then_with(|| full_name_bytes(trace, a).cmp(full_name_bytes(trace, b)))
+            });
+        }
+        MethodRows {
+            ids,
+            source: Some(RowSource {
+                trace,
+                profiles,
+                measured,
+                flags,
+            }),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The rows, made as they are asked for.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = MethodSummary<'a>> + '_ {
+        self.source
+            .iter()
+            .flat_map(move |src| self.ids.iter().map(move |&id| src.row(id)))
+    }
+}
+
+/// The bytes of [`Trace::method_full_name`], without making the string.
+fn full_name_bytes(trace: &Trace, id: MethodId) -> impl Iterator<Item = u8> + '_ {
+    let m = trace.method(id);
+    let (class, name, sig) = (
+        trace.str(m.class),
+        trace.str(m.name),
+        trace.str(m.signature),
+    );
+    let dot = if class.is_empty() || name.is_empty() {
+        ""
+    } else {
+        "."
+    };
+    let space = if sig.is_empty() { "" } else { " " };
+    [class, dot, name, space, sig]
+        .into_iter()
+        .flat_map(str::bytes)
+}
+
+impl<'a> RowSource<'a> {
+    fn row(&self, id: MethodId) -> MethodSummary<'a> {
+        let (trace, i) = (self.trace, id.index());
+        let tps = trace.ticks_per_sec.max(1) as f64;
+        let us = |ticks: u64| ticks as f64 * 1e6 / tps;
+        // The measured profiles count the measured trace's (coarser) ticks.
+        let factor = crate::analysis::compensate::tick_factor(trace) as f64;
+        let per_clock = |profiles: &[Profile], f: &dyn Fn(&MethodProfile) -> u64, scale: f64| {
+            let mut v = PerClock::default();
+            for p in profiles {
+                v.set(p.clock, us(f(&p.methods[i])) * scale);
+            }
+            v
+        };
+        let mp = self.profiles[0].method(id);
+        let m = trace.method(id);
+        MethodSummary {
+            name: trace.method_full_name(id),
+            class: trace.str(m.class),
+            method: trace.str(m.name),
+            signature: trace.str(m.signature),
+            id: m.raw_id,
+            calls: mp.calls,
+            recursive_calls: mp.recursive_calls,
+            inclusive_us: per_clock(self.profiles, &|p| p.inclusive, 1.0),
+            exclusive_us: per_clock(self.profiles, &|p| p.exclusive, 1.0),
+            measured_inclusive_us: self
+                .measured
+                .map(|m| per_clock(m, &|p| p.inclusive, factor)),
+            measured_exclusive_us: self
+                .measured
+                .map(|m| per_clock(m, &|p| p.exclusive, factor)),
+            mostly_tracing_overhead: self.flags.as_ref().map(|f| f[i]),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
-pub(crate) struct MethodSummary {
+pub(crate) struct MethodSummary<'a> {
     /// `class.name signature`.
     pub name: String,
-    pub class: String,
-    pub method: String,
-    pub signature: String,
+    pub class: &'a str,
+    pub method: &'a str,
+    pub signature: &'a str,
     /// The method's id in the file.
     pub id: u64,
     /// Calls while not already on the stack, and recursive calls (dmtracedump's `calls+recur`).
@@ -193,7 +331,10 @@ impl From<&Diagnostic> for DiagnosticSummary {
 }
 
 /// The summary of a file that failed to load.
-pub(crate) fn error_summary(file: &str, error: &crate::formats::FormatError) -> FileSummary {
+pub(crate) fn error_summary(
+    file: &str,
+    error: &crate::formats::FormatError,
+) -> FileSummary<'static> {
     let (offset, line) = location_fields(error.location);
     FileSummary {
         file: file.to_string(),
@@ -214,7 +355,7 @@ pub(crate) fn error_summary(file: &str, error: &crate::formats::FormatError) -> 
         method_count: 0,
         total_us: PerClock::default(),
         threads: Vec::new(),
-        methods: Vec::new(),
+        methods: MethodRows::NONE,
         durations: Vec::new(),
         counters: Vec::new(),
         instant_count: 0,
@@ -223,42 +364,52 @@ pub(crate) fn error_summary(file: &str, error: &crate::formats::FormatError) -> 
     }
 }
 
-/// Summarizes a loaded trace (computes the profile of each clock).
-pub(crate) fn summarize_trace(file: &str, trace: &Trace) -> FileSummary {
-    let profiles = profile_all_clocks(trace);
-    summarize_with_profiles(file, trace, &profiles)
+/// The profiles a summary is made of: one per clock the trace has, primary first.
+pub(crate) fn summary_profiles(trace: &Trace) -> Vec<Profile> {
+    profile_all_clocks(trace)
 }
 
-/// Summarizes `compensated`, the compensated rewrite of `measured`: times compensated, the
-/// measured ones beside them, methods that are mostly tracing cost flagged.
-pub(crate) fn summarize_compensated(
-    file: &str,
+/// The profiles of a compensated summary: of the measured trace, then of its compensated
+/// rewrite.
+pub(crate) fn compensated_profiles(
     measured: &Trace,
     compensated: &Trace,
-) -> FileSummary {
-    let (before, after) = rayon::join(
+) -> (Vec<Profile>, Vec<Profile>) {
+    crate::analysis::profile::join_profiles(
+        measured.methods.len().max(compensated.methods.len()),
         || profile_all_clocks(measured),
         || profile_all_clocks(compensated),
-    );
-    summarize_full(file, compensated, &after, Some(&before))
+    )
+}
+
+/// Summarizes `compensated`, the compensated rewrite of a measured trace whose profiles are
+/// `before` (`after` are the compensated trace's): times compensated, the measured ones beside
+/// them, methods that are mostly tracing cost flagged.
+pub(crate) fn summarize_compensated<'a>(
+    file: &str,
+    compensated: &'a Trace,
+    after: &'a [Profile],
+    before: &'a [Profile],
+) -> FileSummary<'a> {
+    summarize_full(file, compensated, after, Some(before))
 }
 
 /// Summarizes a trace whose profiles (one per clock, primary first) are already computed.
-pub(crate) fn summarize_with_profiles(
+pub(crate) fn summarize_with_profiles<'a>(
     file: &str,
-    trace: &Trace,
-    profiles: &[Profile],
-) -> FileSummary {
+    trace: &'a Trace,
+    profiles: &'a [Profile],
+) -> FileSummary<'a> {
     summarize_full(file, trace, profiles, None)
 }
 
 /// [`summarize_with_profiles`], with the measured profiles of a compensated trace.
-fn summarize_full(
+fn summarize_full<'a>(
     file: &str,
-    trace: &Trace,
-    profiles: &[Profile],
-    measured: Option<&[Profile]>,
-) -> FileSummary {
+    trace: &'a Trace,
+    profiles: &'a [Profile],
+    measured: Option<&'a [Profile]>,
+) -> FileSummary<'a> {
     let flags = match (measured.and_then(|m| m.first()), profiles.first()) {
         (Some(m), Some(c)) => Some(crate::analysis::compensate::mostly_tracing(
             m,
@@ -269,46 +420,13 @@ fn summarize_full(
     };
     let tps = trace.ticks_per_sec.max(1) as f64;
     let us = |ticks: u64| ticks as f64 * 1e6 / tps;
-    // The measured profiles count the measured trace's (coarser) ticks.
-    let factor = crate::analysis::compensate::tick_factor(trace) as f64;
-    let per_clock_of = |profiles: &[Profile], f: &dyn Fn(&Profile) -> u64, scale: f64| {
-        let mut v = PerClock::default();
-        for p in profiles {
-            v.set(p.clock, us(f(p)) * scale);
-        }
-        v
-    };
-    let per_clock = |f: &dyn Fn(&Profile) -> u64| per_clock_of(profiles, f, 1.0);
-    let mut methods: Vec<(u64, MethodSummary)> = Vec::new();
-    if let Some(primary) = profiles.first() {
-        for (i, mp) in primary.methods.iter().enumerate() {
-            if mp.total_calls() == 0 {
-                continue;
-            }
-            let id = MethodId(i as u32);
-            let m = trace.method(id);
-            methods.push((
-                mp.inclusive,
-                MethodSummary {
-                    name: trace.method_full_name(id),
-                    class: trace.str(m.class).to_string(),
-                    method: trace.str(m.name).to_string(),
-                    signature: trace.str(m.signature).to_string(),
-                    id: m.raw_id,
-                    calls: mp.calls,
-                    recursive_calls: mp.recursive_calls,
-                    inclusive_us: per_clock(&|p| p.methods[i].inclusive),
-                    exclusive_us: per_clock(&|p| p.methods[i].exclusive),
-                    measured_inclusive_us: measured
-                        .map(|m| per_clock_of(m, &|p| p.methods[i].inclusive, factor)),
-                    measured_exclusive_us: measured
-                        .map(|m| per_clock_of(m, &|p| p.methods[i].exclusive, factor)),
-                    mostly_tracing_overhead: flags.as_ref().map(|f| f[i]),
-                },
-            ));
-        }
+    let mut total_us = PerClock::default();
+    for p in profiles {
+        total_us.set(p.clock, us(p.total_time));
     }
-    methods.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    let mostly_tracing_methods = flags
+        .as_ref()
+        .map_or(0, |f| f.iter().filter(|&&x| x).count() as u64);
     FileSummary {
         file: file.to_string(),
         error: None,
@@ -321,7 +439,7 @@ fn summarize_full(
         record_count: trace.source.record_count,
         call_count: trace.call_count() as u64,
         method_count: trace.methods.len() as u64,
-        total_us: per_clock(&|p| p.total_time),
+        total_us,
         threads: trace
             .threads
             .iter()
@@ -332,15 +450,16 @@ fn summarize_full(
                 events: t.event_count,
             })
             .collect(),
-        methods: methods.into_iter().map(|(_, m)| m).collect(),
-        durations: crate::analysis::stats::series_stats(trace)
-            .into_iter()
+        methods: MethodRows::new(trace, profiles, measured, flags),
+        durations: trace
+            .durations
+            .iter()
             .map(|d| {
-                let st = &d.stats;
+                let st = crate::analysis::stats::Stats::of(&d.durations_s);
                 let ms = |x: f64| x * 1e3;
                 DurationSummary {
-                    name: d.name,
-                    group: d.group,
+                    name: &d.name,
+                    group: &d.group,
                     count: st.count as u64,
                     incomplete: d.incomplete,
                     total_ms: ms(st.total),
@@ -349,7 +468,7 @@ fn summarize_full(
                     mean_ms: ms(st.mean),
                     median_ms: ms(st.median),
                     stddev_ms: ms(st.stddev),
-                    attributes: d.attributes,
+                    attributes: crate::analysis::attributes::attributes(&d.name, &st),
                 }
             })
             .collect(),
@@ -377,9 +496,7 @@ fn summarize_full(
             .collect(),
         compensation: trace.compensation.clone().map(|c| CompensationSummary {
             compensation: c,
-            mostly_tracing_methods: flags
-                .as_ref()
-                .map_or(0, |f| f.iter().filter(|&&x| x).count() as u64),
+            mostly_tracing_methods,
         }),
     }
 }
@@ -387,7 +504,7 @@ fn summarize_full(
 /// Writes the JSON document: an array with one object per file, in command-line order. Written
 /// as it is serialized: a file of a million methods makes a document many times its size.
 pub(crate) fn write_json(
-    summaries: &[FileSummary],
+    summaries: &[FileSummary<'_>],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     use std::io::Write;
@@ -398,7 +515,7 @@ pub(crate) fn write_json(
 }
 
 /// A short human-readable summary.
-pub(crate) fn to_text(s: &FileSummary, top: usize) -> String {
+pub(crate) fn to_text(s: &FileSummary<'_>, top: usize) -> String {
     let mut out = String::new();
     if let Some(e) = &s.error {
         let at = match (e.offset, e.line) {
