@@ -303,11 +303,15 @@ impl TraceDiff {
             .into_iter()
             .map(|c| {
                 use crate::analysis::compensate::in_measured_ticks;
-                use crate::analysis::profile::profile;
+                use crate::analysis::profile::{join_profiles, profile_shared};
                 // Each profile is dropped once its totals are taken.
-                let (ra, rb) = rayon::join(
-                    || RunTotals::from_profile(a, &in_measured_ticks(a, profile(a, c))),
-                    || RunTotals::from_profile(b, &in_measured_ticks(b, profile(b, c))),
+                let run = |t: &Trace, share| {
+                    RunTotals::from_profile(t, &in_measured_ticks(t, profile_shared(t, c, share)))
+                };
+                let (ra, rb) = join_profiles::<1, _, _>(
+                    a.methods.len().max(b.methods.len()),
+                    |share| run(a, share),
+                    |share| run(b, share),
                 );
                 TraceDiff::new(ra, rb)
             })

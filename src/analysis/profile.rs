@@ -234,7 +234,13 @@ impl Profile {
 /// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
 /// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
-    let workers = workers_for::<1>(trace.methods.len());
+    profile_shared(trace, clock, 1)
+}
+
+/// [`profile`] as one of `share` computations running at once, which share the workers'
+/// memory budget ([`WORKER_METHOD_BUDGET`]).
+pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize) -> Profile {
+    let workers = workers_within::<1>(trace.methods.len(), share);
     let [p] = profile_split(trace, [clock], workers, default_unit(trace));
     p
 }
@@ -242,12 +248,17 @@ pub fn profile(trace: &Trace, clock: Clock) -> Profile {
 /// Profiles for every clock the trace has, primary first (both for a dual-clock trace, in one
 /// walk over the calls).
 pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
+    profile_all_clocks_shared(trace, 1)
+}
+
+/// [`profile_all_clocks`] as one of `share` computations running at once.
+pub(crate) fn profile_all_clocks_shared(trace: &Trace, share: usize) -> Vec<Profile> {
     match trace.clocks()[..] {
         [a, b] => {
-            let workers = workers_for::<2>(trace.methods.len());
+            let workers = workers_within::<2>(trace.methods.len(), share);
             profile_split(trace, [a, b], workers, default_unit(trace)).into()
         }
-        [a] => vec![profile(trace, a)],
+        [a] => vec![profile_shared(trace, a, share)],
         _ => Vec::new(),
     }
 }
@@ -264,25 +275,32 @@ const WORKER_METHOD_BUDGET: usize = 256 << 20;
 /// Workers for a profile on `K` clocks of `method_count` methods: one per core, fewer when
 /// their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least one).
 pub(crate) fn workers_for<const K: usize>(method_count: usize) -> usize {
+    workers_within::<K>(method_count, 1)
+}
+
+/// [`workers_for`] for one of `share` profiles computed at once (a diff's two runs, a
+/// compensated trace and the measured one): each gets its part of the budget, and the cores.
+pub(crate) fn workers_within<const K: usize>(method_count: usize, share: usize) -> usize {
     let per_worker = method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4);
     default_workers()
-        .min(WORKER_METHOD_BUDGET / per_worker)
+        .min(WORKER_METHOD_BUDGET / share.max(1) / per_worker)
         .max(1)
 }
 
-/// Runs two profile computations over traces of at most `method_count` methods: in parallel
-/// when their workers' per-method sums fit [`WORKER_METHOD_BUDGET`] together, one after the
-/// other otherwise (each computation is allowed the whole budget; two at once would double it).
-pub(crate) fn join_profiles<A: Send, B: Send>(
+/// Runs two profile computations (`a` and `b`, given their `share` for
+/// [`profile_shared`]) over traces of at most `method_count` methods on `K` clocks: at once,
+/// sharing the workers' budget, when one worker each fits half of it; one after the other,
+/// each with the whole budget, otherwise (a worker's sums are the least either can use).
+pub(crate) fn join_profiles<const K: usize, A: Send, B: Send>(
     method_count: usize,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
+    a: impl FnOnce(usize) -> A + Send,
+    b: impl FnOnce(usize) -> B + Send,
 ) -> (A, B) {
-    let sums = 2 * method_count.max(1) * (std::mem::size_of::<MethodAcc<2>>() + 4);
-    if sums <= WORKER_METHOD_BUDGET {
-        rayon::join(a, b)
+    let per_worker = method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4);
+    if 2 * per_worker <= WORKER_METHOD_BUDGET {
+        rayon::join(|| a(2), || b(2))
     } else {
-        (a(), b())
+        (a(1), b(1))
     }
 }
 

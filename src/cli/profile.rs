@@ -215,10 +215,14 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // profile (for the methods that are mostly tracing cost) beside it.
                     let (c, m) = rayon::join(|| prepare(compensated), || prepare(trace));
                     let (c, m) = (c?, m?);
-                    let (p, mp) = crate::analysis::profile::join_profiles(
+                    use crate::analysis::profile::{join_profiles, profile_shared};
+                    let (p, mp) = join_profiles::<1, _, _>(
                         c.methods.len().max(m.methods.len()),
-                        || crate::analysis::compensate::in_measured_ticks(&c, profile(&c, clock)),
-                        || profile(&m, clock),
+                        |share| {
+                            let p = profile_shared(&c, clock, share);
+                            crate::analysis::compensate::in_measured_ticks(&c, p)
+                        },
+                        |share| profile_shared(&m, clock, share),
                     );
                     measured = Some(mp);
                     trace = c;

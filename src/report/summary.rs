@@ -375,10 +375,11 @@ pub(crate) fn compensated_profiles(
     measured: &Trace,
     compensated: &Trace,
 ) -> (Vec<Profile>, Vec<Profile>) {
-    crate::analysis::profile::join_profiles(
+    use crate::analysis::profile::{join_profiles, profile_all_clocks_shared};
+    join_profiles::<2, _, _>(
         measured.methods.len().max(compensated.methods.len()),
-        || profile_all_clocks(measured),
-        || profile_all_clocks(compensated),
+        |share| profile_all_clocks_shared(measured, share),
+        |share| profile_all_clocks_shared(compensated, share),
     )
 }
 
