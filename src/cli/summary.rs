@@ -95,7 +95,6 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
             }
         }
     }
-    drop(emit);
     match json {
         Some(_) if closed => {}
         Some(seq) => {
