@@ -168,7 +168,7 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::Summary => {
             if let Some(trace) = load(bytes, &ctx) {
-                let profiles = crate::report::summary::summary_profiles(&trace);
+                let profiles = crate::analysis::profile::profile_all_clocks(&trace);
                 let s = crate::report::summary::summarize_with_profiles("fuzz", &trace, &profiles);
                 let _ = crate::report::summary::write_json(
                     std::slice::from_ref(&s),

@@ -281,10 +281,14 @@ pub(crate) fn workers_for<const K: usize>(method_count: usize) -> usize {
 /// [`workers_for`] for one of `share` profiles computed at once (a diff's two runs, a
 /// compensated trace and the measured one): each gets its part of the budget, and the cores.
 pub(crate) fn workers_within<const K: usize>(method_count: usize, share: usize) -> usize {
-    let per_worker = method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4);
     default_workers()
-        .min(WORKER_METHOD_BUDGET / share.max(1) / per_worker)
+        .min(WORKER_METHOD_BUDGET / share.max(1) / worker_bytes::<K>(method_count))
         .max(1)
+}
+
+/// One worker's per-method sums on `K` clocks.
+fn worker_bytes<const K: usize>(method_count: usize) -> usize {
+    method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4)
 }
 
 /// Runs two profile computations (`a` and `b`, given their `share` for
@@ -296,8 +300,7 @@ pub(crate) fn join_profiles<const K: usize, A: Send, B: Send>(
     a: impl FnOnce(usize) -> A + Send,
     b: impl FnOnce(usize) -> B + Send,
 ) -> (A, B) {
-    let per_worker = method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4);
-    if 2 * per_worker <= WORKER_METHOD_BUDGET {
+    if 2 * worker_bytes::<K>(method_count) <= WORKER_METHOD_BUDGET {
         rayon::join(|| a(2), || b(2))
     } else {
         (a(1), b(1))

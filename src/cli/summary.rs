@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
+use crate::analysis::profile::profile_all_clocks;
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
     FileSummary, compensated_profiles, error_summary, summarize_compensated,
-    summarize_with_profiles, summary_profiles, to_text,
+    summarize_with_profiles, to_text,
 };
 
 /// Arguments of `tracelens summary`.
@@ -75,7 +76,7 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         emit(&summarize_compensated(&name, &c, &after, &before))?;
                     }
                     None => {
-                        let profiles = summary_profiles(&trace);
+                        let profiles = profile_all_clocks(&trace);
                         emit(&summarize_with_profiles(&name, &trace, &profiles))?;
                     }
                 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::analysis::profile::{MethodProfile, Profile, profile_all_clocks};
+use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
 /// The summary of one file (one element of the JSON array). It borrows the trace and its
@@ -362,11 +362,6 @@ pub(crate) fn error_summary(
         diagnostics: Vec::new(),
         compensation: None,
     }
-}
-
-/// The profiles a summary is made of: one per clock the trace has, primary first.
-pub(crate) fn summary_profiles(trace: &Trace) -> Vec<Profile> {
-    profile_all_clocks(trace)
 }
 
 /// The profiles of a compensated summary: of the measured trace, then of its compensated

@@ -42,12 +42,12 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     rd.finish(ctx)
 }
 
-/// The reader's state: the current segment (its frequency and its durations in ticks, converted
-/// when the segment ends) and the series by (segment, id).
 /// The records without a delta that the C1 diagnostic names (the rest are counted): one
 /// message naming every one of a file of such lines would be as large as the file.
 const MAX_LISTED_INCOMPLETE: usize = 100;
 
+/// The reader's state: the current segment (its frequency and its durations in ticks, converted
+/// when the segment ends) and the series by (segment, id).
 struct Reader {
     b: Builder,
     /// The group of segment 0: the file name, or `thread <tid>` for a temp file.
