@@ -44,7 +44,7 @@ mod events;
 mod lane_walk;
 mod units;
 
-use accumulate::{Acc, ClockRead, MethodAcc, TOP};
+use accumulate::{Acc, ClockRead, TOP, caches_parents, method_bytes};
 pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks};
 use lane_walk::Walker;
 use units::split_units;
@@ -240,7 +240,7 @@ pub fn profile(trace: &Trace, clock: Clock) -> Profile {
 /// [`profile`] as one of `share` computations running at once, which share the workers'
 /// memory budget ([`WORKER_METHOD_BUDGET`]).
 pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize) -> Profile {
-    let workers = workers_within::<1>(trace.methods.len(), share);
+    let workers = workers_within::<1>(trace.methods.len(), Some(call_count(trace)), share);
     let [p] = profile_split(trace, [clock], workers, default_unit(trace));
     p
 }
@@ -255,7 +255,7 @@ pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
 pub(crate) fn profile_all_clocks_shared(trace: &Trace, share: usize) -> Vec<Profile> {
     match trace.clocks()[..] {
         [a, b] => {
-            let workers = workers_within::<2>(trace.methods.len(), share);
+            let workers = workers_within::<2>(trace.methods.len(), Some(call_count(trace)), share);
             profile_split(trace, [a, b], workers, default_unit(trace)).into()
         }
         [a] => vec![profile_shared(trace, a, share)],
@@ -268,27 +268,32 @@ fn default_workers() -> usize {
 }
 
 /// The most memory the workers' per-method sums may take together: each worker sums every
-/// method (about 130 bytes each on one clock), so a trace of a million methods on 64 cores
-/// would otherwise take 8 GB before the first call is counted.
+/// method (about 130 bytes each on one clock with parent caches), so a trace of a million
+/// methods on 64 cores would otherwise take 8 GB before the first call is counted.
 const WORKER_METHOD_BUDGET: usize = 256 << 20;
 
-/// Workers for a profile on `K` clocks of `method_count` methods: one per core, fewer when
-/// their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least one).
-pub(crate) fn workers_for<const K: usize>(method_count: usize) -> usize {
-    workers_within::<K>(method_count, 1)
+/// Workers for a profile on `K` clocks of `method_count` methods and `calls` calls (when known):
+/// one per core, fewer when their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least
+/// one).
+pub(crate) fn workers_for<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
+    workers_within::<K>(method_count, calls, 1)
 }
 
 /// [`workers_for`] for one of `share` profiles computed at once (a diff's two runs, a
 /// compensated trace and the measured one): each gets its part of the budget, and the cores.
-pub(crate) fn workers_within<const K: usize>(method_count: usize, share: usize) -> usize {
+pub(crate) fn workers_within<const K: usize>(
+    method_count: usize,
+    calls: Option<usize>,
+    share: usize,
+) -> usize {
     default_workers()
-        .min(WORKER_METHOD_BUDGET / share.max(1) / worker_bytes::<K>(method_count))
+        .min(WORKER_METHOD_BUDGET / share.max(1) / worker_bytes::<K>(method_count, calls))
         .max(1)
 }
 
 /// One worker's per-method sums on `K` clocks.
-fn worker_bytes<const K: usize>(method_count: usize) -> usize {
-    method_count.max(1) * (std::mem::size_of::<MethodAcc<K>>() + 4)
+fn worker_bytes<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
+    method_count.max(1) * method_bytes::<K>(caches_parents(method_count, calls))
 }
 
 /// Runs two profile computations (`a` and `b`, given their `share` for
@@ -300,16 +305,20 @@ pub(crate) fn join_profiles<const K: usize, A: Send, B: Send>(
     a: impl FnOnce(usize) -> A + Send,
     b: impl FnOnce(usize) -> B + Send,
 ) -> (A, B) {
-    if 2 * worker_bytes::<K>(method_count) <= WORKER_METHOD_BUDGET {
+    if 2 * worker_bytes::<K>(method_count, None) <= WORKER_METHOD_BUDGET {
         rayon::join(|| a(2), || b(2))
     } else {
         (a(1), b(1))
     }
 }
 
+/// The calls of all threads.
+fn call_count(trace: &Trace) -> usize {
+    trace.threads.iter().map(Thread::call_count).sum()
+}
+
 fn default_unit(trace: &Trace) -> usize {
-    let total: usize = trace.threads.iter().map(Thread::call_count).sum();
-    (total / (8 * default_workers())).max(1 << 14)
+    (call_count(trace) / (8 * default_workers())).max(1 << 14)
 }
 
 /// Profiles on `K` clocks with `workers` bins and units of about `unit_calls` calls (tests vary
@@ -320,13 +329,25 @@ fn profile_split<const K: usize>(
     workers: usize,
     unit_calls: usize,
 ) -> [Profile; K] {
+    let cached = caches_parents(trace.methods.len(), Some(call_count(trace)));
+    profile_split_cached(trace, clocks, workers, unit_calls, cached)
+}
+
+/// [`profile_split`] with parent caches or without (see [`caches_parents`]; tests try both).
+fn profile_split_cached<const K: usize>(
+    trace: &Trace,
+    clocks: [Clock; K],
+    workers: usize,
+    unit_calls: usize,
+    cached: bool,
+) -> [Profile; K] {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
     let bins = balance(units, |u| u.calls, workers);
     let mut accs: Vec<Acc<K>> = bins
         .into_par_iter()
         .map(|bin| {
-            let mut acc = Acc::new(method_count);
+            let mut acc = Acc::new(method_count, cached);
             let mut walker = Walker::new(method_count);
             for unit in bin {
                 let thread = &trace.threads[unit.thread];
@@ -338,7 +359,7 @@ fn profile_split<const K: usize>(
             acc
         })
         .collect();
-    let mut acc = accs.pop().unwrap_or_else(|| Acc::new(method_count));
+    let mut acc = accs.pop().unwrap_or_else(|| Acc::new(method_count, false));
     for other in accs {
         acc.merge(other);
     }

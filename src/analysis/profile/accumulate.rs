@@ -53,18 +53,16 @@ pub(super) fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
     }
 }
 
-/// Per-method sums: the times, the call counts and a small cache of parent edges (most call
-/// graphs are sparse: a method has few callers), so that most calls update the method's own two
-/// cache lines and never touch the edge map. 128 bytes for one clock.
+/// Per-method sums: the times and the call counts. 32 bytes for one clock, so that a method's
+/// sums never straddle two cache lines.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
+#[repr(C, align(32))]
 pub(super) struct MethodAcc<const K: usize> {
     pub(super) inclusive: [u64; K],
     pub(super) exclusive: [u64; K],
     pub(super) top_exclusive: [u64; K],
     /// Wrapping counters: one worker would need 2³² calls of one method to wrap.
     pub(super) calls: [u32; 2],
-    pub(super) parents: ParentCache<K>,
 }
 
 impl<const K: usize> Default for MethodAcc<K> {
@@ -74,15 +72,17 @@ impl<const K: usize> Default for MethodAcc<K> {
             exclusive: [0; K],
             top_exclusive: [0; K],
             calls: [0; 2],
-            parents: ParentCache::EMPTY,
         }
     }
 }
 
-/// Cached parent edges of a method, most recently inserted first. A key is (parent + 1, 0 for
+/// Cached parent edges of a method, most recently inserted first (most call graphs are sparse: a
+/// method has few callers, so that most calls update the method's sums and its cache and never
+/// touch the edge map). A key is (parent + 1, 0 for
 /// `(toplevel)`) << 2 | flags; `u32::MAX` marks an empty entry. The keys are one array so that
 /// finding one is a few compares, not a branch per entry (which entry hits is unpredictable).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
 pub(super) struct ParentCache<const K: usize> {
     pub(super) keys: [u32; PARENT_SLOTS],
     pub(super) calls: [u32; PARENT_SLOTS],
@@ -242,24 +242,55 @@ impl<const K: usize> EdgeMap<K> {
 /// One worker's sums.
 pub(super) struct Acc<const K: usize> {
     pub(super) methods: Vec<MethodAcc<K>>,
+    /// Each method's [`ParentCache`], or none (every edge goes to the map): see
+    /// [`caches_parents`].
+    pub(super) parents: Vec<ParentCache<K>>,
     pub(super) edges: EdgeMap<K>,
     /// Edges kept out of the map: the flushed parent caches and other workers' edges, unsorted,
     /// keys repeated ([`Acc::into_profiles`] sums equal keys after sorting anyway).
     pub(super) spilled: Vec<EdgeEntry<K>>,
     /// Σ of all calls' exclusive times.
     pub(super) exclusive_sum: [u64; K],
-    /// Whether method ids are small enough for [`ParentCache`] keys.
-    pub(super) use_slots: bool,
+}
+
+/// Whether a worker keeps a [`ParentCache`] per method, given the trace's calls when they are
+/// known: always for up to 65 536 methods, and beyond when there are 16 calls or more per
+/// method. The cache costs 96 bytes per method on one clock, which a file that names a new
+/// method every few bytes (and calls each once or twice) would multiply; there the edges go
+/// straight to the map, which holds only the edges there are.
+pub(crate) fn caches_parents(method_count: usize, calls: Option<usize>) -> bool {
+    method_count < SLOT_METHOD_LIMIT
+        && (method_count <= 1 << 16 || calls.is_some_and(|c| c / 16 >= method_count))
+}
+
+/// One worker's per-method bytes on `K` clocks: the sums, the walker's 4-byte count, and the
+/// parent cache, or without it a share of the edge map (an edge per method, the map at most
+/// half full).
+pub(crate) fn method_bytes<const K: usize>(cached: bool) -> usize {
+    std::mem::size_of::<MethodAcc<K>>()
+        + 4
+        + if cached {
+            std::mem::size_of::<ParentCache<K>>()
+        } else {
+            2 * std::mem::size_of::<EdgeSlot<K>>()
+        }
 }
 
 impl<const K: usize> Acc<K> {
-    pub(super) fn new(method_count: usize) -> Self {
+    /// Sums for `method_count` methods, with a parent cache per method when `cached` (see
+    /// [`caches_parents`]).
+    pub(super) fn new(method_count: usize, cached: bool) -> Self {
+        let cached = cached && method_count < SLOT_METHOD_LIMIT;
         Self {
             methods: vec![MethodAcc::default(); method_count],
+            parents: if cached {
+                vec![ParentCache::EMPTY; method_count]
+            } else {
+                Vec::new()
+            },
             edges: EdgeMap::default(),
             spilled: Vec::new(),
             exclusive_sum: [0; K],
-            use_slots: method_count < SLOT_METHOD_LIMIT,
         }
     }
 
@@ -273,14 +304,14 @@ impl<const K: usize> Acc<K> {
         child_rec: bool,
         time: [u64; K],
     ) {
-        if !self.use_slots {
+        let Some(cache) = self.parents.get_mut(child as usize) else {
             self.edges
                 .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
             return;
-        }
+        };
         let code = if parent == TOP { 0 } else { parent + 1 };
         let key = code << 2 | (parent_rec as u32) << 1 | child_rec as u32;
-        if let Some((key, calls, time)) = self.methods[child as usize].parents.add(key, time) {
+        if let Some((key, calls, time)) = cache.add(key, time) {
             self.edges
                 .add(slot_edge_key(key, child), calls as u64, time);
         }
@@ -288,12 +319,12 @@ impl<const K: usize> Acc<K> {
 
     /// Moves the cached parent edges out of the methods (to `spilled`).
     pub(super) fn flush_slots(&mut self) {
-        for (child, a) in self.methods.iter_mut().enumerate() {
-            for (key, calls, time) in a.parents.entries() {
+        for (child, cache) in self.parents.iter_mut().enumerate() {
+            for (key, calls, time) in cache.entries() {
                 self.spilled
                     .push((slot_edge_key(key, child as u32), calls as u64, time));
             }
-            a.parents = ParentCache::EMPTY;
+            *cache = ParentCache::EMPTY;
         }
     }
 

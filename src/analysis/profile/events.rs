@@ -40,11 +40,17 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
     let method_count = trace.methods.len();
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let items: Vec<(usize, &ThreadEvents)> = events.iter().enumerate().collect();
-    let bins = balance(items, |(_, e)| e.ops.len(), workers_for::<1>(method_count));
+    let calls = events.iter().map(|e| e.ops.len() / 2).sum();
+    let cached = super::caches_parents(method_count, Some(calls));
+    let bins = balance(
+        items,
+        |(_, e)| e.ops.len(),
+        workers_for::<1>(method_count, Some(calls)),
+    );
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> = bins
         .into_par_iter()
         .map(|bin| {
-            let mut acc = Acc::new(method_count);
+            let mut acc = Acc::new(method_count, cached);
             let mut walk = ThreadWalk::new(method_count);
             let mut done = Vec::with_capacity(bin.len());
             for (t, events) in bin {
@@ -88,7 +94,7 @@ fn assemble(
         trace.diagnostics.extend(r.diagnostics);
     }
     crate::timing::mark("merged");
-    let mut acc = total.unwrap_or_else(|| Acc::new(method_count));
+    let mut acc = total.unwrap_or_else(|| Acc::new(method_count, false));
     // A sink's accumulators may count one more method (the `(unknown)` id the reader adds only
     // when some record needs it).
     acc.methods.truncate(method_count);

@@ -239,12 +239,17 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
             // Splitting into many small units and bins must not change anything.
             let [split] = profile_split(&trace, [clock], 3, 1);
             assert_eq!(split, want, "split: seed {seed}, clock {clock:?}");
+            // And without the parent caches (every edge in the map).
+            let [uncached] = profile_split_cached(&trace, [clock], 2, 1, false);
+            assert_eq!(uncached, want, "uncached: seed {seed}, clock {clock:?}");
             expected.push(want);
         }
         // Both clocks in one walk give the same profiles.
         assert_eq!(profile_all_clocks(&trace), expected, "dual: seed {seed}");
         let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1);
         assert_eq!(both.to_vec(), expected, "dual split: seed {seed}");
+        let both = profile_split_cached(&trace, [Clock::Cpu, Clock::Wall], 3, 1, false);
+        assert_eq!(both.to_vec(), expected, "dual uncached: seed {seed}");
     }
 }
 
@@ -328,26 +333,34 @@ fn unmatched_exit_is_charged_from_time_zero() {
 #[test]
 fn worker_sums_stay_within_their_budget() {
     let cores = default_workers();
-    for methods in [0usize, 1, 20_000, 500_000, 1 << 20, 50 << 20] {
-        for (w, per) in [
-            (
-                workers_for::<1>(methods),
-                std::mem::size_of::<MethodAcc<1>>() + 4,
-            ),
-            (
-                workers_for::<2>(methods),
-                std::mem::size_of::<MethodAcc<2>>() + 4,
-            ),
-        ] {
-            assert!((1..=cores).contains(&w), "{methods}: {w}");
-            // Within the budget, or a single worker (which any profile needs).
-            assert!(
-                w == 1 || w * methods * per <= WORKER_METHOD_BUDGET,
-                "{methods}: {w}"
+    for methods in [0usize, 1, 20_000, 70_000, 500_000, 1 << 20, 50 << 20] {
+        for calls in [None, Some(0), Some(methods * 16), Some(usize::MAX)] {
+            let cached = caches_parents(methods, calls);
+            assert_eq!(
+                cached,
+                methods <= 1 << 16 || (calls.unwrap_or(0) >= methods * 16 && methods < 1 << 29),
+                "{methods} {calls:?}"
             );
-            // Not fewer workers than the budget allows.
-            assert!(w == cores || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET);
+            for (w, per) in [
+                (workers_for::<1>(methods, calls), method_bytes::<1>(cached)),
+                (workers_for::<2>(methods, calls), method_bytes::<2>(cached)),
+            ] {
+                assert!((1..=cores).contains(&w), "{methods}: {w}");
+                // Within the budget, or a single worker (which any profile needs).
+                assert!(
+                    w == 1 || w * methods * per <= WORKER_METHOD_BUDGET,
+                    "{methods}: {w}"
+                );
+                // Not fewer workers than the budget allows.
+                assert!(w == cores || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET);
+            }
         }
     }
-    assert_eq!(workers_for::<1>(20_000), cores);
+    assert_eq!(workers_for::<1>(20_000, None), cores);
+    // The sums: 32 bytes per method on one clock, 64 on two; the cache 96 and 160, or two
+    // edge-map slots of 24 and 32.
+    assert_eq!(method_bytes::<1>(false), 32 + 4 + 48);
+    assert_eq!(method_bytes::<2>(false), 64 + 4 + 64);
+    assert_eq!(method_bytes::<1>(true), 32 + 96 + 4);
+    assert_eq!(method_bytes::<2>(true), 64 + 160 + 4);
 }

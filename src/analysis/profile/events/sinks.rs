@@ -67,7 +67,7 @@ impl SinkFactory for ProfileSinkFactory {
     type Sink = ProfileSinks;
 
     fn max_workers(&self, method_count: usize) -> usize {
-        crate::analysis::profile::workers_for::<1>(method_count)
+        crate::analysis::profile::workers_for::<1>(method_count, None)
     }
 
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
@@ -85,7 +85,10 @@ impl SinkFactory for ProfileSinkFactory {
             })
             .collect();
         ProfileSinks {
-            acc: Acc::new(method_count),
+            acc: Acc::new(
+                method_count,
+                crate::analysis::profile::caches_parents(method_count, None),
+            ),
             threads: threads_state,
             thread_ids: threads.to_vec(),
             walk_t2: dual && clock == Clock::Wall,
