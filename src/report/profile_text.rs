@@ -13,6 +13,7 @@
 //! class alone and stays out of the class and method-name sections (dmtracedump's `NULL` name).
 
 use std::fmt::Write;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -44,6 +45,13 @@ pub enum Style {
 /// written cost nothing).
 const LINE_BYTES: usize = 160;
 
+/// The most a chunk of inclusive blocks reserves up front (it grows beyond if it must).
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Blocks of the inclusive section longer than this are made on their own when the report is
+/// written as it is made (see [`Printer::inclusive_profile`]).
+const HUGE_BLOCK_LINES: usize = 1 << 14;
+
 const SEPARATOR: &str = "======================================================================";
 
 /// One printed method: a model method or a pseudo-method.
@@ -72,9 +80,9 @@ struct NameRank {
 struct Printer<'a> {
     rows: Vec<Row<'a>>,
     /// Row of each model method.
-    row_of_method: Vec<usize>,
+    row_of_method: Vec<u32>,
     /// `[n]` of each row: rank by inclusive time.
-    index: Vec<usize>,
+    index: Vec<u32>,
     total: f64,
     html: bool,
     out: String,
@@ -117,7 +125,7 @@ pub(crate) fn render_parts(trace: &Trace, profile: &Profile, style: &Style) -> V
 impl<'a> Printer<'a> {
     /// The printer of `profile`'s rows with the page's head (HTML) written, and the rows in
     /// inclusive order.
-    fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<usize>) {
+    fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<u32>) {
         let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
         let mut p = Printer {
             rows,
@@ -151,7 +159,7 @@ impl<'a> Printer<'a> {
     }
 
     fn row_of(&self, m: Option<MethodId>) -> usize {
-        m.map_or(0, |m| self.row_of_method[m.index()])
+        m.map_or(0, |m| self.row_of_method[m.index()] as usize)
     }
 
     /// The section start: an anchor and the navigation bar (HTML) or the separator line.
@@ -169,9 +177,9 @@ impl<'a> Printer<'a> {
     }
 
     /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
-    fn sort_by_exclusive(&self, rows: &mut [usize]) {
+    fn sort_by_exclusive(&self, rows: &mut [u32]) {
         rows.sort_by(|&a, &b| {
-            let (ra, rb) = (&self.rows[a], &self.rows[b]);
+            let (ra, rb) = (&self.rows[a as usize], &self.rows[b as usize]);
             rb.profile
                 .exclusive
                 .cmp(&ra.profile.exclusive)
@@ -184,7 +192,7 @@ impl<'a> Printer<'a> {
             self.out.reserve((self.rows.len() + 16) * LINE_BYTES);
         }
         self.section("exclusive");
-        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        let mut order: Vec<u32> = (0..self.rows.len() as u32).collect();
         self.sort_by_exclusive(&mut order);
         let _ = write!(self.out, "Total cycles: {total_time}\n\n");
         if self.html {
@@ -200,6 +208,7 @@ impl<'a> Printer<'a> {
         self.out.push_str("    Usecs  self %  sum %  Method\n");
         let mut sum = 0.0f64;
         for r in order {
+            let r = r as usize;
             let row = &self.rows[r];
             let exclusive = row.profile.exclusive;
             if exclusive == 0 {
@@ -239,7 +248,7 @@ impl<'a> Printer<'a> {
 
     /// The inclusive section; returns the output so far (this section's blocks in chunks
     /// written in parallel) as pieces.
-    fn inclusive_profile(&mut self, by_inclusive: &[usize], spill: &mut Spill) -> Vec<String> {
+    fn inclusive_profile(&mut self, by_inclusive: &[u32], spill: &mut Spill) -> Vec<String> {
         self.section("inclusive");
         self.out.push_str(
             "\nInclusive elapsed times for each method and its parents and children,\n\
@@ -253,7 +262,7 @@ impl<'a> Printer<'a> {
         // Rows up to the first with no inclusive time; their blocks are independent.
         let shown = by_inclusive
             .iter()
-            .position(|&r| self.rows[r].profile.inclusive == 0)
+            .position(|&r| self.rows[r as usize].profile.inclusive == 0)
             .unwrap_or(by_inclusive.len());
         let mut parts = vec![std::mem::take(&mut self.out)];
         // Written as it is made: 64 chunks at a time.
@@ -263,36 +272,57 @@ impl<'a> Printer<'a> {
             usize::MAX
         };
         let this = &*self;
+        let block_lines = |r: u32| {
+            let p = this.rows[r as usize].profile;
+            p.parents().len()
+                + p.children().len()
+                + p.recursive_parents().len()
+                + p.recursive_children().len()
+                + 5
+        };
+        // Written as it is made, a block this long (a method with a million callers) is made on
+        // its own and written line by line: in a chunk it would be held whole.
+        let streaming = spill.is_some();
+        let huge = |r: u32| streaming && block_lines(r) > HUGE_BLOCK_LINES;
         for (w, window_rows) in by_inclusive[..shown].chunks(window).enumerate() {
             let first_rank = w * window.min(shown);
-            let chunks: Vec<String> = window_rows
-                .par_chunks(256)
-                .enumerate()
-                .map(|(c, rows)| {
-                    let lines: usize = rows
-                        .iter()
-                        .map(|&r| {
-                            let p = this.rows[r].profile;
-                            p.parents().len()
-                                + p.children().len()
-                                + p.recursive_parents().len()
-                                + p.recursive_children().len()
-                                + 5
-                        })
-                        .sum();
-                    let mut out = String::with_capacity(lines * LINE_BYTES);
-                    for (k, &r) in rows.iter().enumerate() {
-                        this.inclusive_block(&mut out, first_rank + c * 256 + k, r);
+            let mut start = 0;
+            while start < window_rows.len() {
+                if huge(window_rows[start]) {
+                    for part in parts.drain(..) {
+                        spill.write(&part);
                     }
-                    out
-                })
-                .collect();
-            if spill.is_some() {
-                for part in parts.drain(..).chain(chunks) {
-                    spill.write(&part);
+                    let mut out = String::new();
+                    let r = window_rows[start] as usize;
+                    this.inclusive_block(&mut out, first_rank + start, r, spill);
+                    spill.take(&mut out, 0);
+                    start += 1;
+                    continue;
                 }
-            } else {
-                parts.extend(chunks);
+                let end = (start..window_rows.len())
+                    .find(|&i| huge(window_rows[i]))
+                    .unwrap_or(window_rows.len());
+                let chunks: Vec<String> = window_rows[start..end]
+                    .par_chunks(256)
+                    .enumerate()
+                    .map(|(c, rows)| {
+                        let lines: usize = rows.iter().map(|&r| block_lines(r)).sum();
+                        let mut out = String::with_capacity((lines * LINE_BYTES).min(CHUNK_BYTES));
+                        for (k, &r) in rows.iter().enumerate() {
+                            let rank = first_rank + start + c * 256 + k;
+                            this.inclusive_block(&mut out, rank, r as usize, &mut Spill::none());
+                        }
+                        out
+                    })
+                    .collect();
+                if spill.is_some() {
+                    for part in parts.drain(..).chain(chunks) {
+                        spill.write(&part);
+                    }
+                } else {
+                    parts.extend(chunks);
+                }
+                start = end;
             }
         }
         if self.html {
@@ -301,18 +331,26 @@ impl<'a> Printer<'a> {
         parts
     }
 
-    /// One method's block of the inclusive section: parents, the method, children.
-    fn inclusive_block(&self, out: &mut String, rank: usize, r: usize) {
+    /// One method's block of the inclusive section: parents, the method, children (written
+    /// through `spill` as they are made, when it has a target).
+    fn inclusive_block(&self, out: &mut String, rank: usize, r: usize, spill: &mut Spill) {
         let p: &'a MethodProfile = self.rows[r].profile;
         if self.html {
             let _ = write!(out, "<a name=\"m{}\"></a>", self.index[r]);
         }
         out.push_str("----------------------------------------------------\n");
         let total_calls = p.total_calls();
-        self.relatives(out, p.inclusive, p.parents(), total_calls, false);
+        self.relatives(out, p.inclusive, p.parents(), total_calls, false, spill);
         if !p.recursive_parents().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(out, p.inclusive, p.recursive_parents(), total_calls, true);
+            self.relatives(
+                out,
+                p.inclusive,
+                p.recursive_parents(),
+                total_calls,
+                true,
+                spill,
+            );
         }
         // `{[rank]:<6} {per:5.1}%   {"":>5} {"":>6} {calls:>6}+{recursive:<6} {inclusive:9} `
         // and the name, then `{"":6} {"":5}   {excl_per:5.1}% {"excl":>6} {"":>6} {"":>6}
@@ -343,10 +381,10 @@ impl<'a> Printer<'a> {
         pad(out, 6 + 1 + 6 + 1);
         push_right(out, p.top_exclusive, 9);
         out.push('\n');
-        self.relatives(out, p.inclusive, p.children(), 0, false);
+        self.relatives(out, p.inclusive, p.children(), 0, false, spill);
         if !p.recursive_children().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(out, p.inclusive, p.recursive_children(), 0, true);
+            self.relatives(out, p.inclusive, p.recursive_children(), 0, true, spill);
         }
     }
 
@@ -359,16 +397,21 @@ impl<'a> Printer<'a> {
         edges: &[Edge],
         total_calls: u64,
         recursive: bool,
+        spill: &mut Spill,
     ) {
-        let mut sorted: Vec<(usize, &Edge)> =
-            edges.iter().map(|e| (self.row_of(e.method), e)).collect();
+        // (row, edge) as 4-byte numbers: a method may have a million callers.
+        let mut sorted: Vec<(u32, u32)> = (edges.iter().enumerate())
+            .map(|(i, e)| (self.row_of(e.method) as u32, i as u32))
+            .collect();
         sorted.sort_by(|a, b| {
-            b.1.time
-                .cmp(&a.1.time)
-                .then_with(|| compare_names(&self.rows[a.0], &self.rows[b.0]))
+            edges[b.1 as usize]
+                .time
+                .cmp(&edges[a.1 as usize].time)
+                .then_with(|| compare_names(&self.rows[a.0 as usize], &self.rows[b.0 as usize]))
         });
         let method_total = method_inclusive as f64;
-        for (r, edge) in sorted {
+        for (r, e) in sorted {
+            let (r, edge) = (r as usize, &edges[e as usize]);
             let row = &self.rows[r];
             let idx = self.index[r];
             let calls_of = if total_calls == 0 {
@@ -410,6 +453,7 @@ impl<'a> Printer<'a> {
             out.push(' ');
             self.push_name(out, row);
             out.push('\n');
+            spill.take(out, SPILL_BYTES);
         }
     }
 
@@ -427,9 +471,11 @@ impl<'a> Printer<'a> {
 
     /// Groups named rows by `key` (class or method name), ordered like dmtracedump's
     /// `createClassList` / `createUniqueMethodList`; each group's rows sorted by exclusive time.
-    fn groups(&self, by_class: bool) -> Vec<Vec<usize>> {
+    /// The rows of all groups in one list, and each group's range of it (a file of a million
+    /// method names has a million groups).
+    fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<Range<u32>>) {
         // (key, id, row), sorted: by key, then id, rows of equal key and id in row order.
-        let mut named: Vec<(u32, i64, usize)> = (self.rows.iter().enumerate())
+        let mut named: Vec<(u32, i64, u32)> = (self.rows.iter().enumerate())
             .filter(|(_, row)| row.name.is_some())
             .map(|(r, row)| {
                 let key = if by_class {
@@ -437,24 +483,28 @@ impl<'a> Printer<'a> {
                 } else {
                     row.rank.name
                 };
-                (key, row.id, r)
+                (key, row.id, r as u32)
             })
             .collect();
         named.sort_unstable();
-        let mut groups: Vec<Vec<usize>> = named
-            .chunk_by(|a, b| a.0 == b.0)
-            .map(|g| g.iter().map(|&(_, _, r)| r).collect())
-            .collect();
-        for g in &mut groups {
-            self.sort_by_exclusive(g);
+        let mut ranges = Vec::new();
+        let mut start = 0u32;
+        for g in named.chunk_by(|a, b| a.0 == b.0) {
+            ranges.push(start..start + g.len() as u32);
+            start += g.len() as u32;
         }
-        groups
+        let mut rows: Vec<u32> = named.iter().map(|&(_, _, r)| r).collect();
+        drop(named);
+        for g in &ranges {
+            self.sort_by_exclusive(&mut rows[g.start as usize..g.end as usize]);
+        }
+        (rows, ranges)
     }
 
     fn class_profiles(&mut self, spill: &mut Spill) {
         self.section("class");
         let groups = self.groups(true);
-        if groups.is_empty() {
+        if groups.1.is_empty() {
             self.out.push_str("\nNo classes.\n");
             if self.html {
                 self.out.push_str("<br><br>\n");
@@ -469,7 +519,7 @@ impl<'a> Printer<'a> {
 
     fn method_profiles(&mut self, spill: &mut Spill) {
         let groups = self.groups(false);
-        if groups.is_empty() {
+        if groups.1.is_empty() {
             return;
         }
         self.section("method");
@@ -481,7 +531,12 @@ impl<'a> Printer<'a> {
     }
 
     /// The class section (`by_class`) or the method-name section.
-    fn grouped_section(&mut self, groups: Vec<Vec<usize>>, by_class: bool, spill: &mut Spill) {
+    fn grouped_section(
+        &mut self,
+        (rows, groups): (Vec<u32>, Vec<Range<u32>>),
+        by_class: bool,
+        spill: &mut Spill,
+    ) {
         if !spill.is_some() {
             self.out
                 .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
@@ -500,10 +555,11 @@ impl<'a> Printer<'a> {
             let _ = writeln!(self.out, "   Cycles %/total Cumul.%  Calls+Recur  {title}");
         }
         struct Group {
-            rows: Vec<usize>,
+            rows: Range<u32>,
             exclusive: u64,
             calls: [u64; 2],
         }
+        let group_rows = |g: &Group| &rows[g.rows.start as usize..g.rows.end as usize];
         let mut groups: Vec<Group> = groups
             .into_iter()
             .map(|rows| {
@@ -512,8 +568,8 @@ impl<'a> Printer<'a> {
                     calls: [0, 0],
                     rows,
                 };
-                for &r in &g.rows {
-                    let p = self.rows[r].profile;
+                for &r in group_rows(&g) {
+                    let p = self.rows[r as usize].profile;
                     g.exclusive += p.exclusive;
                     g.calls[0] += p.calls;
                     g.calls[1] += p.recursive_calls;
@@ -522,7 +578,10 @@ impl<'a> Printer<'a> {
             })
             .collect();
         groups.sort_by(|a, b| {
-            let (fa, fb) = (&self.rows[a.rows[0]], &self.rows[b.rows[0]]);
+            let (fa, fb) = (
+                &self.rows[group_rows(a)[0] as usize],
+                &self.rows[group_rows(b)[0] as usize],
+            );
             b.exclusive
                 .cmp(&a.exclusive)
                 .then(fa.rank.class.cmp(&fb.rank.class))
@@ -537,7 +596,7 @@ impl<'a> Printer<'a> {
             sum += g.exclusive as f64;
             let per = 100.0 * g.exclusive as f64 / self.total;
             let sum_per = 100.0 * sum / self.total;
-            let first = &self.rows[g.rows[0]];
+            let first = &self.rows[group_rows(g)[0] as usize];
             let group_name = if by_class {
                 first.class
             } else {
@@ -581,7 +640,8 @@ impl<'a> Printer<'a> {
             }
             let group_exclusive = g.exclusive as f64;
             let mut sum_methods = 0.0f64;
-            for &r in &g.rows {
+            for &r in group_rows(g) {
+                let r = r as usize;
                 let row = &self.rows[r];
                 let p = row.profile;
                 let per = 100.0 * p.exclusive as f64 / group_exclusive;
@@ -638,6 +698,8 @@ impl<'a> Printer<'a> {
                     out.push_str(row.signature);
                     out.push('\n');
                 }
+                // A class may hold a million methods.
+                spill.take(&mut self.out, SPILL_BYTES);
             }
             if self.html {
                 self.out.push_str("</div>\n");

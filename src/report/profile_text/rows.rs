@@ -6,25 +6,30 @@ use std::cmp::Ordering;
 
 use super::{NameRank, Row};
 use crate::analysis::profile::{Edges, MethodProfile, Profile};
-use crate::trace::Trace;
+use crate::trace::{StrId, Trace};
 
-/// The rank of each string in byte order (equal strings, equal ranks). Names repeat a lot
-/// (classes, signatures), so only the distinct strings are sorted.
-pub(super) fn ranks<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u32> {
-    let mut distinct: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    let which: Vec<u32> = strings
-        .map(|s| {
-            let next = distinct.len() as u32;
-            *distinct.entry(s).or_insert(next)
-        })
-        .collect();
-    let mut sorted: Vec<(&str, u32)> = distinct.into_iter().collect();
-    sorted.sort_unstable_by_key(|&(s, _)| s);
-    let mut rank_of = vec![0u32; sorted.len()];
-    for (rank, &(_, d)) in sorted.iter().enumerate() {
-        rank_of[d as usize] = rank as u32;
+/// The rank in byte order of each row's string, the strings given as keys: `key` below
+/// `table` is a [`StrId`] of the trace, above it one of `extra` (the pseudo-methods' texts).
+/// Equal strings get equal ranks. Only the distinct keys are sorted, and ranks are kept per
+/// key: 8 bytes per string, not a hash map of a million names.
+pub(super) fn ranks(trace: &Trace, table: u32, extra: &[&str], keys: &[u32]) -> Vec<u32> {
+    let text = |k: u32| match k.checked_sub(table) {
+        None => trace.str(StrId(k)),
+        Some(e) => extra[e as usize],
+    };
+    let mut distinct = keys.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut rank_of = vec![0u32; distinct.last().map_or(0, |&k| k as usize + 1)];
+    distinct.sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+    let mut rank = 0u32;
+    for (i, &k) in distinct.iter().enumerate() {
+        if i > 0 && text(distinct[i - 1]) != text(k) {
+            rank += 1;
+        }
+        rank_of[k as usize] = rank;
     }
-    which.into_iter().map(|d| rank_of[d as usize]).collect()
+    keys.iter().map(|&k| rank_of[k as usize]).collect()
 }
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
@@ -53,12 +58,18 @@ pub(super) fn compare_names(a: &Row, b: &Row) -> Ordering {
 /// time, names breaking ties), as [`render`] prints them.
 pub(crate) fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
     let (_, row_of_method, index, _) = ranked_rows(trace, profile);
-    (index[0], row_of_method.iter().map(|&r| index[r]).collect())
+    (
+        index[0] as usize,
+        row_of_method
+            .iter()
+            .map(|&r| index[r as usize] as usize)
+            .collect(),
+    )
 }
 
 /// The printed rows (`(toplevel)` first), the row of each model method, each row's `[n]`, and
-/// the rows in `[n]` order.
-pub(super) type RankedRows<'a> = (Vec<Row<'a>>, Vec<usize>, Vec<usize>, Vec<usize>);
+/// the rows in `[n]` order (4-byte row numbers: a report may have millions of rows).
+pub(super) type RankedRows<'a> = (Vec<Row<'a>>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// See [`RankedRows`].
 pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
@@ -93,7 +104,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     }
     let mut row_of_method = Vec::with_capacity(trace.methods.len());
     for (i, m) in trace.methods.iter().enumerate() {
-        row_of_method.push(rows.len());
+        row_of_method.push(rows.len() as u32);
         let name = trace.str(m.name);
         rows.push(Row {
             class: trace.str(m.class),
@@ -104,12 +115,30 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
             rank: NameRank::default(),
         });
     }
+    // Each row's strings as keys for [`ranks`]: the pseudo-methods' texts after the table's.
+    let table = trace
+        .methods
+        .iter()
+        .flat_map(|m| [m.class.0, m.name.0, m.signature.0])
+        .max()
+        .map_or(0, |k| k + 1);
+    let extra = ["(toplevel)", "(unknown)", ""];
+    let pseudo = |text: &str| table + extra.iter().position(|&e| e == text).unwrap_or(2) as u32;
+    // The pseudo-method rows come first, then one row per model method in order.
+    let first_model = rows.len() - trace.methods.len();
+    let keys = |of: fn(&crate::trace::Method) -> StrId, by_class: bool| {
+        let pseudo_rows =
+            (rows[..first_model].iter()).map(|r| pseudo(if by_class { r.class } else { "" }));
+        pseudo_rows
+            .chain(trace.methods.iter().map(|m| of(m).0))
+            .collect::<Vec<u32>>()
+    };
     let (class_rank, (name_rank, signature_rank)) = rayon::join(
-        || ranks(rows.iter().map(|r| r.class)),
+        || ranks(trace, table, &extra, &keys(|m| m.class, true)),
         || {
             rayon::join(
-                || ranks(rows.iter().map(|r| r.name.unwrap_or(""))),
-                || ranks(rows.iter().map(|r| r.signature)),
+                || ranks(trace, table, &extra, &keys(|m| m.name, false)),
+                || ranks(trace, table, &extra, &keys(|m| m.signature, false)),
             )
         },
     );
@@ -121,17 +150,17 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         };
     }
     crate::timing::mark("render: rows ranked");
-    let mut by_inclusive: Vec<usize> = (0..rows.len()).collect();
+    let mut by_inclusive: Vec<u32> = (0..rows.len() as u32).collect();
     by_inclusive.sort_by(|&a, &b| {
-        let (ra, rb) = (&rows[a], &rows[b]);
+        let (ra, rb) = (&rows[a as usize], &rows[b as usize]);
         rb.profile
             .inclusive
             .cmp(&ra.profile.inclusive)
             .then_with(|| compare_names(ra, rb))
     });
-    let mut index = vec![0; rows.len()];
+    let mut index = vec![0u32; rows.len()];
     for (rank, &r) in by_inclusive.iter().enumerate() {
-        index[r] = rank;
+        index[r as usize] = rank as u32;
     }
     crate::timing::mark("render: sorted");
     (rows, row_of_method, index, by_inclusive)

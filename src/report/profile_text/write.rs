@@ -104,7 +104,7 @@ mod tests {
     use crate::trace::{Action, Builder, Clock, ClockMode, MethodId};
 
     /// Written as it is made (sections spilled at 1 MiB, the inclusive blocks 64 chunks at a
-    /// time), the report is the one made whole, byte for byte: 40 000 methods in 300 classes,
+    /// time, a block of 40 000 children line by line), the report is the one made whole, byte for byte: 40 000 methods in 300 classes,
     /// nested and recursive calls, text and HTML.
     #[test]
     fn a_report_written_as_it_is_made_is_the_whole_report() {
@@ -133,6 +133,8 @@ mod tests {
         }
         let trace = b.finish();
         let p = profile(&trace, Clock::Wall);
+        // `(toplevel)`'s block is long enough to be made on its own.
+        assert!(p.toplevel.children().len() > super::super::HUGE_BLOCK_LINES);
         for style in [Style::Text, Style::Html { sortable_url: None }] {
             let whole = render(&trace, &p, &style);
             let mut streamed = Vec::new();
