@@ -5,19 +5,23 @@
 //! `(toplevel)` and `(unknown)` are pseudo-methods present in every run, as in dmtracedump.
 //! Differences are B − A as signed numbers; ratios are B / A × 100 and undefined when A is 0.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::analysis::profile::{MethodProfile, Profile};
-use crate::trace::{Clock, MethodId, Trace};
+use crate::trace::{Clock, MethodId, StrId, Trace};
 
-/// What a method is matched by.
+/// What a method is matched by. The strings are shared: the keys of one trace made by a
+/// [`KeyMaker`] hold each distinct class, name and signature once (a diff of a million methods
+/// in a few classes would otherwise hold a million copies of each class name per run).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct MethodKey {
-    pub class: String,
+    pub class: Arc<str>,
     /// None for the pseudo-methods `(toplevel)` and `(unknown)` (dmtracedump prints `(null)`).
-    pub name: Option<String>,
-    pub signature: String,
+    pub name: Option<Arc<str>>,
+    pub signature: Arc<str>,
 }
 
 impl MethodKey {
@@ -26,25 +30,25 @@ impl MethodKey {
 
     pub(crate) fn pseudo(class: &str) -> Self {
         MethodKey {
-            class: class.to_string(),
+            class: class.into(),
             name: None,
-            signature: String::new(),
+            signature: "".into(),
+        }
+    }
+
+    /// A named method's key.
+    pub fn new(class: &str, name: &str, signature: &str) -> Self {
+        MethodKey {
+            class: class.into(),
+            name: Some(name.into()),
+            signature: signature.into(),
         }
     }
 
     /// The key of a trace method; the reader's `(unknown)` placeholder becomes the pseudo-method.
+    /// (Keys of many methods of one trace: [`KeyMaker`], which shares their strings.)
     pub(crate) fn of(trace: &Trace, m: MethodId) -> Self {
-        let meth = trace.method(m);
-        let class = trace.str(meth.class);
-        let name = trace.str(meth.name);
-        if class == Self::UNKNOWN_CLASS && name.is_empty() {
-            return Self::pseudo(Self::UNKNOWN_CLASS);
-        }
-        MethodKey {
-            class: class.to_string(),
-            name: Some(name.to_string()),
-            signature: trace.str(meth.signature).to_string(),
-        }
+        KeyMaker::new(trace).key(m)
     }
 
     /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
@@ -61,7 +65,7 @@ impl MethodKey {
         match &self.name {
             Some(n) if self.signature.is_empty() => format!("{}.{n}", self.class),
             Some(n) => format!("{}.{n} {}", self.class, self.signature),
-            None => self.class.clone(),
+            None => self.class.to_string(),
         }
     }
 
@@ -84,8 +88,48 @@ impl MethodKey {
     }
 }
 
+/// Makes the keys of one trace's methods, each distinct string once: every key with a given
+/// class, name or signature shares one `Arc<str>` of it.
+pub(crate) struct KeyMaker<'t> {
+    trace: &'t Trace,
+    /// The shared text of each string id met so far.
+    texts: Vec<Option<Arc<str>>>,
+}
+
+impl<'t> KeyMaker<'t> {
+    pub(crate) fn new(trace: &'t Trace) -> Self {
+        KeyMaker {
+            trace,
+            texts: Vec::new(),
+        }
+    }
+
+    fn text(&mut self, id: StrId) -> Arc<str> {
+        if id.index() >= self.texts.len() {
+            self.texts.resize(id.index() + 1, None);
+        }
+        self.texts[id.index()]
+            .get_or_insert_with(|| self.trace.str(id).into())
+            .clone()
+    }
+
+    /// The key of method `m`; the reader's `(unknown)` placeholder becomes the pseudo-method.
+    pub(crate) fn key(&mut self, m: MethodId) -> MethodKey {
+        let meth = self.trace.method(m);
+        let (class, name) = (self.trace.str(meth.class), self.trace.str(meth.name));
+        if class == MethodKey::UNKNOWN_CLASS && name.is_empty() {
+            return MethodKey::pseudo(MethodKey::UNKNOWN_CLASS);
+        }
+        MethodKey {
+            class: self.text(meth.class),
+            name: Some(self.text(meth.name)),
+            signature: self.text(meth.signature),
+        }
+    }
+}
+
 fn pseudo_rank(k: &MethodKey) -> i64 {
-    match (k.name.is_none(), k.class.as_str()) {
+    match (k.name.is_none(), &*k.class) {
         (true, MethodKey::TOPLEVEL_CLASS) => -2,
         (true, MethodKey::UNKNOWN_CLASS) => -1,
         _ => 0,
@@ -121,18 +165,20 @@ pub(crate) struct RunTotals {
 }
 
 impl RunTotals {
-    /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`.
-    pub(crate) fn from_profile(trace: &Trace, profile: &Profile) -> Self {
+    /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`. The profile is
+    /// used up as its totals are taken (each method's edge lists freed as it goes).
+    pub(crate) fn from_profile(trace: &Trace, profile: Profile) -> Self {
         let mut methods: Vec<(MethodKey, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
         methods.push((
             MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS),
             (&profile.toplevel).into(),
         ));
         let mut has_unknown = false;
-        for (i, p) in profile.methods.iter().enumerate() {
-            let key = MethodKey::of(trace, MethodId(i as u32));
+        let mut keys = KeyMaker::new(trace);
+        for (i, p) in profile.methods.into_iter().enumerate() {
+            let key = keys.key(MethodId(i as u32));
             has_unknown |= key.name.is_none();
-            methods.push((key, p.into()));
+            methods.push((key, (&p).into()));
         }
         if !has_unknown {
             methods.push((
@@ -306,7 +352,7 @@ impl TraceDiff {
                 use crate::analysis::profile::{join_profiles, profile_shared};
                 // Each profile is dropped once its totals are taken.
                 let run = |t: &Trace, share| {
-                    RunTotals::from_profile(t, &in_measured_ticks(t, profile_shared(t, c, share)))
+                    RunTotals::from_profile(t, in_measured_ticks(t, profile_shared(t, c, share)))
                 };
                 let (ra, rb) = join_profiles::<1, _, _>(
                     a.methods.len().max(b.methods.len()),
@@ -348,6 +394,32 @@ mod tests {
             calls,
             recursive_calls: 0,
         }
+    }
+
+    /// A [`KeyMaker`]'s keys are [`MethodKey::of`]'s, each distinct string held once; the
+    /// reader's `(unknown)` placeholder is the pseudo-method.
+    #[test]
+    fn key_maker_shares_each_string() {
+        let mut b = crate::trace::Builder::new("test");
+        b.add_method(4, "a.C", "m", "()V", None, None);
+        b.add_method(8, "a.C", "n", "()V", None, None);
+        b.add_method(12, "b.D", "m", "(I)V", None, None);
+        b.add_method(16, MethodKey::UNKNOWN_CLASS, "", "", None, None);
+        let trace = b.finish();
+        let mut keys = KeyMaker::new(&trace);
+        let k: Vec<MethodKey> = (0..4).map(|m| keys.key(MethodId(m))).collect();
+        for (m, key) in k.iter().enumerate() {
+            assert_eq!(*key, MethodKey::of(&trace, MethodId(m as u32)));
+        }
+        assert_eq!(k[0], MethodKey::new("a.C", "m", "()V"));
+        assert_eq!(k[3], MethodKey::pseudo(MethodKey::UNKNOWN_CLASS));
+        assert!(Arc::ptr_eq(&k[0].class, &k[1].class));
+        assert!(Arc::ptr_eq(&k[0].signature, &k[1].signature));
+        assert!(Arc::ptr_eq(
+            k[0].name.as_ref().unwrap(),
+            k[2].name.as_ref().unwrap()
+        ));
+        assert!(!Arc::ptr_eq(&k[0].class, &k[2].class));
     }
 
     #[test]

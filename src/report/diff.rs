@@ -174,8 +174,8 @@ mod tests {
         let pa = profile(&a, a.primary_clock());
         let pb = profile(&b, b.primary_clock());
         let diff = TraceDiff::new(
-            RunTotals::from_profile(&a, &pa),
-            RunTotals::from_profile(&b, &pb),
+            RunTotals::from_profile(&a, pa),
+            RunTotals::from_profile(&b, pb),
         );
         let mut buf = Vec::new();
         write_diff_text(&diff, &mut buf).unwrap();

@@ -147,8 +147,9 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
     let mut entries: Vec<(MethodKey, Slot)> = Vec::with_capacity(trace.methods.len() + 2);
     entries.push((MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS), Slot::Top));
     let mut has_unknown = false;
+    let mut keys = crate::analysis::diff::KeyMaker::new(trace);
     for i in 0..trace.methods.len() {
-        let k = MethodKey::of(trace, MethodId(i as u32));
+        let k = keys.key(MethodId(i as u32));
         has_unknown |= k.name.is_none();
         entries.push((k, Slot::Method(MethodId(i as u32))));
     }
@@ -400,7 +401,7 @@ mod tests {
                 checked += 1;
             }
             assert!(checked > 1);
-            assert_eq!(nodes[top_rank].key.class, MethodKey::TOPLEVEL_CLASS);
+            assert_eq!(&*nodes[top_rank].key.class, MethodKey::TOPLEVEL_CLASS);
         }
     }
 }

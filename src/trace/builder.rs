@@ -307,6 +307,10 @@ impl Builder {
     /// carry their id, name and event count; their time ranges and the diagnostics about their
     /// events are left to that consumer.
     pub fn finish_events(mut self) -> (Trace, Vec<ThreadEvents>) {
+        fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
+            v.shrink_to_fit();
+            v
+        }
         let shortened = self.strings.shortened();
         if shortened > 0 {
             self.diagnostics.push(Diagnostic::warning(
@@ -335,10 +339,11 @@ impl Builder {
             axis_synthesized: self.axis_synthesized,
             ticks_per_sec: self.ticks_per_sec,
             strings: self.strings,
-            methods: self.methods,
+            // Grown by doubling: up to half of each is room no one will use.
+            methods: shrunk(self.methods),
             threads,
             counters: self.counters,
-            instants: self.instants,
+            instants: shrunk(self.instants),
             durations: self.durations,
             diagnostics: self.diagnostics.into_vec(),
             deobfuscation: None,

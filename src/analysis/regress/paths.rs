@@ -141,11 +141,7 @@ mod tests {
     use super::*;
 
     fn key(class: &str, name: &str) -> MethodKey {
-        MethodKey {
-            class: class.to_string(),
-            name: Some(name.to_string()),
-            signature: "()V".to_string(),
-        }
+        MethodKey::new(class, name, "()V")
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::diff::MethodKey;
+use crate::analysis::diff::{KeyMaker, MethodKey};
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, ClockMode, MethodId, Trace};
 
@@ -116,9 +116,10 @@ pub(crate) fn clamp(t: u64) -> u32 {
 /// that clock counts as 0).
 pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
     let method_count = trace.methods.len();
+    let mut keys = KeyMaker::new(trace);
     let mut run = RunSamples {
         methods: (0..method_count)
-            .map(|m| MethodKey::of(trace, MethodId(m as u32)))
+            .map(|m| keys.key(MethodId(m as u32)))
             .collect(),
         ticks_per_sec: trace.ticks_per_sec,
         ..RunSamples::default()

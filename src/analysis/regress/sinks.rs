@@ -15,7 +15,6 @@
 use rustc_hash::FxHashMap;
 
 use super::samples::{NOT_OUTERMOST, RunSamples, clamp, fill};
-use crate::analysis::diff::MethodKey;
 use crate::trace::builder::TimeReader;
 use crate::trace::nesting::{ExitKind, classify_exit};
 use crate::trace::{Builder, Clock, ClockMode, MethodId, RecordSink, SinkFactory};
@@ -193,9 +192,10 @@ pub fn finish(
     }
     let method_count = trace.methods.len();
     raw.retain(|r| (r.0 as usize) < method_count);
+    let mut keys = crate::analysis::diff::KeyMaker::new(&trace);
     let mut run = RunSamples {
         methods: (0..method_count)
-            .map(|m| MethodKey::of(&trace, MethodId(m as u32)))
+            .map(|m| keys.key(MethodId(m as u32)))
             .collect(),
         total_ticks,
         ticks_per_sec: trace.ticks_per_sec,

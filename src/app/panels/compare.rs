@@ -96,7 +96,11 @@ fn pair_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
 /// method matches across traces that spell classes differently.
 pub fn normalized_key(k: &MethodKey) -> MethodKey {
     MethodKey {
-        class: k.class.replace('/', "."),
+        class: if k.class.contains('/') {
+            k.class.replace('/', ".").into()
+        } else {
+            k.class.clone()
+        },
         name: k.name.clone(),
         signature: k.signature.clone(),
     }
