@@ -138,7 +138,9 @@ pub struct Instant {
     pub thread: ThreadId,
     /// Axis time in ticks.
     pub time: u64,
-    pub label: String,
+    /// Inline up to 24 bytes (a probe name, a short message): a file of nothing but hits
+    /// would otherwise pay a heap allocation for each.
+    pub label: compact_str::CompactString,
 }
 
 /// Durations without timestamps (PerfLog marker iterations, CProfiler hits), in seconds.

@@ -53,7 +53,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
                     ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
                 });
                 row.col(|ui| {
-                    ui.label(&it.label);
+                    ui.label(it.label.as_str());
                 });
             });
         });

@@ -250,7 +250,7 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
             b.instants.push(Instant {
                 thread: t,
                 time: axis.of(h) - base,
-                label: format!("probe {}", h.probe),
+                label: compact_str::format_compact!("probe {}", h.probe),
             });
         }
         for w in hits.windows(2) {

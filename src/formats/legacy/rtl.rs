@@ -224,7 +224,7 @@ impl Reader {
                 .with_raw(line),
             );
         } else if let Some(i) = self.pending_msg.take() {
-            self.b.instants[i].label = line.to_string();
+            self.b.instants[i].label = line.into();
         } else {
             if let Some(i) = self.last_instant {
                 let l = &mut self.b.instants[i].label;
@@ -506,7 +506,7 @@ impl Reader {
                 self.b.instants.push(Instant {
                     thread: id,
                     time: t,
-                    label: format!("orphan end: {label}"),
+                    label: compact_str::format_compact!("orphan end: {label}"),
                 });
             }
             Some(p) => {
@@ -586,7 +586,7 @@ impl Reader {
         self.b.instants.push(Instant {
             thread: id,
             time: t,
-            label: msg.to_string(),
+            label: msg.into(),
         });
         self.last_instant = Some(self.b.instants.len() - 1);
         if msg.is_empty() {

@@ -250,7 +250,7 @@ mod tests {
             b.instants.push(TraceInstant {
                 thread: crate::trace::ThreadId(0),
                 time: t,
-                label: format!("m{k}"),
+                label: compact_str::format_compact!("m{k}"),
             });
         }
         Document::new(b.finish())
