@@ -1106,3 +1106,24 @@ fn r05_glued_message_opening_a_logical_scope() {
     let labels: Vec<&str> = t.instants.iter().map(|i| i.label.as_str()).collect();
     assert_eq!(labels, ["hello\nworld", "done"]);
 }
+
+/// A PerfLog file's series of one session and app share one group string (a file may register
+/// a million markers), and another app's series have their own.
+#[test]
+fn perflog_series_of_one_app_share_their_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("markers.log");
+    let mut text = String::from(
+        "## PERF ## OSVERSION=[6.0] BUILD=[2915]\n## PERF ## RESOLUTION [1000] TICKS PER SECOND\n",
+    );
+    for (i, app) in ["a", "a", "b", "a"].iter().enumerate() {
+        text += &format!("## PERF ## REGISTERED MARKER [m{i}] AS [{i}] BY APP [{app}]\n");
+    }
+    std::fs::write(&path, text).unwrap();
+    let t = load(&path);
+    let group = |name: &str| series(&t, name)[0].group.clone();
+    let (a0, a1, b, a3) = (group("m0"), group("m1"), group("m2"), group("m3"));
+    assert!(std::sync::Arc::ptr_eq(&a0, &a1));
+    assert!(a0.ends_with(": a") && b.ends_with(": b"), "{a0} {b}");
+    assert_eq!(a3, a0);
+}

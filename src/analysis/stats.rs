@@ -67,7 +67,7 @@ pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
         .map(|d| {
             let stats = Stats::of(&d.durations_s);
             SeriesStats {
-                name: d.name.clone(),
+                name: d.name.to_string(),
                 group: d.group.to_string(),
                 attributes: crate::analysis::attributes::attributes(&d.name, &stats),
                 stats,
@@ -95,7 +95,7 @@ pub fn compare_runs(runs: &[&Trace], baseline: usize) -> Vec<ComparisonRow> {
     for (r, t) in runs.iter().enumerate() {
         for d in &t.durations {
             let e = by_name
-                .entry(d.name.clone())
+                .entry(d.name.to_string())
                 .or_insert_with(|| vec![Vec::new(); runs.len()]);
             e[r].extend(d.durations_s.iter().copied());
         }

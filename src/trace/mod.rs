@@ -146,7 +146,8 @@ pub struct Instant {
 /// Durations without timestamps (PerfLog marker iterations, CProfiler hits), in seconds.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct DurationSeries {
-    pub name: String,
+    /// Inline up to 24 bytes: a file may hold a million series of one line each.
+    pub name: compact_str::CompactString,
     /// Grouping: a session, a run, a file (shared by the group's series: a file may hold a
     /// million series of one line each).
     pub group: std::sync::Arc<str>,

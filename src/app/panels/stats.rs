@@ -105,7 +105,7 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st:
                         let s = &series[i].stats;
                         row.set_selected(st.selected == Some(i));
                         row.col(|ui| {
-                            let name = egui::Label::new(&d.name)
+                            let name = egui::Label::new(d.name.as_str())
                                 .sense(egui::Sense::click())
                                 .truncate();
                             if ui.add(name).clicked() {

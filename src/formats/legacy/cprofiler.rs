@@ -241,7 +241,7 @@ impl Reader {
         }
         let s = self.b.durations.len();
         self.b.durations.push(DurationSeries {
-            name: id.to_string(),
+            name: id.into(),
             group: self.group.clone(),
             durations_s: Vec::new(),
             incomplete: 0,

@@ -9,6 +9,9 @@
 //! ` [ticks]`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use compact_str::CompactString;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
@@ -51,7 +54,7 @@ struct Session {
     index: usize,
     resolution: Option<u64>,
     /// (app, id) → series index.
-    bound: HashMap<(String, u64), usize>,
+    bound: HashMap<(CompactString, u64), usize>,
     /// Raw tick values waiting for conversion: (series, ticks).
     raw: Vec<(usize, u64)>,
     counters: HashMap<(String, &'static str), usize>,
@@ -60,7 +63,11 @@ struct Session {
 struct Reader {
     b: Builder,
     sessions: Vec<Session>,
-    series_by_name: HashMap<(usize, String, String), usize>,
+    /// (session, app, name) → series index.
+    series_by_name: HashMap<(usize, CompactString, CompactString), usize>,
+    /// The group of the last series made: (session, app, `session N: app`), shared by the
+    /// series that follow in it (a file may register a million markers).
+    last_group: Option<(usize, CompactString, Arc<str>)>,
     raw_series: Vec<Vec<u64>>,
 }
 
@@ -75,15 +82,27 @@ impl Reader {
         self.sessions.last_mut().expect("non-empty")
     }
 
+    fn group(&mut self, session: usize, app: &str) -> Arc<str> {
+        match &self.last_group {
+            Some((s, a, g)) if *s == session && a == app => g.clone(),
+            _ => {
+                let g: Arc<str> = format!("session {session}: {app}").into();
+                self.last_group = Some((session, app.into(), g.clone()));
+                g
+            }
+        }
+    }
+
     fn series(&mut self, session: usize, app: &str, name: &str) -> usize {
-        let key = (session, app.to_string(), name.to_string());
+        let key = (session, CompactString::from(app), CompactString::from(name));
         if let Some(&i) = self.series_by_name.get(&key) {
             return i;
         }
         let i = self.b.durations.len();
+        let group = self.group(session, app);
         self.b.durations.push(DurationSeries {
-            name: name.to_string(),
-            group: format!("session {session}: {app}").into(),
+            name: name.into(),
+            group,
             durations_s: Vec::new(),
             incomplete: 0,
         });
@@ -257,7 +276,7 @@ impl Reader {
             return; // monitor markers: events go to counters
         }
         let s = self.series(si, &app, &name);
-        self.cur().bound.insert((app, id), s);
+        self.cur().bound.insert((app.into(), id), s);
     }
 
     /// `APP [app] EVT [id] DUR|CPU|MEM [value]` (`rest` follows `APP [`): a duration of a
@@ -329,7 +348,11 @@ impl Reader {
                     );
                 }
                 let si = self.cur().index;
-                let s = match self.cur().bound.get(&(app.clone(), id)) {
+                let s = match self
+                    .cur()
+                    .bound
+                    .get(&(CompactString::from(app.as_str()), id))
+                {
                     Some(&s) => s,
                     None => {
                         let code = if self
@@ -438,6 +461,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
         b: Builder::new(FORMAT),
         sessions: Vec::new(),
         series_by_name: HashMap::new(),
+        last_group: None,
         raw_series: Vec::new(),
     };
     rd.b.clock = None;
