@@ -304,7 +304,7 @@ impl ThreadWalk {
             Some(top) if top.method == m => self.close(t, gap, acc),
             None => {
                 // Entered before tracing began: charged from time 0.
-                let a = &mut acc.methods[m as usize];
+                let a = acc.sums(m);
                 a.inclusive[0] += t;
                 a.calls[0] = a.calls[0].wrapping_add(1);
                 acc.edge(TOP, m, false, false, [t]);
@@ -360,7 +360,7 @@ impl ThreadWalk {
         let parent = self.frames.last().map_or(TOP, |p| p.method);
         let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
         let dur = t - f.start;
-        let a = &mut acc.methods[m as usize];
+        let a = acc.sums(m);
         if !f.recursive {
             a.inclusive[0] += dur;
         }

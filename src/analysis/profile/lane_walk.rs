@@ -128,7 +128,7 @@ impl<const K: usize> Walker<K> {
         if synthesized {
             // Charged from time 0 by dmtracedump: the exit's time is the elapsed time.
             let end = clock.end(lane, i);
-            let a = &mut acc.methods[m as usize];
+            let a = acc.sums(m);
             add_k(&mut a.inclusive, end);
             a.calls[0] = a.calls[0].wrapping_add(1);
             acc.edge(TOP, m, false, false, end);
@@ -157,7 +157,7 @@ impl<const K: usize> Walker<K> {
         let parent = self.stack.last().copied().unwrap_or(TOP);
         let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
         let recursive = self.on_stack[m as usize] > 0;
-        let a = &mut acc.methods[m as usize];
+        let a = acc.sums(m);
         if !recursive {
             add_k(&mut a.inclusive, dur);
         }

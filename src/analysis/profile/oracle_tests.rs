@@ -357,10 +357,10 @@ fn worker_sums_stay_within_their_budget() {
         }
     }
     assert_eq!(workers_for::<1>(20_000, None), cores);
-    // The sums: 32 bytes per method on one clock, 64 on two; the cache 96 and 160, or two
-    // edge-map slots of 24 and 32.
+    // The sums: 32 bytes per method on one clock, 64 on two, and two edge-map slots of 24 and
+    // 32; with the cache, two and four cache lines.
     assert_eq!(method_bytes::<1>(false), 32 + 4 + 48);
     assert_eq!(method_bytes::<2>(false), 64 + 4 + 64);
-    assert_eq!(method_bytes::<1>(true), 32 + 96 + 4);
-    assert_eq!(method_bytes::<2>(true), 64 + 160 + 4);
+    assert_eq!(method_bytes::<1>(true), 128 + 4);
+    assert_eq!(method_bytes::<2>(true), 256 + 4);
 }
