@@ -556,7 +556,7 @@ fn p07_sessions_reset_markers_and_resolution() {
     let t = p("p07_two_sessions.log");
     let s = series(&t, "m");
     assert_eq!(s.len(), 1, "second session has no registration");
-    assert_eq!(s[0].durations_s, vec![0.010]);
+    assert_eq!(s[0].durations_s.to_vec(), vec![0.010]);
     assert!(has_code(&t, "P10"), "id 1 unregistered in session 2");
     assert_eq!(durs(&t, "unregistered id 1"), vec![0.005]);
 }
@@ -683,14 +683,16 @@ fn p21_interleaved_apps_keyed_by_app() {
         s.iter()
             .find(|d| d.group.ends_with(": a"))
             .unwrap()
-            .durations_s,
+            .durations_s
+            .to_vec(),
         vec![0.001, 0.003]
     );
     assert_eq!(
         s.iter()
             .find(|d| d.group.ends_with(": b"))
             .unwrap()
-            .durations_s,
+            .durations_s
+            .to_vec(),
         vec![0.002]
     );
 }
@@ -707,7 +709,7 @@ fn c(name: &str) -> Trace {
 fn c01_empty_delta_incomplete() {
     let t = c("c01_empty_delta.csv");
     assert_eq!(t.durations[0].incomplete, 2);
-    assert_eq!(t.durations[0].durations_s, vec![0.010]);
+    assert_eq!(t.durations[0].durations_s.to_vec(), vec![0.010]);
     let d = t.diagnostics.iter().find(|d| d.code == "C1").unwrap();
     assert!(d.message.contains("line 3") && d.message.contains("line 4"));
 }
@@ -782,8 +784,8 @@ fn c08_duplicate_frequency_new_segment() {
     assert!(has_code(&t, "C8"));
     let s = series(&t, "f");
     assert_eq!(s.len(), 2);
-    assert_eq!(s[0].durations_s, vec![0.010]);
-    assert_eq!(s[1].durations_s, vec![0.005]);
+    assert_eq!(s[0].durations_s.to_vec(), vec![0.010]);
+    assert_eq!(s[1].durations_s.to_vec(), vec![0.005]);
     assert!(s[1].group.ends_with("#1"));
 }
 

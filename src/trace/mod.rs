@@ -151,7 +151,8 @@ pub struct DurationSeries {
     /// Grouping: a session, a run, a file (shared by the group's series: a file may hold a
     /// million series of one line each).
     pub group: std::sync::Arc<str>,
-    pub durations_s: Vec<f64>,
+    /// One value inline: a file may hold a million series of one hit each.
+    pub durations_s: smallvec::SmallVec<[f64; 1]>,
     /// Started but never finished.
     pub incomplete: u64,
 }

@@ -243,7 +243,7 @@ impl Reader {
         self.b.durations.push(DurationSeries {
             name: id.into(),
             group: self.group.clone(),
-            durations_s: Vec::new(),
+            durations_s: Default::default(),
             incomplete: 0,
         });
         self.series_keys.push((segment, id.len()));

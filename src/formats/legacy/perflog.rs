@@ -103,7 +103,7 @@ impl Reader {
         self.b.durations.push(DurationSeries {
             name: name.into(),
             group,
-            durations_s: Vec::new(),
+            durations_s: Default::default(),
             incomplete: 0,
         });
         self.raw_series.push(Vec::new());
