@@ -13,15 +13,14 @@
 //! class alone and stays out of the class and method-name sections (dmtracedump's `NULL` name).
 
 use std::fmt::Write;
-use std::ops::Range;
 
 use rayon::prelude::*;
 
 use crate::analysis::profile::{Edge, MethodProfile, Profile};
 use crate::trace::{MethodId, Trace};
 
-use super::html::{TABLE_OF_CONTENTS, escape, html_field, html_header};
-use numbers::{pad, push_fixed, push_left, push_right, push_shares_and_calls};
+use super::html::{TABLE_OF_CONTENTS, escape, html_header};
+use numbers::{pad, push_fixed, push_left, push_right};
 pub(crate) use rows::indices;
 use rows::{compare_names, ranked_rows};
 pub(crate) use write::write_report;
@@ -29,6 +28,7 @@ use write::{SPILL_BYTES, Spill};
 
 mod numbers;
 mod rows;
+mod sections;
 mod write;
 
 /// Plain text or dmtracedump's `-h` HTML page.
@@ -466,245 +466,6 @@ impl<'a> Printer<'a> {
             out.push_str(&self.esc(name));
             out.push(' ');
             out.push_str(&self.esc(row.signature));
-        }
-    }
-
-    /// Groups named rows by `key` (class or method name), ordered like dmtracedump's
-    /// `createClassList` / `createUniqueMethodList`; each group's rows sorted by exclusive time.
-    /// The rows of all groups in one list, and each group's range of it (a file of a million
-    /// method names has a million groups).
-    fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<Range<u32>>) {
-        // (key, id, row), sorted: by key, then id, rows of equal key and id in row order.
-        let mut named: Vec<(u32, i64, u32)> = (self.rows.iter().enumerate())
-            .filter(|(_, row)| row.name.is_some())
-            .map(|(r, row)| {
-                let key = if by_class {
-                    row.rank.class
-                } else {
-                    row.rank.name
-                };
-                (key, row.id, r as u32)
-            })
-            .collect();
-        named.sort_unstable();
-        let mut ranges = Vec::new();
-        let mut start = 0u32;
-        for g in named.chunk_by(|a, b| a.0 == b.0) {
-            ranges.push(start..start + g.len() as u32);
-            start += g.len() as u32;
-        }
-        let mut rows: Vec<u32> = named.iter().map(|&(_, _, r)| r).collect();
-        drop(named);
-        for g in &ranges {
-            self.sort_by_exclusive(&mut rows[g.start as usize..g.end as usize]);
-        }
-        (rows, ranges)
-    }
-
-    fn class_profiles(&mut self, spill: &mut Spill) {
-        self.section("class");
-        let groups = self.groups(true);
-        if groups.1.is_empty() {
-            self.out.push_str("\nNo classes.\n");
-            if self.html {
-                self.out.push_str("<br><br>\n");
-            }
-            return;
-        }
-        self.out.push_str(
-            "\nExclusive elapsed time for each class, summed over all the methods\nin the class.\n\n",
-        );
-        self.grouped_section(groups, true, spill);
-    }
-
-    fn method_profiles(&mut self, spill: &mut Spill) {
-        let groups = self.groups(false);
-        if groups.1.is_empty() {
-            return;
-        }
-        self.section("method");
-        self.out.push_str(
-            "\nExclusive elapsed time for each method, summed over all the classes\n\
-             that contain a method with the same name.\n\n",
-        );
-        self.grouped_section(groups, false, spill);
-    }
-
-    /// The class section (`by_class`) or the method-name section.
-    fn grouped_section(
-        &mut self,
-        (rows, groups): (Vec<u32>, Vec<Range<u32>>),
-        by_class: bool,
-        spill: &mut Spill,
-    ) {
-        if !spill.is_some() {
-            self.out
-                .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
-        }
-        if self.html {
-            self.out.push_str("<br><br>\n");
-        }
-        let title = if by_class { "Class" } else { "Method" };
-        if self.html {
-            let _ = writeln!(
-                self.out,
-                "<div class=\"header\"><span class=\"parent\">&nbsp;</span>&nbsp;&nbsp;&nbsp;\
-                 Cycles %/total Cumul.% &nbsp;Calls+Recur&nbsp; {title}</div>"
-            );
-        } else {
-            let _ = writeln!(self.out, "   Cycles %/total Cumul.%  Calls+Recur  {title}");
-        }
-        struct Group {
-            rows: Range<u32>,
-            exclusive: u64,
-            calls: [u64; 2],
-        }
-        let group_rows = |g: &Group| &rows[g.rows.start as usize..g.rows.end as usize];
-        let mut groups: Vec<Group> = groups
-            .into_iter()
-            .map(|rows| {
-                let mut g = Group {
-                    exclusive: 0,
-                    calls: [0, 0],
-                    rows,
-                };
-                for &r in group_rows(&g) {
-                    let p = self.rows[r as usize].profile;
-                    g.exclusive += p.exclusive;
-                    g.calls[0] += p.calls;
-                    g.calls[1] += p.recursive_calls;
-                }
-                g
-            })
-            .collect();
-        groups.sort_by(|a, b| {
-            let (fa, fb) = (
-                &self.rows[group_rows(a)[0] as usize],
-                &self.rows[group_rows(b)[0] as usize],
-            );
-            b.exclusive
-                .cmp(&a.exclusive)
-                .then(fa.rank.class.cmp(&fb.rank.class))
-                .then(fa.id.cmp(&fb.id))
-        });
-        let letter = if by_class { 'd' } else { 'e' };
-        let mut sum = 0.0f64;
-        for (ii, g) in groups.iter().enumerate() {
-            if g.exclusive == 0 {
-                break;
-            }
-            sum += g.exclusive as f64;
-            let per = 100.0 * g.exclusive as f64 / self.total;
-            let sum_per = 100.0 * sum / self.total;
-            let first = &self.rows[group_rows(g)[0] as usize];
-            let group_name = if by_class {
-                first.class
-            } else {
-                first.name.unwrap_or("")
-            };
-            if self.html {
-                let _ = write!(
-                    self.out,
-                    "<div class=\"link\" onClick=\"javascript:toggle('{letter}{ii}')\" \
-                     onMouseOver=\"javascript:onMouseOver(this)\" \
-                     onMouseOut=\"javascript:onMouseOut(this)\"><span class=\"parent\" \
-                     id=\"x{letter}{ii}\">+</span>"
-                );
-                let mut s = String::new();
-                html_field(&mut s, &g.exclusive.to_string(), 9);
-                s.push(' ');
-                html_field(&mut s, &format!("{per:.1}"), 7);
-                s.push(' ');
-                html_field(&mut s, &format!("{sum_per:.1}"), 7);
-                s.push(' ');
-                html_field(&mut s, &g.calls[0].to_string(), 6);
-                s.push('+');
-                html_field(&mut s, &g.calls[1].to_string(), -6);
-                s.push(' ');
-                s.push_str(&escape(group_name));
-                self.out.push_str(&s);
-                let _ = write!(
-                    self.out,
-                    "</div>\n<div class=\"parent\" id=\"{letter}{ii}\">\n"
-                );
-            } else {
-                // `{:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} {group_name}`, by hand.
-                let out = &mut self.out;
-                out.push_str("---------------------------------------------\n");
-                push_right(out, g.exclusive, 9);
-                out.push(' ');
-                push_shares_and_calls(out, per, sum_per, g.calls);
-                out.push(' ');
-                out.push_str(group_name);
-                out.push('\n');
-            }
-            let group_exclusive = g.exclusive as f64;
-            let mut sum_methods = 0.0f64;
-            for &r in group_rows(g) {
-                let r = r as usize;
-                let row = &self.rows[r];
-                let p = row.profile;
-                let per = 100.0 * p.exclusive as f64 / group_exclusive;
-                sum_methods += p.exclusive as f64;
-                let sum_per = 100.0 * sum_methods / group_exclusive;
-                let idx = self.index[r];
-                let name = row.name.unwrap_or("");
-                if self.html {
-                    let mut s =
-                        String::from("<div class=\"leaf\"><span class=\"leaf\">&nbsp;</span>");
-                    html_field(&mut s, &p.exclusive.to_string(), 9);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &p.inclusive.to_string(), 9);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &format!("{per:.1}"), 7);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &format!("{sum_per:.1}"), 7);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &p.calls.to_string(), 6);
-                    s.push('+');
-                    html_field(&mut s, &p.recursive_calls.to_string(), -6);
-                    s.push_str("&nbsp;");
-                    let _ = write!(s, "<a href=\"#m{idx}\">[{idx}]</a>&nbsp;");
-                    if by_class {
-                        let _ = write!(s, "{}&nbsp;{}", escape(name), escape(row.signature));
-                    } else {
-                        let _ = write!(
-                            s,
-                            "{}.{}&nbsp;{}",
-                            escape(row.class),
-                            escape(name),
-                            escape(row.signature)
-                        );
-                    }
-                    s.push_str("</div>\n");
-                    self.out.push_str(&s);
-                } else {
-                    // `{:9} {:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} [{idx}] `, integers by hand.
-                    let out = &mut self.out;
-                    push_right(out, p.exclusive, 9);
-                    out.push(' ');
-                    push_right(out, p.inclusive, 9);
-                    out.push(' ');
-                    push_shares_and_calls(out, per, sum_per, [p.calls, p.recursive_calls]);
-                    out.push_str(" [");
-                    out.push_str(itoa::Buffer::new().format(idx));
-                    out.push_str("] ");
-                    if !by_class {
-                        out.push_str(row.class);
-                        out.push('.');
-                    }
-                    out.push_str(name);
-                    out.push(' ');
-                    out.push_str(row.signature);
-                    out.push('\n');
-                }
-                // A class may hold a million methods.
-                spill.take(&mut self.out, SPILL_BYTES);
-            }
-            if self.html {
-                self.out.push_str("</div>\n");
-            }
-            spill.take(&mut self.out, SPILL_BYTES);
         }
     }
 }
