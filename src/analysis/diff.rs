@@ -48,7 +48,20 @@ impl MethodKey {
     /// The key of a trace method; the reader's `(unknown)` placeholder becomes the pseudo-method.
     /// (Keys of many methods of one trace: [`KeyMaker`], which shares their strings.)
     pub(crate) fn of(trace: &Trace, m: MethodId) -> Self {
-        KeyMaker::new(trace).key(m)
+        Self::of_with(trace, m, |id| trace.str(id).into())
+    }
+
+    /// The key of a trace method with its strings made by `text`.
+    fn of_with(trace: &Trace, m: MethodId, mut text: impl FnMut(StrId) -> Arc<str>) -> Self {
+        let meth = trace.method(m);
+        if trace.str(meth.class) == Self::UNKNOWN_CLASS && trace.str(meth.name).is_empty() {
+            return Self::pseudo(Self::UNKNOWN_CLASS);
+        }
+        MethodKey {
+            class: text(meth.class),
+            name: Some(text(meth.name)),
+            signature: text(meth.signature),
+        }
     }
 
     /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
@@ -113,18 +126,10 @@ impl<'t> KeyMaker<'t> {
             .clone()
     }
 
-    /// The key of method `m`; the reader's `(unknown)` placeholder becomes the pseudo-method.
+    /// The key of method `m` ([`MethodKey::of`]).
     pub(crate) fn key(&mut self, m: MethodId) -> MethodKey {
-        let meth = self.trace.method(m);
-        let (class, name) = (self.trace.str(meth.class), self.trace.str(meth.name));
-        if class == MethodKey::UNKNOWN_CLASS && name.is_empty() {
-            return MethodKey::pseudo(MethodKey::UNKNOWN_CLASS);
-        }
-        MethodKey {
-            class: self.text(meth.class),
-            name: Some(self.text(meth.name)),
-            signature: self.text(meth.signature),
-        }
+        let trace = self.trace;
+        MethodKey::of_with(trace, m, |id| self.text(id))
     }
 }
 

@@ -154,13 +154,7 @@ impl Printer<'_> {
                 let mut s = String::new();
                 html_field(&mut s, &g.exclusive.to_string(), 9);
                 s.push(' ');
-                html_field(&mut s, &format!("{per:.1}"), 7);
-                s.push(' ');
-                html_field(&mut s, &format!("{sum_per:.1}"), 7);
-                s.push(' ');
-                html_field(&mut s, &g.calls[0].to_string(), 6);
-                s.push('+');
-                html_field(&mut s, &g.calls[1].to_string(), -6);
+                html_shares_and_calls(&mut s, per, sum_per, g.calls, " ");
                 s.push(' ');
                 s.push_str(&escape(group_name));
                 self.out.push_str(&s);
@@ -197,13 +191,8 @@ impl Printer<'_> {
                     s.push_str("&nbsp;");
                     html_field(&mut s, &p.inclusive.to_string(), 9);
                     s.push_str("&nbsp;");
-                    html_field(&mut s, &format!("{per:.1}"), 7);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &format!("{sum_per:.1}"), 7);
-                    s.push_str("&nbsp;");
-                    html_field(&mut s, &p.calls.to_string(), 6);
-                    s.push('+');
-                    html_field(&mut s, &p.recursive_calls.to_string(), -6);
+                    let calls = [p.calls, p.recursive_calls];
+                    html_shares_and_calls(&mut s, per, sum_per, calls, "&nbsp;");
                     s.push_str("&nbsp;");
                     let _ = write!(s, "<a href=\"#m{idx}\">[{idx}]</a>&nbsp;");
                     if by_class {
@@ -248,4 +237,16 @@ impl Printer<'_> {
             spill.take(&mut self.out, SPILL_BYTES);
         }
     }
+}
+
+/// The HTML of [`super::numbers::push_shares_and_calls`]: the shares of the total and the
+/// running sum, and the calls, as fixed-width fields separated by `sep`.
+fn html_shares_and_calls(s: &mut String, per: f64, sum_per: f64, calls: [u64; 2], sep: &str) {
+    html_field(s, &format!("{per:.1}"), 7);
+    s.push_str(sep);
+    html_field(s, &format!("{sum_per:.1}"), 7);
+    s.push_str(sep);
+    html_field(s, &calls[0].to_string(), 6);
+    s.push('+');
+    html_field(s, &calls[1].to_string(), -6);
 }
