@@ -354,13 +354,16 @@ impl TraceDiff {
             .into_iter()
             .map(|c| {
                 use crate::analysis::compensate::in_measured_ticks;
-                use crate::analysis::profile::{join_profiles, profile_shared};
-                // Each profile is dropped once its totals are taken.
+                use crate::analysis::profile::{Detail, join_profiles, profile_shared};
+                // Totals only (a diff shows no callers or callees); each profile is dropped once
+                // its totals are taken.
                 let run = |t: &Trace, share| {
-                    RunTotals::from_profile(t, in_measured_ticks(t, profile_shared(t, c, share)))
+                    let p = profile_shared(t, c, share, Detail::Totals);
+                    RunTotals::from_profile(t, in_measured_ticks(t, p))
                 };
                 let (ra, rb) = join_profiles::<1, _, _>(
                     a.methods.len().max(b.methods.len()),
+                    Detail::Totals,
                     |share| run(a, share),
                     |share| run(b, share),
                 );

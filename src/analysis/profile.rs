@@ -231,34 +231,51 @@ impl Profile {
         id.map_or(&self.toplevel, |m| self.method(m))
     }
 }
+/// What a profile holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// Every method's sums and its caller and callee lists (the report, the graph, the viewer).
+    Edges,
+    /// The sums alone, every edge list empty (`summary`, `diff`): no edge map, no parent caches,
+    /// a worker's 4 + 32 bytes per method on one clock.
+    Totals,
+}
+
 /// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
 /// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
-    profile_shared(trace, clock, 1)
+    profile_shared(trace, clock, 1, Detail::Edges)
 }
 
 /// [`profile`] as one of `share` computations running at once, which share the workers'
-/// memory budget ([`WORKER_METHOD_BUDGET`]).
-pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize) -> Profile {
-    let workers = workers_within::<1>(trace.methods.len(), Some(call_count(trace)), share);
-    let [p] = profile_split(trace, [clock], workers, default_unit(trace));
+/// memory budget ([`WORKER_METHOD_BUDGET`]); with the edge lists or without.
+pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize, detail: Detail) -> Profile {
+    let calls = Some(call_count(trace));
+    let workers = workers_within::<1>(trace.methods.len(), calls, share, detail);
+    let [p] = profile_split(trace, [clock], workers, default_unit(trace), detail);
     p
 }
 
 /// Profiles for every clock the trace has, primary first (both for a dual-clock trace, in one
 /// walk over the calls).
 pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
-    profile_all_clocks_shared(trace, 1)
+    profile_all_clocks_shared(trace, 1, Detail::Edges)
 }
 
-/// [`profile_all_clocks`] as one of `share` computations running at once.
-pub(crate) fn profile_all_clocks_shared(trace: &Trace, share: usize) -> Vec<Profile> {
+/// [`profile_all_clocks`] as one of `share` computations running at once; with the edge lists
+/// or without.
+pub(crate) fn profile_all_clocks_shared(
+    trace: &Trace,
+    share: usize,
+    detail: Detail,
+) -> Vec<Profile> {
     match trace.clocks()[..] {
         [a, b] => {
-            let workers = workers_within::<2>(trace.methods.len(), Some(call_count(trace)), share);
-            profile_split(trace, [a, b], workers, default_unit(trace)).into()
+            let calls = Some(call_count(trace));
+            let workers = workers_within::<2>(trace.methods.len(), calls, share, detail);
+            profile_split(trace, [a, b], workers, default_unit(trace), detail).into()
         }
-        [a] => vec![profile_shared(trace, a, share)],
+        [a] => vec![profile_shared(trace, a, share, detail)],
         _ => Vec::new(),
     }
 }
@@ -276,7 +293,7 @@ const WORKER_METHOD_BUDGET: usize = 256 << 20;
 /// one per core, fewer when their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least
 /// one).
 pub(crate) fn workers_for<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
-    workers_within::<K>(method_count, calls, 1)
+    workers_within::<K>(method_count, calls, 1, Detail::Edges)
 }
 
 /// [`workers_for`] for one of `share` profiles computed at once (a diff's two runs, a
@@ -285,27 +302,34 @@ pub(crate) fn workers_within<const K: usize>(
     method_count: usize,
     calls: Option<usize>,
     share: usize,
+    detail: Detail,
 ) -> usize {
+    let bytes = worker_bytes::<K>(method_count, calls, detail);
     default_workers()
-        .min(WORKER_METHOD_BUDGET / share.max(1) / worker_bytes::<K>(method_count, calls))
+        .min(WORKER_METHOD_BUDGET / share.max(1) / bytes)
         .max(1)
 }
 
 /// One worker's per-method sums on `K` clocks.
-fn worker_bytes<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
-    method_count.max(1) * method_bytes::<K>(caches_parents(method_count, calls))
+fn worker_bytes<const K: usize>(
+    method_count: usize,
+    calls: Option<usize>,
+    detail: Detail,
+) -> usize {
+    method_count.max(1) * method_bytes::<K>(caches_parents(method_count, calls), detail)
 }
 
 /// Runs two profile computations (`a` and `b`, given their `share` for
-/// [`profile_shared`]) over traces of at most `method_count` methods on `K` clocks: at once,
+/// [`profile_shared`]) of `detail` over traces of at most `method_count` methods on `K` clocks: at once,
 /// sharing the workers' budget, when one worker each fits half of it; one after the other,
 /// each with the whole budget, otherwise (a worker's sums are the least either can use).
 pub(crate) fn join_profiles<const K: usize, A: Send, B: Send>(
     method_count: usize,
+    detail: Detail,
     a: impl FnOnce(usize) -> A + Send,
     b: impl FnOnce(usize) -> B + Send,
 ) -> (A, B) {
-    if 2 * worker_bytes::<K>(method_count, None) <= WORKER_METHOD_BUDGET {
+    if 2 * worker_bytes::<K>(method_count, None, detail) <= WORKER_METHOD_BUDGET {
         rayon::join(|| a(2), || b(2))
     } else {
         (a(1), b(1))
@@ -328,9 +352,10 @@ fn profile_split<const K: usize>(
     clocks: [Clock; K],
     workers: usize,
     unit_calls: usize,
+    detail: Detail,
 ) -> [Profile; K] {
     let cached = caches_parents(trace.methods.len(), Some(call_count(trace)));
-    profile_split_cached(trace, clocks, workers, unit_calls, cached)
+    profile_split_cached(trace, clocks, workers, unit_calls, cached, detail)
 }
 
 /// [`profile_split`] with parent caches or without (see [`caches_parents`]; tests try both).
@@ -340,6 +365,7 @@ fn profile_split_cached<const K: usize>(
     workers: usize,
     unit_calls: usize,
     cached: bool,
+    detail: Detail,
 ) -> [Profile; K] {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
@@ -347,7 +373,7 @@ fn profile_split_cached<const K: usize>(
     let mut accs: Vec<Acc<K>> = bins
         .into_par_iter()
         .map(|bin| {
-            let mut acc = Acc::new(method_count, cached);
+            let mut acc = Acc::for_detail(method_count, cached, detail);
             let mut walker = Walker::new(method_count);
             for unit in bin {
                 let thread = &trace.threads[unit.thread];
@@ -359,7 +385,7 @@ fn profile_split_cached<const K: usize>(
             acc
         })
         .collect();
-    let mut acc = accs.pop().unwrap_or_else(|| Acc::new(method_count, false));
+    let mut acc = (accs.pop()).unwrap_or_else(|| Acc::for_detail(method_count, false, detail));
     for other in accs {
         acc.merge(other);
     }

@@ -215,14 +215,16 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // profile (for the methods that are mostly tracing cost) beside it.
                     let (c, m) = rayon::join(|| prepare(compensated), || prepare(trace));
                     let (c, m) = (c?, m?);
-                    use crate::analysis::profile::{join_profiles, profile_shared};
+                    use crate::analysis::profile::{Detail, join_profiles, profile_shared};
                     let (p, mp) = join_profiles::<1, _, _>(
                         c.methods.len().max(m.methods.len()),
+                        Detail::Edges,
                         |share| {
-                            let p = profile_shared(&c, clock, share);
+                            let p = profile_shared(&c, clock, share, Detail::Edges);
                             crate::analysis::compensate::in_measured_ticks(&c, p)
                         },
-                        |share| profile_shared(&m, clock, share),
+                        // Only the measured sums are shown beside the report.
+                        |share| profile_shared(&m, clock, share, Detail::Totals),
                     );
                     measured = Some(mp);
                     trace = c;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::profile::profile_all_clocks;
+use crate::analysis::profile::{Detail, profile_all_clocks_shared};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
@@ -76,7 +76,7 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         emit(&summarize_compensated(&name, &c, &after, &before))?;
                     }
                     None => {
-                        let profiles = profile_all_clocks(&trace);
+                        let profiles = profile_all_clocks_shared(&trace, 1, Detail::Totals);
                         emit(&summarize_with_profiles(&name, &trace, &profiles))?;
                     }
                 }

@@ -370,11 +370,12 @@ pub(crate) fn compensated_profiles(
     measured: &Trace,
     compensated: &Trace,
 ) -> (Vec<Profile>, Vec<Profile>) {
-    use crate::analysis::profile::{join_profiles, profile_all_clocks_shared};
+    use crate::analysis::profile::{Detail, join_profiles, profile_all_clocks_shared};
     join_profiles::<2, _, _>(
         measured.methods.len().max(compensated.methods.len()),
-        |share| profile_all_clocks_shared(measured, share),
-        |share| profile_all_clocks_shared(compensated, share),
+        Detail::Totals,
+        |share| profile_all_clocks_shared(measured, share, Detail::Totals),
+        |share| profile_all_clocks_shared(compensated, share, Detail::Totals),
     )
 }
 

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::trace::{Clock, Lane, MethodId};
 
-use super::{Edge, EdgeList, Edges, MethodProfile, Profile};
+use super::{Detail, Edge, EdgeList, Edges, MethodProfile, Profile};
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
 #[derive(Clone, Copy)]
@@ -261,6 +261,8 @@ pub(super) struct Acc<const K: usize> {
     pub(super) spilled: Vec<EdgeEntry<K>>,
     /// Σ of all calls' exclusive times.
     pub(super) exclusive_sum: [u64; K],
+    /// False for [`Detail::Totals`]: edges are not counted, and the profiles' lists stay empty.
+    keeps_edges: bool,
 }
 
 /// Whether a worker keeps a [`ParentCache`] per method, given the trace's calls when they are
@@ -275,12 +277,14 @@ pub(crate) fn caches_parents(method_count: usize, calls: Option<usize>) -> bool 
 
 /// One worker's per-method bytes on `K` clocks: the sums, the walker's 4-byte count, and the
 /// parent cache, or without it a share of the edge map (an edge per method, the map at most
-/// half full).
-pub(crate) fn method_bytes<const K: usize>(cached: bool) -> usize {
-    4 + if cached {
-        std::mem::size_of::<CachedMethod<K>>()
-    } else {
-        std::mem::size_of::<MethodAcc<K>>() + 2 * std::mem::size_of::<EdgeSlot<K>>()
+/// half full), or neither for [`Detail::Totals`].
+pub(crate) fn method_bytes<const K: usize>(cached: bool, detail: Detail) -> usize {
+    4 + match (detail, cached) {
+        (Detail::Totals, _) => std::mem::size_of::<MethodAcc<K>>(),
+        (Detail::Edges, true) => std::mem::size_of::<CachedMethod<K>>(),
+        (Detail::Edges, false) => {
+            std::mem::size_of::<MethodAcc<K>>() + 2 * std::mem::size_of::<EdgeSlot<K>>()
+        }
     }
 }
 
@@ -304,6 +308,23 @@ impl<const K: usize> Acc<K> {
             edges: EdgeMap::default(),
             spilled: Vec::new(),
             exclusive_sum: [0; K],
+            keeps_edges: true,
+        }
+    }
+
+    /// Sums for `method_count` methods that count no edges ([`Detail::Totals`]).
+    pub(super) fn totals_only(method_count: usize) -> Self {
+        Self {
+            keeps_edges: false,
+            ..Self::new(method_count, false)
+        }
+    }
+
+    /// Sums made for `detail`, with parent caches when `cached` and edges are kept.
+    pub(super) fn for_detail(method_count: usize, cached: bool, detail: Detail) -> Self {
+        match detail {
+            Detail::Edges => Self::new(method_count, cached),
+            Detail::Totals => Self::totals_only(method_count),
         }
     }
 
@@ -327,6 +348,9 @@ impl<const K: usize> Acc<K> {
         child_rec: bool,
         time: [u64; K],
     ) {
+        if !self.keeps_edges {
+            return;
+        }
         let Some(cache) = self.cached.get_mut(child as usize).map(|c| &mut c.parents) else {
             self.edges
                 .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
@@ -408,8 +432,11 @@ impl<const K: usize> Acc<K> {
             }
         });
 
-        let mut edges: Vec<EdgeEntry<K>> = self.edges.into_entries().chain(self.spilled).collect();
-        fill_edges(&mut profiles, &mut edges);
+        if self.keeps_edges {
+            let mut edges: Vec<EdgeEntry<K>> =
+                self.edges.into_entries().chain(self.spilled).collect();
+            fill_edges(&mut profiles, &mut edges);
+        }
         profiles
     }
 }

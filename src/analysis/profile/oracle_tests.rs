@@ -237,19 +237,43 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
                 "seed {seed}, clock {clock:?}, events {threads:?}"
             );
             // Splitting into many small units and bins must not change anything.
-            let [split] = profile_split(&trace, [clock], 3, 1);
+            let [split] = profile_split(&trace, [clock], 3, 1, Detail::Edges);
             assert_eq!(split, want, "split: seed {seed}, clock {clock:?}");
             // And without the parent caches (every edge in the map).
-            let [uncached] = profile_split_cached(&trace, [clock], 2, 1, false);
+            let [uncached] = profile_split_cached(&trace, [clock], 2, 1, false, Detail::Edges);
             assert_eq!(uncached, want, "uncached: seed {seed}, clock {clock:?}");
+            // The sums alone are the same sums.
+            let [totals] = profile_split(&trace, [clock], 3, 1, Detail::Totals);
+            assert_eq!(
+                totals,
+                without_edges(&want),
+                "totals: seed {seed}, {clock:?}"
+            );
             expected.push(want);
         }
         // Both clocks in one walk give the same profiles.
         assert_eq!(profile_all_clocks(&trace), expected, "dual: seed {seed}");
-        let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1);
+        let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1, Detail::Edges);
         assert_eq!(both.to_vec(), expected, "dual split: seed {seed}");
-        let both = profile_split_cached(&trace, [Clock::Cpu, Clock::Wall], 3, 1, false);
+        let dual = [Clock::Cpu, Clock::Wall];
+        let both = profile_split_cached(&trace, dual, 3, 1, false, Detail::Edges);
         assert_eq!(both.to_vec(), expected, "dual uncached: seed {seed}");
+        let totals = profile_all_clocks_shared(&trace, 2, Detail::Totals);
+        let expected: Vec<Profile> = expected.iter().map(without_edges).collect();
+        assert_eq!(totals, expected, "dual totals: seed {seed}");
+    }
+}
+
+/// `p` with every edge list empty: what [`Detail::Totals`] gives.
+fn without_edges(p: &Profile) -> Profile {
+    let strip = |m: &MethodProfile| MethodProfile {
+        edges: Edges::NONE,
+        ..m.clone()
+    };
+    Profile {
+        methods: p.methods.iter().map(strip).collect(),
+        toplevel: strip(&p.toplevel),
+        ..p.clone()
     }
 }
 
@@ -341,9 +365,20 @@ fn worker_sums_stay_within_their_budget() {
                 methods <= 1 << 16 || (calls.unwrap_or(0) >= methods * 16 && methods < 1 << 29),
                 "{methods} {calls:?}"
             );
+            let totals = |k| workers_within::<1>(methods, calls, k, Detail::Totals);
+            let totals2 = |k| workers_within::<2>(methods, calls, k, Detail::Totals);
             for (w, per) in [
-                (workers_for::<1>(methods, calls), method_bytes::<1>(cached)),
-                (workers_for::<2>(methods, calls), method_bytes::<2>(cached)),
+                (
+                    workers_for::<1>(methods, calls),
+                    method_bytes::<1>(cached, Detail::Edges),
+                ),
+                (
+                    workers_for::<2>(methods, calls),
+                    method_bytes::<2>(cached, Detail::Edges),
+                ),
+                (totals(1), method_bytes::<1>(cached, Detail::Totals)),
+                (totals2(1), method_bytes::<2>(cached, Detail::Totals)),
+                (totals(2), 2 * method_bytes::<1>(cached, Detail::Totals)),
             ] {
                 assert!((1..=cores).contains(&w), "{methods}: {w}");
                 // Within the budget, or a single worker (which any profile needs).
@@ -359,8 +394,11 @@ fn worker_sums_stay_within_their_budget() {
     assert_eq!(workers_for::<1>(20_000, None), cores);
     // The sums: 32 bytes per method on one clock, 64 on two, and two edge-map slots of 24 and
     // 32; with the cache, two and four cache lines.
-    assert_eq!(method_bytes::<1>(false), 32 + 4 + 48);
-    assert_eq!(method_bytes::<2>(false), 64 + 4 + 64);
-    assert_eq!(method_bytes::<1>(true), 128 + 4);
-    assert_eq!(method_bytes::<2>(true), 256 + 4);
+    assert_eq!(method_bytes::<1>(false, Detail::Edges), 32 + 4 + 48);
+    assert_eq!(method_bytes::<2>(false, Detail::Edges), 64 + 4 + 64);
+    assert_eq!(method_bytes::<1>(true, Detail::Edges), 128 + 4);
+    assert_eq!(method_bytes::<2>(true, Detail::Edges), 256 + 4);
+    // The sums alone, whatever the caches would be.
+    assert_eq!(method_bytes::<1>(true, Detail::Totals), 32 + 4);
+    assert_eq!(method_bytes::<2>(false, Detail::Totals), 64 + 4);
 }
