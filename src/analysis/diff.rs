@@ -91,11 +91,20 @@ impl MethodKey {
     /// therefore come before its named ones; classes whose methods are all named, or all
     /// unnamed, sort as in dmtracedump.
     pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
-        self.class
-            .cmp(&other.class)
+        // Keys of one trace share their strings: equal ones are mostly the same `Arc`.
+        let text = |a: &Arc<str>, b: &Arc<str>| {
+            if Arc::ptr_eq(a, b) {
+                std::cmp::Ordering::Equal
+            } else {
+                a.cmp(b)
+            }
+        };
+        text(&self.class, &other.class)
             .then_with(|| self.name.is_some().cmp(&other.name.is_some()))
             .then_with(|| match (&self.name, &other.name) {
-                (Some(a), Some(b)) => a.cmp(b).then_with(|| self.signature.cmp(&other.signature)),
+                (Some(a), Some(b)) => {
+                    text(a, b).then_with(|| text(&self.signature, &other.signature))
+                }
                 _ => pseudo_rank(self).cmp(&pseudo_rank(other)),
             })
     }
@@ -288,7 +297,8 @@ impl TraceDiff {
         // For each method of run A, the first unused method of run B with its key.
         let mut used = vec![false; b.methods.len()];
         let partner: Vec<Option<usize>> = {
-            let mut index: FxHashMap<&MethodKey, usize> = FxHashMap::default();
+            let mut index: FxHashMap<&MethodKey, usize> =
+                FxHashMap::with_capacity_and_hasher(b.methods.len(), Default::default());
             for (i, (k, _)) in b.methods.iter().enumerate() {
                 index.entry(k).or_insert(i);
             }
@@ -341,6 +351,14 @@ impl TraceDiff {
     /// Diffs of two traces on every clock both have (primary first), in the measured ticks of
     /// each (a compensated trace's finer ticks converted back).
     pub fn of_traces(a: &Trace, b: &Trace) -> Vec<TraceDiff> {
+        (Self::clocks(a, b).into_iter())
+            .map(|c| Self::on_clock(a, b, c))
+            .collect()
+    }
+
+    /// The clocks two traces are compared on: those both have (primary first), or `a`'s
+    /// primary clock.
+    pub(crate) fn clocks(a: &Trace, b: &Trace) -> Vec<Clock> {
         let clocks_b = b.clocks();
         let mut clocks: Vec<Clock> = a
             .clocks()
@@ -351,25 +369,25 @@ impl TraceDiff {
             clocks.push(a.primary_clock());
         }
         clocks
-            .into_iter()
-            .map(|c| {
-                use crate::analysis::compensate::in_measured_ticks;
-                use crate::analysis::profile::{Detail, join_profiles, profile_shared};
-                // Totals only (a diff shows no callers or callees); each profile is dropped once
-                // its totals are taken.
-                let run = |t: &Trace, share| {
-                    let p = profile_shared(t, c, share, Detail::Totals);
-                    RunTotals::from_profile(t, in_measured_ticks(t, p))
-                };
-                let (ra, rb) = join_profiles::<1, _, _>(
-                    a.methods.len().max(b.methods.len()),
-                    Detail::Totals,
-                    |share| run(a, share),
-                    |share| run(b, share),
-                );
-                TraceDiff::new(ra, rb)
-            })
-            .collect()
+    }
+
+    /// The diff of two traces on clock `c`.
+    pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock) -> TraceDiff {
+        use crate::analysis::compensate::in_measured_ticks;
+        use crate::analysis::profile::{Detail, join_profiles, profile_shared};
+        // Totals only (a diff shows no callers or callees); each profile is dropped once its
+        // totals are taken.
+        let run = |t: &Trace, share| {
+            let p = profile_shared(t, c, share, Detail::Totals);
+            RunTotals::from_profile(t, in_measured_ticks(t, p))
+        };
+        let (ra, rb) = join_profiles::<1, _, _>(
+            a.methods.len().max(b.methods.len()),
+            Detail::Totals,
+            |share| run(a, share),
+            |share| run(b, share),
+        );
+        TraceDiff::new(ra, rb)
     }
 
     pub(crate) fn matched(&self) -> impl Iterator<Item = &DiffRow> {

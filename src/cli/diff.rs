@@ -69,21 +69,22 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
             tps(&b)
         ));
     }
-    let diffs = TraceDiff::of_traces(&a, &b);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = if args.json {
+        // One clock's diff at a time.
+        let clocks = TraceDiff::clocks(&a, &b);
         write_diff_json(
-            &diffs,
+            clocks.into_iter().map(|c| TraceDiff::on_clock(&a, &b, c)),
             &a_path.display().to_string(),
             &b_path.display().to_string(),
             tps(&a),
             &mut out,
         )
     } else {
-        diffs
-            .first()
-            .map_or(Ok(()), |d| write_diff_text(d, &mut out))
+        // The text is dmtracedump's: the primary clock only.
+        let clock = TraceDiff::clocks(&a, &b)[0];
+        write_diff_text(&TraceDiff::on_clock(&a, &b, clock), &mut out)
     };
     result.and_then(|()| out.flush()).or_else(CliError::stdout)
 }

@@ -83,25 +83,79 @@ struct JsonRow<'a> {
     exclusive_ratio: Option<f64>,
 }
 
-#[derive(Serialize)]
-struct JsonClock<'a> {
-    clock: crate::trace::Clock,
-    methods: Vec<JsonRow<'a>>,
+impl<'a> JsonRow<'a> {
+    fn of(r: &'a DiffRow) -> Self {
+        JsonRow {
+            class: &r.key.class,
+            name: r.key.name.as_deref(),
+            signature: &r.key.signature,
+            present: match (r.a.is_some(), r.b.is_some()) {
+                (true, true) => "both",
+                (true, false) => "a",
+                _ => "b",
+            },
+            a: r.a,
+            b: r.b,
+            d_inclusive: r.d_inclusive(),
+            d_exclusive: r.d_exclusive(),
+            d_calls: r.d_calls(),
+            inclusive_ratio: r.inclusive_ratio(),
+            exclusive_ratio: r.exclusive_ratio(),
+        }
+    }
+}
+
+/// A sequence serialized from an iterator as its items come (once): a diff's rows are written
+/// one at a time, and a clock's diff is made only when its turn comes and dropped after it.
+struct Streamed<I>(std::cell::RefCell<Option<I>>);
+
+impl<I> Streamed<I> {
+    fn new(items: I) -> Self {
+        Streamed(std::cell::RefCell::new(Some(items)))
+    }
+}
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Streamed<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let items = self.0.borrow_mut().take();
+        s.collect_seq(items.into_iter().flatten())
+    }
+}
+
+/// One clock's diff, as its JSON object.
+struct JsonClock<D>(D);
+
+impl<D: std::borrow::Borrow<TraceDiff>> Serialize for JsonClock<D> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(bound = "Streamed<I>: Serialize")]
+        struct Fields<I> {
+            clock: crate::trace::Clock,
+            methods: Streamed<I>,
+        }
+        let d = self.0.borrow();
+        Fields {
+            clock: d.clock,
+            methods: Streamed::new(d.rows.iter().map(JsonRow::of)),
+        }
+        .serialize(s)
+    }
 }
 
 #[derive(Serialize)]
-struct JsonDiff<'a> {
+#[serde(bound = "Streamed<I>: Serialize")]
+struct JsonDiff<'a, I> {
     run_a: &'a str,
     run_b: &'a str,
     /// Tick rate of the times (1 000 000 = µs).
     ticks_per_sec: u64,
-    clocks: Vec<JsonClock<'a>>,
+    clocks: Streamed<I>,
 }
 
-/// The diffs (one per clock) as JSON: every row with both runs' totals, signed differences and
-/// ratios (`null` where undefined).
-pub(crate) fn write_diff_json(
-    diffs: &[TraceDiff],
+/// The diffs (one per clock, owned or borrowed, each made when its turn comes) as JSON: every
+/// row with both runs' totals, signed differences and ratios (`null` where undefined).
+pub(crate) fn write_diff_json<D: std::borrow::Borrow<TraceDiff>>(
+    diffs: impl IntoIterator<Item = D>,
     run_a: &str,
     run_b: &str,
     ticks_per_sec: u64,
@@ -111,33 +165,7 @@ pub(crate) fn write_diff_json(
         run_a,
         run_b,
         ticks_per_sec,
-        clocks: diffs
-            .iter()
-            .map(|d| JsonClock {
-                clock: d.clock,
-                methods: d
-                    .rows
-                    .iter()
-                    .map(|r| JsonRow {
-                        class: &r.key.class,
-                        name: r.key.name.as_deref(),
-                        signature: &r.key.signature,
-                        present: match (r.a.is_some(), r.b.is_some()) {
-                            (true, true) => "both",
-                            (true, false) => "a",
-                            _ => "b",
-                        },
-                        a: r.a,
-                        b: r.b,
-                        d_inclusive: r.d_inclusive(),
-                        d_exclusive: r.d_exclusive(),
-                        d_calls: r.d_calls(),
-                        inclusive_ratio: r.inclusive_ratio(),
-                        exclusive_ratio: r.exclusive_ratio(),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        clocks: Streamed::new(diffs.into_iter().map(JsonClock)),
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
     writeln!(out)
