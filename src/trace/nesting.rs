@@ -45,11 +45,11 @@ pub const MAX_DEPTH: usize = 10_000;
 /// [`CALLS_PER_LANE`] calls, whichever is more. A lane costs ≈ 500 bytes whatever it holds, and a
 /// hostile file can give every call a lane of its own (a thread of exits without entries nests
 /// each synthesized caller one level deeper), which would cost 36x its size; the budget keeps the
-/// lanes' cost within a constant (≈ 70 MB) plus ≈ 18 bytes per call. Real traces stay far below
-/// it. When a trace has more, the deepest threads are cut to a common depth (the largest that
+/// lanes' cost within a constant (≈ 16 MB; a trace that is compensated or diffed holds two)
+/// plus ≈ 18 bytes per call. Real traces stay far below it (a few thousand lanes). When a trace has more, the deepest threads are cut to a common depth (the largest that
 /// fits) and their deeper calls are left out with the `nesting-too-deep` diagnostic, as beyond
 /// [`MAX_DEPTH`].
-pub const LANE_BUDGET: usize = 1 << 17;
+pub const LANE_BUDGET: usize = 1 << 15;
 /// See [`LANE_BUDGET`].
 pub const CALLS_PER_LANE: usize = 32;
 
@@ -102,6 +102,80 @@ pub(crate) fn count_on(on_stack: &mut Vec<u32>, m: u32) {
         on_stack.resize(i + 1, 0);
     }
     on_stack[i] += 1;
+}
+
+/// How often each method is on one thread's stack: a dense table indexed by method (`Vec<u32>`,
+/// sized for every method of the trace), or a hash map of the methods on the stack for threads
+/// that would each need a dense table of a large trace (threads × methods beyond what a file's
+/// size pays for). Walks are generic over it, so the dense one costs no branch.
+pub(crate) trait StackCounts {
+    fn get(&self, m: u32) -> u32;
+    fn add(&mut self, m: u32, by: i32);
+}
+
+impl StackCounts for Vec<u32> {
+    #[inline(always)]
+    fn get(&self, m: u32) -> u32 {
+        self[m as usize]
+    }
+    #[inline(always)]
+    fn add(&mut self, m: u32, by: i32) {
+        let n = &mut self[m as usize];
+        *n = n.wrapping_add_signed(by);
+    }
+}
+
+/// The sparse table: methods leave it when their count drops to 0.
+pub(crate) type SparseCounts = rustc_hash::FxHashMap<u32, u32>;
+
+impl StackCounts for SparseCounts {
+    #[inline]
+    fn get(&self, m: u32) -> u32 {
+        self.get(&m).copied().unwrap_or(0)
+    }
+    #[inline]
+    fn add(&mut self, m: u32, by: i32) {
+        let n = self.entry(m).or_insert(0);
+        *n = n.wrapping_add_signed(by);
+        if *n == 0 {
+            self.remove(&m);
+        }
+    }
+}
+
+/// A table of `methods` (a stack's).
+pub(crate) fn counts_of<T: StackCounts>(mut table: T, methods: impl Iterator<Item = u32>) -> T {
+    methods.for_each(|m| table.add(m, 1));
+    table
+}
+
+/// Either table, chosen per thread at run time (its dense table grown as needed).
+#[derive(Debug)]
+pub(crate) enum OnStack {
+    Dense(Vec<u32>),
+    Sparse(SparseCounts),
+}
+
+impl StackCounts for OnStack {
+    #[inline]
+    fn get(&self, m: u32) -> u32 {
+        match self {
+            OnStack::Dense(v) => v.as_slice().get(m as usize).copied().unwrap_or(0),
+            OnStack::Sparse(h) => StackCounts::get(h, m),
+        }
+    }
+    #[inline]
+    fn add(&mut self, m: u32, by: i32) {
+        match self {
+            OnStack::Dense(v) => {
+                if m as usize >= v.len() {
+                    v.resize(m as usize + 1, 0);
+                }
+                v.add(m, by)
+            }
+            OnStack::Sparse(h) => h.add(m, by),
+        }
+    }
 }
 
 /// The diagnostics about one thread's event stream.

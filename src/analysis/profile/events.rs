@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::{Acc, Profile, TOP, balance, total_time, workers_for};
 use crate::trace::builder::{TimeReader, check_columns};
-use crate::trace::nesting::{ExitKind, classify_exit, stream_diagnostics};
+use crate::trace::nesting::{ExitKind, StackCounts, classify_exit, stream_diagnostics};
 use crate::trace::{
     Builder, Clock, ClockMode, Diagnostic, RecordSink, SinkFactory, ThreadEvents, Times, Trace,
 };
@@ -250,9 +250,9 @@ struct Walked {
 }
 
 /// One thread's walk. Reusable: [`ThreadWalk::end`] leaves it empty, `on_stack` all zero.
-struct ThreadWalk {
+struct ThreadWalk<T = Vec<u32>> {
     /// Occurrences of each method on the stack.
-    on_stack: Vec<u32>,
+    on_stack: T,
     frames: Vec<Frame>,
     first: u64,
     last: Option<u64>,
@@ -261,6 +261,7 @@ struct ThreadWalk {
 }
 
 impl ThreadWalk {
+    /// A walk with a dense table for `method_count` methods.
     fn new(method_count: usize) -> Self {
         Self {
             on_stack: vec![0; method_count],
@@ -269,6 +270,20 @@ impl ThreadWalk {
             last: None,
             mismatched: 0,
             dropped: 0,
+        }
+    }
+}
+
+impl<T: StackCounts> ThreadWalk<T> {
+    /// The walk so far with another table (which must count its stack).
+    fn with_table<U>(self, on_stack: U) -> ThreadWalk<U> {
+        ThreadWalk {
+            on_stack,
+            frames: self.frames,
+            first: self.first,
+            last: self.last,
+            mismatched: self.mismatched,
+            dropped: self.dropped,
         }
     }
 
@@ -289,9 +304,8 @@ impl ThreadWalk {
             if let Some(top) = self.frames.last_mut() {
                 top.exclusive += gap;
             }
-            let on = &mut self.on_stack[m as usize];
-            let recursive = *on > 0;
-            *on += 1;
+            let recursive = self.on_stack.get(m) > 0;
+            self.on_stack.add(m, 1);
             self.frames.push(Frame {
                 method: m,
                 recursive,
@@ -317,7 +331,7 @@ impl ThreadWalk {
                 // method that is not costs no scan (a scan per such exit would make a deep stack
                 // quadratic). When it is, the scan ends at the frame that the exit pops with
                 // every frame above it: the work is paid for by the frames it closes.
-                if self.on_stack[m as usize] == 0 {
+                if self.on_stack.get(m) == 0 {
                     self.dropped += 1;
                     return;
                 }
@@ -355,10 +369,10 @@ impl ThreadWalk {
     fn close(&mut self, t: u64, gap: u64, acc: &mut Acc<1>) {
         let Some(f) = self.frames.pop() else { return };
         let m = f.method;
-        self.on_stack[m as usize] -= 1;
+        self.on_stack.add(m, -1);
         acc.exclusive(m, [f.exclusive + gap], !f.recursive);
         let parent = self.frames.last().map_or(TOP, |p| p.method);
-        let parent_rec = parent != TOP && self.on_stack[parent as usize] >= 2;
+        let parent_rec = parent != TOP && self.on_stack.get(parent) >= 2;
         let dur = t - f.start;
         let a = acc.sums(m);
         if !f.recursive {

@@ -12,11 +12,9 @@
 //! over its lane budget ([`crate::trace::LANE_BUDGET`]) is cut to, which the model
 //! leaves out.
 
-use rustc_hash::FxHashMap;
-
 use super::samples::{NOT_OUTERMOST, RunSamples, clamp, fill};
 use crate::trace::builder::TimeReader;
-use crate::trace::nesting::{ExitKind, classify_exit};
+use crate::trace::nesting::{ExitKind, OnStack, StackCounts, classify_exit};
 use crate::trace::{Builder, Clock, ClockMode, MethodId, RecordSink, SinkFactory};
 
 /// Makes [`SampleSinks`] for `clock` (None: the trace's primary clock, thread CPU where it has
@@ -36,35 +34,6 @@ impl SampleSinkFactory {
 
 /// Threads × methods up to which each thread gets a dense recursion table.
 const DENSE_LIMIT: usize = 1 << 24;
-
-/// How often each method is on one thread's stack.
-enum OnStack {
-    Dense(Vec<u32>),
-    Sparse(FxHashMap<u32, u32>),
-}
-
-impl OnStack {
-    #[inline]
-    fn get(&self, m: u32) -> u32 {
-        match self {
-            OnStack::Dense(v) => v.get(m as usize).copied().unwrap_or(0),
-            OnStack::Sparse(h) => h.get(&m).copied().unwrap_or(0),
-        }
-    }
-    #[inline]
-    fn add(&mut self, m: u32, by: i32) {
-        let slot = match self {
-            OnStack::Dense(v) => {
-                if m as usize >= v.len() {
-                    v.resize(m as usize + 1, 0);
-                }
-                &mut v[m as usize]
-            }
-            OnStack::Sparse(h) => h.entry(m).or_insert(0),
-        };
-        *slot = slot.wrapping_add_signed(by);
-    }
-}
 
 struct Frame {
     method: u32,
@@ -102,7 +71,7 @@ impl SinkFactory for SampleSinkFactory {
                     on_stack: if dense {
                         OnStack::Dense(Vec::new())
                     } else {
-                        OnStack::Sparse(FxHashMap::default())
+                        OnStack::Sparse(Default::default())
                     },
                     frames: Vec::new(),
                     first: None,

@@ -3,6 +3,7 @@
 //! [`profile_sinks`] finishes them into the profile.
 
 use super::*;
+use crate::trace::nesting::{SparseCounts, counts_of};
 
 /// Makes [`ProfileSinks`]: profiles on `clock` (None: the trace's primary clock) while a reader
 /// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to [`profile_sinks`].
@@ -56,8 +57,32 @@ pub struct ProfileSinks {
     method_count: usize,
 }
 
+/// A thread's walk with its dense recursion table (own or shared), or a hash map of its stack
+/// (see [`ProfileSinks::review`]): one branch per record, none per table access.
+pub(super) enum SinkWalk {
+    Dense(ThreadWalk),
+    Sparse(ThreadWalk<SparseCounts>),
+}
+
+impl SinkWalk {
+    #[inline(always)]
+    fn step(&mut self, op: u32, t: u64, acc: &mut Acc<1>) {
+        match self {
+            SinkWalk::Dense(w) => w.step(op, t, acc),
+            SinkWalk::Sparse(w) => w.step(op, t, acc),
+        }
+    }
+
+    fn end(&mut self, acc: &mut Acc<1>) -> Walked {
+        match self {
+            SinkWalk::Dense(w) => w.end(acc),
+            SinkWalk::Sparse(w) => w.end(acc),
+        }
+    }
+}
+
 pub(super) struct SinkThread {
-    walk: ThreadWalk,
+    walk: SinkWalk,
     walked: TimeReader,
     scanned: Scanned,
     events: u64,
@@ -78,7 +103,11 @@ impl SinkFactory for ProfileSinkFactory {
             .iter()
             .enumerate()
             .map(|(i, _)| SinkThread {
-                walk: ThreadWalk::new(if share && i > 0 { 0 } else { method_count }),
+                walk: SinkWalk::Dense(ThreadWalk::new(if share && i > 0 {
+                    0
+                } else {
+                    method_count
+                })),
                 walked: TimeReader::default(),
                 scanned: Scanned::default(),
                 events: 0,
@@ -130,18 +159,31 @@ impl RecordSink for ProfileSinks {
 
 impl ProfileSinks {
     /// Every [`MOVE_WINDOW`] moves of the shared table: if they came within fewer than 16
-    /// records each (threads interleaved record by record), each thread gets its own table.
+    /// records each (threads interleaved record by record), each thread gets its own table:
+    /// dense when `threads × methods` is within [`ProfileSinkFactory::table_limit`], else a
+    /// hash map of the methods on its stack (a move costs the two stacks' depths, so deep
+    /// stacks interleaved record by record would make a shared table quadratic).
     fn review(&mut self) {
         let records: u64 = self.threads.iter().map(|t| t.events).sum();
-        if self.may_unshare && records - self.reviewed_at < MOVE_WINDOW * 16 {
+        if records - self.reviewed_at < MOVE_WINDOW * 16 {
             for (slot, th) in self.threads.iter_mut().enumerate() {
-                if Some(slot) != self.shared {
-                    let mut table = vec![0; self.method_count];
-                    for f in &th.walk.frames {
-                        table[f.method as usize] += 1;
-                    }
-                    th.walk.on_stack = table;
+                if Some(slot) == self.shared {
+                    continue;
                 }
+                let placeholder = SinkWalk::Dense(ThreadWalk::new(0));
+                th.walk = match std::mem::replace(&mut th.walk, placeholder) {
+                    SinkWalk::Dense(w) => {
+                        let frames = w.frames.iter().map(|f| f.method);
+                        if self.may_unshare {
+                            let table = counts_of(vec![0; self.method_count], frames);
+                            SinkWalk::Dense(w.with_table(table))
+                        } else {
+                            let table = counts_of(SparseCounts::default(), frames);
+                            SinkWalk::Sparse(w.with_table(table))
+                        }
+                    }
+                    sparse => sparse,
+                };
             }
             self.shared = None;
         }
@@ -149,23 +191,27 @@ impl ProfileSinks {
         self.reviewed_at = records;
     }
 
+    /// Whether some thread keeps a hash map of its stack's methods (see [`Self::review`]).
+    #[cfg(test)]
+    pub(super) fn has_sparse_tables(&self) -> bool {
+        (self.threads.iter()).any(|t| matches!(t.walk, SinkWalk::Sparse(_)))
+    }
+
     /// Moves the shared recursion table from thread `from` to thread `to`: `from`'s open calls
     /// are taken out of it and `to`'s put in.
     fn move_table(&mut self, from: usize, to: usize) {
-        let Some(src) = self.threads.get_mut(from) else {
+        // While a table is shared every thread's walk is dense.
+        let Some(SinkWalk::Dense(src)) = self.threads.get_mut(from).map(|t| &mut t.walk) else {
             return;
         };
-        let mut table = std::mem::take(&mut src.walk.on_stack);
-        for f in &src.walk.frames {
-            table[f.method as usize] -= 1;
+        let mut table = std::mem::take(&mut src.on_stack);
+        for f in &src.frames {
+            table.add(f.method, -1);
         }
-        let Some(dst) = self.threads.get_mut(to) else {
+        let Some(SinkWalk::Dense(dst)) = self.threads.get_mut(to).map(|t| &mut t.walk) else {
             return;
         };
-        for f in &dst.walk.frames {
-            table[f.method as usize] += 1;
-        }
-        dst.walk.on_stack = table;
+        dst.on_stack = counts_of(table, dst.frames.iter().map(|f| f.method));
         self.shared = Some(to);
     }
 }

@@ -283,14 +283,14 @@ fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
 /// Profiles `bytes` through the sinks and through lanes; both must agree on the profile, the
 /// diagnostics, and each thread's event count and ranges (except the rebuilt axis of
 /// thread-CPU traces, which the sinks do not compute).
-/// Returns whether some worker with several threads ended with a table per thread, and
-/// whether some ended with one shared table.
+/// Returns whether some worker with several threads ended with a dense table per thread,
+/// whether some ended with hash maps, and whether some ended with one shared table.
 fn sinks_agree_with_lanes(
     bytes: &[u8],
     clock: Clock,
     table_limit: usize,
     what: &str,
-) -> (bool, bool) {
+) -> (bool, bool, bool) {
     use crate::formats::{Progress, ReadContext, android};
     let progress = Progress::default();
     let ctx = ReadContext {
@@ -308,7 +308,8 @@ fn sinks_agree_with_lanes(
         .expect("a combined trace");
     let several = sinks.iter().filter(|s| s.threads.len() > 1);
     let tables = (
-        several.clone().any(|s| s.shared.is_none()),
+        (several.clone()).any(|s| s.shared.is_none() && !s.has_sparse_tables()),
+        several.clone().any(|s| s.has_sparse_tables()),
         several.clone().any(|s| s.shared.is_some()),
     );
     let (trace, got) = profile_sinks(&factory, b, sinks);
@@ -333,7 +334,7 @@ fn sinks_agree_with_lanes(
 #[test]
 fn sinks_equal_the_lane_engine_on_damaged_files() {
     let mut seen = std::collections::BTreeSet::new();
-    let (mut own_tables, mut shared_table) = (false, false);
+    let (mut own_tables, mut sparse_tables, mut shared_table) = (false, false, false);
     for seed in 0..300 {
         let (bytes, mode) = random_file(seed, None);
         let clocks: &[Clock] = match mode {
@@ -342,16 +343,19 @@ fn sinks_equal_the_lane_engine_on_damaged_files() {
             ClockMode::Wall => &[Clock::Wall, Clock::Cpu],
         };
         for &clock in clocks {
-            // Tables per thread when the shared one moves often, and one table always.
+            // Tables per thread when the shared one moves often: dense ones, or hash maps of
+            // the stacks when there is no memory for dense ones.
             for limit in [usize::MAX, 0] {
-                let (own, shared) = sinks_agree_with_lanes(
+                let (own, sparse, shared) = sinks_agree_with_lanes(
                     &bytes,
                     clock,
                     limit,
                     &format!("seed {seed}, {mode:?}, {clock:?}, limit {limit}"),
                 );
                 assert!(limit > 0 || !own, "seed {seed}: no memory for own tables");
+                assert!(limit == 0 || !sparse, "seed {seed}: hash maps with memory");
                 own_tables |= own;
+                sparse_tables |= sparse;
                 shared_table |= shared;
             }
         }
@@ -364,8 +368,8 @@ fn sinks_equal_the_lane_engine_on_damaged_files() {
         seen.extend(t.diagnostics.iter().map(|d| d.code.clone()));
     }
     assert!(
-        own_tables && shared_table,
-        "both ways of keeping recursion tables"
+        own_tables && sparse_tables && shared_table,
+        "all three ways of keeping recursion tables"
     );
     // The generator made every kind of damage the reader reports.
     for code in [
