@@ -143,7 +143,8 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     // goes through the finished trace.
     let whole = args.range.is_none() && !args.compensate.on() && args.transforms.is_empty();
     let progress = Progress::default();
-    let factory = ProfileSinkFactory::new(args.clock.clock.map(Clock::from));
+    let input_len = std::fs::metadata(&args.file).map_or(0, |m| m.len());
+    let factory = ProfileSinkFactory::for_input(args.clock.clock.map(Clock::from), input_len);
     // The mapping is read while the trace is.
     let (mapping, streamed) = rayon::join(
         || args.mapping.load(),

@@ -11,10 +11,14 @@ pub struct ProfileSinkFactory {
     pub clock: Option<Clock>,
     /// A worker's threads share one recursion table that moves between them (its cost ∝ the
     /// stack depths at each switch of thread; one small table stays in the cache). When the
-    /// table moves often (threads interleaved record by record) and `threads × methods` is at
-    /// most this, each thread gets its own table instead.
+    /// table moves often (threads interleaved record by record) each thread gets its own: a
+    /// dense one (4 bytes per method) when `threads × methods` over all workers is at most
+    /// this, else a hash map of the methods on its stack.
     pub table_limit: usize,
 }
+
+/// [`ProfileSinkFactory::table_limit`] at least: 16 MB of dense tables.
+const MIN_TABLE_LIMIT: usize = 1 << 22;
 
 /// The shared recursion table's moves between reviews of the sharing ([`ProfileSinks::review`]).
 pub(super) const MOVE_WINDOW: u64 = if cfg!(test) { 8 } else { 4096 };
@@ -23,7 +27,17 @@ impl ProfileSinkFactory {
     pub fn new(clock: Option<Clock>) -> Self {
         Self {
             clock,
-            table_limit: 1 << 24,
+            table_limit: MIN_TABLE_LIMIT,
+        }
+    }
+
+    /// Dense tables for an input of `bytes`: as many entries as a quarter of its bytes (the
+    /// tables as large as the file), and at least [`MIN_TABLE_LIMIT`].
+    pub fn for_input(clock: Option<Clock>, bytes: u64) -> Self {
+        let quarter = usize::try_from(bytes / 4).unwrap_or(usize::MAX);
+        Self {
+            clock,
+            table_limit: quarter.max(MIN_TABLE_LIMIT),
         }
     }
 
@@ -124,7 +138,11 @@ impl SinkFactory for ProfileSinkFactory {
             scan_other: dual,
             clock_mode,
             shared: share.then_some(0),
-            may_unshare: threads.len().saturating_mul(method_count) <= self.table_limit,
+            // The limit is for all workers' tables together.
+            may_unshare: (threads.len())
+                .saturating_mul(method_count)
+                .saturating_mul(self.max_workers(method_count))
+                <= self.table_limit,
             moves: 0,
             reviewed_at: 0,
             method_count,
