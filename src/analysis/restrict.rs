@@ -96,7 +96,7 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
     };
     // The kept calls of each lane are a contiguous range of its indices: the calls overlapping
     // the range among the children of the kept calls above.
-    let mut lanes: Vec<Lane> = Vec::new();
+    let mut lanes: Vec<Lane> = Vec::with_capacity(thread.lanes.len());
     let mut kept = thread.lanes.first().map(|l| kept_in(l, 0, l.len(), t0, t1));
     for (d, lane) in thread.lanes.iter().enumerate() {
         let Some((a, b)) = kept.filter(|(a, b)| a < b) else {

@@ -95,7 +95,8 @@ fn load_run(
         have: mode.map_or("none", ClockMode::key_name).to_string(),
     };
     if keying == Keying::Methods {
-        let factory = SampleSinkFactory { clock };
+        let input_len = std::fs::metadata(path).map_or(0, |m| m.len());
+        let factory = SampleSinkFactory::for_input(clock, input_len);
         if let Some((b, sinks)) = load_to_sinks(path, &Progress::default(), &factory)? {
             let mut mode = None;
             let samples = sinks::finish(b, sinks, |t| {

@@ -149,6 +149,15 @@ pub(crate) fn counts_of<T: StackCounts>(mut table: T, methods: impl Iterator<Ite
     table
 }
 
+/// The `threads × methods` (over all workers) up to which the threads of a walk over an input
+/// of `bytes` get a dense recursion table each: a quarter of its bytes (the tables as large as
+/// the file), and at least 4 M entries (16 MB). Beyond it they get [`SparseCounts`].
+pub(crate) fn dense_table_limit(bytes: u64) -> usize {
+    usize::try_from(bytes / 4)
+        .unwrap_or(usize::MAX)
+        .max(1 << 22)
+}
+
 /// Either table, chosen per thread at run time (its dense table grown as needed).
 #[derive(Debug)]
 pub(crate) enum OnStack {

@@ -21,9 +21,21 @@ use crate::trace::{Builder, Clock, ClockMode, MethodId, RecordSink, SinkFactory}
 /// one). Per method only; call paths take the model path.
 pub struct SampleSinkFactory {
     pub clock: Option<Clock>,
+    /// `threads × methods` over all workers up to which each thread gets a dense recursion
+    /// table, else a hash map of its stack.
+    pub table_limit: usize,
 }
 
 impl SampleSinkFactory {
+    /// Sinks for an input of `bytes` (dense tables up to
+    /// [`crate::trace::nesting::dense_table_limit`]).
+    pub fn for_input(clock: Option<Clock>, bytes: u64) -> Self {
+        Self {
+            clock,
+            table_limit: crate::trace::nesting::dense_table_limit(bytes),
+        }
+    }
+
     pub fn clock_for(&self, mode: Option<ClockMode>) -> Clock {
         self.clock.unwrap_or(match mode {
             Some(m) if m.has_cpu() => Clock::Cpu,
@@ -31,9 +43,6 @@ impl SampleSinkFactory {
         })
     }
 }
-
-/// Threads × methods up to which each thread gets a dense recursion table.
-const DENSE_LIMIT: usize = 1 << 24;
 
 struct Frame {
     method: u32,
@@ -62,7 +71,11 @@ impl SinkFactory for SampleSinkFactory {
     type Sink = SampleSinks;
 
     fn sink(&self, threads: &[u32], clock: ClockMode, method_count: usize) -> SampleSinks {
-        let dense = threads.len().saturating_mul(method_count) <= DENSE_LIMIT;
+        // The limit is for all workers' tables together.
+        let dense = (threads.len())
+            .saturating_mul(method_count)
+            .saturating_mul(rayon::current_num_threads())
+            <= self.table_limit;
         SampleSinks {
             threads: threads
                 .iter()
@@ -210,23 +223,34 @@ mod tests {
                     continue;
                 }
                 let model = run_samples(&trace, clock, Keying::Methods);
-                let factory = SampleSinkFactory { clock: Some(clock) };
-                let (b, s) = crate::load::load_to_sinks(&path, &Progress::default(), &factory)
-                    .unwrap()
-                    .expect("an Android trace decodes into sinks");
-                let fast = finish(b, s, |_| {});
-                assert_eq!(fast.methods, model.methods);
-                assert_eq!(fast.total_ticks, model.total_ticks, "seed {seed} {clock:?}");
                 assert!(model.excl.len() > 10_000);
-                for m in 0..model.key_count() {
-                    let sorted = |s: &[u32]| {
-                        let mut v = s.to_vec();
-                        v.sort_unstable();
-                        v
+                // Dense recursion tables per thread, and hash maps (no room for dense ones).
+                for table_limit in [usize::MAX, 0] {
+                    let factory = SampleSinkFactory {
+                        clock: Some(clock),
+                        table_limit,
                     };
-                    let what = format!("seed {seed} {clock:?} method {m}");
-                    assert_eq!(sorted(fast.excl_of(m)), sorted(model.excl_of(m)), "{what}");
-                    assert_eq!(sorted(fast.incl_of(m)), sorted(model.incl_of(m)), "{what}");
+                    let (b, s) = crate::load::load_to_sinks(&path, &Progress::default(), &factory)
+                        .unwrap()
+                        .expect("an Android trace decodes into sinks");
+                    let dense = s.iter().all(|s| {
+                        (s.threads.iter()).all(|w| matches!(w.on_stack, OnStack::Dense(_)))
+                    });
+                    assert_eq!(dense, table_limit > 0);
+                    let fast = finish(b, s, |_| {});
+                    assert_eq!(fast.methods, model.methods);
+                    let what = format!("seed {seed} {clock:?} limit {table_limit}");
+                    assert_eq!(fast.total_ticks, model.total_ticks, "{what}");
+                    for m in 0..model.key_count() {
+                        let sorted = |s: &[u32]| {
+                            let mut v = s.to_vec();
+                            v.sort_unstable();
+                            v
+                        };
+                        let what = format!("{what} method {m}");
+                        assert_eq!(sorted(fast.excl_of(m)), sorted(model.excl_of(m)), "{what}");
+                        assert_eq!(sorted(fast.incl_of(m)), sorted(model.incl_of(m)), "{what}");
+                    }
                 }
             }
         }

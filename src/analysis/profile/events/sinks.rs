@@ -17,27 +17,20 @@ pub struct ProfileSinkFactory {
     pub table_limit: usize,
 }
 
-/// [`ProfileSinkFactory::table_limit`] at least: 16 MB of dense tables.
-const MIN_TABLE_LIMIT: usize = 1 << 22;
-
 /// The shared recursion table's moves between reviews of the sharing ([`ProfileSinks::review`]).
 pub(super) const MOVE_WINDOW: u64 = if cfg!(test) { 8 } else { 4096 };
 
 impl ProfileSinkFactory {
     pub fn new(clock: Option<Clock>) -> Self {
-        Self {
-            clock,
-            table_limit: MIN_TABLE_LIMIT,
-        }
+        Self::for_input(clock, 0)
     }
 
-    /// Dense tables for an input of `bytes`: as many entries as a quarter of its bytes (the
-    /// tables as large as the file), and at least [`MIN_TABLE_LIMIT`].
+    /// Sinks for an input of `bytes` (dense tables up to
+    /// [`crate::trace::nesting::dense_table_limit`]).
     pub fn for_input(clock: Option<Clock>, bytes: u64) -> Self {
-        let quarter = usize::try_from(bytes / 4).unwrap_or(usize::MAX);
         Self {
             clock,
-            table_limit: quarter.max(MIN_TABLE_LIMIT),
+            table_limit: crate::trace::nesting::dense_table_limit(bytes),
         }
     }
 
