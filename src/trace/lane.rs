@@ -135,7 +135,7 @@ impl DurColumn {
         }
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn get(&self, i: usize) -> u64 {
         match self {
             DurColumn::Narrow(v) => v[i] as u64,
@@ -196,48 +196,97 @@ impl Call {
     }
 }
 
-/// All calls of one thread at one depth, sorted by start.
+/// All calls of one thread at one depth, sorted by start: every column in one allocation of
+/// 4-byte words (a u64 value takes two, low word first). A lane of one call costs ≈ 130 bytes
+/// rather than eight allocations and ≈ 450: a hostile file can have a lane per call (up to the
+/// lane budget), a trace of many threads a lane or more per thread.
 #[derive(Debug, Clone, Default)]
 pub struct Lane {
-    start: TimeColumn,
-    dur: DurColumn,
-    method: Vec<u32>,
-    first_child: Vec<u32>,
-    cpu: Option<(TimeColumn, DurColumn)>,
+    words: Box<[u32]>,
+    len: usize,
+    /// Where each column starts in `words` (indexed by the `COL_*` constants).
+    at: [usize; 8],
+    /// `WIDE_*` bits of the columns stored as u64, and `HAS_CPU`.
+    bits: u8,
 }
 
+const COL_START_BASES: usize = 0;
+const COL_START: usize = 1;
+const COL_DUR: usize = 2;
+const COL_METHOD: usize = 3;
+const COL_FIRST_CHILD: usize = 4;
+const COL_CPU_BASES: usize = 5;
+const COL_CPU_START: usize = 6;
+const COL_CPU_DUR: usize = 7;
+const WIDE_START: u8 = 1;
+const WIDE_DUR: u8 = 2;
+const WIDE_CPU_START: u8 = 4;
+const WIDE_CPU_DUR: u8 = 8;
+const HAS_CPU: u8 = 16;
+
 impl Lane {
+    #[inline(always)]
+    fn u64_at(&self, w: usize) -> u64 {
+        self.words[w] as u64 | (self.words[w + 1] as u64) << 32
+    }
+
+    /// Value `i` of a time column (u32 offsets from a u64 base per block, or u64).
+    #[inline(always)]
+    fn time(&self, bases: usize, col: usize, wide: u8, i: usize) -> u64 {
+        if self.bits & wide != 0 {
+            self.u64_at(self.at[col] + 2 * i)
+        } else {
+            self.u64_at(self.at[bases] + 2 * (i >> BLOCK_SHIFT))
+                + self.words[self.at[col] + i] as u64
+        }
+    }
+
+    /// Value `i` of a duration column (u32 or u64).
+    #[inline(always)]
+    fn duration(&self, col: usize, wide: u8, i: usize) -> u64 {
+        if self.bits & wide != 0 {
+            self.u64_at(self.at[col] + 2 * i)
+        } else {
+            self.words[self.at[col] + i] as u64
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, col: usize, i: usize) -> u32 {
+        self.words[self.at[col] + i]
+    }
+
     pub fn len(&self) -> usize {
-        self.method.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.method.is_empty()
+        self.len == 0
     }
 
     #[inline]
     pub fn start(&self, i: usize) -> u64 {
-        self.start.get(i)
+        self.time(COL_START_BASES, COL_START, WIDE_START, i)
     }
 
     #[inline]
     pub fn dur(&self, i: usize) -> u64 {
-        self.dur.get(i)
+        self.duration(COL_DUR, WIDE_DUR, i)
     }
 
     #[inline]
     pub fn end(&self, i: usize) -> u64 {
-        self.start.get(i) + self.dur.get(i)
+        self.start(i) + self.dur(i)
     }
 
     #[inline]
     pub fn method(&self, i: usize) -> MethodId {
-        MethodId(self.method[i] & METHOD_MASK)
+        MethodId(self.word(COL_METHOD, i) & METHOD_MASK)
     }
 
     #[inline]
     pub fn flags(&self, i: usize) -> CallFlags {
-        let m = self.method[i];
+        let m = self.word(COL_METHOD, i);
         CallFlags {
             synthesized_entry: m & FLAG_SYNTH != 0,
             unclosed: m & FLAG_UNCLOSED != 0,
@@ -247,23 +296,28 @@ impl Lane {
     /// Thread-CPU (start, duration) of call `i`, if the trace has that clock.
     #[inline]
     pub fn cpu(&self, i: usize) -> Option<(u64, u64)> {
-        self.cpu.as_ref().map(|(s, d)| (s.get(i), d.get(i)))
+        self.has_cpu().then(|| {
+            let s = self.time(COL_CPU_BASES, COL_CPU_START, WIDE_CPU_START, i);
+            (s, self.duration(COL_CPU_DUR, WIDE_CPU_DUR, i))
+        })
     }
 
     /// Thread-CPU duration of call `i`, if the trace has that clock (cheaper than [`Lane::cpu`]).
     #[inline]
     pub(crate) fn cpu_dur(&self, i: usize) -> Option<u64> {
-        self.cpu.as_ref().map(|(_, d)| d.get(i))
+        self.has_cpu()
+            .then(|| self.duration(COL_CPU_DUR, WIDE_CPU_DUR, i))
     }
 
+    #[inline]
     pub(crate) fn has_cpu(&self) -> bool {
-        self.cpu.is_some()
+        self.bits & HAS_CPU != 0
     }
 
     /// Index in the next lane of this call's first child.
     #[inline]
     pub(crate) fn first_child(&self, i: usize) -> usize {
-        self.first_child[i] as usize
+        self.word(COL_FIRST_CHILD, i) as usize
     }
 
     /// The children of call `i`: a range of indices into the next lane (`next_len` = its length).
@@ -311,15 +365,13 @@ impl Lane {
 
     /// Heap bytes used by this lane.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.start.heap_bytes()
-            + self.dur.heap_bytes()
-            + self.method.len() * 4
-            + self.first_child.len() * 4
-            + self
-                .cpu
-                .as_ref()
-                .map_or(0, |(s, d)| s.heap_bytes() + d.heap_bytes())
+        self.words.len() * 4
     }
+}
+
+fn push_u64(w: &mut Vec<u32>, x: u64) {
+    w.push(x as u32);
+    w.push((x >> 32) as u32);
 }
 
 /// `[0, n)` binary search: the first index where `pred` is false (pred must be monotone).
@@ -336,9 +388,24 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// Accumulates one lane, compressing as it goes (calls arrive in start order).
+/// Accumulates one lane (calls arrive in start order). With room for `n` calls it writes them
+/// straight into a finished lane's one allocation (compact columns: u32 offsets and
+/// durations), so finishing costs no copy; a call that does not fit that layout (a time more
+/// than `u32::MAX` past its block's base, a longer duration, a CPU time missing or unexpected,
+/// more calls than planned) moves the lane to growable columns, which [`LaneBuilder::finish`]
+/// packs.
 #[derive(Debug)]
 pub(crate) struct LaneBuilder {
+    /// The calls so far in the packed layout for `planned` calls (`packed.len` of them).
+    packed: Lane,
+    planned: usize,
+    cpu: bool,
+    spilled: Option<Box<Columns>>,
+}
+
+/// A lane's growable columns.
+#[derive(Debug)]
+struct Columns {
     start: TimeColumn,
     dur: DurColumn,
     method: Vec<u32>,
@@ -347,15 +414,8 @@ pub(crate) struct LaneBuilder {
     cpu_dur: DurColumn,
 }
 
-impl Default for LaneBuilder {
-    fn default() -> Self {
-        Self::with_capacity(0, false)
-    }
-}
-
-impl LaneBuilder {
-    /// A builder with room for `n` calls (and their CPU times when `cpu`).
-    pub(crate) fn with_capacity(n: usize, cpu: bool) -> Self {
+impl Columns {
+    fn with_capacity(n: usize, cpu: bool) -> Self {
         let c = if cpu { n } else { 0 };
         Self {
             start: TimeColumn::with_capacity(n),
@@ -367,13 +427,8 @@ impl LaneBuilder {
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.method.len()
-    }
-
-    /// Appends a call. Calls must be pushed in start order and must not overlap.
     #[inline]
-    pub(crate) fn push(&mut self, call: &Call, first_child: u32) {
+    fn push(&mut self, call: &Call, first_child: u32) {
         self.start.push(call.start);
         self.dur.push(call.dur);
         self.method.push(call.flags.pack(call.method));
@@ -384,15 +439,194 @@ impl LaneBuilder {
         }
     }
 
-    pub(crate) fn finish(self) -> Lane {
+    /// The lane: the columns copied into one allocation of their exact size.
+    fn pack(self) -> Lane {
         let n = self.method.len();
-        let cpu = (n > 0 && self.cpu_start.len() == n).then_some((self.cpu_start, self.cpu_dur));
+        let cpu = n > 0 && self.cpu_start.len() == n;
+        let words = self.start.heap_bytes()
+            + self.dur.heap_bytes()
+            + 8 * n
+            + if cpu {
+                self.cpu_start.heap_bytes() + self.cpu_dur.heap_bytes()
+            } else {
+                0
+            };
+        let mut w: Vec<u32> = Vec::with_capacity(words / 4);
+        let mut at = [0usize; 8];
+        let mut bits = 0u8;
+        let mut time = |w: &mut Vec<u32>, c: &TimeColumn, cols: (usize, usize), wide: u8| match c {
+            TimeColumn::Compact { bases, offsets } => {
+                at[cols.0] = w.len();
+                bases.iter().for_each(|&b| push_u64(w, b));
+                at[cols.1] = w.len();
+                w.extend_from_slice(offsets);
+            }
+            TimeColumn::Wide(v) => {
+                (at[cols.0], at[cols.1]) = (w.len(), w.len());
+                bits |= wide;
+                v.iter().for_each(|&x| push_u64(w, x));
+            }
+        };
+        time(
+            &mut w,
+            &self.start,
+            (COL_START_BASES, COL_START),
+            WIDE_START,
+        );
+        if cpu {
+            time(
+                &mut w,
+                &self.cpu_start,
+                (COL_CPU_BASES, COL_CPU_START),
+                WIDE_CPU_START,
+            );
+        }
+        let mut dur = |w: &mut Vec<u32>, d: &DurColumn, col: usize, wide: u8| {
+            at[col] = w.len();
+            match d {
+                DurColumn::Narrow(v) => w.extend_from_slice(v),
+                DurColumn::Wide(v) => {
+                    bits |= wide;
+                    v.iter().for_each(|&x| push_u64(w, x));
+                }
+            }
+        };
+        dur(&mut w, &self.dur, COL_DUR, WIDE_DUR);
+        if cpu {
+            dur(&mut w, &self.cpu_dur, COL_CPU_DUR, WIDE_CPU_DUR);
+            bits |= HAS_CPU;
+        }
+        at[COL_METHOD] = w.len();
+        w.extend_from_slice(&self.method);
+        at[COL_FIRST_CHILD] = w.len();
+        w.extend_from_slice(&self.first_child);
+        debug_assert_eq!(w.len(), w.capacity());
         Lane {
-            start: self.start,
-            dur: self.dur,
-            method: self.method,
-            first_child: self.first_child,
+            words: w.into_boxed_slice(),
+            len: n,
+            at,
+            bits,
+        }
+    }
+}
+
+impl Default for LaneBuilder {
+    fn default() -> Self {
+        Self::with_capacity(0, false)
+    }
+}
+
+impl LaneBuilder {
+    /// A builder with room for `n` calls (and their CPU times when `cpu`).
+    pub(crate) fn with_capacity(n: usize, cpu: bool) -> Self {
+        // Compact columns: start bases (two words per block of 1024) and offsets, durations,
+        // methods, first children, and the CPU start and duration columns.
+        let bases = 2 * n.div_ceil(BLOCK_LEN);
+        let mut at = [0usize; 8];
+        let mut next = 0;
+        let mut place = |col: usize, words: usize| {
+            at[col] = next;
+            next += words;
+        };
+        place(COL_START_BASES, bases);
+        place(COL_START, n);
+        if cpu {
+            place(COL_CPU_BASES, bases);
+            place(COL_CPU_START, n);
+        }
+        place(COL_DUR, n);
+        if cpu {
+            place(COL_CPU_DUR, n);
+        }
+        place(COL_METHOD, n);
+        place(COL_FIRST_CHILD, n);
+        Self {
+            packed: Lane {
+                words: vec![0; next].into_boxed_slice(),
+                len: 0,
+                at,
+                bits: if cpu && n > 0 { HAS_CPU } else { 0 },
+            },
+            planned: n,
             cpu,
+            spilled: None,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.spilled
+            .as_ref()
+            .map_or(self.packed.len, |c| c.method.len())
+    }
+
+    /// Appends a call. Calls must be pushed in start order and must not overlap.
+    #[inline]
+    pub(crate) fn push(&mut self, call: &Call, first_child: u32) {
+        if self.spilled.is_none() && !self.push_packed(call, first_child) {
+            self.spill();
+        }
+        if let Some(c) = &mut self.spilled {
+            c.push(call, first_child);
+        }
+    }
+
+    /// Writes a call into the packed layout, if it fits there.
+    #[inline(always)]
+    fn push_packed(&mut self, call: &Call, first_child: u32) -> bool {
+        let (i, p) = (self.packed.len, &mut self.packed);
+        let fits_time = |p: &Lane, bases: usize, t: u64| {
+            i % BLOCK_LEN == 0
+                || t.checked_sub(p.u64_at(p.at[bases] + 2 * (i >> BLOCK_SHIFT)))
+                    .is_some_and(|d| d <= u32::MAX as u64)
+        };
+        let cpu_fits = match call.cpu {
+            Some((s, d)) => self.cpu && fits_time(p, COL_CPU_BASES, s) && d <= u32::MAX as u64,
+            None => !self.cpu,
+        };
+        if i >= self.planned
+            || call.dur > u32::MAX as u64
+            || !cpu_fits
+            || !fits_time(p, COL_START_BASES, call.start)
+        {
+            return false;
+        }
+        let put_time = |p: &mut Lane, bases: usize, col: usize, t: u64| {
+            let b = p.at[bases] + 2 * (i >> BLOCK_SHIFT);
+            if i % BLOCK_LEN == 0 {
+                (p.words[b], p.words[b + 1]) = (t as u32, (t >> 32) as u32);
+            }
+            let base = p.u64_at(b);
+            p.words[p.at[col] + i] = (t - base) as u32;
+        };
+        put_time(p, COL_START_BASES, COL_START, call.start);
+        p.words[p.at[COL_DUR] + i] = call.dur as u32;
+        p.words[p.at[COL_METHOD] + i] = call.flags.pack(call.method);
+        p.words[p.at[COL_FIRST_CHILD] + i] = first_child;
+        if let Some((s, d)) = call.cpu {
+            put_time(p, COL_CPU_BASES, COL_CPU_START, s);
+            p.words[p.at[COL_CPU_DUR] + i] = d as u32;
+        }
+        p.len += 1;
+        true
+    }
+
+    /// Moves the calls so far to growable columns.
+    #[cold]
+    fn spill(&mut self) {
+        let n = self.packed.len;
+        let mut c = Columns::with_capacity(self.planned.max(n + 1), self.cpu);
+        (0..n).for_each(|i| c.push(&self.packed.call(i), self.packed.first_child(i) as u32));
+        self.packed = Lane::default();
+        self.spilled = Some(Box::new(c));
+    }
+
+    pub(crate) fn finish(mut self) -> Lane {
+        if self.spilled.is_none() && self.packed.len < self.planned {
+            self.spill();
+        }
+        match self.spilled {
+            Some(c) => c.pack(),
+            None => self.packed,
         }
     }
 }
@@ -429,6 +663,74 @@ mod tests {
         assert!(matches!(c, TimeColumn::Wide(_)) && matches!(d, DurColumn::Wide(_)));
         assert!((0..v.len()).all(|i| c.get(i) == v[i] && d.get(i) == v[i]));
         assert_eq!(c.get(v.len()), u64::MAX / 2);
+    }
+
+    /// A finished lane reads back every call pushed, with compact and wide columns of both
+    /// clocks, over several blocks; its one allocation is the columns' exact size.
+    #[test]
+    fn packed_lane_reads_back_every_column() {
+        for (wide_start, wide_dur, cpu) in [
+            (false, false, false),
+            (false, false, true),
+            (true, false, true),
+            (false, true, true),
+            (true, true, false),
+        ] {
+            let n = 3000usize;
+            let calls: Vec<(Call, u32)> = (0..n)
+                .map(|i| {
+                    let i64_ = i as u64;
+                    let start = if wide_start && i == n - 1 {
+                        u64::MAX / 4
+                    } else {
+                        1_000_000_000_000 + i64_ * 977
+                    };
+                    let dur = if wide_dur && i == 7 {
+                        1 << 40
+                    } else {
+                        i64_ % 13
+                    };
+                    let call = Call {
+                        method: MethodId((i * 7 % 1000) as u32),
+                        start,
+                        dur,
+                        cpu: cpu.then(|| (5 + i64_ * 3, i64_ % 5)),
+                        flags: CallFlags {
+                            synthesized_entry: i % 3 == 0,
+                            unclosed: i % 5 == 0,
+                        },
+                    };
+                    (call, 2 * i as u32)
+                })
+                .collect();
+            // Fewer calls planned, as many (written in place), more.
+            for planned in [10, n, n + 5] {
+                let mut b = LaneBuilder::with_capacity(planned, cpu);
+                calls.iter().for_each(|(c, fc)| b.push(c, *fc));
+                let in_place = b.spilled.is_none();
+                let lane = b.finish();
+                let what = format!(
+                    "wide start {wide_start}, wide dur {wide_dur}, cpu {cpu}, planned {planned}"
+                );
+                assert_eq!(in_place, planned >= n && !wide_start && !wide_dur, "{what}");
+                assert_eq!(lane.len(), n, "{what}");
+                assert_eq!(lane.has_cpu(), cpu, "{what}");
+                for (i, (c, fc)) in calls.iter().enumerate() {
+                    assert_eq!(lane.call(i), *c, "{what}, call {i}");
+                    assert_eq!(lane.first_child(i), *fc as usize, "{what}, call {i}");
+                    assert_eq!(lane.cpu_dur(i), c.cpu.map(|(_, d)| d), "{what}, call {i}");
+                }
+                let words = |wide: bool| if wide { 2 * n } else { n };
+                let blocks = n.div_ceil(BLOCK_LEN) * 2;
+                let expected = if wide_start { 2 * n } else { blocks + n }
+                    + words(wide_dur)
+                    + 2 * n
+                    + if cpu { blocks + n + n } else { 0 };
+                assert_eq!(lane.heap_bytes(), 4 * expected, "{what}");
+            }
+        }
+        let empty = LaneBuilder::default().finish();
+        assert!(empty.is_empty() && !empty.has_cpu() && empty.heap_bytes() == 0);
     }
 
     #[test]

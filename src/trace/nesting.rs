@@ -42,11 +42,11 @@ pub(crate) fn classify_exit(
 pub const MAX_DEPTH: usize = 10_000;
 
 /// The lanes a trace keeps at most, over all threads: [`LANE_BUDGET`] or one per
-/// [`CALLS_PER_LANE`] calls, whichever is more. A lane costs ≈ 500 bytes whatever it holds, and a
-/// hostile file can give every call a lane of its own (a thread of exits without entries nests
-/// each synthesized caller one level deeper), which would cost 36x its size; the budget keeps the
-/// lanes' cost within a constant (≈ 16 MB; a trace that is compensated or diffed holds two)
-/// plus ≈ 18 bytes per call. Real traces stay far below it (a few thousand lanes). When a trace has more, the deepest threads are cut to a common depth (the largest that
+/// [`CALLS_PER_LANE`] calls, whichever is more. A lane costs ≈ 130 bytes whatever it holds
+/// (≈ 250 while it is built), and a hostile file can give every call a lane of its own (a thread
+/// of exits without entries nests each synthesized caller one level deeper); the budget keeps
+/// the lanes' cost within a constant (≈ 8 MB; a trace that is compensated or diffed holds two)
+/// plus ≈ 8 bytes per call. Real traces stay far below it (a few thousand lanes). When a trace has more, the deepest threads are cut to a common depth (the largest that
 /// fits) and their deeper calls are left out with the `nesting-too-deep` diagnostic, as beyond
 /// [`MAX_DEPTH`].
 pub const LANE_BUDGET: usize = 1 << 15;

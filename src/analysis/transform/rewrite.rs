@@ -91,7 +91,7 @@ fn children_of(lanes: &[Lane], depth: usize, i: usize) -> (usize, usize) {
 pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> Thread {
     let lanes = &thread.lanes;
     let has_cpu = lanes.first().is_some_and(Lane::has_cpu);
-    let mut out: Vec<LaneBuilder> = Vec::new();
+    let mut out: Vec<LaneBuilder> = Vec::with_capacity(lanes.len() + 1);
     // Kept calls open per method (collapse recursion).
     let mut open_count: Vec<u32> = match rule {
         Rule::Collapse { direct: false, .. } => vec![0; n_methods],

@@ -81,14 +81,15 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         recursive_calls: 0,
         edges: Edges::NONE,
     };
-    let mut rows = vec![Row {
+    let mut rows = Vec::with_capacity(trace.methods.len() + 2);
+    rows.push(Row {
         class: "(toplevel)",
         name: None,
         signature: "",
         id: -2,
         profile: &profile.toplevel,
         rank: NameRank::default(),
-    }];
+    });
     let is_unknown = |m: &crate::trace::Method| {
         trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
     };
