@@ -322,6 +322,7 @@ impl Builder {
                 ),
             ));
         }
+        self.strings.shrink_to_fit();
         let mut threads = Vec::with_capacity(self.threads.len());
         let mut events = Vec::with_capacity(self.threads.len());
         for (raw_id, name, ev) in self.threads {

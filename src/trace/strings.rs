@@ -39,11 +39,16 @@ pub(crate) fn shorten_bytes(s: &mut Vec<u8>, max: usize) {
     s.extend_from_slice("…".as_bytes());
 }
 
-/// An append-only interner. `StrId(0)` is always the empty string. Each string is stored once;
-/// the index holds ids only. Strings longer than [`MAX_STRING_BYTES`] are cut.
+/// An append-only interner. `StrId(0)` is always the empty string. Each string is stored once,
+/// all of them one after another in one buffer (a string costs its bytes and 8 for where it
+/// ends, not an allocation and a 16-byte pointer: a file may name a million methods); the
+/// index holds ids only. Strings longer than [`MAX_STRING_BYTES`] are cut.
 #[derive(Debug, Clone)]
 pub struct StringTable {
-    strings: Vec<Box<str>>,
+    /// Every string, one after another.
+    bytes: String,
+    /// Where each string ends in `bytes` (string `i` starts where string `i - 1` ends).
+    ends: Vec<usize>,
     index: HashTable<StrId>,
     /// How many strings were cut.
     shortened: u64,
@@ -52,7 +57,8 @@ pub struct StringTable {
 impl Default for StringTable {
     fn default() -> Self {
         let mut table = Self {
-            strings: Vec::new(),
+            bytes: String::new(),
+            ends: Vec::new(),
             index: HashTable::new(),
             shortened: 0,
         };
@@ -70,34 +76,46 @@ impl StringTable {
         }
         let s = &*s;
         let hash = FxBuildHasher.hash_one(s);
-        let strings = &self.strings;
-        if let Some(&id) = self.index.find(hash, |&id| &*strings[id.index()] == s) {
+        if let Some(&id) = self.index.find(hash, |&id| self.text(id) == s) {
             return id;
         }
-        let id = StrId(self.strings.len() as u32);
-        self.strings.push(s.into());
-        let strings = &self.strings;
+        let id = StrId(self.ends.len() as u32);
+        self.bytes.push_str(s);
+        self.ends.push(self.bytes.len());
+        let (bytes, ends) = (&self.bytes, &self.ends);
         self.index.insert_unique(hash, id, |&id| {
-            FxBuildHasher.hash_one(&*strings[id.index()])
+            FxBuildHasher.hash_one(Self::text_in(bytes, ends, id))
         });
         id
     }
 
-    /// How many strings given to [`StringTable::intern`] were longer than
-    /// [`MAX_STRING_BYTES`] and cut.
+    fn text_in<'a>(bytes: &'a str, ends: &[usize], id: StrId) -> &'a str {
+        let i = id.index();
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        &bytes[start..ends[i]]
+    }
+
+    fn text(&self, id: StrId) -> &str {
+        Self::text_in(&self.bytes, &self.ends, id)
+    }
+
     pub(crate) fn shortened(&self) -> u64 {
         self.shortened
     }
 
-    /// The text of `id`.
     pub(crate) fn get(&self, id: StrId) -> &str {
-        &self.strings[id.index()]
+        self.text(id)
+    }
+
+    /// Drops the room kept for more strings (the trace is finished).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+        self.ends.shrink_to_fit();
     }
 
     #[cfg(test)]
-    /// Number of distinct strings (including the empty string).
     pub(crate) fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 }
 
