@@ -54,19 +54,48 @@ const HUGE_BLOCK_LINES: usize = 1 << 14;
 
 const SEPARATOR: &str = "======================================================================";
 
-/// One printed method: a model method or a pseudo-method.
+/// One printed method: a model method or a pseudo-method (48 bytes: a report may have a
+/// million rows; the names are looked up in the trace).
 #[derive(Clone, Copy)]
 struct Row<'a> {
-    class: &'a str,
-    /// `None` for pseudo-methods and methods without a name.
-    name: Option<&'a str>,
-    signature: &'a str,
+    trace: &'a Trace,
+    /// The model method, or [`Row::TOPLEVEL`] / [`Row::UNKNOWN`] for the pseudo-methods.
+    method: u32,
+    /// Byte order of the class, of the name (`""` when there is none) and of the signature
+    /// among all rows: the tie breaks compare these instead of the strings.
+    rank: NameRank,
+    /// Whether [`Row::name`] is `Some` (the tie breaks ask it without reading the names).
+    named: bool,
     /// dmtracedump's method id: the key's id; −2 `(toplevel)`, −1 `(unknown)`.
     id: i64,
     profile: &'a MethodProfile,
-    /// Byte order of `class`, of the name (`""` when there is none) and of `signature` among
-    /// all rows: the tie breaks compare these instead of the strings.
-    rank: NameRank,
+}
+
+impl<'a> Row<'a> {
+    const TOPLEVEL: u32 = u32::MAX;
+    const UNKNOWN: u32 = u32::MAX - 1;
+
+    fn model(&self) -> Option<&'a crate::trace::Method> {
+        (self.method < Self::UNKNOWN).then(|| &self.trace.methods[self.method as usize])
+    }
+
+    fn class(&self) -> &'a str {
+        match self.model() {
+            Some(m) => self.trace.str(m.class),
+            None if self.method == Self::TOPLEVEL => "(toplevel)",
+            None => "(unknown)",
+        }
+    }
+
+    /// `None` for pseudo-methods and methods without a name.
+    fn name(&self) -> Option<&'a str> {
+        self.named
+            .then(|| self.model().map_or("", |m| self.trace.str(m.name)))
+    }
+
+    fn signature(&self) -> &'a str {
+        self.model().map_or("", |m| self.trace.str(m.signature))
+    }
 }
 
 /// See [`Row::rank`].
@@ -460,12 +489,12 @@ impl<'a> Printer<'a> {
     /// Appends `class.name signature` (just the class for rows without a name), escaped in
     /// HTML.
     fn push_name(&self, out: &mut String, row: &Row) {
-        out.push_str(&self.esc(row.class));
-        if let Some(name) = row.name {
+        out.push_str(&self.esc(row.class()));
+        if let Some(name) = row.name() {
             out.push('.');
             out.push_str(&self.esc(name));
             out.push(' ');
-            out.push_str(&self.esc(row.signature));
+            out.push_str(&self.esc(row.signature()));
         }
     }
 }

@@ -89,12 +89,14 @@ impl StringTable {
         id
     }
 
+    #[inline]
     fn text_in<'a>(bytes: &'a str, ends: &[usize], id: StrId) -> &'a str {
         let i = id.index();
         let start = if i == 0 { 0 } else { ends[i - 1] };
         &bytes[start..ends[i]]
     }
 
+    #[inline]
     fn text(&self, id: StrId) -> &str {
         Self::text_in(&self.bytes, &self.ends, id)
     }
@@ -103,6 +105,7 @@ impl StringTable {
         self.shortened
     }
 
+    #[inline]
     pub(crate) fn get(&self, id: StrId) -> &str {
         self.text(id)
     }

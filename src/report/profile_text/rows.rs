@@ -42,9 +42,9 @@ pub(super) fn compare_names(a: &Row, b: &Row) -> Ordering {
     a.rank
         .class
         .cmp(&b.rank.class)
-        .then_with(|| a.name.is_some().cmp(&b.name.is_some()))
-        .then_with(|| match (a.name, b.name) {
-            (Some(_), Some(_)) => a
+        .then_with(|| a.named.cmp(&b.named))
+        .then_with(|| match (a.named, b.named) {
+            (true, true) => a
                 .rank
                 .name
                 .cmp(&b.rank.name)
@@ -83,9 +83,9 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     };
     let mut rows = Vec::with_capacity(trace.methods.len() + 2);
     rows.push(Row {
-        class: "(toplevel)",
-        name: None,
-        signature: "",
+        trace,
+        method: Row::TOPLEVEL,
+        named: false,
         id: -2,
         profile: &profile.toplevel,
         rank: NameRank::default(),
@@ -95,9 +95,9 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     };
     if !trace.methods.iter().any(is_unknown) {
         rows.push(Row {
-            class: "(unknown)",
-            name: None,
-            signature: "",
+            trace,
+            method: Row::UNKNOWN,
+            named: false,
             id: -1,
             profile: &EMPTY,
             rank: NameRank::default(),
@@ -106,11 +106,10 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     let mut row_of_method = Vec::with_capacity(trace.methods.len());
     for (i, m) in trace.methods.iter().enumerate() {
         row_of_method.push(rows.len() as u32);
-        let name = trace.str(m.name);
         rows.push(Row {
-            class: trace.str(m.class),
-            name: (!name.is_empty()).then_some(name),
-            signature: trace.str(m.signature),
+            trace,
+            method: i as u32,
+            named: !trace.str(m.name).is_empty(),
             id: if is_unknown(m) { -1 } else { m.raw_id as i64 },
             profile: profile.methods.get(i).unwrap_or(&EMPTY),
             rank: NameRank::default(),
@@ -129,7 +128,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     let first_model = rows.len() - trace.methods.len();
     let keys = |of: fn(&crate::trace::Method) -> StrId, by_class: bool| {
         let pseudo_rows =
-            (rows[..first_model].iter()).map(|r| pseudo(if by_class { r.class } else { "" }));
+            (rows[..first_model].iter()).map(|r| pseudo(if by_class { r.class() } else { "" }));
         pseudo_rows
             .chain(trace.methods.iter().map(|m| of(m).0))
             .collect::<Vec<u32>>()

@@ -17,7 +17,7 @@ impl Printer<'_> {
     fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<Range<u32>>) {
         // (key, id, row), sorted: by key, then id, rows of equal key and id in row order.
         let mut named: Vec<(u32, i64, u32)> = (self.rows.iter().enumerate())
-            .filter(|(_, row)| row.name.is_some())
+            .filter(|(_, row)| row.named)
             .map(|(r, row)| {
                 let key = if by_class {
                     row.rank.class
@@ -118,7 +118,9 @@ impl Printer<'_> {
                 g
             })
             .collect();
-        groups.sort_by(|a, b| {
+        // Groups come in increasing `rows.start`: the last tie break makes the unstable sort
+        // (no buffer of half the groups) give the stable order.
+        groups.sort_unstable_by(|a, b| {
             let (fa, fb) = (
                 &self.rows[group_rows(a)[0] as usize],
                 &self.rows[group_rows(b)[0] as usize],
@@ -127,6 +129,7 @@ impl Printer<'_> {
                 .cmp(&a.exclusive)
                 .then(fa.rank.class.cmp(&fb.rank.class))
                 .then(fa.id.cmp(&fb.id))
+                .then(a.rows.start.cmp(&b.rows.start))
         });
         let letter = if by_class { 'd' } else { 'e' };
         let mut sum = 0.0f64;
@@ -139,9 +142,9 @@ impl Printer<'_> {
             let sum_per = 100.0 * sum / self.total;
             let first = &self.rows[group_rows(g)[0] as usize];
             let group_name = if by_class {
-                first.class
+                first.class()
             } else {
-                first.name.unwrap_or("")
+                first.name().unwrap_or("")
             };
             if self.html {
                 let _ = write!(
@@ -183,7 +186,7 @@ impl Printer<'_> {
                 sum_methods += p.exclusive as f64;
                 let sum_per = 100.0 * sum_methods / group_exclusive;
                 let idx = self.index[r];
-                let name = row.name.unwrap_or("");
+                let name = row.name().unwrap_or("");
                 if self.html {
                     let mut s =
                         String::from("<div class=\"leaf\"><span class=\"leaf\">&nbsp;</span>");
@@ -196,14 +199,14 @@ impl Printer<'_> {
                     s.push_str("&nbsp;");
                     let _ = write!(s, "<a href=\"#m{idx}\">[{idx}]</a>&nbsp;");
                     if by_class {
-                        let _ = write!(s, "{}&nbsp;{}", escape(name), escape(row.signature));
+                        let _ = write!(s, "{}&nbsp;{}", escape(name), escape(row.signature()));
                     } else {
                         let _ = write!(
                             s,
                             "{}.{}&nbsp;{}",
-                            escape(row.class),
+                            escape(row.class()),
                             escape(name),
-                            escape(row.signature)
+                            escape(row.signature())
                         );
                     }
                     s.push_str("</div>\n");
@@ -220,12 +223,12 @@ impl Printer<'_> {
                     out.push_str(itoa::Buffer::new().format(idx));
                     out.push_str("] ");
                     if !by_class {
-                        out.push_str(row.class);
+                        out.push_str(row.class());
                         out.push('.');
                     }
                     out.push_str(name);
                     out.push(' ');
-                    out.push_str(row.signature);
+                    out.push_str(row.signature());
                     out.push('\n');
                 }
                 // A class may hold a million methods.
