@@ -139,7 +139,8 @@ fn main() {
 
     // What `tracelens profile` runs: the profile made while decoding, nothing stored.
     let (sink_t, _) = best_of(RUNS, || {
-        let factory = ProfileSinkFactory::new(Some(clock));
+        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let factory = ProfileSinkFactory::for_input(Some(clock), len);
         let (b, sinks) = load_to_sinks(&path, &Progress::default(), &factory)
             .expect("load")
             .expect("a key + data trace");

@@ -106,9 +106,8 @@ fn main() {
     );
     drop((trace, samples));
     let sampled = |p: &PathBuf| {
-        let factory = SampleSinkFactory {
-            clock: Some(Clock::Cpu),
-        };
+        let len = std::fs::metadata(p).map_or(0, |m| m.len());
+        let factory = SampleSinkFactory::for_input(Some(Clock::Cpu), len);
         let (b, sinks) = load_to_sinks(p, &Progress::default(), &factory)
             .unwrap()
             .expect("an Android trace");
