@@ -76,7 +76,7 @@ impl StringTable {
         }
         let s = &*s;
         let hash = FxBuildHasher.hash_one(s);
-        if let Some(&id) = self.index.find(hash, |&id| self.text(id) == s) {
+        if let Some(&id) = self.index.find(hash, |&id| self.get(id) == s) {
             return id;
         }
         let id = StrId(self.ends.len() as u32);
@@ -96,18 +96,13 @@ impl StringTable {
         &bytes[start..ends[i]]
     }
 
-    #[inline]
-    fn text(&self, id: StrId) -> &str {
-        Self::text_in(&self.bytes, &self.ends, id)
-    }
-
     pub(crate) fn shortened(&self) -> u64 {
         self.shortened
     }
 
     #[inline]
     pub(crate) fn get(&self, id: StrId) -> &str {
-        self.text(id)
+        Self::text_in(&self.bytes, &self.ends, id)
     }
 
     /// Drops the room kept for more strings (the trace is finished).

@@ -312,19 +312,15 @@ impl<const K: usize> Acc<K> {
         }
     }
 
-    /// Sums for `method_count` methods that count no edges ([`Detail::Totals`]).
-    pub(super) fn totals_only(method_count: usize) -> Self {
-        Self {
-            keeps_edges: false,
-            ..Self::new(method_count, false)
-        }
-    }
-
-    /// Sums made for `detail`, with parent caches when `cached` and edges are kept.
+    /// Sums made for `detail`: with parent caches when `cached` and edges are kept; without
+    /// edges, or caches, for [`Detail::Totals`].
     pub(super) fn for_detail(method_count: usize, cached: bool, detail: Detail) -> Self {
         match detail {
             Detail::Edges => Self::new(method_count, cached),
-            Detail::Totals => Self::totals_only(method_count),
+            Detail::Totals => Self {
+                keeps_edges: false,
+                ..Self::new(method_count, false)
+            },
         }
     }
 
