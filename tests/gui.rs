@@ -214,7 +214,7 @@ fn a_perflog_opens_on_statistics_with_plots_and_selectable_series() {
     assert!(!l.trace.durations.is_empty());
     h.get_by_label("Statistics");
     h.get_by_label("Duration statistics (ms)");
-    let name = l.trace.durations[1].name.clone();
+    let name = l.trace.durations.series(1).name.to_string();
     h.get_by_label(&name).click();
     h.run();
     let tab = &h.state().tabs[0];
@@ -340,8 +340,8 @@ fn a_perflog_marker_shows_its_attributes_with_formulas_evaluated() {
             .iter()
             .find(|d| d.name.starts_with("Bytes=4096,"))
             .unwrap();
-        let mean = tracelens::analysis::stats::Stats::of(&d.durations_s).mean;
-        (d.name.clone(), 4096.0 / mean)
+        let mean = tracelens::analysis::stats::Stats::of(d.durations_s).mean;
+        (d.name.to_string(), 4096.0 / mean)
     };
     // The table has a column per attribute key, and shows the evaluated formula.
     h.get_by_label("Bps AVG");

@@ -75,7 +75,7 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         threads,
         counters: Vec::new(),
         instants: Vec::new(),
-        durations: Vec::new(),
+        durations: Default::default(),
         diagnostics: trace.diagnostics.clone(),
         deobfuscation: trace.deobfuscation.clone(),
         compensation: trace.compensation.clone(),

@@ -65,11 +65,11 @@ pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
         .durations
         .iter()
         .map(|d| {
-            let stats = Stats::of(&d.durations_s);
+            let stats = Stats::of(d.durations_s);
             SeriesStats {
                 name: d.name.to_string(),
                 group: d.group.to_string(),
-                attributes: crate::analysis::attributes::attributes(&d.name, &stats),
+                attributes: crate::analysis::attributes::attributes(d.name, &stats),
                 stats,
                 incomplete: d.incomplete,
             }
@@ -93,7 +93,7 @@ pub fn compare_runs(runs: &[&Trace], baseline: usize) -> Vec<ComparisonRow> {
     use std::collections::BTreeMap;
     let mut by_name: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
     for (r, t) in runs.iter().enumerate() {
-        for d in &t.durations {
+        for d in t.durations.iter() {
             let e = by_name
                 .entry(d.name.to_string())
                 .or_insert_with(|| vec![Vec::new(); runs.len()]);

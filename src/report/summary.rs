@@ -452,11 +452,11 @@ fn summarize_full<'a>(
             .durations
             .iter()
             .map(|d| {
-                let st = crate::analysis::stats::Stats::of(&d.durations_s);
+                let st = crate::analysis::stats::Stats::of(d.durations_s);
                 let ms = |x: f64| x * 1e3;
                 DurationSummary {
-                    name: &d.name,
-                    group: &d.group,
+                    name: d.name,
+                    group: d.group,
                     count: st.count as u64,
                     incomplete: d.incomplete,
                     total_ms: ms(st.total),
@@ -465,7 +465,7 @@ fn summarize_full<'a>(
                     mean_ms: ms(st.mean),
                     median_ms: ms(st.median),
                     stddev_ms: ms(st.stddev),
-                    attributes: crate::analysis::attributes::attributes(&d.name, &st),
+                    attributes: crate::analysis::attributes::attributes(d.name, &st),
                 }
             })
             .collect(),

@@ -14,7 +14,7 @@ use super::nesting::{
     stream_diagnostics,
 };
 use super::{
-    ClockMode, Counter, Diagnostic, Diagnostics, DurationSeries, Instant, Lane, Location, Method,
+    ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instant, Lane, Location, Method,
     MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
@@ -200,7 +200,7 @@ pub struct Builder {
     threads: Vec<(u64, String, ThreadEvents)>,
     pub counters: Vec<Counter>,
     pub instants: Vec<Instant>,
-    pub durations: Vec<DurationSeries>,
+    pub durations: DurationsBuilder,
     pub diagnostics: Diagnostics,
 }
 
@@ -345,7 +345,7 @@ impl Builder {
             threads,
             counters: self.counters,
             instants: shrunk(self.instants),
-            durations: self.durations,
+            durations: self.durations.finish(),
             diagnostics: self.diagnostics.into_vec(),
             deobfuscation: None,
             compensation: None,

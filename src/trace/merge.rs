@@ -7,8 +7,8 @@
 use rustc_hash::FxHashMap;
 
 use super::{
-    Call, Counter, Diagnostic, DurationSeries, Instant, LaneBuilder, Method, MethodId, SourceInfo,
-    StringTable, Thread, ThreadId, Trace,
+    Call, Counter, Diagnostic, Instant, LaneBuilder, Method, MethodId, SourceInfo, StringTable,
+    Thread, ThreadId, Trace,
 };
 
 /// One trace to merge.
@@ -113,10 +113,7 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
             ..c.clone()
         }));
         out.durations
-            .extend(t.durations.iter().map(|d| DurationSeries {
-                group: format!("{}: {}", part.label, d.group).into(),
-                ..d.clone()
-            }));
+            .extend_regrouped(&t.durations, |g| format!("{}: {g}", part.label));
         out.diagnostics
             .extend(t.diagnostics.iter().map(|d| Diagnostic {
                 message: format!("{}: {}", part.label, d.message),

@@ -12,6 +12,7 @@
 
 pub(crate) mod builder;
 mod diag;
+mod durations;
 mod ids;
 mod lane;
 pub(crate) mod nesting;
@@ -25,6 +26,7 @@ pub mod merge;
 pub use builder::MAX_THREADS;
 pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Diagnostics, Location, MAX_DIAGNOSTICS_PER_CODE, Severity, summarize};
+pub use durations::{Durations, DurationsBuilder, SeriesRef};
 pub use ids::{MethodId, StrId, ThreadId};
 pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
@@ -143,20 +145,6 @@ pub struct Instant {
     pub label: compact_str::CompactString,
 }
 
-/// Durations without timestamps (PerfLog marker iterations, CProfiler hits), in seconds.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct DurationSeries {
-    /// Inline up to 24 bytes: a file may hold a million series of one line each.
-    pub name: compact_str::CompactString,
-    /// Grouping: a session, a run, a file (shared by the group's series: a file may hold a
-    /// million series of one line each).
-    pub group: std::sync::Arc<str>,
-    /// One value inline: a file may hold a million series of one hit each.
-    pub durations_s: smallvec::SmallVec<[f64; 1]>,
-    /// Started but never finished.
-    pub incomplete: u64,
-}
-
 /// What kind of file the trace came from, plus the header facts it states.
 ///
 /// The facts the program uses (start time, VM, pid, ...) are typed fields filled by the readers;
@@ -242,7 +230,7 @@ pub struct Trace {
     pub threads: Vec<Thread>,
     pub counters: Vec<Counter>,
     pub instants: Vec<Instant>,
-    pub durations: Vec<DurationSeries>,
+    pub durations: Durations,
     pub diagnostics: Vec<Diagnostic>,
     /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see
     /// [`crate::mapping::apply`]).

@@ -11,7 +11,7 @@ use crate::analysis::attributes::Attribute;
 use crate::analysis::stats::{ComparisonRow, SeriesStats, compare_runs};
 use crate::app::context::{OtherDoc, PanelCtx};
 use crate::app::tasks::Cached;
-use crate::trace::{DurationSeries, Trace};
+use crate::trace::{SeriesRef, Trace};
 
 /// What a comparison was computed for: the baseline index and each run's (title, document
 /// generation).
@@ -55,7 +55,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut StatsState) {
                 ui.label(RichText::new("Duration statistics (ms)").strong());
                 durations_table(ui, trace, &l.series, st);
                 if let Some(i) = st.selected.filter(|&i| i < trace.durations.len()) {
-                    series_plots(ui, &trace.durations[i], &l.series[i].attributes);
+                    series_plots(ui, trace.durations.series(i), &l.series[i].attributes);
                 }
                 compare_ui(ui, (l.generation, trace), st, others);
             }
@@ -101,11 +101,11 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st:
                 .body(|body| {
                     body.rows(18.0, trace.durations.len(), |mut row| {
                         let i = row.index();
-                        let d = &trace.durations[i];
+                        let d = trace.durations.series(i);
                         let s = &series[i].stats;
                         row.set_selected(st.selected == Some(i));
                         row.col(|ui| {
-                            let name = egui::Label::new(d.name.as_str())
+                            let name = egui::Label::new(d.name)
                                 .sense(egui::Sense::click())
                                 .truncate();
                             if ui.add(name).clicked() {
@@ -113,7 +113,7 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st:
                             }
                         });
                         row.col(|ui| {
-                            ui.label(&*d.group);
+                            ui.label(d.group);
                         });
                         let ms = |x: f64| format!("{:.3}", x * 1e3);
                         let values = [
@@ -163,7 +163,7 @@ pub fn fmt_si(x: f64) -> String {
 }
 
 /// Each iteration's duration, and a histogram of them.
-fn series_plots(ui: &mut egui::Ui, d: &DurationSeries, attrs: &[Attribute]) {
+fn series_plots(ui: &mut egui::Ui, d: SeriesRef<'_>, attrs: &[Attribute]) {
     ui.label(RichText::new(format!("{} [{}]", d.name, d.group)).strong());
     if !attrs.is_empty() {
         egui::Grid::new("attributes")

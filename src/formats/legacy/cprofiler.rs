@@ -15,7 +15,7 @@ use rustc_hash::FxBuildHasher;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, Diagnostic, DurationSeries, Location, Trace};
+use crate::trace::{Builder, Diagnostic, Location, Trace};
 
 const FORMAT: &str = "cprofiler-csv";
 
@@ -56,12 +56,14 @@ struct Reader {
     freq: Option<u64>,
     segment: usize,
     seen_freq: bool,
+    /// The first series of the current segment: the series after it are all of this segment.
+    segment_start: usize,
     /// (series, ticks) of the current segment.
-    raw: Vec<(usize, u64)>,
+    raw: Vec<(u32, u64)>,
     /// The series by (segment, id): indices into `b.durations`, whose names begin with the id.
-    series: HashTable<usize>,
+    series: HashTable<u32>,
     /// Per series: its segment and the length of its id (a name may gain ` [ticks]`).
-    series_keys: Vec<(usize, usize)>,
+    series_keys: Vec<(u32, u32)>,
     /// The group of the current segment's series.
     group: Arc<str>,
     /// (line, id) of the first records without a delta (C1), and how many there are.
@@ -104,6 +106,7 @@ impl Reader {
             freq: None,
             segment: 0,
             seen_freq: false,
+            segment_start: 0,
             raw: Vec::new(),
             series: HashTable::new(),
             series_keys: Vec::new(),
@@ -116,18 +119,24 @@ impl Reader {
     /// Converts the current segment's ticks to seconds with its frequency (or keeps ticks, and
     /// says so in the series name, when it has none).
     fn flush(&mut self) {
+        let d = &mut self.b.durations;
+        let mut ticks_named = Vec::new();
         for (s, ticks) in self.raw.drain(..) {
-            let d = &mut self.b.durations[s];
+            let s = s as usize;
             match self.freq.filter(|&f| f > 0) {
-                Some(f) => d.durations_s.push(ticks as f64 / f as f64),
+                Some(f) => d.push_value(s, ticks as f64 / f as f64),
                 None => {
-                    d.durations_s.push(ticks as f64);
-                    if !d.name.ends_with(" [ticks]") {
-                        d.name.push_str(" [ticks]");
+                    d.push_value(s, ticks as f64);
+                    // Series of this segment only: they are the last ones made.
+                    let i = s - self.segment_start;
+                    if ticks_named.len() <= i {
+                        ticks_named.resize(i + 1, false);
                     }
+                    ticks_named[i] = true;
                 }
             }
         }
+        d.append_to_names(self.segment_start, " [ticks]", &ticks_named);
     }
 
     /// `Frequency,<f>` (`v` is what follows the comma): ends the current segment; a repeated
@@ -136,6 +145,7 @@ impl Reader {
         self.flush();
         if self.seen_freq {
             self.segment += 1;
+            self.segment_start = self.b.durations.len();
             let segment = self.segment;
             self.group = format!("{}#{segment}", self.base_group).into();
             self.b.diag(
@@ -199,7 +209,7 @@ impl Reader {
         self.records += 1;
         let s = self.series_of(id);
         if delta.is_empty() {
-            self.b.durations[s].incomplete += 1;
+            self.b.durations.add_incomplete(s);
             self.incomplete += 1;
             if self.incomplete_ids.len() < MAX_LISTED_INCOMPLETE {
                 self.incomplete_ids.push((line_no, id.to_string()));
@@ -208,7 +218,7 @@ impl Reader {
         }
         let b = &mut self.b;
         match delta.parse::<i64>() {
-            Ok(d) if d >= 0 => self.raw.push((s, d as u64)),
+            Ok(d) if d >= 0 => self.raw.push((s as u32, d as u64)),
             Ok(d) => b.diag(
                 Diagnostic::warning("C5", loc, format!("negative delta {d} excluded"))
                     .with_raw(line),
@@ -232,26 +242,31 @@ impl Reader {
 
     /// The series of `id` in the current segment, made when new.
     fn series_of(&mut self, id: &str) -> usize {
-        let segment = self.segment;
+        // u32 keys (8 bytes a series, not 16): past 4 Gi segments or a 4 GiB id, which only a
+        // file of more than 4 GiB can hold, each record makes a series of its own.
+        let (Ok(segment), Ok(len)) = (u32::try_from(self.segment), u32::try_from(id.len())) else {
+            return self.new_series(id, u32::MAX, u32::MAX);
+        };
         let hash = FxBuildHasher.hash_one((segment, id));
         let (durations, keys) = (&self.b.durations, &self.series_keys);
-        let same = |&s: &usize| keys[s] == (segment, id.len()) && durations[s].name.starts_with(id);
+        let same = |&s: &u32| {
+            keys[s as usize] == (segment, len) && durations.name(s as usize).starts_with(id)
+        };
         if let Some(&s) = self.series.find(hash, same) {
-            return s;
+            return s as usize;
         }
-        let s = self.b.durations.len();
-        self.b.durations.push(DurationSeries {
-            name: id.into(),
-            group: self.group.clone(),
-            durations_s: Default::default(),
-            incomplete: 0,
-        });
-        self.series_keys.push((segment, id.len()));
+        let s = self.new_series(id, segment, len);
         let (durations, keys) = (&self.b.durations, &self.series_keys);
-        self.series.insert_unique(hash, s, |&s| {
-            FxBuildHasher.hash_one((keys[s].0, &durations[s].name[..keys[s].1]))
+        self.series.insert_unique(hash, s as u32, |&s| {
+            let (segment, len) = keys[s as usize];
+            FxBuildHasher.hash_one((segment, &durations.name(s as usize)[..len as usize]))
         });
         s
+    }
+
+    fn new_series(&mut self, id: &str, segment: u32, len: u32) -> usize {
+        self.series_keys.push((segment, len));
+        self.b.durations.push_series(id, &self.group)
     }
 
     /// Ends the last segment, lists the incomplete records (C1) and makes the trace; a file

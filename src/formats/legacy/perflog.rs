@@ -9,13 +9,16 @@
 //! ` [ticks]`.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use compact_str::CompactString;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, Counter, Diagnostic, DurationSeries, Location, Severity, Trace};
+use crate::trace::{Builder, Counter, Diagnostic, Location, Severity, Trace};
 
 const FORMAT: &str = "ce-perflog";
 
@@ -52,6 +55,8 @@ fn bracket_after<'a>(s: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
 #[derive(Default)]
 struct Session {
     index: usize,
+    /// The first series of this session: the series after it are all of this session.
+    first_series: usize,
     resolution: Option<u64>,
     /// (app, id) → series index.
     bound: HashMap<(CompactString, u64), usize>,
@@ -63,12 +68,13 @@ struct Session {
 struct Reader {
     b: Builder,
     sessions: Vec<Session>,
-    /// (session, app, name) → series index.
-    series_by_name: HashMap<(usize, CompactString, CompactString), usize>,
+    /// The current session's series by (app, name): (series, app) pairs, the app an index
+    /// into `apps` (8 bytes a series, where a map keyed by the strings took 70).
+    series_by_name: HashTable<(u32, u32)>,
+    apps: FxHashMap<CompactString, u32>,
     /// The group of the last series made: (session, app, `session N: app`), shared by the
     /// series that follow in it (a file may register a million markers).
     last_group: Option<(usize, CompactString, Arc<str>)>,
-    raw_series: Vec<Vec<u64>>,
 }
 
 impl Reader {
@@ -76,6 +82,7 @@ impl Reader {
         if self.sessions.is_empty() {
             self.sessions.push(Session {
                 index: 0,
+                first_series: self.b.durations.len(),
                 ..Session::default()
             });
         }
@@ -93,29 +100,37 @@ impl Reader {
         }
     }
 
+    /// The series of `name` by `app` in the current session `session`, made when new.
     fn series(&mut self, session: usize, app: &str, name: &str) -> usize {
-        let key = (session, CompactString::from(app), CompactString::from(name));
-        if let Some(&i) = self.series_by_name.get(&key) {
-            return i;
+        let next_app = self.apps.len() as u32;
+        let app_id = *self.apps.entry(app.into()).or_insert(next_app);
+        let hash = FxBuildHasher.hash_one((app_id, name));
+        let durations = &self.b.durations;
+        let same = |&(s, a): &(u32, u32)| a == app_id && durations.name(s as usize) == name;
+        if let Some(&(s, _)) = self.series_by_name.find(hash, same) {
+            return s as usize;
         }
-        let i = self.b.durations.len();
         let group = self.group(session, app);
-        self.b.durations.push(DurationSeries {
-            name: name.into(),
-            group,
-            durations_s: Default::default(),
-            incomplete: 0,
-        });
-        self.raw_series.push(Vec::new());
-        self.series_by_name.insert(key, i);
-        i
+        let s = self.b.durations.push_series(name, &group);
+        // Series past u32::MAX (a file over 4 GiB) are not found again: each event is its own.
+        if let Ok(s32) = u32::try_from(s) {
+            let durations = &self.b.durations;
+            self.series_by_name
+                .insert_unique(hash, (s32, app_id), |&(s, a)| {
+                    FxBuildHasher.hash_one((a, durations.name(s as usize)))
+                });
+        }
+        s
     }
 
     fn new_session(&mut self) {
         self.end_session();
+        // Series are of one session: the next never looks up the last one's.
+        self.series_by_name.clear();
         let index = self.sessions.len();
         self.sessions.push(Session {
             index,
+            first_series: self.b.durations.len(),
             ..Session::default()
         });
     }
@@ -126,19 +141,23 @@ impl Reader {
         };
         let raw = std::mem::take(&mut s.raw);
         let res = s.resolution.filter(|&r| r > 0);
+        let first = s.first_series;
+        let d = &mut self.b.durations;
+        let mut ticks_named = Vec::new();
         for (series, ticks) in raw {
-            self.raw_series[series].push(ticks);
-            let d = &mut self.b.durations[series];
             match res {
-                Some(r) => d.durations_s.push(ticks as f64 / r as f64),
+                Some(r) => d.push_value(series, ticks as f64 / r as f64),
                 None => {
-                    d.durations_s.push(ticks as f64);
-                    if !d.name.ends_with(" [ticks]") {
-                        d.name.push_str(" [ticks]");
+                    d.push_value(series, ticks as f64);
+                    let i = series - first;
+                    if ticks_named.len() <= i {
+                        ticks_named.resize(i + 1, false);
                     }
+                    ticks_named[i] = true;
                 }
             }
         }
+        d.append_to_names(first, " [ticks]", &ticks_named);
     }
 
     fn counter(&mut self, app: &str, kind: &'static str) -> usize {
@@ -460,9 +479,9 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     let mut rd = Reader {
         b: Builder::new(FORMAT),
         sessions: Vec::new(),
-        series_by_name: HashMap::new(),
+        series_by_name: HashTable::new(),
+        apps: FxHashMap::default(),
         last_group: None,
-        raw_series: Vec::new(),
     };
     rd.b.clock = None;
     rd.b.source.byte_len = bytes.len() as u64;
