@@ -2,6 +2,7 @@
 //! PerfLog, Dr. Dobb's CProfiler CSV and Tarvo's Logger CSV. Each reader's module docs describe
 //! its format and the quirks it accepts.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::formats::{FormatError, ReadContext};
@@ -22,8 +23,9 @@ pub enum LegacyKind {
 }
 
 /// Text of a file after BOM / UTF-16 / NUL / CR handling, split into lines.
-pub(crate) struct DecodedText {
-    pub text: String,
+pub(crate) struct DecodedText<'a> {
+    /// The file's bytes themselves when they are UTF-8 without NULs (no copy of the file).
+    pub text: Cow<'a, str>,
     /// Number of NUL bytes removed.
     pub nuls_removed: usize,
     /// True if the input was UTF-16 (LE or BE).
@@ -44,7 +46,10 @@ fn windows_1252(b: u8) -> char {
 }
 
 /// Decodes UTF-8, falling back to Windows-1252 for bytes that are not valid UTF-8.
-pub(crate) fn decode_8bit(bytes: &[u8]) -> String {
+pub(crate) fn decode_8bit(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(bytes.len());
     let mut rest = bytes;
     loop {
@@ -65,7 +70,7 @@ pub(crate) fn decode_8bit(bytes: &[u8]) -> String {
             }
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 fn looks_utf16le(bytes: &[u8]) -> bool {
@@ -85,7 +90,7 @@ fn looks_utf16le(bytes: &[u8]) -> bool {
 /// Decodes a file: BOM (UTF-8, UTF-16LE/BE), UTF-16LE without BOM (≥30 % NULs at odd
 /// positions), NUL removal, UTF-8 with Windows-1252 fallback. CR before LF is removed by
 /// [`lines`].
-pub(crate) fn decode(bytes: &[u8]) -> DecodedText {
+pub(crate) fn decode(bytes: &[u8]) -> DecodedText<'_> {
     let (utf16, le, body) = if let Some(b) = bytes.strip_prefix(&[0xff, 0xfe]) {
         (true, true, b)
     } else if let Some(b) = bytes.strip_prefix(&[0xfe, 0xff]) {
@@ -113,7 +118,7 @@ pub(crate) fn decode(bytes: &[u8]) -> DecodedText {
         let s = String::from_utf16_lossy(&units);
         let nuls = s.matches('\0').count();
         return DecodedText {
-            text: s.replace('\0', ""),
+            text: Cow::Owned(s.replace('\0', "")),
             nuls_removed: nuls,
             utf16: true,
         };
@@ -121,7 +126,7 @@ pub(crate) fn decode(bytes: &[u8]) -> DecodedText {
     let nuls = body.iter().filter(|&&b| b == 0).count();
     let text = if nuls > 0 {
         let clean: Vec<u8> = body.iter().copied().filter(|&b| b != 0).collect();
-        decode_8bit(&clean)
+        Cow::Owned(decode_8bit(&clean).into_owned())
     } else {
         decode_8bit(body)
     };
@@ -187,7 +192,7 @@ fn split_ints(line: &str) -> Option<usize> {
 pub fn sniff(bytes: &[u8], path: Option<&Path>) -> Option<LegacyKind> {
     let head = &bytes[..bytes.len().min(16384)];
     let dec = decode(head);
-    let text = dec.text.as_str();
+    let text: &str = &dec.text;
     let head_text: &str = match text.char_indices().nth(8192) {
         Some((i, _)) => &text[..i],
         None => text,
