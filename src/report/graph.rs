@@ -126,16 +126,41 @@ fn first_seen(trace: &Trace, clock: Clock) -> FxHashMap<(u32, u32), SeenKey> {
 
 /// One graph node: a method or pseudo-method with dmtracedump's numbers.
 struct Node {
-    key: MethodKey,
+    /// Its key in [`Graph::keys`].
+    key: u32,
     inclusive: u64,
     exclusive: u64,
     calls: u64,
-    /// Non-recursive children (node indices) in dmtracedump's list order.
-    children: Vec<usize>,
 }
 
-/// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`), and `(toplevel)`'s rank.
-fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
+/// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`), their keys, and their
+/// non-recursive children in dmtracedump's list order, all nodes' lists back to back (a list
+/// and a key per node would cost a method called once ≈ 100 bytes more).
+struct Graph {
+    nodes: Vec<Node>,
+    keys: Vec<MethodKey>,
+    /// Node `i`'s children are `children[child_ends[i - 1]..child_ends[i]]`.
+    children: Vec<u32>,
+    child_ends: Vec<usize>,
+    top_rank: usize,
+}
+
+impl Graph {
+    fn key(&self, node: usize) -> &MethodKey {
+        &self.keys[self.nodes[node].key as usize]
+    }
+
+    fn children(&self, node: usize) -> &[u32] {
+        let start = if node == 0 {
+            0
+        } else {
+            self.child_ends[node - 1]
+        };
+        &self.children[start..self.child_ends[node]]
+    }
+}
+
+fn graph_nodes(trace: &Trace, profile: &Profile) -> Graph {
     // Nodes in rank order: (toplevel), the methods, and (unknown) when the trace has no
     // placeholder for it (dmtracedump always has one; it only shifts zero-time ranks).
     #[derive(Clone, Copy)]
@@ -144,20 +169,22 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
         Method(MethodId),
         MissingUnknown,
     }
-    let mut entries: Vec<(MethodKey, Slot)> = Vec::with_capacity(trace.methods.len() + 2);
-    entries.push((MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS), Slot::Top));
+    let mut keys: Vec<MethodKey> = Vec::with_capacity(trace.methods.len() + 2);
+    let mut slots: Vec<Slot> = Vec::with_capacity(trace.methods.len() + 2);
+    keys.push(MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS));
+    slots.push(Slot::Top);
     let mut has_unknown = false;
-    let mut keys = crate::analysis::diff::KeyMaker::new(trace);
+    let mut maker = crate::analysis::diff::KeyMaker::new(trace);
     for i in 0..trace.methods.len() {
-        let k = keys.key(MethodId(i as u32));
+        let k = maker.key(MethodId(i as u32));
         has_unknown |= k.name.is_none();
-        entries.push((k, Slot::Method(MethodId(i as u32))));
+        keys.push(k);
+        slots.push(Slot::Method(MethodId(i as u32)));
     }
+    drop(maker);
     if !has_unknown {
-        entries.push((
-            MethodKey::pseudo(MethodKey::UNKNOWN_CLASS),
-            Slot::MissingUnknown,
-        ));
+        keys.push(MethodKey::pseudo(MethodKey::UNKNOWN_CLASS));
+        slots.push(Slot::MissingUnknown);
     }
     let empty = crate::analysis::profile::MethodProfile::default();
     let entry = |s: Slot| match s {
@@ -165,55 +192,60 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> (Vec<Node>, usize) {
         Slot::Method(m) => profile.method(m),
         Slot::MissingUnknown => &empty,
     };
-    let mut order: Vec<usize> = (0..entries.len()).collect();
+    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
     order.sort_by(|&a, &b| {
-        entry(entries[b].1)
+        let (a, b) = (a as usize, b as usize);
+        entry(slots[b])
             .inclusive
-            .cmp(&entry(entries[a].1).inclusive)
-            .then_with(|| entries[a].0.tie_order(&entries[b].0))
+            .cmp(&entry(slots[a]).inclusive)
+            .then_with(|| keys[a].tie_order(&keys[b]))
     });
-    let mut rank_of_method = vec![0usize; trace.methods.len()];
+    let mut rank_of_method = vec![0u32; trace.methods.len()];
     let mut top_rank = 0;
     for (rank, &e) in order.iter().enumerate() {
-        match entries[e].1 {
-            Slot::Method(m) => rank_of_method[m.index()] = rank,
+        match slots[e as usize] {
+            Slot::Method(m) => rank_of_method[m.index()] = rank as u32,
             Slot::Top => top_rank = rank,
             Slot::MissingUnknown => {}
         }
     }
-    let rank = |m: Option<MethodId>| m.map_or(top_rank, |m| rank_of_method[m.index()]);
+    let rank = |m: Option<MethodId>| m.map_or(top_rank as u32, |m| rank_of_method[m.index()]);
     let seen = first_seen(trace, profile.clock);
-    let nodes: Vec<Node> = order
-        .iter()
-        .map(|&e| {
-            let (key, slot) = &entries[e];
-            let p = entry(*slot);
-            let m = match slot {
-                Slot::Method(m) => Some(*m),
-                _ => None,
-            };
-            let mut kids: Vec<(SeenKey, usize)> = p
-                .children()
-                .iter()
-                .map(|edge| {
-                    let pk = m.map_or(TOP, |m| m.0);
-                    let ck = edge.method.map_or(TOP, |m| m.0);
-                    let key = seen.get(&(pk, ck)).copied().unwrap_or((2, 0, 0, 0));
-                    (key, rank(edge.method))
-                })
-                .collect();
-            // Most recently discovered first.
-            kids.sort_by_key(|k| std::cmp::Reverse(k.0));
-            Node {
-                key: key.clone(),
-                inclusive: p.inclusive,
-                exclusive: p.exclusive,
-                calls: p.calls,
-                children: kids.into_iter().map(|k| k.1).collect(),
-            }
-        })
-        .collect();
-    (nodes, top_rank)
+    let mut nodes = Vec::with_capacity(order.len());
+    let mut children = Vec::new();
+    let mut child_ends = Vec::with_capacity(order.len());
+    let mut kids: Vec<(SeenKey, u32)> = Vec::new();
+    for &e in &order {
+        let slot = slots[e as usize];
+        let p = entry(slot);
+        let pk = match slot {
+            Slot::Method(m) => m.0,
+            _ => TOP,
+        };
+        kids.clear();
+        kids.extend(p.children().iter().map(|edge| {
+            let ck = edge.method.map_or(TOP, |m| m.0);
+            let key = seen.get(&(pk, ck)).copied().unwrap_or((2, 0, 0, 0));
+            (key, rank(edge.method))
+        }));
+        // Most recently discovered first.
+        kids.sort_by_key(|k| std::cmp::Reverse(k.0));
+        children.extend(kids.iter().map(|k| k.1));
+        child_ends.push(children.len());
+        nodes.push(Node {
+            key: e,
+            inclusive: p.inclusive,
+            exclusive: p.exclusive,
+            calls: p.calls,
+        });
+    }
+    Graph {
+        nodes,
+        keys,
+        children,
+        child_ends,
+        top_rank,
+    }
 }
 
 /// Writes the DOT text of the call graph of `trace` on `profile`'s clock.
@@ -228,8 +260,9 @@ pub fn write_dot(
     } else {
         DEFAULT_THRESHOLD_PCT
     };
-    let (nodes, top_rank) = graph_nodes(trace, profile);
-    let passes = |nodes: &[Node], parent: usize, child: usize| {
+    let g = graph_nodes(trace, profile);
+    let nodes = &g.nodes;
+    let passes = |parent: usize, child: usize| {
         let pct = nodes[child].inclusive as f64 / nodes[parent].inclusive as f64 * 100.0;
         (pct as i64) >= threshold
     };
@@ -238,27 +271,30 @@ pub fn write_dot(
     // Labels: depth-first, each node once.
     let mut labelled = vec![false; nodes.len()];
     let mut stack: Vec<(usize, usize)> = Vec::new();
-    let label = |n: &Node, idx: usize, out: &mut dyn Write| {
+    let label = |idx: usize, out: &mut dyn Write| {
+        let n = &nodes[idx];
         writeln!(
             out,
             "node{idx}[label = \"[{idx}] {} ({}, {}, {})\"]",
-            n.key.dotted(),
+            g.key(idx).dotted(),
             n.inclusive / 1000,
             n.exclusive / 1000,
             n.calls
         )
     };
-    label(&nodes[top_rank], top_rank, out)?;
+    let top_rank = g.top_rank;
+    label(top_rank, out)?;
     labelled[top_rank] = true;
     stack.push((top_rank, 0));
     while let Some(&mut (n, ref mut k)) = stack.last_mut() {
-        let Some(&c) = nodes[n].children.get(*k) else {
+        let Some(&c) = g.children(n).get(*k) else {
             stack.pop();
             continue;
         };
+        let c = c as usize;
         *k += 1;
-        if !labelled[c] && passes(&nodes, n, c) {
-            label(&nodes[c], c, out)?;
+        if !labelled[c] && passes(n, c) {
+            label(c, out)?;
             labelled[c] = true;
             stack.push((c, 0));
         }
@@ -268,12 +304,13 @@ pub fn write_dot(
     visited[top_rank] = true;
     stack.push((top_rank, 0));
     while let Some(&mut (n, ref mut k)) = stack.last_mut() {
-        let Some(&c) = nodes[n].children.get(*k) else {
+        let Some(&c) = g.children(n).get(*k) else {
             stack.pop();
             continue;
         };
+        let c = c as usize;
         *k += 1;
-        if passes(&nodes, n, c) {
+        if passes(n, c) {
             writeln!(out, "node{n} -> node{c}")?;
             if !visited[c] {
                 visited[c] = true;
@@ -379,7 +416,7 @@ mod tests {
             let events = random_events(seed, 1 + (seed % 3) as usize, 300);
             let trace = trace_from_events(&events);
             let p = profile(&trace, Clock::Cpu);
-            let (nodes, top_rank) = graph_nodes(&trace, &p);
+            let g = graph_nodes(&trace, &p);
             let want = oracle_children(&events);
             let key_of = |m: u32| {
                 if m == TOP {
@@ -390,8 +427,14 @@ mod tests {
             };
             let mut checked = 0;
             for (parent, kids) in &want {
-                let node = nodes.iter().find(|n| n.key == key_of(*parent)).unwrap();
-                let got: Vec<&MethodKey> = node.children.iter().map(|&c| &nodes[c].key).collect();
+                let node = (0..g.nodes.len())
+                    .find(|&n| *g.key(n) == key_of(*parent))
+                    .unwrap();
+                let got: Vec<&MethodKey> = g
+                    .children(node)
+                    .iter()
+                    .map(|&c| g.key(c as usize))
+                    .collect();
                 let want: Vec<MethodKey> = kids.iter().map(|&k| key_of(k)).collect();
                 assert_eq!(
                     got,
@@ -401,7 +444,7 @@ mod tests {
                 checked += 1;
             }
             assert!(checked > 1);
-            assert_eq!(&*nodes[top_rank].key.class, MethodKey::TOPLEVEL_CLASS);
+            assert_eq!(&*g.key(g.top_rank).class, MethodKey::TOPLEVEL_CLASS);
         }
     }
 }
