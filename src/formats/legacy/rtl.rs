@@ -9,6 +9,10 @@
 //! Times are milliseconds (`ticks_per_sec = 1000`), wall clock.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
@@ -24,6 +28,57 @@ const FORMAT: &str = "rtl-logfile";
 enum Kind {
     Physical,
     Logical,
+}
+
+/// The methods by (kind, scope as written), method `m` made from the `m`th scope: the scopes
+/// back to back and a table of method ids, ≈ the scope's bytes + 20 where a map keyed by owned
+/// strings took ≈ 110 (a file may name a new scope every few bytes).
+#[derive(Default)]
+struct Scopes {
+    table: HashTable<MethodId>,
+    text: String,
+    ends: Vec<usize>,
+    kinds: Vec<Kind>,
+}
+
+impl Scopes {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn scope(&self, m: MethodId) -> (Kind, &str) {
+        (
+            self.kinds[m.index()],
+            nth(&self.text, &self.ends, m.index()),
+        )
+    }
+
+    fn hash(kind: Kind, scope: &str) -> u64 {
+        FxBuildHasher.hash_one((kind, scope))
+    }
+
+    fn get(&self, kind: Kind, scope: &str) -> Option<MethodId> {
+        let same = |&m: &MethodId| self.scope(m) == (kind, scope);
+        self.table.find(Self::hash(kind, scope), same).copied()
+    }
+
+    /// Records `m`, the method just made for the next scope.
+    fn insert(&mut self, kind: Kind, scope: &str, m: MethodId) {
+        debug_assert_eq!(m.index(), self.len());
+        self.text.push_str(scope);
+        self.ends.push(self.text.len());
+        self.kinds.push(kind);
+        let (text, ends, kinds) = (&self.text, &self.ends, &self.kinds);
+        self.table.insert_unique(Self::hash(kind, scope), m, |&m| {
+            Self::hash(kinds[m.index()], nth(text, ends, m.index()))
+        });
+    }
+}
+
+/// The `i`th of strings written back to back into `text`, each ending at `ends[i]`.
+fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &text[start..ends[i]]
 }
 
 struct ThreadState {
@@ -114,7 +169,7 @@ fn strip_logbridge(s: &str) -> (&str, Option<&str>) {
 struct Reader {
     b: Builder,
     threads: HashMap<u64, ThreadState>,
-    methods: HashMap<(Kind, String), MethodId>,
+    methods: Scopes,
     records: u64,
     /// Index of the instant waiting for its R5 message line.
     pending_msg: Option<usize>,
@@ -135,7 +190,7 @@ impl Reader {
         let mut rd = Reader {
             b: Builder::new(FORMAT),
             threads: HashMap::new(),
-            methods: HashMap::new(),
+            methods: Scopes::default(),
             records: 0,
             pending_msg: None,
             last_instant: None,
@@ -383,7 +438,7 @@ impl Reader {
     }
 
     fn method(&mut self, kind: Kind, scope: &str) -> MethodId {
-        if let Some(&m) = self.methods.get(&(kind, scope.to_string())) {
+        if let Some(m) = self.methods.get(kind, scope) {
             return m;
         }
         let raw = self.methods.len() as u64;
@@ -395,7 +450,7 @@ impl Reader {
             }
             (Kind::Physical, None) => self.b.add_method(raw, "", scope, "", None, None),
         };
-        self.methods.insert((kind, scope.to_string()), m);
+        self.methods.insert(kind, scope, m);
         m
     }
 
