@@ -36,7 +36,7 @@ pub(crate) struct FileSummary<'a> {
     /// by full name.
     pub methods: MethodRows<'a>,
     /// Duration series without timestamps (PerfLog markers, CProfiler ids), with statistics.
-    pub durations: Vec<DurationSummary<'a>>,
+    pub durations: DurationRows<'a>,
     /// Sampled values (PerfLog CPU %, memory).
     pub counters: Vec<CounterSummary>,
     /// Number of point events (RTL messages, Logger probe hits).
@@ -72,6 +72,48 @@ pub(crate) struct DurationSummary<'a> {
     /// `key=value` attributes of the name (CETK convention), formulas evaluated.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attributes: Vec<crate::analysis::attributes::Attribute>,
+}
+
+/// The duration series of a [`FileSummary`], each one's statistics made as it is written (a
+/// file may hold a million series: their rows together took ≈ 110 bytes each).
+pub(crate) struct DurationRows<'a>(Option<&'a crate::trace::Durations>);
+
+impl<'a> DurationRows<'a> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none_or(|d| d.is_empty())
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = DurationSummary<'a>> + '_ {
+        self.0.into_iter().flat_map(|d| d.iter()).map(|d| {
+            let st = crate::analysis::stats::Stats::of(d.durations_s);
+            let ms = |x: f64| x * 1e3;
+            DurationSummary {
+                name: d.name,
+                group: d.group,
+                count: st.count as u64,
+                incomplete: d.incomplete,
+                total_ms: ms(st.total),
+                min_ms: ms(st.min),
+                max_ms: ms(st.max),
+                mean_ms: ms(st.mean),
+                median_ms: ms(st.median),
+                stddev_ms: ms(st.stddev),
+                attributes: crate::analysis::attributes::attributes(d.name, &st),
+            }
+        })
+    }
+}
+
+impl std::fmt::Debug for DurationRows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for DurationRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// One counter series.
@@ -356,7 +398,7 @@ pub(crate) fn error_summary(
         total_us: PerClock::default(),
         threads: Vec::new(),
         methods: MethodRows::NONE,
-        durations: Vec::new(),
+        durations: DurationRows(None),
         counters: Vec::new(),
         instant_count: 0,
         diagnostics: Vec::new(),
@@ -448,27 +490,7 @@ fn summarize_full<'a>(
             })
             .collect(),
         methods: MethodRows::new(trace, profiles, measured, flags),
-        durations: trace
-            .durations
-            .iter()
-            .map(|d| {
-                let st = crate::analysis::stats::Stats::of(d.durations_s);
-                let ms = |x: f64| x * 1e3;
-                DurationSummary {
-                    name: d.name,
-                    group: d.group,
-                    count: st.count as u64,
-                    incomplete: d.incomplete,
-                    total_ms: ms(st.total),
-                    min_ms: ms(st.min),
-                    max_ms: ms(st.max),
-                    mean_ms: ms(st.mean),
-                    median_ms: ms(st.median),
-                    stddev_ms: ms(st.stddev),
-                    attributes: crate::analysis::attributes::attributes(d.name, &st),
-                }
-            })
-            .collect(),
+        durations: DurationRows(Some(&trace.durations)),
         counters: trace
             .counters
             .iter()

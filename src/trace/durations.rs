@@ -56,9 +56,13 @@ impl Names {
     }
 }
 
-/// The duration series of a trace, in the order they were made.
+/// The duration series of a trace, in the order they were made. Shared by the traces made
+/// from it (a transformed or compensated trace keeps the same series): a clone is a count.
 #[derive(Clone, Debug, Default)]
-pub struct Durations {
+pub struct Durations(Arc<Columns>);
+
+#[derive(Clone, Debug, Default)]
+struct Columns {
     names: Names,
     /// `value_ends[s]`: where series `s`'s values end in `values`.
     value_ends: Vec<usize>,
@@ -67,7 +71,7 @@ pub struct Durations {
 
 impl Durations {
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.0.names.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -76,12 +80,13 @@ impl Durations {
 
     /// Series `s`; panics when there is no such series, as indexing a slice does.
     pub fn series(&self, s: usize) -> SeriesRef<'_> {
-        let start = if s == 0 { 0 } else { self.value_ends[s - 1] };
+        let c = &*self.0;
+        let start = if s == 0 { 0 } else { c.value_ends[s - 1] };
         SeriesRef {
-            name: self.names.name(s),
-            group: &self.names.groups[self.names.group_of[s] as usize],
-            durations_s: &self.values[start..self.value_ends[s]],
-            incomplete: self.names.incomplete(s),
+            name: c.names.name(s),
+            group: &c.names.groups[c.names.group_of[s] as usize],
+            durations_s: &c.values[start..c.value_ends[s]],
+            incomplete: c.names.incomplete(s),
         }
     }
 
@@ -96,26 +101,25 @@ impl Durations {
     /// Appends `other`'s series, their groups renamed by `group` (the series of several
     /// files in one trace).
     pub fn extend_regrouped(&mut self, other: &Durations, group: impl Fn(&str) -> String) {
-        let (n, names_base, values_base) = (self.len(), self.names.bytes.len(), self.values.len());
-        let groups_base = self.names.groups.len() as u32;
-        let o = &other.names;
-        self.names.bytes.push_str(&o.bytes);
-        self.names
-            .ends
-            .extend(o.ends.iter().map(|e| e + names_base));
-        self.names
-            .groups
-            .extend(o.groups.iter().map(|g| Arc::from(group(g))));
-        self.names
+        let n = self.len();
+        let (this, other) = (Arc::make_mut(&mut self.0), &*other.0);
+        let (names_base, values_base) = (this.names.bytes.len(), this.values.len());
+        let groups_base = this.names.groups.len() as u32;
+        let (names, o) = (&mut this.names, &other.names);
+        names.bytes.push_str(&o.bytes);
+        names.ends.extend(o.ends.iter().map(|e| e + names_base));
+        let renamed = o.groups.iter().map(|g| Arc::from(group(g)));
+        names.groups.extend(renamed);
+        names
             .group_of
             .extend(o.group_of.iter().map(|g| g + groups_base));
         if !o.incomplete.is_empty() {
-            self.names.incomplete.resize(n, 0);
-            self.names.incomplete.extend_from_slice(&o.incomplete);
+            names.incomplete.resize(n, 0);
+            names.incomplete.extend_from_slice(&o.incomplete);
         }
-        self.values.extend_from_slice(&other.values);
-        self.value_ends
-            .extend(other.value_ends.iter().map(|e| e + values_base));
+        this.values.extend_from_slice(&other.values);
+        let ends = other.value_ends.iter().map(|e| e + values_base);
+        this.value_ends.extend(ends);
     }
 }
 
@@ -172,6 +176,18 @@ impl DurationsBuilder {
         }
         self.value_series.push(s);
         self.values.push(seconds);
+    }
+
+    /// How many values were added.
+    pub fn value_count(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The values added from the `from`th on, with their series (a segment's ticks, converted
+    /// when its rate is known).
+    pub fn values_since(&mut self, from: usize) -> impl Iterator<Item = (usize, &mut f64)> {
+        let series = self.value_series[from..].iter().map(|&s| s as usize);
+        series.zip(&mut self.values[from..])
     }
 
     /// Counts an unfinished call of series `s`.
@@ -240,11 +256,11 @@ impl DurationsBuilder {
             }
             sorted
         };
-        Durations {
+        Durations(Arc::new(Columns {
             names,
             value_ends,
             values,
-        }
+        }))
     }
 }
 

@@ -58,8 +58,8 @@ struct Reader {
     seen_freq: bool,
     /// The first series of the current segment: the series after it are all of this segment.
     segment_start: usize,
-    /// (series, ticks) of the current segment.
-    raw: Vec<(u32, u64)>,
+    /// The first value of the current segment: its values are in ticks until it ends.
+    segment_values: usize,
     /// The series by (segment, id): indices into `b.durations`, whose names begin with the id.
     series: HashTable<u32>,
     /// Per series: its segment and the length of its id (a name may gain ` [ticks]`).
@@ -107,7 +107,7 @@ impl Reader {
             segment: 0,
             seen_freq: false,
             segment_start: 0,
-            raw: Vec::new(),
+            segment_values: 0,
             series: HashTable::new(),
             series_keys: Vec::new(),
             incomplete_ids: Vec::new(),
@@ -119,22 +119,23 @@ impl Reader {
     /// Converts the current segment's ticks to seconds with its frequency (or keeps ticks, and
     /// says so in the series name, when it has none).
     fn flush(&mut self) {
+        let from = self.b.durations.value_count();
+        let from = std::mem::replace(&mut self.segment_values, from);
         let d = &mut self.b.durations;
-        let mut ticks_named = Vec::new();
-        for (s, ticks) in self.raw.drain(..) {
-            let s = s as usize;
-            match self.freq.filter(|&f| f > 0) {
-                Some(f) => d.push_value(s, ticks as f64 / f as f64),
-                None => {
-                    d.push_value(s, ticks as f64);
-                    // Series of this segment only: they are the last ones made.
-                    let i = s - self.segment_start;
-                    if ticks_named.len() <= i {
-                        ticks_named.resize(i + 1, false);
-                    }
-                    ticks_named[i] = true;
-                }
+        if let Some(f) = self.freq.filter(|&f| f > 0) {
+            for (_, v) in d.values_since(from) {
+                *v /= f as f64;
             }
+            return;
+        }
+        // Series of this segment only: they are the last ones made.
+        let mut ticks_named = Vec::new();
+        for (s, _) in d.values_since(from) {
+            let i = s - self.segment_start;
+            if ticks_named.len() <= i {
+                ticks_named.resize(i + 1, false);
+            }
+            ticks_named[i] = true;
         }
         d.append_to_names(self.segment_start, " [ticks]", &ticks_named);
     }
@@ -218,7 +219,7 @@ impl Reader {
         }
         let b = &mut self.b;
         match delta.parse::<i64>() {
-            Ok(d) if d >= 0 => self.raw.push((s as u32, d as u64)),
+            Ok(d) if d >= 0 => b.durations.push_value(s, d as u64 as f64),
             Ok(d) => b.diag(
                 Diagnostic::warning("C5", loc, format!("negative delta {d} excluded"))
                     .with_raw(line),
