@@ -9,22 +9,46 @@
 //! columns (5 columns are taken as `PID,TID,probe,wall_s,wall_ns`), `ThreadCpu` when only the
 //! wall pair is all zero (then the axis is CPU time and threads are not aligned).
 
-use std::collections::{BTreeMap, HashMap};
-
 use rustc_hash::FxHashMap;
 
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::builder::ThreadCap;
-use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, Severity, Trace};
+use crate::trace::{
+    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, Trace,
+};
 
 const FORMAT: &str = "logger-csv";
 
+/// A probe hit. With neither clock in the file every time is zero, and `wall_ns` holds the
+/// record's number instead (the axis is then the file order).
+#[derive(Clone, Copy, Default)]
 struct Hit {
     probe: u64,
     cpu_ns: u64,
     wall_ns: u64,
-    order: u64,
+}
+
+/// Every kept hit in one list, grouped by thread in (pid, tid) order, each thread's hits in
+/// file order: one allocation of 24 bytes a hit, where a list per thread grown by doubling
+/// cost up to twice that plus its own overhead (a file may have 65 536 threads of a few hits).
+struct Hits {
+    /// Each thread's (pid, tid), in that order.
+    keys: Vec<(u64, u64)>,
+    /// Where each thread's hits end in `hits`.
+    ends: Vec<usize>,
+    hits: Vec<Hit>,
+    axis: Axis,
+}
+
+impl Hits {
+    fn threads(&self) -> impl Iterator<Item = ((u64, u64), std::ops::Range<usize>)> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.keys
+            .iter()
+            .copied()
+            .zip(starts.zip(&self.ends).map(|(s, &e)| s..e))
+    }
 }
 
 fn ns(s: &str, ns_: &str) -> Option<u64> {
@@ -46,10 +70,12 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     // The lines are read twice (column count, then hits) rather than kept split: a line may be
     // 14 bytes, its fields as a list 130.
     let rows = || lines(&dec.text).filter(|(_, l, _)| !l.trim().is_empty());
-    let cols = column_count(rows())?;
+    let (cols, candidates) = column_count(rows())?;
     b.source.options.push(("columns".into(), cols.to_string()));
-    let (threads, records) = probe_hits(&mut b, rows(), cols);
-    let base = blocks(&mut b, threads);
+    let (hits, records) = probe_hits(&mut b, rows(), cols, candidates);
+    // The decoded text (a copy of the file) is read: freed before the trace is made.
+    drop(dec);
+    let base = blocks(&mut b, hits);
     b.source
         .options
         .push(("wall_base_ns".into(), base.to_string()));
@@ -73,36 +99,51 @@ fn all_integers(f: &[&str]) -> bool {
 }
 
 /// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
-/// more all-integer rows have.
-fn column_count<'a>(rows: impl Iterator<Item = Row<'a>>) -> Result<usize, FormatError> {
-    let mut counts: HashMap<usize, usize> = HashMap::new();
+/// more all-integer rows have; and how many rows have that many (at most one hit each).
+fn column_count<'a>(rows: impl Iterator<Item = Row<'a>>) -> Result<(usize, usize), FormatError> {
+    let (mut seven, mut five) = (0usize, 0usize);
     let mut f = Vec::new();
     for (_, line, _) in rows {
         split(line, &mut f);
         if all_integers(&f) {
-            *counts.entry(f.len()).or_default() += 1;
+            match f.len() {
+                7 => seven += 1,
+                5 => five += 1,
+                _ => {}
+            }
         }
     }
-    let rows_of = |n: usize| counts.get(&n).copied().unwrap_or(0);
-    match (rows_of(7), rows_of(5)) {
+    match (seven, five) {
         (0, 0) => Err(FormatError::new(
             FORMAT,
             Location::File,
             "no lines of 7 or 5 comma-separated integers",
         )),
-        (seven, five) if seven >= five => Ok(7),
-        _ => Ok(5),
+        (seven, five) if seven >= five => Ok((7, seven)),
+        (_, five) => Ok((5, five)),
     }
 }
 
-/// The probe hits of every (pid, tid) in file order, and how many records were read; header,
-/// short, non-numeric and out-of-range lines are skipped with a diagnostic (L10, L2, L9, L4).
+/// The probe hits of every (pid, tid), and how many records were read; header, short,
+/// non-numeric and out-of-range lines are skipped with a diagnostic (L10, L2, L9, L4).
+/// `candidates` is how many lines have `cols` integers (counted in the text, so bounded by its
+/// length): the hits' room, sized once.
 fn probe_hits<'a>(
     b: &mut Builder,
     rows: impl Iterator<Item = Row<'a>>,
     cols: usize,
-) -> (BTreeMap<(u64, u64), Vec<Hit>>, u64) {
-    let mut threads: BTreeMap<(u64, u64), Vec<Hit>> = BTreeMap::new();
+    candidates: usize,
+) -> (Hits, u64) {
+    // Threads by (pid, tid), numbered in the order they first appear.
+    let mut ids: FxHashMap<(u64, u64), u32> = FxHashMap::default();
+    let mut keys: Vec<(u64, u64)> = Vec::new();
+    let mut hits: Vec<Hit> = Vec::with_capacity(candidates);
+    // Each hit's thread (`usize`: `group` puts each hit's place there).
+    let mut thread_of: Vec<usize> = Vec::with_capacity(candidates);
+    // Records left out by the thread cap: (hits kept before them, records left out so far),
+    // for the numbers of the hits after them.
+    let mut left_out: Vec<(usize, u64)> = Vec::new();
+    let (mut has_cpu, mut has_wall) = (false, false);
     let mut records = 0u64;
     let mut cap = ThreadCap::default();
     let mut f = Vec::new();
@@ -164,18 +205,94 @@ fn probe_hits<'a>(
             continue;
         };
         records += 1;
-        if !cap.admits(threads.len(), || threads.contains_key(&(pid, tid))) {
+        let known = ids.get(&(pid, tid)).copied();
+        if !cap.admits(keys.len(), || known.is_some()) {
+            let n = left_out.last().map_or(0, |l| l.1) + 1;
+            match left_out.last_mut() {
+                Some(l) if l.0 == hits.len() => l.1 = n,
+                _ => left_out.push((hits.len(), n)),
+            }
             continue;
         }
-        threads.entry((pid, tid)).or_default().push(Hit {
+        let t = known.unwrap_or_else(|| {
+            // At most MAX_THREADS threads: the cap admits no more.
+            let t = keys.len() as u32;
+            ids.insert((pid, tid), t);
+            keys.push((pid, tid));
+            t
+        });
+        has_cpu |= cpu_ns != 0;
+        has_wall |= wall_ns != 0;
+        hits.push(Hit {
             probe,
             cpu_ns,
             wall_ns,
-            order: records,
         });
+        thread_of.push(t as usize);
     }
     b.diagnostics.extend(cap.diagnostic("records"));
-    (threads, records)
+    let axis = Axis { has_cpu, has_wall };
+    (group(keys, hits, thread_of, &left_out, axis), records)
+}
+
+/// `hits` (of the threads `keys`, hit `k` of thread `thread_of[k]`) grouped by thread in
+/// (pid, tid) order, in place. With neither clock, each hit's number among the records (those
+/// `left_out` by the thread cap included) is set as its wall time.
+fn group(
+    keys: Vec<(u64, u64)>,
+    mut hits: Vec<Hit>,
+    mut thread_of: Vec<usize>,
+    left_out: &[(usize, u64)],
+    axis: Axis,
+) -> Hits {
+    // Each thread's place in (pid, tid) order, and where its hits start in that order.
+    let mut by_key: Vec<u32> = (0..keys.len() as u32).collect();
+    by_key.sort_unstable_by_key(|&t| keys[t as usize]);
+    let mut rank = vec![0u32; keys.len()];
+    for (r, &t) in by_key.iter().enumerate() {
+        rank[t as usize] = r as u32;
+    }
+    let mut next = vec![0usize; keys.len()];
+    for &t in &thread_of {
+        next[rank[t] as usize] += 1;
+    }
+    let mut start = 0;
+    for n in &mut next {
+        (*n, start) = (start, start + *n);
+    }
+    // Each hit's place once grouped (its thread's next place, so file order is kept), into
+    // `thread_of`; then the hits are moved there along the permutation's cycles.
+    let mut gaps = left_out.iter().peekable();
+    let mut skipped = 0u64;
+    for (k, (h, t)) in hits.iter_mut().zip(&mut thread_of).enumerate() {
+        let slot = &mut next[rank[*t] as usize];
+        *t = *slot;
+        *slot += 1;
+        if !axis.has_cpu && !axis.has_wall {
+            while let Some(&&(kept, n)) = gaps.peek() {
+                if kept > k {
+                    break;
+                }
+                skipped = n;
+                gaps.next();
+            }
+            h.wall_ns = k as u64 + 1 + skipped;
+        }
+    }
+    let place = &mut thread_of;
+    for i in 0..hits.len() {
+        while place[i] != i {
+            let j = place[i];
+            hits.swap(i, j);
+            place.swap(i, j);
+        }
+    }
+    Hits {
+        keys: by_key.iter().map(|&t| keys[t as usize]).collect(),
+        ends: next,
+        hits,
+        axis,
+    }
 }
 
 /// Which clocks the hits carry; the axis is wall time, else CPU time, else the file order.
@@ -187,24 +304,18 @@ struct Axis {
 
 impl Axis {
     fn of(&self, h: &Hit) -> u64 {
-        if self.has_wall {
-            h.wall_ns
-        } else if self.has_cpu {
+        if self.has_cpu && !self.has_wall {
             h.cpu_ns
         } else {
-            h.order
+            h.wall_ns
         }
     }
 }
 
 /// The trace's threads, instants (one per hit) and blocks (one call per pair of consecutive
 /// hits, named `a->b` by their probes), times relative to the earliest hit; returns that base.
-fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
-    let all = threads.values().flatten();
-    let axis = Axis {
-        has_cpu: all.clone().any(|h| h.cpu_ns != 0),
-        has_wall: threads.values().flatten().any(|h| h.wall_ns != 0),
-    };
+fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
+    let axis = all.axis;
     b.clock = Some(match (axis.has_cpu, axis.has_wall) {
         (true, true) => ClockMode::Dual,
         (true, false) => ClockMode::ThreadCpu,
@@ -214,13 +325,9 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
         b.axis_synthesized = true;
         b.ticks_per_sec = 1;
     }
-    let base = threads
-        .values()
-        .flatten()
-        .map(|h| axis.of(h))
-        .min()
-        .unwrap_or(0);
-    let pids: std::collections::BTreeSet<u64> = threads.keys().map(|k| k.0).collect();
+    let base = all.hits.iter().map(|h| axis.of(h)).min().unwrap_or(0);
+    let mut pids: Vec<u64> = all.keys.iter().map(|k| k.0).collect();
+    pids.dedup();
     if pids.len() > 1 {
         b.diag(Diagnostic::new(
             Severity::Info,
@@ -229,24 +336,40 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
             format!("{} processes in one file", pids.len()),
         ));
     }
-    // Sized now: a Vec grown by doubling holds up to twice its items, and this file may be
-    // nothing but hits.
-    b.instants.reserve(threads.values().map(Vec::len).sum());
-    let mut methods: FxHashMap<(u64, u64), crate::trace::MethodId> = FxHashMap::default();
-    let (mut l5, mut l6) = (0u64, 0u64);
-    for ((pid, tid), mut hits) in threads {
-        // L6: wall time going back in file order (a CLOCK_REALTIME step); blocks follow the
-        // wall clock after the sort, with a warning.
+    // L6: wall time going back in file order (a CLOCK_REALTIME step); blocks follow the wall
+    // clock after the sort, with a warning. Sorted before the trace's lists are made: the sort
+    // of a long thread takes room of its own.
+    let mut l6 = 0u64;
+    let mut start = 0;
+    for &end in &all.ends {
+        let hits = &mut all.hits[start..end];
         if axis.has_wall && hits.windows(2).any(|w| w[1].wall_ns < w[0].wall_ns) {
             l6 += 1;
         }
-        hits.sort_by_key(|h| (axis.of(h), h.cpu_ns, h.order));
+        // Stable: file order breaks ties.
+        hits.sort_by_key(|h| (axis.of(h), h.cpu_ns));
+        start = end;
+    }
+    // Sized now: a Vec grown by doubling holds up to twice its items, and this file may be
+    // nothing but hits.
+    b.instants.reserve(all.hits.len());
+    // A block's method by the id of its name in the string table: `a->b` names one pair of
+    // probes, so the table that keeps the name anyway finds the method, and this index costs
+    // 4 bytes a method (a file may have as many methods as hits).
+    const NONE: MethodId = MethodId(u32::MAX);
+    let mut method_of: Vec<MethodId> = Vec::new();
+    let (mut name, mut digits) = (String::new(), itoa::Buffer::new());
+    // Strings in the order `add_method` alone would have added them.
+    b.strings.intern("block");
+    let mut l5 = 0u64;
+    for ((pid, tid), range) in all.threads() {
+        let hits = &all.hits[range];
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         b.events_mut(t).reserve(
             2 * hits.len().saturating_sub(1),
             axis.has_cpu && axis.has_wall,
         );
-        for h in &hits {
+        for h in hits {
             b.instants.push(Instant {
                 thread: t,
                 time: axis.of(h) - base,
@@ -255,19 +378,19 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
         }
         for w in hits.windows(2) {
             let (a, c) = (&w[0], &w[1]);
-            let key = (a.probe, c.probe);
-            let m = match methods.get(&key) {
-                Some(&m) => m,
-                None => {
-                    let m = b.add_method(
-                        methods.len() as u64,
-                        "block",
-                        &format!("{}->{}", a.probe, c.probe),
-                        "",
-                        None,
-                        None,
-                    );
-                    methods.insert(key, m);
+            name.clear();
+            name.push_str(digits.format(a.probe));
+            name.push_str("->");
+            name.push_str(digits.format(c.probe));
+            let s = b.strings.intern(&name).index();
+            let m = match method_of.get(s) {
+                Some(&m) if m != NONE => m,
+                _ => {
+                    let m = b.add_method(b.methods.len() as u64, "block", &name, "", None, None);
+                    if method_of.len() <= s {
+                        method_of.resize(s + 1, NONE);
+                    }
+                    method_of[s] = m;
                     m
                 }
             };
@@ -316,4 +439,56 @@ fn blocks(b: &mut Builder, threads: BTreeMap<(u64, u64), Vec<Hit>>) -> u64 {
         b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));
     }
     base
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Progress;
+
+    fn load(text: &str) -> Trace {
+        let progress = Progress::default();
+        let ctx = ReadContext {
+            path: None,
+            progress: &progress,
+        };
+        read(text.as_bytes(), &ctx).expect("a Logger CSV")
+    }
+
+    fn labels(t: &Trace) -> Vec<(u32, u64, &str)> {
+        t.instants
+            .iter()
+            .map(|i| (i.thread.0, i.time, i.label.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn threads_in_pid_tid_order_and_ties_broken_by_cpu_then_file_order() {
+        let t = load("2,1,1,0,0,1,0\n1,9,5,0,2,1,3\n1,9,6,0,1,1,3\n1,9,7,0,1,1,3\n1,9,8,0,0,1,1\n");
+        let names: Vec<&str> = t.threads.iter().map(|th| th.name.as_str()).collect();
+        assert_eq!(names, ["pid 1 tid 9", "pid 2 tid 1"]);
+        assert_eq!(
+            labels(&t),
+            [
+                (0, 1, "probe 8"),
+                (0, 3, "probe 6"),
+                (0, 3, "probe 7"),
+                (0, 3, "probe 5"),
+                (1, 0, "probe 1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_clocks_the_axis_counts_records_left_out_by_the_thread_cap() {
+        use crate::trace::builder::MAX_THREADS;
+        let mut text: String = (0..MAX_THREADS)
+            .map(|t| format!("1,{t},1,0,0,0,0\n"))
+            .collect();
+        text.push_str("2,0,1,0,0,0,0\n2,1,1,0,0,0,0\n1,0,2,0,0,0,0\n");
+        let t = load(&text);
+        assert!(t.diagnostics.iter().any(|d| d.code == "too-many-threads"));
+        // Records 1 and 65 539 (after two left out) of thread 0, relative to record 1.
+        assert_eq!(labels(&t)[..2], [(0, 0, "probe 1"), (0, 65_538, "probe 2")]);
+    }
 }
