@@ -246,14 +246,16 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
                 ..c.clone()
             })
             .collect(),
-        instants: trace
-            .instants
-            .iter()
-            .map(|i| Instant {
+        // Shared when the times do not change.
+        instants: if factor == 1 {
+            trace.instants.clone()
+        } else {
+            let scaled = trace.instants.iter().map(|i| Instant {
                 time: i.time * factor,
                 ..i.clone()
-            })
-            .collect(),
+            });
+            std::sync::Arc::new(scaled.collect())
+        },
         durations: trace.durations.clone(),
         diagnostics,
         deobfuscation: trace.deobfuscation.clone(),

@@ -74,7 +74,7 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         methods: trace.methods.clone(),
         threads,
         counters: Vec::new(),
-        instants: Vec::new(),
+        instants: Default::default(),
         durations: Default::default(),
         diagnostics: trace.diagnostics.clone(),
         deobfuscation: trace.deobfuscation.clone(),

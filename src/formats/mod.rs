@@ -114,6 +114,8 @@ pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError>
 
 /// What a reader returns: a [`Builder`] still to be finished (Android: the caller releases the
 /// input first, so the lanes are built without it in memory) or a finished trace.
+// One per load, moved once or twice: the builder's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Parsed {
     Unfinished(Builder),
     Done(Trace),

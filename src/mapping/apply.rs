@@ -374,14 +374,16 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
             r.signature.into_owned(),
         );
         let source_file = r.source_file.map(str::to_owned);
-        let class = trace.strings.intern(&class);
-        let name = trace.strings.intern(&name);
-        let signature = trace.strings.intern(&sig);
+        // Copies the names and methods only when another trace shares them.
+        let strings = std::sync::Arc::make_mut(&mut trace.strings);
+        let class = strings.intern(&class);
+        let name = strings.intern(&name);
+        let signature = strings.intern(&sig);
         let source_file = match source_file {
-            Some(f) if before.source_file.is_some() => Some(trace.strings.intern(&f)),
+            Some(f) if before.source_file.is_some() => Some(strings.intern(&f)),
             _ => before.source_file,
         };
-        let m = &mut trace.methods[i];
+        let m = &mut std::sync::Arc::make_mut(&mut trace.methods)[i];
         m.class = class;
         m.name = name;
         m.signature = signature;
@@ -399,7 +401,10 @@ pub fn unapply(trace: &mut Trace) {
     let Some(d) = trace.deobfuscation.take() else {
         return;
     };
-    for (m, o) in trace.methods.iter_mut().zip(d.obfuscated) {
+    for (m, o) in std::sync::Arc::make_mut(&mut trace.methods)
+        .iter_mut()
+        .zip(d.obfuscated)
+    {
         m.class = o.class;
         m.name = o.name;
         m.signature = o.signature;

@@ -6,6 +6,8 @@
 //! which starts at the thread's first time and adopts every earlier call as its child (flag
 //! `synthesized_entry`).
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::lane::{Call, CallFlags, LaneBuilder};
@@ -339,12 +341,12 @@ impl Builder {
             clock: self.clock,
             axis_synthesized: self.axis_synthesized,
             ticks_per_sec: self.ticks_per_sec,
-            strings: self.strings,
+            strings: Arc::new(self.strings),
             // Grown by doubling: up to half of each is room no one will use.
-            methods: shrunk(self.methods),
+            methods: Arc::new(shrunk(self.methods)),
             threads,
             counters: self.counters,
-            instants: shrunk(self.instants),
+            instants: Arc::new(shrunk(self.instants)),
             durations: self.durations.finish(),
             diagnostics: self.diagnostics.into_vec(),
             deobfuscation: None,

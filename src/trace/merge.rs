@@ -57,7 +57,7 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         clock: first.clock,
         axis_synthesized: first.axis_synthesized,
         ticks_per_sec: tps,
-        strings: StringTable::default(),
+        strings: StringTable::default().into(),
         ..Trace::default()
     };
     let mut by_name: FxHashMap<(String, String, String), MethodId> = FxHashMap::default();
@@ -76,6 +76,10 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
             "part".into(),
             format!("{} (+{} ticks)", part.label, part.offset),
         ));
+        let (strings, methods) = (
+            std::sync::Arc::make_mut(&mut out.strings),
+            std::sync::Arc::make_mut(&mut out.methods),
+        );
         let remap: Vec<MethodId> = t
             .methods
             .iter()
@@ -86,13 +90,13 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
                     t.str(m.signature).to_string(),
                 );
                 *by_name.entry(key).or_insert_with(|| {
-                    let id = MethodId(out.methods.len() as u32);
-                    out.methods.push(Method {
+                    let id = MethodId(methods.len() as u32);
+                    methods.push(Method {
                         raw_id: m.raw_id,
-                        class: out.strings.intern(t.str(m.class)),
-                        name: out.strings.intern(t.str(m.name)),
-                        signature: out.strings.intern(t.str(m.signature)),
-                        source_file: m.source_file.map(|s| out.strings.intern(t.str(s))),
+                        class: strings.intern(t.str(m.class)),
+                        name: strings.intern(t.str(m.name)),
+                        signature: strings.intern(t.str(m.signature)),
+                        source_file: m.source_file.map(|s| strings.intern(t.str(s))),
                         line: m.line,
                     });
                     id
@@ -103,7 +107,7 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         for th in &t.threads {
             out.threads.push(shift_thread(th, part, &remap));
         }
-        out.instants.extend(t.instants.iter().map(|i| Instant {
+        std::sync::Arc::make_mut(&mut out.instants).extend(t.instants.iter().map(|i| Instant {
             thread: ThreadId(i.thread.0 + thread_base),
             time: i.time + part.offset,
             label: i.label.clone(),

@@ -225,11 +225,14 @@ pub struct Trace {
     /// True when the axis time was rebuilt (thread-CPU-only traces) rather than read.
     pub axis_synthesized: bool,
     pub ticks_per_sec: u64,
-    pub strings: StringTable,
-    pub methods: Vec<Method>,
+    /// Shared by the traces made from this one (a range, a transform, a compensation): the
+    /// names and the method table of a file of a million methods are tens of MB.
+    pub strings: std::sync::Arc<StringTable>,
+    pub methods: std::sync::Arc<Vec<Method>>,
     pub threads: Vec<Thread>,
     pub counters: Vec<Counter>,
-    pub instants: Vec<Instant>,
+    /// Shared as the strings are.
+    pub instants: std::sync::Arc<Vec<Instant>>,
     pub durations: Durations,
     pub diagnostics: Vec<Diagnostic>,
     /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see

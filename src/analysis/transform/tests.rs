@@ -325,9 +325,10 @@ fn merge_and_drop_on_the_simple_trace() {
 fn patterns_follow_a_rename() {
     let from = random_trace(11, 2, 300);
     let mut to = from.clone();
-    let (a, b) = (to.methods[0].clone(), to.methods[1].clone());
-    (to.methods[0].class, to.methods[0].name) = (b.class, b.name);
-    (to.methods[1].class, to.methods[1].name) = (a.class, a.name);
+    let methods = std::sync::Arc::make_mut(&mut to.methods);
+    let (a, b) = (methods[0].clone(), methods[1].clone());
+    (methods[0].class, methods[0].name) = (b.class, b.name);
+    (methods[1].class, methods[1].name) = (a.class, a.name);
     let stack = vec![
         Transform::Merge {
             method: "pkg.C0.m0".into(),
