@@ -73,7 +73,8 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     let (cols, candidates) = column_count(rows())?;
     b.source.options.push(("columns".into(), cols.to_string()));
     let (hits, records) = probe_hits(&mut b, rows(), cols, candidates);
-    // The decoded text (a copy of the file) is read: freed before the trace is made.
+    // The decoded text is read (a copy of the file when it was not UTF-8 without NULs): freed
+    // before the trace is made.
     drop(dec);
     let base = blocks(&mut b, hits);
     b.source
