@@ -151,12 +151,7 @@ impl Graph {
     }
 
     fn children(&self, node: usize) -> &[u32] {
-        let start = if node == 0 {
-            0
-        } else {
-            self.child_ends[node - 1]
-        };
-        &self.children[start..self.child_ends[node]]
+        &self.children[crate::trace::packed_range(&self.child_ends, node)]
     }
 }
 

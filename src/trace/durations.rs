@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::packed_range;
+
 /// One series as the consumers read it.
 #[derive(Clone, Copy, Debug)]
 pub struct SeriesRef<'a> {
@@ -39,8 +41,7 @@ impl Names {
     }
 
     fn name(&self, s: usize) -> &str {
-        let start = if s == 0 { 0 } else { self.ends[s - 1] };
-        &self.bytes[start..self.ends[s]]
+        &self.bytes[packed_range(&self.ends, s)]
     }
 
     fn incomplete(&self, s: usize) -> u64 {
@@ -81,11 +82,10 @@ impl Durations {
     /// Series `s`; panics when there is no such series, as indexing a slice does.
     pub fn series(&self, s: usize) -> SeriesRef<'_> {
         let c = &*self.0;
-        let start = if s == 0 { 0 } else { c.value_ends[s - 1] };
         SeriesRef {
             name: c.names.name(s),
             group: &c.names.groups[c.names.group_of[s] as usize],
-            durations_s: &c.values[start..c.value_ends[s]],
+            durations_s: &c.values[packed_range(&c.value_ends, s)],
             incomplete: c.names.incomplete(s),
         }
     }
@@ -183,11 +183,10 @@ impl DurationsBuilder {
         self.values.len()
     }
 
-    /// The values added from the `from`th on, with their series (a segment's ticks, converted
-    /// when its rate is known).
-    pub fn values_since(&mut self, from: usize) -> impl Iterator<Item = (usize, &mut f64)> {
-        let series = self.value_series[from..].iter().map(|&s| s as usize);
-        series.zip(&mut self.values[from..])
+    /// The values added from the `from`th on (a segment's ticks, converted when its rate is
+    /// known).
+    pub fn values_since(&mut self, from: usize) -> &mut [f64] {
+        &mut self.values[from..]
     }
 
     /// Counts an unfinished call of series `s`.
@@ -198,10 +197,30 @@ impl DurationsBuilder {
         self.names.incomplete[s] += 1;
     }
 
+    /// Appends `suffix` (a unit) to the names of the series that got a value from the
+    /// `first_value`th on, unless a name already ends with it; those series are all from
+    /// `first_series` on (a segment's or a session's, the last ones made).
+    pub fn append_to_names_of_values_since(
+        &mut self,
+        first_series: usize,
+        first_value: usize,
+        suffix: &str,
+    ) {
+        let mut pick = Vec::new();
+        for &s in &self.value_series[first_value..] {
+            let i = s as usize - first_series;
+            if pick.len() <= i {
+                pick.resize(i + 1, false);
+            }
+            pick[i] = true;
+        }
+        self.append_to_names(first_series, suffix, &pick);
+    }
+
     /// Appends `suffix` to the names of the series from `from` on for which `pick` is true
     /// (`pick[s - from]`), unless the name already ends with it. The names from `from` on are
     /// the end of the buffer, so only they are rewritten.
-    pub fn append_to_names(&mut self, from: usize, suffix: &str, pick: &[bool]) {
+    fn append_to_names(&mut self, from: usize, suffix: &str, pick: &[bool]) {
         let n = self.len();
         if from >= n || !pick.iter().any(|&p| p) {
             return;

@@ -33,8 +33,8 @@ pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub use strings::MAX_STRING_BYTES;
-pub(crate) use strings::StringTable;
 pub(crate) use strings::shorten_bytes;
+pub(crate) use strings::{StringTable, packed_range};
 
 use serde::Serialize;
 

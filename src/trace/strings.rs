@@ -91,9 +91,7 @@ impl StringTable {
 
     #[inline]
     fn text_in<'a>(bytes: &'a str, ends: &[usize], id: StrId) -> &'a str {
-        let i = id.index();
-        let start = if i == 0 { 0 } else { ends[i - 1] };
-        &bytes[start..ends[i]]
+        &bytes[packed_range(ends, id.index())]
     }
 
     pub(crate) fn shortened(&self) -> u64 {
@@ -115,6 +113,14 @@ impl StringTable {
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
+}
+
+/// Where item `i` of items stored back to back is, `ends[i]` being where it ends (the strings
+/// of a table, the names or values of duration series, a graph's children lists).
+#[inline]
+pub(crate) fn packed_range(ends: &[usize], i: usize) -> std::ops::Range<usize> {
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    start..ends[i]
 }
 
 #[cfg(test)]

@@ -123,21 +123,12 @@ impl Reader {
         let from = std::mem::replace(&mut self.segment_values, from);
         let d = &mut self.b.durations;
         if let Some(f) = self.freq.filter(|&f| f > 0) {
-            for (_, v) in d.values_since(from) {
+            for v in d.values_since(from) {
                 *v /= f as f64;
             }
             return;
         }
-        // Series of this segment only: they are the last ones made.
-        let mut ticks_named = Vec::new();
-        for (s, _) in d.values_since(from) {
-            let i = s - self.segment_start;
-            if ticks_named.len() <= i {
-                ticks_named.resize(i + 1, false);
-            }
-            ticks_named[i] = true;
-        }
-        d.append_to_names(self.segment_start, " [ticks]", &ticks_named);
+        d.append_to_names_of_values_since(self.segment_start, from, " [ticks]");
     }
 
     /// `Frequency,<f>` (`v` is what follows the comma): ends the current segment; a repeated

@@ -143,21 +143,16 @@ impl Reader {
         let res = s.resolution.filter(|&r| r > 0);
         let first = s.first_series;
         let d = &mut self.b.durations;
-        let mut ticks_named = Vec::new();
+        let from = d.value_count();
         for (series, ticks) in raw {
             match res {
                 Some(r) => d.push_value(series, ticks as f64 / r as f64),
-                None => {
-                    d.push_value(series, ticks as f64);
-                    let i = series - first;
-                    if ticks_named.len() <= i {
-                        ticks_named.resize(i + 1, false);
-                    }
-                    ticks_named[i] = true;
-                }
+                None => d.push_value(series, ticks as f64),
             }
         }
-        d.append_to_names(first, " [ticks]", &ticks_named);
+        if res.is_none() {
+            d.append_to_names_of_values_since(first, from, " [ticks]");
+        }
     }
 
     fn counter(&mut self, app: &str, kind: &'static str) -> usize {

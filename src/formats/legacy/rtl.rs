@@ -17,6 +17,7 @@ use rustc_hash::FxBuildHasher;
 use super::{decode, lines};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::builder::ThreadCap;
+use crate::trace::packed_range;
 use crate::trace::{
     Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, StartStatedBy,
     StartTime, ThreadId, Trace,
@@ -77,8 +78,7 @@ impl Scopes {
 
 /// The `i`th of strings written back to back into `text`, each ending at `ends[i]`.
 fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
-    let start = if i == 0 { 0 } else { ends[i - 1] };
-    &text[start..ends[i]]
+    &text[packed_range(ends, i)]
 }
 
 struct ThreadState {
