@@ -54,7 +54,7 @@ impl MethodKey {
     /// The key of a trace method with its strings made by `text`.
     fn of_with(trace: &Trace, m: MethodId, mut text: impl FnMut(StrId) -> Arc<str>) -> Self {
         let meth = trace.method(m);
-        if trace.str(meth.class) == Self::UNKNOWN_CLASS && trace.str(meth.name).is_empty() {
+        if KeyParts::is_unknown_placeholder(trace, m) {
             return Self::pseudo(Self::UNKNOWN_CLASS);
         }
         MethodKey {
@@ -91,22 +91,80 @@ impl MethodKey {
     /// therefore come before its named ones; classes whose methods are all named, or all
     /// unnamed, sort as in dmtracedump.
     pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
-        // Keys of one trace share their strings: equal ones are mostly the same `Arc`.
-        let text = |a: &Arc<str>, b: &Arc<str>| {
-            if Arc::ptr_eq(a, b) {
+        self.parts().tie_order(&other.parts())
+    }
+
+    /// The key's strings, borrowed.
+    pub(crate) fn parts(&self) -> KeyParts<'_> {
+        KeyParts {
+            class: &self.class,
+            name: self.name.as_deref(),
+            signature: &self.signature,
+        }
+    }
+}
+
+/// A [`MethodKey`]'s strings borrowed (from a key, or from a trace's string table without
+/// making a key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeyParts<'a> {
+    pub class: &'a str,
+    pub name: Option<&'a str>,
+    pub signature: &'a str,
+}
+
+impl<'a> KeyParts<'a> {
+    /// Whether method `m` is the reader's `(unknown)` placeholder (keyed as the pseudo-method).
+    pub(crate) fn is_unknown_placeholder(trace: &Trace, m: MethodId) -> bool {
+        let meth = trace.method(m);
+        trace.str(meth.class) == MethodKey::UNKNOWN_CLASS && trace.str(meth.name).is_empty()
+    }
+
+    /// A pseudo-method's parts.
+    pub(crate) fn pseudo(class: &'a str) -> Self {
+        KeyParts {
+            class,
+            name: None,
+            signature: "",
+        }
+    }
+
+    /// The parts of a trace method's key ([`MethodKey::of`]).
+    pub(crate) fn of(trace: &'a Trace, m: MethodId) -> Self {
+        if Self::is_unknown_placeholder(trace, m) {
+            return Self::pseudo(MethodKey::UNKNOWN_CLASS);
+        }
+        let meth = trace.method(m);
+        KeyParts {
+            class: trace.str(meth.class),
+            name: Some(trace.str(meth.name)),
+            signature: trace.str(meth.signature),
+        }
+    }
+
+    /// See [`MethodKey::tie_order`].
+    pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
+        // Keys of one trace share their strings: equal ones are mostly the same text in memory.
+        let text = |a: &str, b: &str| {
+            if std::ptr::eq(a, b) {
                 std::cmp::Ordering::Equal
             } else {
                 a.cmp(b)
             }
         };
-        text(&self.class, &other.class)
+        text(self.class, other.class)
             .then_with(|| self.name.is_some().cmp(&other.name.is_some()))
-            .then_with(|| match (&self.name, &other.name) {
+            .then_with(|| match (self.name, other.name) {
                 (Some(a), Some(b)) => {
-                    text(a, b).then_with(|| text(&self.signature, &other.signature))
+                    text(a, b).then_with(|| text(self.signature, other.signature))
                 }
-                _ => pseudo_rank(self).cmp(&pseudo_rank(other)),
+                _ => pseudo_rank(self.class, self.name).cmp(&pseudo_rank(other.class, other.name)),
             })
+    }
+
+    /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
+    pub(crate) fn write_dotted(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write!(out, "{}.{}", self.class, self.name.unwrap_or("(null)"))
     }
 }
 
@@ -142,8 +200,8 @@ impl<'t> KeyMaker<'t> {
     }
 }
 
-fn pseudo_rank(k: &MethodKey) -> i64 {
-    match (k.name.is_none(), &*k.class) {
+fn pseudo_rank(class: &str, name: Option<&str>) -> i64 {
+    match (name.is_none(), class) {
         (true, MethodKey::TOPLEVEL_CLASS) => -2,
         (true, MethodKey::UNKNOWN_CLASS) => -1,
         _ => 0,

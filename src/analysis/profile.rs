@@ -184,6 +184,16 @@ impl Edges {
 }
 
 impl MethodProfile {
+    /// No time, calls or edges (usable in `static`s).
+    pub const EMPTY: MethodProfile = MethodProfile {
+        inclusive: 0,
+        exclusive: 0,
+        top_exclusive: 0,
+        calls: 0,
+        recursive_calls: 0,
+        edges: Edges::NONE,
+    };
+
     /// `calls + recursive_calls`.
     pub fn total_calls(&self) -> u64 {
         self.calls + self.recursive_calls

@@ -27,8 +27,8 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::analysis::diff::MethodKey;
-use crate::analysis::profile::Profile;
+use crate::analysis::diff::{KeyParts, MethodKey};
+use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
@@ -37,9 +37,63 @@ pub(crate) const DEFAULT_THRESHOLD_PCT: i64 = 20;
 
 const TOP: u32 = u32::MAX;
 
-/// When dmtracedump first saw an edge: (after-all-records?, time or thread id, thread or depth,
-/// tie-break). Smaller is earlier.
-type SeenKey = (u8, u64, u64, u64);
+/// When dmtracedump first saw an edge; smaller is earlier. At an exit record: (its time, the
+/// thread's index, the exit's number in the thread); after all records: (the thread's id, the
+/// depth); never: last. 16 bytes (a tuple of those took 32, and a trace of methods called once
+/// has an edge per call): the phase and the tie-breaks share `rest`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeenKey {
+    /// The exit's time, or the thread's id after all records.
+    first: u64,
+    /// The phase in the top 2 bits; below it the thread index (24 bits) and exit number (38
+    /// bits), or the depth.
+    rest: u64,
+}
+
+impl SeenKey {
+    const PHASE_SHIFT: u32 = 62;
+    const EXIT_BITS: u32 = 38;
+    const NEVER: SeenKey = SeenKey {
+        first: 0,
+        rest: 2 << Self::PHASE_SHIFT,
+    };
+
+    /// Seen at an exit record. Thread indices past 2^24 (a merge of hundreds of files of
+    /// 65 536 threads) and exit numbers past 2^38 saturate: only ties of equal times among
+    /// those could change order.
+    fn at_exit(time: u64, thread_index: usize, exit: u64) -> Self {
+        let ti = (thread_index as u64).min((1 << 24) - 1);
+        let exit = exit.min((1 << Self::EXIT_BITS) - 1);
+        SeenKey {
+            first: time,
+            rest: (ti << Self::EXIT_BITS) | exit,
+        }
+    }
+
+    /// Seen after all records: a frame still open, on thread `raw_id` at `depth`.
+    fn at_end(raw_id: u64, depth: usize) -> Self {
+        SeenKey {
+            first: raw_id,
+            rest: (1 << Self::PHASE_SHIFT) | (depth as u64).min((1 << Self::PHASE_SHIFT) - 1),
+        }
+    }
+
+    fn order(&self) -> (u64, u64, u64) {
+        (self.rest >> Self::PHASE_SHIFT, self.first, self.rest)
+    }
+}
+
+impl Ord for SeenKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order().cmp(&other.order())
+    }
+}
+
+impl PartialOrd for SeenKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 /// First-seen keys of the non-recursive-parent edges `(parent or TOP, child)` of one thread.
 fn thread_first_seen(
@@ -92,10 +146,10 @@ fn thread_first_seen(
                 };
                 let key = if flags.unclosed {
                     // After all records, thread by thread (by id), outermost first.
-                    (1, th.raw_id, anc.len() as u64, 0)
+                    SeenKey::at_end(th.raw_id, anc.len())
                 } else {
                     // Exits of one thread come in post-order; across threads, by time.
-                    (0, lane.end(i), ti as u64, exits)
+                    SeenKey::at_exit(lane.end(i), ti, exits)
                 };
                 record(parent, m, key, counts);
             }
@@ -113,7 +167,11 @@ fn first_seen(trace: &Trace, clock: Clock) -> FxHashMap<(u32, u32), SeenKey> {
         .par_iter()
         .enumerate()
         .map(|(ti, th)| thread_first_seen(ti, th, clock, &mut FxHashMap::default()))
-        .reduce(FxHashMap::default, |mut a, b| {
+        .reduce(FxHashMap::default, |mut a, mut b| {
+            // The smaller map into the larger: a thread's map is not copied into an empty one.
+            if a.len() < b.len() {
+                std::mem::swap(&mut a, &mut b);
+            }
             for (k, v) in b {
                 let e = a.entry(k).or_insert(v);
                 if v < *e {
@@ -124,30 +182,74 @@ fn first_seen(trace: &Trace, clock: Clock) -> FxHashMap<(u32, u32), SeenKey> {
         })
 }
 
-/// One graph node: a method or pseudo-method with dmtracedump's numbers.
-struct Node {
-    /// Its key in [`Graph::keys`].
-    key: u32,
-    inclusive: u64,
-    exclusive: u64,
-    calls: u64,
+/// What a graph node is: `(toplevel)`, a method, or `(unknown)` when the trace has no
+/// placeholder for it (dmtracedump always has one; it only shifts zero-time ranks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Top,
+    Method(MethodId),
+    MissingUnknown,
 }
 
-/// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`), their keys, and their
-/// non-recursive children in dmtracedump's list order, all nodes' lists back to back (a list
-/// and a key per node would cost a method called once ≈ 100 bytes more).
-struct Graph {
-    nodes: Vec<Node>,
-    keys: Vec<MethodKey>,
+/// The graph's nodes in rank order (node `i` is dmtracedump's `[i]`) and their non-recursive
+/// children in dmtracedump's list order, all nodes' lists back to back. A node is its slot's
+/// number (0 = `(toplevel)`, then the methods, then a missing `(unknown)`); its name and
+/// numbers are read from the trace and the profile when written (keys and numbers copied per
+/// node cost a method called once ≈ 80 bytes more).
+struct Graph<'a> {
+    trace: &'a Trace,
+    profile: &'a Profile,
+    /// Node `i`'s slot number.
+    order: Vec<u32>,
     /// Node `i`'s children are `children[child_ends[i - 1]..child_ends[i]]`.
     children: Vec<u32>,
     child_ends: Vec<usize>,
     top_rank: usize,
 }
 
-impl Graph {
-    fn key(&self, node: usize) -> &MethodKey {
-        &self.keys[self.nodes[node].key as usize]
+/// The slot of slot number `s` of a trace of `methods` methods.
+fn slot(methods: usize, s: u32) -> Slot {
+    match s as usize {
+        0 => Slot::Top,
+        i if i <= methods => Slot::Method(MethodId(i as u32 - 1)),
+        _ => Slot::MissingUnknown,
+    }
+}
+
+/// A slot's key, borrowed from the trace.
+fn slot_key(trace: &Trace, s: Slot) -> KeyParts<'_> {
+    match s {
+        Slot::Top => KeyParts::pseudo(MethodKey::TOPLEVEL_CLASS),
+        Slot::Method(m) => KeyParts::of(trace, m),
+        Slot::MissingUnknown => KeyParts::pseudo(MethodKey::UNKNOWN_CLASS),
+    }
+}
+
+/// A slot's numbers (zero for a missing `(unknown)`).
+fn slot_profile(profile: &Profile, s: Slot) -> &MethodProfile {
+    static EMPTY: MethodProfile = MethodProfile::EMPTY;
+    match s {
+        Slot::Top => &profile.toplevel,
+        Slot::Method(m) => profile.method(m),
+        Slot::MissingUnknown => &EMPTY,
+    }
+}
+
+impl<'a> Graph<'a> {
+    fn slot(&self, node: usize) -> Slot {
+        slot(self.trace.methods.len(), self.order[node])
+    }
+
+    fn key(&self, node: usize) -> KeyParts<'a> {
+        slot_key(self.trace, self.slot(node))
+    }
+
+    fn numbers(&self, node: usize) -> &'a MethodProfile {
+        slot_profile(self.profile, self.slot(node))
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
     }
 
     fn children(&self, node: usize) -> &[u32] {
@@ -155,50 +257,24 @@ impl Graph {
     }
 }
 
-fn graph_nodes(trace: &Trace, profile: &Profile) -> Graph {
-    // Nodes in rank order: (toplevel), the methods, and (unknown) when the trace has no
-    // placeholder for it (dmtracedump always has one; it only shifts zero-time ranks).
-    #[derive(Clone, Copy)]
-    enum Slot {
-        Top,
-        Method(MethodId),
-        MissingUnknown,
-    }
-    let mut keys: Vec<MethodKey> = Vec::with_capacity(trace.methods.len() + 2);
-    let mut slots: Vec<Slot> = Vec::with_capacity(trace.methods.len() + 2);
-    keys.push(MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS));
-    slots.push(Slot::Top);
-    let mut has_unknown = false;
-    let mut maker = crate::analysis::diff::KeyMaker::new(trace);
-    for i in 0..trace.methods.len() {
-        let k = maker.key(MethodId(i as u32));
-        has_unknown |= k.name.is_none();
-        keys.push(k);
-        slots.push(Slot::Method(MethodId(i as u32)));
-    }
-    drop(maker);
-    if !has_unknown {
-        keys.push(MethodKey::pseudo(MethodKey::UNKNOWN_CLASS));
-        slots.push(Slot::MissingUnknown);
-    }
-    let empty = crate::analysis::profile::MethodProfile::default();
-    let entry = |s: Slot| match s {
-        Slot::Top => &profile.toplevel,
-        Slot::Method(m) => profile.method(m),
-        Slot::MissingUnknown => &empty,
-    };
-    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
+    let methods = trace.methods.len();
+    let has_unknown =
+        (0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m as u32)));
+    let slots = methods + 1 + usize::from(!has_unknown);
+    let of = |s: u32| slot(methods, s);
+    let mut order: Vec<u32> = (0..slots as u32).collect();
     order.sort_by(|&a, &b| {
-        let (a, b) = (a as usize, b as usize);
-        entry(slots[b])
+        let (a, b) = (of(a), of(b));
+        slot_profile(profile, b)
             .inclusive
-            .cmp(&entry(slots[a]).inclusive)
-            .then_with(|| keys[a].tie_order(&keys[b]))
+            .cmp(&slot_profile(profile, a).inclusive)
+            .then_with(|| slot_key(trace, a).tie_order(&slot_key(trace, b)))
     });
-    let mut rank_of_method = vec![0u32; trace.methods.len()];
+    let mut rank_of_method = vec![0u32; methods];
     let mut top_rank = 0;
-    for (rank, &e) in order.iter().enumerate() {
-        match slots[e as usize] {
+    for (rank, &s) in order.iter().enumerate() {
+        match of(s) {
             Slot::Method(m) => rank_of_method[m.index()] = rank as u32,
             Slot::Top => top_rank = rank,
             Slot::MissingUnknown => {}
@@ -206,37 +282,30 @@ fn graph_nodes(trace: &Trace, profile: &Profile) -> Graph {
     }
     let rank = |m: Option<MethodId>| m.map_or(top_rank as u32, |m| rank_of_method[m.index()]);
     let seen = first_seen(trace, profile.clock);
-    let mut nodes = Vec::with_capacity(order.len());
     let mut children = Vec::new();
     let mut child_ends = Vec::with_capacity(order.len());
     let mut kids: Vec<(SeenKey, u32)> = Vec::new();
-    for &e in &order {
-        let slot = slots[e as usize];
-        let p = entry(slot);
-        let pk = match slot {
+    for &s in &order {
+        let s = of(s);
+        let pk = match s {
             Slot::Method(m) => m.0,
             _ => TOP,
         };
         kids.clear();
-        kids.extend(p.children().iter().map(|edge| {
+        kids.extend(slot_profile(profile, s).children().iter().map(|edge| {
             let ck = edge.method.map_or(TOP, |m| m.0);
-            let key = seen.get(&(pk, ck)).copied().unwrap_or((2, 0, 0, 0));
+            let key = seen.get(&(pk, ck)).copied().unwrap_or(SeenKey::NEVER);
             (key, rank(edge.method))
         }));
         // Most recently discovered first.
         kids.sort_by_key(|k| std::cmp::Reverse(k.0));
         children.extend(kids.iter().map(|k| k.1));
         child_ends.push(children.len());
-        nodes.push(Node {
-            key: e,
-            inclusive: p.inclusive,
-            exclusive: p.exclusive,
-            calls: p.calls,
-        });
     }
     Graph {
-        nodes,
-        keys,
+        trace,
+        profile,
+        order,
         children,
         child_ends,
         top_rank,
@@ -256,22 +325,22 @@ pub fn write_dot(
         DEFAULT_THRESHOLD_PCT
     };
     let g = graph_nodes(trace, profile);
-    let nodes = &g.nodes;
     let passes = |parent: usize, child: usize| {
-        let pct = nodes[child].inclusive as f64 / nodes[parent].inclusive as f64 * 100.0;
+        let pct = g.numbers(child).inclusive as f64 / g.numbers(parent).inclusive as f64 * 100.0;
         (pct as i64) >= threshold
     };
 
     out.write_all(b"digraph g {\nnode [shape = record,height=.1];\n")?;
     // Labels: depth-first, each node once.
-    let mut labelled = vec![false; nodes.len()];
+    let mut labelled = vec![false; g.len()];
     let mut stack: Vec<(usize, usize)> = Vec::new();
     let label = |idx: usize, out: &mut dyn Write| {
-        let n = &nodes[idx];
+        let n = g.numbers(idx);
+        write!(out, "node{idx}[label = \"[{idx}] ")?;
+        g.key(idx).write_dotted(out)?;
         writeln!(
             out,
-            "node{idx}[label = \"[{idx}] {} ({}, {}, {})\"]",
-            g.key(idx).dotted(),
+            " ({}, {}, {})\"]",
             n.inclusive / 1000,
             n.exclusive / 1000,
             n.calls
@@ -295,7 +364,7 @@ pub fn write_dot(
         }
     }
     // Links: an edge per visit, recursing into nodes not visited yet.
-    let mut visited = vec![false; nodes.len()];
+    let mut visited = vec![false; g.len()];
     visited[top_rank] = true;
     stack.push((top_rank, 0));
     while let Some(&mut (n, ref mut k)) = stack.last_mut() {
@@ -328,6 +397,27 @@ mod tests {
         let mut buf = Vec::new();
         write_dot(trace, &p, threshold, &mut buf).unwrap();
         String::from_utf8(buf).unwrap()
+    }
+
+    /// The packed key orders as the tuple it replaced: (phase, time or thread id, thread index
+    /// or depth, exit number), never last.
+    #[test]
+    fn seen_keys_order_as_their_tuples() {
+        use proptest::prelude::*;
+        let key = (0u8..3, 0u64..4, any::<u64>(), 0usize..5, 0u64..(1 << 38));
+        proptest!(|(a in key.clone(), b in key)| {
+            let packed = |k: (u8, u64, u64, usize, u64)| match k.0 {
+                0 => SeenKey::at_exit(k.1.min(1) * k.2, k.3, k.4),
+                1 => SeenKey::at_end(k.2, k.3),
+                _ => SeenKey::NEVER,
+            };
+            let tuple = |k: (u8, u64, u64, usize, u64)| match k.0 {
+                0 => (0, k.1.min(1) * k.2, k.3 as u64, k.4),
+                1 => (1, k.2, k.3 as u64, 0),
+                _ => (2, 0, 0, 0),
+            };
+            prop_assert_eq!(packed(a).cmp(&packed(b)), tuple(a).cmp(&tuple(b)));
+        });
     }
 
     #[test]
@@ -413,33 +503,30 @@ mod tests {
             let p = profile(&trace, Clock::Cpu);
             let g = graph_nodes(&trace, &p);
             let want = oracle_children(&events);
-            let key_of = |m: u32| {
+            let slot_of = |m: u32| {
                 if m == TOP {
-                    MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS)
+                    Slot::Top
                 } else {
-                    MethodKey::of(&trace, MethodId(m))
+                    Slot::Method(MethodId(m))
                 }
             };
             let mut checked = 0;
             for (parent, kids) in &want {
-                let node = (0..g.nodes.len())
-                    .find(|&n| *g.key(n) == key_of(*parent))
+                let node = (0..g.len())
+                    .find(|&n| g.slot(n) == slot_of(*parent))
                     .unwrap();
-                let got: Vec<&MethodKey> = g
+                let got: Vec<Slot> = g
                     .children(node)
                     .iter()
-                    .map(|&c| g.key(c as usize))
+                    .map(|&c| g.slot(c as usize))
                     .collect();
-                let want: Vec<MethodKey> = kids.iter().map(|&k| key_of(k)).collect();
-                assert_eq!(
-                    got,
-                    want.iter().collect::<Vec<_>>(),
-                    "seed {seed} parent {parent}"
-                );
+                let want: Vec<Slot> = kids.iter().map(|&k| slot_of(k)).collect();
+                assert_eq!(got, want, "seed {seed} parent {parent}");
                 checked += 1;
             }
             assert!(checked > 1);
-            assert_eq!(&*g.key(g.top_rank).class, MethodKey::TOPLEVEL_CLASS);
+            assert_eq!(g.slot(g.top_rank), Slot::Top);
+            assert_eq!(g.key(g.top_rank).class, MethodKey::TOPLEVEL_CLASS);
         }
     }
 }

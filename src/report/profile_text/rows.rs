@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use super::{NameRank, Row};
-use crate::analysis::profile::{Edges, MethodProfile, Profile};
+use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::{StrId, Trace};
 
 /// The rank in byte order of each row's string, the strings given as keys: `key` below
@@ -73,14 +73,7 @@ pub(super) type RankedRows<'a> = (Vec<Row<'a>>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// See [`RankedRows`].
 pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
-    static EMPTY: MethodProfile = MethodProfile {
-        inclusive: 0,
-        exclusive: 0,
-        top_exclusive: 0,
-        calls: 0,
-        recursive_calls: 0,
-        edges: Edges::NONE,
-    };
+    static EMPTY: MethodProfile = MethodProfile::EMPTY;
     let mut rows = Vec::with_capacity(trace.methods.len() + 2);
     rows.push(Row {
         trace,
