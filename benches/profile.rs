@@ -87,10 +87,11 @@ fn main() {
                 profile(&trace, clock)
             });
             if run == 0 {
-                let edges: usize = p
-                    .methods
-                    .iter()
-                    .map(|m| m.children().len() + m.recursive_children().len())
+                let edges: usize = (0..p.methods.len() as u32)
+                    .map(|m| {
+                        let e = p.edges(Some(MethodId(m)));
+                        e.children().len() + e.recursive_children().len()
+                    })
                     .sum();
                 let rec: u64 = p.methods.iter().map(|m| m.recursive_calls).sum();
                 println!("{edges} child edges, {rec} recursive calls");

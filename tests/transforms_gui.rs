@@ -40,9 +40,10 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
         .map(MethodId)
         .filter(|&m| {
             let p = before.method(m);
+            let parents = before.edges(Some(m)).parents();
             p.recursive_calls == 0
-                && p.parents().len() == 1
-                && p.parents()[0].method.is_some_and(|c| c != m)
+                && parents.len() == 1
+                && parents[0].method.is_some_and(|c| c != m)
                 && p.exclusive > 0
         })
         .collect();
@@ -56,7 +57,7 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
                 .is_some()
         })
         .expect("a candidate in view");
-    let caller = before.method(m).parents()[0].method.unwrap();
+    let caller = before.edges(Some(m)).parents()[0].method.unwrap();
     let name = doc.trace.method_full_name(m);
     h.query_all_by_label_contains(&format!("] {name}"))
         .next()

@@ -84,7 +84,6 @@ pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
             inclusive: div(m.inclusive),
             exclusive: div(m.exclusive),
             top_exclusive: div(m.top_exclusive),
-            edges: m.edges.map_times(div),
             ..m
         };
     Profile {
@@ -92,6 +91,7 @@ pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
         total_time: div(p.total_time),
         methods: p.methods.into_iter().map(method).collect(),
         toplevel: method(p.toplevel),
+        edge_lists: p.edge_lists.map_times(div),
     }
 }
 

@@ -59,7 +59,8 @@ pub struct Edge {
     pub time: u64,
 }
 
-/// The profile of one method (or of `(toplevel)`). Times in trace ticks.
+/// The profile of one method (or of `(toplevel)`). Times in trace ticks. Its callers and
+/// callees are in the profile's [`EdgeLists`] ([`Profile::edges`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MethodProfile {
     /// Time inside outermost activations (recursive calls add nothing).
@@ -72,23 +73,9 @@ pub struct MethodProfile {
     pub calls: u64,
     /// Calls while the method was already on the stack.
     pub recursive_calls: u64,
-    /// Callers and callees.
-    pub edges: Edges,
 }
 
-/// A method's four edge lists (callers, callees, and both for recursive calls) in one
-/// allocation of exactly their length, none when all are empty: a profile holds a row per
-/// method, and four growable lists behind a box cost a called-once method ≈ 150 bytes more
-/// per clock than its one edge.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Edges {
-    /// Parents, children, recursive parents and recursive children, back to back.
-    all: Option<Box<[Edge]>>,
-    /// Where the children, the recursive parents and the recursive children start in `all`.
-    starts: [u32; 3],
-}
-
-/// The lists of [`Edges`], in their order in its allocation.
+/// The lists of a method's edges, in their order in [`EdgeLists`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EdgeList {
     Parents = 0,
@@ -97,126 +84,186 @@ pub(crate) enum EdgeList {
     RecursiveChildren = 3,
 }
 
-impl Edges {
-    /// No edges (usable in `static`s).
-    pub const NONE: Edges = Edges {
-        all: None,
-        starts: [0; 3],
-    };
+/// Every method's four edge lists (callers, callees, and both for recursive calls), all back to
+/// back in one list: the methods' in id order, then `(toplevel)`'s. A list per method behind a
+/// box cost a called-once method ≈ 40 bytes more per clock than its one edge; here it costs the
+/// end of each of its lists (4 bytes each, 8 past 4 G edges). Empty in a profile of totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeLists {
+    all: Vec<Edge>,
+    /// Where each list ends in `all`: list `l` of owner `o` at `4 · o + l`.
+    ends: Ends,
+}
 
-    /// The four lists in one allocation.
-    pub fn new(
-        parents: Vec<Edge>,
-        children: Vec<Edge>,
-        recursive_parents: Vec<Edge>,
-        recursive_children: Vec<Edge>,
-    ) -> Self {
-        let lists = [parents, children, recursive_parents, recursive_children];
-        let mut all = Vec::with_capacity(lists.iter().map(Vec::len).sum());
-        let mut starts = [0; 3];
-        for (i, list) in lists.into_iter().enumerate() {
-            if i > 0 {
-                starts[i - 1] = all.len() as u32;
-            }
-            all.extend(list);
-        }
-        Self::from_parts(all.into_boxed_slice(), starts)
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Ends {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Default for Ends {
+    fn default() -> Self {
+        Ends::Narrow(Vec::new())
     }
+}
 
-    /// Room for lists of `lens` edges (filled with placeholders), or none when all are 0.
-    pub(crate) fn with_lens(lens: [u32; 4]) -> Self {
-        let total: usize = lens.iter().map(|&n| n as usize).sum();
-        let starts = [lens[0], lens[0] + lens[1], lens[0] + lens[1] + lens[2]];
+impl Ends {
+    fn len(&self) -> usize {
+        match self {
+            Ends::Narrow(e) => e.len(),
+            Ends::Wide(e) => e.len(),
+        }
+    }
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Ends::Narrow(e) => e[i] as usize,
+            Ends::Wide(e) => e[i] as usize,
+        }
+    }
+}
+
+impl EdgeLists {
+    /// Room for `lens[o][l]` edges in list `l` of owner `o` (filled with placeholders).
+    pub(crate) fn with_lens(lens: &[[u32; 4]]) -> Self {
+        let total: u64 = lens.iter().flatten().map(|&n| u64::from(n)).sum();
+        let running = || {
+            lens.iter().flatten().scan(0u64, |end, &n| {
+                *end += u64::from(n);
+                Some(*end)
+            })
+        };
+        let ends = if total <= u64::from(u32::MAX) {
+            Ends::Narrow(running().map(|e| e as u32).collect())
+        } else {
+            Ends::Wide(running().collect())
+        };
         let placeholder = Edge {
             method: None,
             calls: 0,
             time: 0,
         };
-        Self::from_parts(vec![placeholder; total].into_boxed_slice(), starts)
-    }
-
-    fn from_parts(all: Box<[Edge]>, starts: [u32; 3]) -> Self {
-        if all.is_empty() {
-            return Self::NONE;
-        }
-        Edges {
-            all: Some(all),
-            starts,
+        EdgeLists {
+            all: vec![placeholder; total as usize],
+            ends,
         }
     }
 
-    /// Where `list` starts and ends in the allocation.
-    fn range(&self, list: EdgeList) -> std::ops::Range<usize> {
-        let len = self.all.as_ref().map_or(0, |a| a.len());
-        let i = list as usize;
-        let start = if i == 0 {
-            0
-        } else {
-            self.starts[i - 1] as usize
-        };
-        let end = self.starts.get(i).map_or(len, |&e| e as usize);
-        start..end
+    /// The lists of each owner in turn (parents, children, recursive parents, recursive
+    /// children): the methods' in id order, then `(toplevel)`'s.
+    #[cfg(test)]
+    pub(crate) fn from_lists(owners: impl IntoIterator<Item = [Vec<Edge>; 4]>) -> Self {
+        let owners: Vec<[Vec<Edge>; 4]> = owners.into_iter().collect();
+        let lens: Vec<[u32; 4]> = (owners.iter())
+            .map(|o| o.each_ref().map(|l| l.len() as u32))
+            .collect();
+        let mut lists = Self::with_lens(&lens);
+        lists.all = owners.into_iter().flatten().flatten().collect();
+        lists
     }
 
-    pub(crate) fn list(&self, list: EdgeList) -> &[Edge] {
-        match &self.all {
-            Some(all) => &all[self.range(list)],
-            None => &[],
+    /// Where list `list` of owner `o` is in `all` (empty past the owners that have lists).
+    fn range(&self, o: usize, list: EdgeList) -> std::ops::Range<usize> {
+        let i = o.saturating_mul(4).saturating_add(list as usize);
+        if i >= self.ends.len() {
+            return 0..0;
         }
+        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
+        start..self.ends.get(i)
     }
 
-    /// `list`, to be written in place.
-    pub(crate) fn list_mut(&mut self, list: EdgeList) -> &mut [Edge] {
-        let range = self.range(list);
-        match &mut self.all {
-            Some(all) => &mut all[range],
-            None => &mut [],
-        }
+    pub(crate) fn list(&self, o: usize, list: EdgeList) -> &[Edge] {
+        &self.all[self.range(o, list)]
+    }
+
+    pub(crate) fn list_mut(&mut self, o: usize, list: EdgeList) -> &mut [Edge] {
+        let range = self.range(o, list);
+        &mut self.all[range]
     }
 
     /// Every edge with its time mapped by `f` (the lists unchanged).
     pub(crate) fn map_times(mut self, f: impl Fn(u64) -> u64) -> Self {
-        for e in self.all.iter_mut().flat_map(|a| a.iter_mut()) {
+        for e in &mut self.all {
             e.time = f(e.time);
         }
         self
     }
 }
 
+/// One method's (or `(toplevel)`'s) edge lists in a profile.
+#[derive(Clone, Copy, Debug)]
+pub struct MethodEdges<'a> {
+    lists: &'a EdgeLists,
+    owner: usize,
+}
+
+impl<'a> MethodEdges<'a> {
+    /// No edges (a pseudo-method the trace lacks).
+    pub fn none() -> MethodEdges<'static> {
+        static NO_EDGES: EdgeLists = EdgeLists {
+            all: Vec::new(),
+            ends: Ends::Narrow(Vec::new()),
+        };
+        MethodEdges {
+            lists: &NO_EDGES,
+            owner: 0,
+        }
+    }
+
+    pub(crate) fn list(&self, list: EdgeList) -> &'a [Edge] {
+        self.lists.list(self.owner, list)
+    }
+
+    /// Callers, for non-recursive calls of this method. Sorted by method, `(toplevel)` first.
+    pub fn parents(&self) -> &'a [Edge] {
+        self.list(EdgeList::Parents)
+    }
+
+    /// Callees called while this method occurred once on the stack.
+    pub fn children(&self) -> &'a [Edge] {
+        self.list(EdgeList::Children)
+    }
+
+    /// Callers, for recursive calls of this method.
+    pub fn recursive_parents(&self) -> &'a [Edge] {
+        self.list(EdgeList::RecursiveParents)
+    }
+
+    /// Callees called while this method occurred at least twice on the stack.
+    pub fn recursive_children(&self) -> &'a [Edge] {
+        self.list(EdgeList::RecursiveChildren)
+    }
+
+    /// How many edges the four lists hold.
+    pub fn len(&self) -> usize {
+        [
+            EdgeList::Parents,
+            EdgeList::Children,
+            EdgeList::RecursiveParents,
+            EdgeList::RecursiveChildren,
+        ]
+        .iter()
+        .map(|&l| self.list(l).len())
+        .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl MethodProfile {
-    /// No time, calls or edges (usable in `static`s).
+    /// No time or calls (usable in `static`s).
     pub const EMPTY: MethodProfile = MethodProfile {
         inclusive: 0,
         exclusive: 0,
         top_exclusive: 0,
         calls: 0,
         recursive_calls: 0,
-        edges: Edges::NONE,
     };
 
     /// `calls + recursive_calls`.
     pub fn total_calls(&self) -> u64 {
         self.calls + self.recursive_calls
-    }
-
-    /// Callers, for non-recursive calls of this method. Sorted by method, `(toplevel)` first.
-    pub fn parents(&self) -> &[Edge] {
-        self.edges.list(EdgeList::Parents)
-    }
-
-    /// Callees called while this method occurred once on the stack.
-    pub fn children(&self) -> &[Edge] {
-        self.edges.list(EdgeList::Children)
-    }
-
-    /// Callers, for recursive calls of this method.
-    pub fn recursive_parents(&self) -> &[Edge] {
-        self.edges.list(EdgeList::RecursiveParents)
-    }
-
-    /// Callees called while this method occurred at least twice on the stack.
-    pub fn recursive_children(&self) -> &[Edge] {
-        self.edges.list(EdgeList::RecursiveChildren)
     }
 }
 
@@ -229,11 +276,21 @@ pub struct Profile {
     /// Indexed by [`MethodId`].
     pub methods: Vec<MethodProfile>,
     pub toplevel: MethodProfile,
+    /// Callers and callees (none in a profile of totals).
+    pub edge_lists: EdgeLists,
 }
 
 impl Profile {
     pub fn method(&self, id: MethodId) -> &MethodProfile {
         &self.methods[id.index()]
+    }
+
+    /// The callers and callees of `id`, or of `(toplevel)` for `None`.
+    pub fn edges(&self, id: Option<MethodId>) -> MethodEdges<'_> {
+        MethodEdges {
+            lists: &self.edge_lists,
+            owner: id.map_or(self.methods.len(), MethodId::index),
+        }
     }
 
     /// The profile of `id`, or of `(toplevel)` for `None`.

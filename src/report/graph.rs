@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::diff::{KeyParts, MethodKey};
-use crate::analysis::profile::{MethodProfile, Profile};
+use crate::analysis::profile::{MethodEdges, MethodProfile, Profile};
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
 
@@ -292,7 +292,12 @@ fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
             _ => TOP,
         };
         kids.clear();
-        kids.extend(slot_profile(profile, s).children().iter().map(|edge| {
+        let edges = match s {
+            Slot::Top => profile.edges(None),
+            Slot::Method(m) => profile.edges(Some(m)),
+            Slot::MissingUnknown => MethodEdges::none(),
+        };
+        kids.extend(edges.children().iter().map(|edge| {
             let ck = edge.method.map_or(TOP, |m| m.0);
             let key = seen.get(&(pk, ck)).copied().unwrap_or(SeenKey::NEVER);
             (key, rank(edge.method))

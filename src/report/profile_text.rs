@@ -16,7 +16,7 @@ use std::fmt::Write;
 
 use rayon::prelude::*;
 
-use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::trace::{MethodId, Trace};
 
 use super::html::{TABLE_OF_CONTENTS, escape, html_header};
@@ -107,6 +107,7 @@ struct NameRank {
 }
 
 struct Printer<'a> {
+    profile: &'a Profile,
     rows: Vec<Row<'a>>,
     /// Row of each model method.
     row_of_method: Vec<u32>,
@@ -157,6 +158,7 @@ impl<'a> Printer<'a> {
     fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<u32>) {
         let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
         let mut p = Printer {
+            profile,
             rows,
             row_of_method,
             index,
@@ -174,6 +176,7 @@ impl<'a> Printer<'a> {
     /// A printer of the same rows with an empty output.
     fn fork(&self) -> Self {
         Printer {
+            profile: self.profile,
             rows: self.rows.clone(),
             row_of_method: self.row_of_method.clone(),
             index: self.index.clone(),
@@ -185,6 +188,15 @@ impl<'a> Printer<'a> {
 
     fn esc<'s>(&self, s: &'s str) -> std::borrow::Cow<'s, str> {
         if self.html { escape(s) } else { s.into() }
+    }
+
+    /// The callers and callees of row `r`'s method.
+    fn edges(&self, r: usize) -> MethodEdges<'a> {
+        match self.rows[r].method {
+            Row::TOPLEVEL => self.profile.edges(None),
+            Row::UNKNOWN => MethodEdges::none(),
+            m => self.profile.edges(Some(MethodId(m))),
+        }
     }
 
     fn row_of(&self, m: Option<MethodId>) -> usize {
@@ -301,14 +313,7 @@ impl<'a> Printer<'a> {
             usize::MAX
         };
         let this = &*self;
-        let block_lines = |r: u32| {
-            let p = this.rows[r as usize].profile;
-            p.parents().len()
-                + p.children().len()
-                + p.recursive_parents().len()
-                + p.recursive_children().len()
-                + 5
-        };
+        let block_lines = |r: u32| this.edges(r as usize).len() + 5;
         // Written as it is made, a block this long (a method with a million callers) is made on
         // its own and written line by line: in a chunk it would be held whole.
         let streaming = spill.is_some();
@@ -364,18 +369,19 @@ impl<'a> Printer<'a> {
     /// through `spill` as they are made, when it has a target).
     fn inclusive_block(&self, out: &mut String, rank: usize, r: usize, spill: &mut Spill) {
         let p: &'a MethodProfile = self.rows[r].profile;
+        let edges = self.edges(r);
         if self.html {
             let _ = write!(out, "<a name=\"m{}\"></a>", self.index[r]);
         }
         out.push_str("----------------------------------------------------\n");
         let total_calls = p.total_calls();
-        self.relatives(out, p.inclusive, p.parents(), total_calls, false, spill);
-        if !p.recursive_parents().is_empty() {
+        self.relatives(out, p.inclusive, edges.parents(), total_calls, false, spill);
+        if !edges.recursive_parents().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
             self.relatives(
                 out,
                 p.inclusive,
-                p.recursive_parents(),
+                edges.recursive_parents(),
                 total_calls,
                 true,
                 spill,
@@ -410,10 +416,10 @@ impl<'a> Printer<'a> {
         pad(out, 6 + 1 + 6 + 1);
         push_right(out, p.top_exclusive, 9);
         out.push('\n');
-        self.relatives(out, p.inclusive, p.children(), 0, false, spill);
-        if !p.recursive_children().is_empty() {
+        self.relatives(out, p.inclusive, edges.children(), 0, false, spill);
+        if !edges.recursive_children().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(out, p.inclusive, p.recursive_children(), 0, true, spill);
+            self.relatives(out, p.inclusive, edges.recursive_children(), 0, true, spill);
         }
     }
 

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::trace::{Clock, Lane, MethodId};
 
-use super::{Detail, Edge, EdgeList, Edges, MethodProfile, Profile};
+use super::{Detail, Edge, EdgeList, EdgeLists, MethodProfile, Profile};
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
 #[derive(Clone, Copy)]
@@ -416,7 +416,6 @@ impl<const K: usize> Acc<K> {
                         top_exclusive: a.top_exclusive[k],
                         calls: a.calls[0] as u64,
                         recursive_calls: a.calls[1] as u64,
-                        ..MethodProfile::default()
                     })
                     .collect(),
                 toplevel: MethodProfile {
@@ -425,6 +424,7 @@ impl<const K: usize> Acc<K> {
                     top_exclusive,
                     ..MethodProfile::default()
                 },
+                edge_lists: EdgeLists::default(),
             }
         });
 
@@ -438,8 +438,8 @@ impl<const K: usize> Acc<K> {
 }
 
 /// The edge lists of `profiles` from the workers' raw edges (keys repeated, unsorted; their
-/// entries are reordered). A method's lists go in one allocation of their exact length, so
-/// the lists are counted first: children are keyed by (parent, parent-recursive, child) and
+/// entries are reordered). All lists go in one allocation of their exact length, so the lists
+/// are counted first: children are keyed by (parent, parent-recursive, child) and
 /// summed over child-recursive, parents by (child, child-recursive, parent) and summed over
 /// parent-recursive.
 fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntry<K>]) {
@@ -483,17 +483,8 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
     for group in parent_groups() {
         lens[child_of(group[0].0) as usize][parents_list(group[0].0) as usize] += 1;
     }
-    fn entry(p: &mut Profile, o: usize) -> &mut MethodProfile {
-        if o == p.methods.len() {
-            &mut p.toplevel
-        } else {
-            &mut p.methods[o]
-        }
-    }
     for p in profiles.iter_mut() {
-        for (o, &l) in lens.iter().enumerate() {
-            entry(p, o).edges = Edges::with_lens(l);
-        }
+        p.edge_lists = EdgeLists::with_lens(&lens);
     }
     // `lens` now counts what each list holds so far.
     lens.iter_mut().for_each(|l| *l = [0; 4]);
@@ -512,7 +503,7 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
         let at = lens[o][list as usize] as usize;
         lens[o][list as usize] += 1;
         for (p, t) in profiles.iter_mut().zip(time) {
-            entry(p, o).edges.list_mut(list)[at] = Edge {
+            p.edge_lists.list_mut(o, list)[at] = Edge {
                 method: id(parent_of(key)),
                 calls,
                 time: t,
@@ -527,12 +518,12 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
         let (o, list) = (owner(parent_of(key)), children_list(key));
         let len = lens[o][list as usize] as usize;
         let same = len > 0
-            && entry(&mut profiles[0], o).edges.list(list)[len - 1].method == Some(MethodId(child));
+            && profiles[0].edge_lists.list(o, list)[len - 1].method == Some(MethodId(child));
         if !same {
             lens[o][list as usize] += 1;
         }
         for (p, t) in profiles.iter_mut().zip(time) {
-            let slot = &mut entry(p, o).edges.list_mut(list)[if same { len - 1 } else { len }];
+            let slot = &mut p.edge_lists.list_mut(o, list)[if same { len - 1 } else { len }];
             if same {
                 slot.calls += calls;
                 slot.time += t;

@@ -110,18 +110,21 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
         top_exclusive: e.top_exclusive,
         calls: e.calls[0],
         recursive_calls: e.calls[1],
-        edges: Edges::new(
+    };
+    let lists = |e: &Entry| {
+        [
             edges(&e.parents[0]),
             edges(&e.children[0]),
             edges(&e.parents[1]),
             edges(&e.children[1]),
-        ),
+        ]
     };
     Profile {
         clock,
         total_time,
         methods: entries[..top].iter().map(to_profile).collect(),
         toplevel: to_profile(&entries[top]),
+        edge_lists: EdgeLists::from_lists(entries.iter().map(lists)),
     }
 }
 
@@ -266,13 +269,8 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
 
 /// `p` with every edge list empty: what [`Detail::Totals`] gives.
 fn without_edges(p: &Profile) -> Profile {
-    let strip = |m: &MethodProfile| MethodProfile {
-        edges: Edges::NONE,
-        ..m.clone()
-    };
     Profile {
-        methods: p.methods.iter().map(strip).collect(),
-        toplevel: strip(&p.toplevel),
+        edge_lists: EdgeLists::default(),
         ..p.clone()
     }
 }
@@ -306,7 +304,7 @@ fn simple_synthetic_trace_numbers() {
     assert_eq!((b.inclusive, b.exclusive, b.top_exclusive), (15, 13, 5));
     assert_eq!((b.calls, b.recursive_calls), (1, 2));
     assert_eq!(
-        b.recursive_parents(),
+        p.edges(Some(MethodId(b_))).recursive_parents(),
         [Edge {
             method: Some(MethodId(b_)),
             calls: 2,
@@ -314,7 +312,7 @@ fn simple_synthetic_trace_numbers() {
         }]
     );
     assert_eq!(
-        b.recursive_children(),
+        p.edges(Some(MethodId(b_))).recursive_children(),
         [Edge {
             method: Some(MethodId(b_)),
             calls: 1,
@@ -341,7 +339,7 @@ fn unmatched_exit_is_charged_from_time_zero() {
     assert_eq!(m0.inclusive, 105);
     assert_eq!(m0.exclusive, 0, "first event of the thread");
     assert_eq!(
-        m0.parents(),
+        p.edges(Some(MethodId(0))).parents(),
         [Edge {
             method: None,
             calls: 1,

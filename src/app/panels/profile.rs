@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use crate::analysis::profile::{Edge, MethodProfile, Profile};
+use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
@@ -164,7 +164,7 @@ impl EdgeKind {
             EdgeKind::RecursiveChildren => "Children while recursive",
         }
     }
-    fn list(self, p: &MethodProfile) -> &[Edge] {
+    fn list(self, p: MethodEdges<'_>) -> &[Edge] {
         match self {
             EdgeKind::Parents => p.parents(),
             EdgeKind::Children => p.children(),
@@ -258,14 +258,13 @@ fn flatten(l: &Document, methods: &[Entry], st: &ProfileState) -> Vec<Row> {
             continue;
         }
         let Some(p) = primary else { continue };
-        let mp = p.entry(m);
         for kind in [
             EdgeKind::Parents,
             EdgeKind::Children,
             EdgeKind::RecursiveParents,
             EdgeKind::RecursiveChildren,
         ] {
-            let list = kind.list(mp);
+            let list = kind.list(p.edges(m));
             if list.is_empty() && kind != EdgeKind::Children {
                 continue;
             }
@@ -619,8 +618,11 @@ fn row_cells(
             Row::Edge(m, kind, i) => {
                 let own = p.entry(m);
                 let primary = &l.profiles[0];
-                let target = kind.list(primary.entry(m)).get(i).map(|e| e.method);
-                let e = kind.list(own).iter().find(|e| Some(e.method) == target);
+                let target = kind.list(primary.edges(m)).get(i).map(|e| e.method);
+                let e = kind
+                    .list(p.edges(m))
+                    .iter()
+                    .find(|e| Some(e.method) == target);
                 let total = if kind.is_parent() {
                     own.total_calls()
                 } else {
@@ -767,7 +769,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
         Row::Edge(m, kind, i) => {
             ui.add_space(36.0);
             let target = kind
-                .list(l.profiles[0].entry(m))
+                .list(l.profiles[0].edges(m))
                 .get(i)
                 .and_then(|e| e.method);
             chip(ui, ctx, target);

@@ -134,7 +134,7 @@ mod tests {
         let trace = b.finish();
         let p = profile(&trace, Clock::Wall);
         // `(toplevel)`'s block is long enough to be made on its own.
-        assert!(p.toplevel.children().len() > super::super::HUGE_BLOCK_LINES);
+        assert!(p.edges(None).children().len() > super::super::HUGE_BLOCK_LINES);
         for style in [Style::Text, Style::Html { sortable_url: None }] {
             let whole = render(&trace, &p, &style);
             let mut streamed = Vec::new();
