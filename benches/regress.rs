@@ -123,16 +123,13 @@ fn main() {
     let (a, b) = (load(&base), load(&new));
     let t_all = t0.elapsed();
     let (t_cmp, cmp) = best_of(RUNS, || compare(&a, &b, &Options::default()));
-    let first = cmp
-        .ranked(Status::Regression)
-        .first()
-        .map(|&i| &cmp.rows[i]);
+    let first = cmp.ranked(Status::Regression).first().map(|&i| cmp.row(i));
     println!(
         "all ten runs loaded and sampled {:.2} s; compare {:.0} ms ({} methods tested, top regression {} with q {:.1e})",
         t_all.as_secs_f64(),
         t_cmp.as_secs_f64() * 1e3,
         cmp.tested(),
-        first.map_or("none".into(), |r| r.key.label()),
+        first.as_ref().map_or("none".into(), |r| r.key.label()),
         first.map_or(f64::NAN, |r| r.exclusive.q),
     );
 }

@@ -132,7 +132,7 @@ fn groups_of_runs_rank_the_slowed_method_first_and_chart_it() {
     step_until_label(&mut h, "2 base runs, 2 new runs");
     let (name, change) = {
         let r = result(h.state()).unwrap();
-        let first = &r.cmp.rows[r.ranked(Status::Regression)[0]];
+        let first = r.cmp.row(r.ranked(Status::Regression)[0]);
         let RowKey::Method(key) = &first.key else {
             panic!("method rows")
         };
@@ -180,9 +180,7 @@ fn groups_of_runs_rank_the_slowed_method_first_and_chart_it() {
     };
     let row = {
         let r = result(h.state()).unwrap();
-        r.cmp.rows[r.ranked(Status::Regression)[0]]
-            .exclusive
-            .clone()
+        r.cmp.row(r.ranked(Status::Regression)[0]).exclusive.clone()
     };
     assert_eq!(calls(legend(&h, "base").unwrap()), row.n_base);
     assert_eq!(

@@ -54,8 +54,7 @@ fn medium_method(runs: &[RunSamples]) -> String {
 }
 
 fn flagged(cmp: &Comparison) -> usize {
-    cmp.rows
-        .iter()
+    cmp.rows()
         .filter(|r| r.exclusive.significant || r.inclusive.significant)
         .count()
 }
@@ -97,7 +96,7 @@ fn injected_regression_ranks_first_with_a_small_p() {
     let new = group(101..106, RECORDS, &slow);
     let cmp = compare(&base, &new, &Options::default());
     let regressions = cmp.ranked(Status::Regression);
-    let first = &cmp.rows[regressions[0]];
+    let first = cmp.row(regressions[0]);
     let RowKey::Method(key) = &first.key else {
         panic!("method rows")
     };

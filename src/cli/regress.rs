@@ -13,7 +13,7 @@ use super::args::ClockArg;
 use crate::analysis::regress::budget::{Rule, Threshold, check, parse_budget_file};
 use crate::analysis::regress::samples::{Keying, RunSamples, has_clock, has_clock_in, run_samples};
 use crate::analysis::regress::sinks::{self, SampleSinkFactory};
-use crate::analysis::regress::{Metric, Options, compare};
+use crate::analysis::regress::{Metric, Options, compare_owned};
 use crate::formats::Progress;
 use crate::load::load_to_sinks;
 use crate::report::regress::{write_budget_summary, write_json, write_text};
@@ -200,9 +200,9 @@ pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
         },
         keying,
     };
-    let cmp = compare(&base, &new, &options);
+    // The runs are kept by the comparison, which makes each row from them when it is written.
+    let cmp = compare_owned(base, new, &options);
     crate::timing::mark("compared");
-    drop((base, new));
     let verdicts = check(&cmp, &rules);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

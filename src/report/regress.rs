@@ -74,7 +74,7 @@ pub fn write_text(
         Keying::Methods => "methods",
         Keying::Paths => "call paths",
     };
-    let count = |s: Status| cmp.rows.iter().filter(|r| r.status == s).count();
+    let count = |s: Status| cmp.count(s);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
@@ -134,7 +134,7 @@ pub fn write_text(
         }
         writeln!(out, "{header}")?;
         for (rank, &i) in ranked.iter().enumerate().take(top) {
-            let r = &cmp.rows[i];
+            let r = cmp.row(i);
             let (mc, oc) = (r.metric(m), r.metric(other));
             let ci = mc.ci95.map_or("-".to_string(), |(lo, hi)| {
                 format!("[{}, {}]", fmt_time(lo, tps, true), fmt_time(hi, tps, true))
@@ -177,7 +177,7 @@ pub fn write_text(
         let ranked = cmp.ranked(status);
         writeln!(out, "\n{title} ({}), by time per run:", ranked.len())?;
         for &i in ranked.iter().take(top) {
-            let r = &cmp.rows[i];
+            let r = cmp.row(i);
             let mc = r.metric(m);
             let (per_run, calls) = match status {
                 Status::OnlyBase => (mc.base_per_run, r.base_calls_per_run),
@@ -227,7 +227,7 @@ pub fn write_budget_summary(
     for v in broken {
         writeln!(out, "  {} broken by {} methods:", v.rule, v.breaking.len())?;
         for &i in v.breaking.iter().take(5) {
-            let r = &cmp.rows[i];
+            let r = cmp.row(i);
             let mc = r.metric(cmp.options.metric);
             writeln!(
                 out,
@@ -336,7 +336,7 @@ impl Serialize for Section<'_> {
         let mut seq = s.serialize_seq(Some(ranked.len()))?;
         for (n, &i) in ranked.iter().enumerate() {
             seq.serialize_element(&row_json(
-                &self.cmp.rows[i],
+                &self.cmp.row(i),
                 ranked_status.then_some(n + 1),
                 tps,
             ))?;
@@ -420,7 +420,7 @@ fn head_json(
     verdicts: &[Verdict],
 ) -> Value {
     let tps = cmp.ticks_per_sec;
-    let count = |s: Status| cmp.rows.iter().filter(|r| r.status == s).count();
+    let count = |s: Status| cmp.count(s);
     let empty = Vec::<Value>::new;
     json!({
         "schema": "tracelens-regressions",
@@ -454,7 +454,7 @@ fn head_json(
             "threshold": v.rule.threshold.to_string(),
             "broken": !v.breaking.is_empty(),
             "breaking": v.breaking.iter().map(|&i| {
-                let r = &cmp.rows[i];
+                let r = cmp.row(i);
                 r.method().map_or_else(|| r.key.label(), |k| k.full())
             }).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
@@ -517,7 +517,7 @@ mod tests {
                     };
                     assert_eq!(rows.len(), ranked.len(), "{name}");
                     if let (Some(first), Keying::Paths) = (rows.first(), keying) {
-                        let RowKey::Path(p) = &cmp.rows[ranked[0]].key else {
+                        let RowKey::Path(p) = cmp.key(ranked[0]) else {
                             panic!("a path row")
                         };
                         let want: Vec<String> = p.methods().iter().map(|k| k.full()).collect();

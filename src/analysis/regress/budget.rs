@@ -156,7 +156,7 @@ pub fn check(cmp: &Comparison, rules: &[Rule]) -> Vec<Verdict> {
                 .ranked(Status::Regression)
                 .into_iter()
                 .filter(|&i| {
-                    let row = &cmp.rows[i];
+                    let row = cmp.row(i);
                     let m = row.metric(cmp.options.metric);
                     row.method().is_some_and(|k| {
                         glob_match(&rule.glob, &k.dotted()) || glob_match(&rule.glob, &k.full())

@@ -24,7 +24,7 @@
 //!     run_samples(&t, Clock::Cpu, Keying::Methods)
 //! };
 //! let cmp = compare(&[run(1), run(2)], &[run(3), run(4)], &Options::default());
-//! assert!(!cmp.rows.is_empty());
+//! assert!(!cmp.is_empty());
 //! ```
 
 pub mod budget;
@@ -205,29 +205,105 @@ pub struct Comparison {
     /// Mean run length per group (Σ over threads of first to last record, on the clock).
     pub base_run_ticks: f64,
     pub new_run_ticks: f64,
-    /// Every row, tested or one-sided, in key order.
-    pub rows: Vec<Row>,
+    /// What ranks and counts each row, tested or one-sided, in key order.
+    summaries: Vec<Summary>,
+    /// The keys the rows are about (`Summary::key` indexes them).
+    keys: Keys,
+    /// Every row whole ([`compare`]); empty when they are made when asked for
+    /// ([`compare_owned`], which keeps `runs` instead).
+    rows: Vec<Row>,
+    /// The runs, base first ([`compare_owned`] only).
+    runs: Vec<RunSamples>,
     /// `run_keys[r][i]`: run r's local key of row i (base runs first, then new), or `u32::MAX`
     /// (see [`Comparison::samples_of`]).
     run_keys: Vec<Vec<u32>>,
 }
 
+/// What ranks, counts and finishes a row: 40 bytes, where a whole row (two sets of
+/// statistics) is ≈ 380, and a group diff of a million methods called once would hold a
+/// million of them.
+#[derive(Clone, Copy, Debug)]
+struct Summary {
+    /// The row's key in [`Comparison::keys`].
+    key: u32,
+    status: Status,
+    /// Per metric (exclusive, inclusive): whether the change is at least `min_change`.
+    large_enough: [bool; 2],
+    significant: [bool; 2],
+    /// Whether the ranking metric's mean rose.
+    rising: bool,
+    /// Per metric: the q-value (1 when not tested).
+    q: [f64; 2],
+    /// The ranking metric's time added per run ([`Row::impact`]), or a one-sided row's time
+    /// per run in its group.
+    score: f64,
+}
+
+fn metric_index(m: Metric) -> usize {
+    match m {
+        Metric::Exclusive => 0,
+        Metric::Inclusive => 1,
+    }
+}
+
 impl Comparison {
+    /// How many rows (tested or one-sided).
+    pub fn len(&self) -> usize {
+        self.summaries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.summaries.is_empty()
+    }
+
+    /// Row `i`: borrowed when the rows were kept whole, else computed from the runs (the same
+    /// numbers, made by the same code).
+    pub fn row(&self, i: usize) -> std::borrow::Cow<'_, Row> {
+        if let Some(r) = self.rows.get(i) {
+            return std::borrow::Cow::Borrowed(r);
+        }
+        let all: Vec<&RunSamples> = self.runs.iter().collect();
+        let mut row = stats_row(&all, self.base_runs, &self.keys, &self.summaries[i], |r| {
+            self.run_keys[r][i]
+        });
+        finish_row(&mut row, &self.summaries[i]);
+        std::borrow::Cow::Owned(row)
+    }
+
+    /// Every row in key order ([`Comparison::row`]).
+    pub fn rows(&self) -> impl Iterator<Item = std::borrow::Cow<'_, Row>> + '_ {
+        (0..self.len()).map(|i| self.row(i))
+    }
+
+    /// Row `i`'s status.
+    pub fn status(&self, i: usize) -> Status {
+        self.summaries[i].status
+    }
+
+    /// Row `i`'s key.
+    pub fn key(&self, i: usize) -> RowKey {
+        self.keys.key(self.summaries[i].key as usize)
+    }
+
+    /// How many rows have status `s`.
+    pub fn count(&self, s: Status) -> usize {
+        self.summaries.iter().filter(|r| r.status == s).count()
+    }
+
     /// Rows of one status, ranked: regressions by time added per run (largest first),
     /// improvements by time saved, others by key; ties by key.
     pub fn ranked(&self, status: Status) -> Vec<usize> {
-        let m = self.options.metric;
-        let mut idx: Vec<usize> = (0..self.rows.len())
-            .filter(|&i| self.rows[i].status == status)
+        let m = metric_index(self.options.metric);
+        let mut idx: Vec<usize> = (0..self.summaries.len())
+            .filter(|&i| self.summaries[i].status == status)
             .collect();
         let score = |i: usize| {
-            let r = &self.rows[i];
+            let r = &self.summaries[i];
             match status {
-                Status::Regression => -r.impact(m),
-                Status::Improvement => r.impact(m),
-                Status::OnlyBase => -r.metric(m).base_per_run,
-                Status::OnlyNew => -r.metric(m).new_per_run,
-                Status::Unchanged => r.metric(m).q,
+                Status::Regression => -r.score,
+                Status::Improvement => r.score,
+                Status::OnlyBase | Status::OnlyNew => -r.score,
+                Status::Unchanged => r.q[m],
             }
         };
         idx.sort_by(|&a, &b| score(a).total_cmp(&score(b)).then(a.cmp(&b)));
@@ -261,7 +337,10 @@ impl Comparison {
     /// Number of rows tested (present in both groups).
     pub fn tested(&self) -> usize {
         let one_side = |s: Status| matches!(s, Status::OnlyBase | Status::OnlyNew);
-        self.rows.iter().filter(|r| !one_side(r.status)).count()
+        self.summaries
+            .iter()
+            .filter(|r| !one_side(r.status))
+            .count()
     }
 }
 
@@ -273,6 +352,7 @@ struct Matched {
 }
 
 /// The global keys: methods, or the nodes of one path tree.
+#[derive(Clone, Debug)]
 enum Keys {
     Methods(Vec<MethodKey>),
     Paths(Arc<PathTable>),
@@ -355,137 +435,235 @@ fn run_metric(run: &RunSamples, l: u32, m: Metric) -> &[u32] {
     }
 }
 
+/// One metric of a row from the runs' samples (`local(r)`: run r's local key of the row), with
+/// q = 1 and not significant (the family's q-values come later).
+fn metric_of(
+    all: &[&RunSamples],
+    nb: usize,
+    local: &impl Fn(usize) -> u32,
+    m: Metric,
+) -> MetricChange {
+    let side = |runs: std::ops::Range<usize>| -> Vec<(&[u32], u64)> {
+        runs.map(|r| (run_metric(all[r], local(r), m), all[r].total_ticks))
+            .collect()
+    };
+    let (a, b) = (side(0..nb), side(nb..all.len()));
+    let pa: Vec<&[u32]> = a.iter().map(|p| p.0).collect();
+    let pb: Vec<&[u32]> = b.iter().map(|p| p.0).collect();
+    let (ma, va) = mean_var(&pa);
+    let (mb, vb) = mean_var(&pb);
+    let n = |p: &[&[u32]]| p.iter().map(|s| s.len()).sum::<usize>();
+    let (na, nbb) = (n(&pa), n(&pb));
+    let per_run = |s: &[(&[u32], u64)]| {
+        let runs = s.len().max(1) as f64;
+        let totals = s
+            .iter()
+            .map(|(x, _)| x.iter().map(|&v| f64::from(v)).sum::<f64>());
+        let total: f64 = totals.clone().sum();
+        let share: f64 = totals
+            .zip(s)
+            .map(|(t, &(_, len))| if len > 0 { t / len as f64 } else { 0.0 })
+            .sum();
+        (total / runs, share / runs)
+    };
+    let ((ra, sa), (rb, sb)) = (per_run(&a), per_run(&b));
+    MetricChange {
+        n_base: na,
+        n_new: nbb,
+        base_mean: ma,
+        new_mean: mb,
+        ci95: welch_ci((ma, va, na as f64), (mb, vb, nbb as f64), 0.95),
+        base_per_run: ra,
+        new_per_run: rb,
+        base_share: sa,
+        new_share: sb,
+        test: mann_whitney_parts(&pa, &pb),
+        q: 1.0,
+        significant: false,
+    }
+}
+
+/// A row's statistics before the family's q-values: status one-sided or unchanged, q = 1.
+fn stats_row(
+    all: &[&RunSamples],
+    nb: usize,
+    keys: &Keys,
+    s: &Summary,
+    local: impl Fn(usize) -> u32,
+) -> Row {
+    let exclusive = metric_of(all, nb, &local, Metric::Exclusive);
+    let status = match (exclusive.n_base > 0, exclusive.n_new > 0) {
+        (true, false) => Status::OnlyBase,
+        (false, true) => Status::OnlyNew,
+        _ => Status::Unchanged,
+    };
+    Row {
+        key: keys.key(s.key as usize),
+        inclusive: metric_of(all, nb, &local, Metric::Inclusive),
+        base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
+        new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
+        exclusive,
+        status,
+    }
+}
+
+/// A row's summary before the q-values, and its p-values (None: not tested).
+type Summarized = (Summary, [Option<f64>; 2]);
+
+/// [`Summarized`] of `row`.
+fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summarized {
+    let metrics = [Metric::Exclusive, Metric::Inclusive];
+    let large_enough = metrics.map(|m| {
+        let mc = row.metric(m);
+        options
+            .min_change
+            .is_none_or(|t| t.reached_either_way(mc.base_mean, mc.new_mean, tps))
+    });
+    let ranking = row.metric(options.metric);
+    let score = match row.status {
+        Status::OnlyBase => ranking.base_per_run,
+        Status::OnlyNew => ranking.new_per_run,
+        _ => row.impact(options.metric),
+    };
+    let summary = Summary {
+        key,
+        status: row.status,
+        large_enough,
+        significant: [false; 2],
+        rising: ranking.change() > 0.0,
+        q: [1.0; 2],
+        score,
+    };
+    (summary, metrics.map(|m| row.metric(m).test.map(|t| t.p)))
+}
+
+/// Sets the q-values, significance and status of `row` from its finished summary.
+fn finish_row(row: &mut Row, s: &Summary) {
+    for m in [Metric::Exclusive, Metric::Inclusive] {
+        let mc = match m {
+            Metric::Exclusive => &mut row.exclusive,
+            Metric::Inclusive => &mut row.inclusive,
+        };
+        mc.q = s.q[metric_index(m)];
+        mc.significant = s.significant[metric_index(m)];
+    }
+    row.status = s.status;
+}
+
 /// Compares `new` runs against `base` runs (all on one clock and one time unit, as
-/// [`samples::run_samples`] made them with `options.keying`; `RunSamples` or shared ones).
+/// [`samples::run_samples`] made them with `options.keying`; `RunSamples` or shared ones),
+/// keeping every row whole.
 pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) -> Comparison {
     let all: Vec<&RunSamples> = base.iter().chain(new).map(Borrow::borrow).collect();
-    let matched = match_keys(&all, options.keying);
-    let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
+    compare_runs(&all, base.len(), options, true)
+}
+
+/// [`compare`] with the runs handed over: rows are made when asked for ([`Comparison::row`])
+/// from the runs it keeps, and only their summaries are kept (a group diff of a million
+/// methods: ≈ 40 bytes a row instead of ≈ 380).
+pub fn compare_owned(base: Vec<RunSamples>, new: Vec<RunSamples>, options: &Options) -> Comparison {
     let nb = base.len();
-    let metric_of = |g: usize, m: Metric| {
-        let side = |runs: std::ops::Range<usize>| -> Vec<(&[u32], u64)> {
-            runs.map(|r| {
-                (
-                    run_metric(all[r], matched.local[r][g], m),
-                    all[r].total_ticks,
-                )
-            })
-            .collect()
-        };
-        let (a, b) = (side(0..nb), side(nb..all.len()));
-        let pa: Vec<&[u32]> = a.iter().map(|p| p.0).collect();
-        let pb: Vec<&[u32]> = b.iter().map(|p| p.0).collect();
-        let (ma, va) = mean_var(&pa);
-        let (mb, vb) = mean_var(&pb);
-        let n = |p: &[&[u32]]| p.iter().map(|s| s.len()).sum::<usize>();
-        let (na, nbb) = (n(&pa), n(&pb));
-        let per_run = |s: &[(&[u32], u64)]| {
-            let runs = s.len().max(1) as f64;
-            let totals = s
-                .iter()
-                .map(|(x, _)| x.iter().map(|&v| f64::from(v)).sum::<f64>());
-            let total: f64 = totals.clone().sum();
-            let share: f64 = totals
-                .zip(s)
-                .map(|(t, &(_, len))| if len > 0 { t / len as f64 } else { 0.0 })
-                .sum();
-            (total / runs, share / runs)
-        };
-        let ((ra, sa), (rb, sb)) = (per_run(&a), per_run(&b));
-        MetricChange {
-            n_base: na,
-            n_new: nbb,
-            base_mean: ma,
-            new_mean: mb,
-            ci95: welch_ci((ma, va, na as f64), (mb, vb, nbb as f64), 0.95),
-            base_per_run: ra,
-            new_per_run: rb,
-            base_share: sa,
-            new_share: sb,
-            test: mann_whitney_parts(&pa, &pb),
-            q: 1.0,
-            significant: false,
-        }
-    };
-    // The keys with calls in either group, then their rows: an indexed collect writes the rows
-    // (≈ 380 bytes each) in place, where a filtered one would gather them in growing pieces
-    // and copy them again.
+    let runs: Vec<RunSamples> = base.into_iter().chain(new).collect();
+    let all: Vec<&RunSamples> = runs.iter().collect();
+    let mut cmp = compare_runs(&all, nb, options, false);
+    drop(all);
+    cmp.runs = runs;
+    cmp
+}
+
+fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bool) -> Comparison {
+    let matched = match_keys(all, options.keying);
+    let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
+    // The keys with calls in either group.
     let calls = |g: usize, runs: std::ops::Range<usize>| {
         runs.map(|r| run_metric(all[r], matched.local[r][g], Metric::Exclusive).len())
             .sum::<usize>()
     };
-    let keys_of_rows: Vec<usize> = (0..matched.keys.len())
+    let keys_of_rows: Vec<u32> = (0..matched.keys.len())
         .into_par_iter()
         .filter(|&g| calls(g, 0..nb) > 0 || calls(g, nb..all.len()) > 0)
+        .map(|g| g as u32)
         .collect();
-    let mut rows: Vec<Row> = keys_of_rows
-        .par_iter()
-        .map(|&g| {
-            let exclusive = metric_of(g, Metric::Exclusive);
-            let status = match (exclusive.n_base > 0, exclusive.n_new > 0) {
-                (true, false) => Status::OnlyBase,
-                (false, true) => Status::OnlyNew,
-                _ => Status::Unchanged,
-            };
-            Row {
-                key: matched.keys.key(g),
-                inclusive: metric_of(g, Metric::Inclusive),
-                base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
-                new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
-                exclusive,
-                status,
-            }
-        })
-        .collect();
-    let run_keys = matched
+    let run_keys: Vec<Vec<u32>> = matched
         .local
         .iter()
-        .map(|local| keys_of_rows.iter().map(|&g| local[g]).collect())
+        .map(|local| keys_of_rows.iter().map(|&g| local[g as usize]).collect())
         .collect();
-    for m in [Metric::Exclusive, Metric::Inclusive] {
-        let tested: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].metric(m).test.is_some())
+    drop(matched.local);
+    let keys = matched.keys;
+    let row_of = |i: usize| {
+        let s = Summary {
+            key: keys_of_rows[i],
+            status: Status::Unchanged,
+            large_enough: [true; 2],
+            significant: [false; 2],
+            rising: false,
+            q: [1.0; 2],
+            score: 0.0,
+        };
+        stats_row(all, nb, &keys, &s, |r| run_keys[r][i])
+    };
+    let summary_of = |i: usize, row: &Row| summarize(row, keys_of_rows[i], options, ticks_per_sec);
+    // With the rows kept, each is made once (an indexed collect writes them in place); else
+    // each row is summarized as it is made and dropped.
+    let (mut rows, summarized): (Vec<Row>, Vec<Summarized>) = if keep_rows {
+        let rows: Vec<Row> = (0..keys_of_rows.len())
+            .into_par_iter()
+            .map(row_of)
             .collect();
-        let p: Vec<f64> = tested
+        let summarized = rows
             .iter()
-            .map(|&i| rows[i].metric(m).test.map_or(1.0, |t| t.p))
+            .enumerate()
+            .map(|(i, r)| summary_of(i, r))
             .collect();
-        for (&i, q) in tested.iter().zip(benjamini_hochberg(&p)) {
-            let mc = match m {
-                Metric::Exclusive => &mut rows[i].exclusive,
-                Metric::Inclusive => &mut rows[i].inclusive,
+        (rows, summarized)
+    } else {
+        let summarized = (0..keys_of_rows.len())
+            .into_par_iter()
+            .map(|i| summary_of(i, &row_of(i)))
+            .collect();
+        (Vec::new(), summarized)
+    };
+    drop(keys_of_rows);
+    let (mut summaries, p): (Vec<Summary>, Vec<[Option<f64>; 2]>) = summarized.into_iter().unzip();
+    for m in [0, 1] {
+        let tested: Vec<usize> = (0..p.len()).filter(|&i| p[i][m].is_some()).collect();
+        let ps: Vec<f64> = tested.iter().map(|&i| p[i][m].unwrap_or(1.0)).collect();
+        for (&i, q) in tested.iter().zip(benjamini_hochberg(&ps)) {
+            let s = &mut summaries[i];
+            s.q[m] = q;
+            s.significant[m] = q < options.alpha && s.large_enough[m];
+        }
+    }
+    drop(p);
+    let ranking = metric_index(options.metric);
+    for s in &mut summaries {
+        if s.status == Status::Unchanged && s.significant[ranking] {
+            s.status = if s.rising {
+                Status::Regression
+            } else {
+                Status::Improvement
             };
-            mc.q = q;
-            mc.significant = q < options.alpha
-                && options
-                    .min_change
-                    .is_none_or(|t| t.reached_either_way(mc.base_mean, mc.new_mean, ticks_per_sec));
         }
     }
-    for row in &mut rows {
-        if row.status == Status::Unchanged {
-            let mc = row.metric(options.metric);
-            if mc.significant {
-                row.status = if mc.change() > 0.0 {
-                    Status::Regression
-                } else {
-                    Status::Improvement
-                };
-            }
-        }
+    for (row, s) in rows.iter_mut().zip(&summaries) {
+        finish_row(row, s);
     }
-    let mean_len = |runs: &[R]| {
-        let total: f64 = runs.iter().map(|r| r.borrow().total_ticks as f64).sum();
+    let mean_len = |runs: &[&RunSamples]| {
+        let total: f64 = runs.iter().map(|r| r.total_ticks as f64).sum();
         total / runs.len().max(1) as f64
     };
     Comparison {
         options: options.clone(),
         ticks_per_sec,
-        base_runs: base.len(),
-        new_runs: new.len(),
-        base_run_ticks: mean_len(base),
-        new_run_ticks: mean_len(new),
+        base_runs: nb,
+        new_runs: all.len() - nb,
+        base_run_ticks: mean_len(&all[..nb]),
+        new_run_ticks: mean_len(&all[nb..]),
+        summaries,
+        keys,
         rows,
+        runs: Vec::new(),
         run_keys,
     }
 }
@@ -513,6 +691,81 @@ mod tests {
             &crate::formats::Progress::default(),
         )
         .unwrap()
+    }
+
+    /// Rows made when asked for from the runs ([`compare_owned`]) are the rows kept whole
+    /// ([`compare`]), with the same summaries, ranks and counts, for both keyings, both ranking
+    /// metrics and a minimum change.
+    #[test]
+    fn rows_made_when_asked_are_the_rows_kept_whole() {
+        // The new runs: three methods slowed down.
+        let slowed = |seed| {
+            let opts = GenOptions {
+                records: 30_000,
+                methods: 60,
+                threads: 3,
+                seed,
+                program_seed: Some(11),
+                slow: (0..3)
+                    .map(|i| crate::formats::android::synth::Slowdown {
+                        methods: crate::formats::android::synth::MethodMatch::Index(i * 7),
+                        add_us: 300,
+                    })
+                    .collect(),
+                ..GenOptions::default()
+            };
+            crate::load::load_bytes(
+                std::path::Path::new("r.trace"),
+                &generate_vec(&opts),
+                &crate::formats::Progress::default(),
+            )
+            .unwrap()
+        };
+        let traces = [run_trace(1, 60), slowed(2), slowed(5)];
+        let mut changed = 0;
+        for keying in [Keying::Methods, Keying::Paths] {
+            let runs: Vec<RunSamples> = traces
+                .iter()
+                .map(|t| run_samples(t, Clock::Cpu, keying))
+                .collect();
+            for (metric, min_change) in [
+                (Metric::Exclusive, None),
+                (Metric::Inclusive, Some(Threshold::Percent(3.0))),
+            ] {
+                let options = Options {
+                    keying,
+                    metric,
+                    min_change,
+                    alpha: 0.2,
+                };
+                let whole = compare(&runs[..1], &runs[1..], &options);
+                let owned = compare_owned(runs[..1].to_vec(), runs[1..].to_vec(), &options);
+                assert!(owned.rows.is_empty());
+                assert_eq!(whole.len(), owned.len());
+                assert!(whole.len() > 30, "{} rows", whole.len());
+                for i in 0..whole.len() {
+                    assert_eq!(*whole.row(i), *owned.row(i), "{keying:?} row {i}");
+                    assert_eq!(whole.key(i), owned.row(i).key);
+                    assert_eq!(whole.status(i), owned.row(i).status);
+                }
+                for s in [
+                    Status::Regression,
+                    Status::Improvement,
+                    Status::Unchanged,
+                    Status::OnlyBase,
+                    Status::OnlyNew,
+                ] {
+                    assert_eq!(whole.ranked(s), owned.ranked(s));
+                    assert_eq!(
+                        whole.count(s),
+                        whole.rows.iter().filter(|r| r.status == s).count()
+                    );
+                }
+                changed += whole.count(Status::Regression) + whole.count(Status::Improvement);
+                assert_eq!(whole.tested(), owned.tested());
+            }
+        }
+        assert!(changed > 0, "some rows are significant");
     }
 
     /// Per row label, the (exclusive, inclusive) samples of one run.

@@ -213,7 +213,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
         .selected_row
         .get_or_compute((shown.clone(), selected.clone()), || {
             let want = selected.as_ref()?;
-            result.cmp.rows.iter().position(|r| &r.key == want)
+            result.cmp.rows().position(|r| &r.key == want)
         });
     // The table as tall as its lines, up to what leaves the chart room; the chart the rest.
     let avail = ui.available_height();
@@ -228,7 +228,8 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
         .scope(|ui| table::ui(ui, &result, &shown, row, table_h, st))
         .inner;
     if let Some(i) = clicked {
-        let key = &result.cmp.rows[i].key;
+        let row = result.cmp.row(i);
+        let key = &row.key;
         st.selected = Some(key.clone());
         let method = match key {
             RowKey::Method(m) => Some(m),

@@ -71,7 +71,7 @@ pub(super) fn ui(
             Arc::new(distribution(&base, &new, BINS))
         }
     });
-    let data = &cmp.rows[row];
+    let data = cmp.row(row);
     ui.horizontal(|ui| {
         let odds = data.metric(metric).test.map_or(String::new(), |t| {
             format!(

@@ -86,7 +86,7 @@ fn list(result: &GroupsResult, search: &str, show_unchanged: bool, folded: [bool
             .iter()
             .copied()
             .filter(|&r| {
-                let name = result.cmp.rows[r].key.full_label();
+                let name = result.cmp.row(r).key.full_label();
                 name.to_lowercase().contains(&needle)
             })
             .collect();
@@ -164,9 +164,9 @@ pub(super) fn ui(
                     }
                 }
                 Line::Row(r) => {
-                    let data = &cmp.rows[r];
+                    let data = cmp.row(r);
                     row.set_selected(selected == Some(r));
-                    row_cells(&mut row, data, data.metric(metric), tps);
+                    row_cells(&mut row, &data, data.metric(metric), tps);
                     if row.response().clicked() {
                         clicked = Some(r);
                     }
