@@ -337,7 +337,7 @@ fn transforms(trace: &Trace, byte: u8) {
 /// call path, with a budget checked.
 fn regress(a: &Trace, b: &Trace) {
     use crate::analysis::regress::samples::{Keying, has_clock, run_samples};
-    use crate::analysis::regress::{Options, compare};
+    use crate::analysis::regress::{Options, compare, compare_owned};
     for clock in clocks_of(a) {
         if !has_clock(b, clock) {
             continue;
@@ -348,8 +348,17 @@ fn regress(a: &Trace, b: &Trace) {
                 keying,
                 ..Options::default()
             };
-            let runs = |r: &crate::analysis::regress::samples::RunSamples| [r.clone(), r.clone()];
-            let cmp = compare(&runs(&ra), &runs(&rb), &options);
+            let runs =
+                |r: &crate::analysis::regress::samples::RunSamples| vec![r.clone(), r.clone()];
+            // As the viewer compares (rows kept whole), then as the command line does (rows made
+            // from the runs as they are written), which the reports below use.
+            let whole = compare(&runs(&ra), &runs(&rb), &options);
+            let cmp = compare_owned(runs(&ra), runs(&rb), &options);
+            assert_eq!(whole.len(), cmp.len());
+            if let Some(last) = cmp.len().checked_sub(1) {
+                assert_eq!(whole.key(last), cmp.row(last).key);
+                assert_eq!(whole.status(last), cmp.row(last).status);
+            }
             for status in [
                 crate::analysis::regress::Status::Regression,
                 crate::analysis::regress::Status::Improvement,
