@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -261,13 +262,23 @@ impl RunTotals {
         Self::sorted(profile.clock, methods)
     }
 
+    /// The run of `trace` on `clock`, in the measured ticks of a compensated trace (totals only;
+    /// the profile is dropped once they are taken).
+    pub(crate) fn of_trace(trace: &Trace, clock: Clock) -> Self {
+        use crate::analysis::compensate::in_measured_ticks;
+        use crate::analysis::profile::{Detail, profile_shared};
+        let p = profile_shared(trace, clock, 1, Detail::Totals);
+        Self::from_profile(trace, in_measured_ticks(trace, p))
+    }
+
     /// Sorts `methods` into dmtracedump's inclusive order.
     /// Sorts `methods` into dmtracedump's inclusive order; equal keys keep their order. An
     /// order of 4-byte indices is sorted rather than the rows, whose stable sort would take
     /// half their size again.
     pub(crate) fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
         let mut order: Vec<u32> = (0..methods.len() as u32).collect();
-        order.sort_unstable_by(|&i, &j| {
+        // In parallel: ties compare names, and a run may have a million methods of one time.
+        order.par_sort_unstable_by(|&i, &j| {
             let (a, b) = (&methods[i as usize], &methods[j as usize]);
             b.1.inclusive
                 .cmp(&a.1.inclusive)
@@ -417,14 +428,14 @@ impl TraceDiff {
     /// The clocks two traces are compared on: those both have (primary first), or `a`'s
     /// primary clock.
     pub(crate) fn clocks(a: &Trace, b: &Trace) -> Vec<Clock> {
-        let clocks_b = b.clocks();
-        let mut clocks: Vec<Clock> = a
-            .clocks()
-            .into_iter()
-            .filter(|c| clocks_b.contains(c))
-            .collect();
+        Self::clocks_of(&a.clocks(), a.primary_clock(), &b.clocks())
+    }
+
+    /// [`TraceDiff::clocks`] from run A's clocks and primary clock and run B's clocks.
+    pub(crate) fn clocks_of(a: &[Clock], a_primary: Clock, b: &[Clock]) -> Vec<Clock> {
+        let mut clocks: Vec<Clock> = a.iter().copied().filter(|c| b.contains(c)).collect();
         if clocks.is_empty() {
-            clocks.push(a.primary_clock());
+            clocks.push(a_primary);
         }
         clocks
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::diff::TraceDiff;
+use crate::analysis::diff::{RunTotals, TraceDiff};
 use crate::formats::Progress;
 use crate::report::diff::{write_diff_json, write_diff_text};
 
@@ -54,25 +54,25 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
         Ok::<_, CliError>(trace)
     };
-    let (a, b) = rayon::join(
-        || load(a_path, args.mapping_a.as_ref().or(args.mapping.as_ref())),
-        || load(b_path, args.mapping_b.as_ref().or(args.mapping.as_ref())),
-    );
-    let (a, b) = (a?, b?);
+    let mapping_a = args.mapping_a.as_ref().or(args.mapping.as_ref());
+    let mapping_b = args.mapping_b.as_ref().or(args.mapping.as_ref());
     // The profiles are in each trace's measured ticks (compensation counts finer ones).
     let tps =
         |t: &crate::trace::Trace| t.ticks_per_sec / crate::analysis::compensate::tick_factor(t);
-    if tps(&a) != tps(&b) {
-        super::warn(format_args!(
-            "warning: the traces count time in different units ({} and {} ticks/s)",
-            tps(&a),
-            tps(&b)
-        ));
-    }
+    let warn_units = |a: u64, b: u64| {
+        if a != b {
+            super::warn(format_args!(
+                "warning: the traces count time in different units ({a} and {b} ticks/s)"
+            ));
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = if args.json {
-        // One clock's diff at a time.
+        // Every clock both have, one clock's diff at a time, from both traces loaded at once.
+        let (a, b) = rayon::join(|| load(a_path, mapping_a), || load(b_path, mapping_b));
+        let (a, b) = (a?, b?);
+        warn_units(tps(&a), tps(&b));
         let clocks = TraceDiff::clocks(&a, &b);
         write_diff_json(
             clocks.into_iter().map(|c| TraceDiff::on_clock(&a, &b, c)),
@@ -82,9 +82,24 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
             &mut out,
         )
     } else {
-        // The text is dmtracedump's: the primary clock only.
-        let clock = TraceDiff::clocks(&a, &b)[0];
-        write_diff_text(&TraceDiff::on_clock(&a, &b, clock), &mut out)
+        // The text is dmtracedump's: the primary clock only. One trace at a time: each is
+        // loaded, profiled and dropped before the other is loaded (two models at once doubled
+        // the peak). Run A is profiled on its primary clock, and loaded again in the rare case
+        // that run B lacks it.
+        let a = load(a_path, mapping_a)?;
+        let (a_clocks, a_primary, a_tps) = (a.clocks(), a.primary_clock(), tps(&a));
+        let mut a_run = RunTotals::of_trace(&a, a_primary);
+        drop(a);
+        let b = load(b_path, mapping_b)?;
+        let clock = TraceDiff::clocks_of(&a_clocks, a_primary, &b.clocks())[0];
+        let b_tps = tps(&b);
+        let b_run = RunTotals::of_trace(&b, clock);
+        drop(b);
+        warn_units(a_tps, b_tps);
+        if clock != a_primary {
+            a_run = RunTotals::of_trace(&load(a_path, mapping_a)?, clock);
+        }
+        write_diff_text(&TraceDiff::new(a_run, b_run), &mut out)
     };
     result.and_then(|()| out.flush()).or_else(CliError::stdout)
 }
