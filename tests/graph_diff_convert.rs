@@ -143,6 +143,79 @@ fn diff_json() {
     assert_eq!(find("E")["present"], "b");
 }
 
+/// A text diff of a dual-clock trace against a wall-clock one is on wall time, the clock both
+/// have (run A is profiled again on it: the text loads one trace at a time and starts with A's
+/// primary clock, thread CPU): its exclusive table holds the JSON's wall-clock numbers.
+#[test]
+fn diff_text_uses_the_clock_both_traces_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let gen_ = |out: &str, seed: &str, extra: &[&str]| {
+        let mut args = vec!["gen", "-o", out, "--records", "20000", "--methods", "40"];
+        args.extend(["--seed", seed, "--program-seed", "3"]);
+        args.extend(extra);
+        stdout(&tracelens(&args));
+    };
+    let (dual, wall) = (path("dual.trace"), path("wall.trace"));
+    gen_(&dual, "1", &["--clock", "dual"]);
+    gen_(&wall, "2", &["--clock", "wall", "--layout", "v2"]);
+    let text = stdout(&tracelens(&["diff", &dual, &wall]));
+    let json: Value =
+        serde_json::from_str(&stdout(&tracelens(&["diff", "--json", &dual, &wall]))).unwrap();
+    let clocks = json["clocks"].as_array().unwrap();
+    assert_eq!(clocks.len(), 1);
+    assert_eq!(clocks[0]["clock"], "wall");
+    let mut want: Vec<(String, u64, u64)> = (clocks[0]["methods"].as_array().unwrap().iter())
+        .filter(|m| m["present"] == "both")
+        .map(|m| {
+            let name = m["name"].as_str().unwrap_or("(null)");
+            let t = |side: &str| m[side]["exclusive"].as_u64().unwrap();
+            (
+                format!("{}.{name}", m["class"].as_str().unwrap()),
+                t("a"),
+                t("b"),
+            )
+        })
+        .collect();
+    // The exclusive table: the first of the two tables of `name a b delta ratio` lines.
+    let rows: Vec<Vec<&str>> = (text.lines())
+        .map(|l| l.split(' ').collect::<Vec<_>>())
+        .filter(|f| f.len() == 5)
+        .collect();
+    assert_eq!(rows.len(), 2 * want.len());
+    let mut got: Vec<(String, u64, u64)> = rows[..want.len()]
+        .iter()
+        .map(|f| {
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert!(want.len() > 20);
+    assert_eq!(got, want);
+    // Run A's thread-CPU numbers differ from its wall ones (the test tells the clocks apart).
+    let own: Value =
+        serde_json::from_str(&stdout(&tracelens(&["diff", "--json", &dual, &dual]))).unwrap();
+    assert_eq!(own["clocks"][0]["clock"], "cpu");
+    let exclusive = |clock: usize| -> BTreeMap<String, Value> {
+        (own["clocks"][clock]["methods"].as_array().unwrap().iter())
+            .map(|m| {
+                (
+                    format!("{} {} {}", m["class"], m["name"], m["signature"]),
+                    m["a"]["exclusive"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (cpu, wall) = (exclusive(0), exclusive(1));
+    let differ = cpu.iter().filter(|(k, v)| wall[*k] != **v).count();
+    assert!(differ > 10, "{differ}");
+}
+
 fn shared_traces() -> Option<Vec<PathBuf>> {
     let dir = crate::util::shared_traces_dir()?;
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
