@@ -13,7 +13,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--bin", default=str(root / "target/release/tracelens"))
 ap.add_argument("--limit", type=int, default=0, help="at most this many files (0: all)")
 ap.add_argument("--per-file", action="store_true",
-                help="print each file's largest peak RSS (command, MB, x the input) and slowest run")
+                help="print each file's largest peak RSS per input byte (command, MB, x the input: "
+                     "the file, twice for the diffs) and slowest run")
 ap.add_argument("--only", default="", help="run only the commands whose text contains this")
 ap.add_argument("paths", nargs="*")
 a = ap.parse_args()
@@ -64,12 +65,15 @@ for i, f in enumerate(files):
         if rss > 4 * 1024 * 1024:
             bad.append((str(f), c, f"{rss // 1024} MB"))
         worst_t.append((dt, str(f), " ".join(c)))
-        worst_m.append((rss / 1024, (rss * 1024 - 10 * 2**20) / max(size, 1), size, str(f), " ".join(c)))
+        # The command's input: the file as many times as it is named (twice for the diffs).
+        inputs = size * ((0 if "--base" in c else 1) + sum(x == "{f}" for x in c))
+        worst_m.append((rss / 1024, (rss * 1024 - 10 * 2**20) / max(inputs, 1), inputs, str(f), " ".join(c)))
     if a.per_file:
         mine = [m for m in worst_m if m[3] == str(f)]
         top = max(mine, key=lambda m: m[0])
         slow = max((w for w in worst_t if w[1] == str(f)), key=lambda w: w[0])
-        print(f"{f.name:32} {size / 2**20:7.1f} MB  peak {top[0]:6.0f} MB = {top[0] * 2**20 / size:5.1f}x ({top[4]})"
+        top = max(mine, key=lambda m: m[0] * 2**20 / max(m[2], 1))
+        print(f"{f.name:32} {size / 2**20:7.1f} MB  peak {top[0]:6.0f} MB = {top[0] * 2**20 / max(top[2], 1):5.1f}x the input ({top[4]})"
               f"  slowest {slow[0]:.2f} s ({slow[2]})", flush=True)
     if i % 100 == 0:
         print(f"{i}/{len(files)} files", file=sys.stderr)
