@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::compensate::{MAX_OVERHEAD_NS, compensate, overhead_for};
+use crate::analysis::compensate::{MAX_OVERHEAD_NS, OverheadSource, compensate, overhead_for};
 use crate::trace::Trace;
 
 /// The compensation options shared by the subcommands.
@@ -34,17 +34,29 @@ impl CompensateOpt {
     /// The compensated trace of `trace` (read from `file`), or None when not asked for. A trace
     /// without a stated overhead and no --overhead-ns is a usage error (exit status 2).
     pub(crate) fn apply(&self, trace: &Trace, file: &Path) -> Result<Option<Trace>, CliError> {
+        Ok(self
+            .overhead(trace, file)?
+            .map(|(ns, from)| compensate(trace, ns, from)))
+    }
+
+    /// The tracing cost per record to subtract from `trace` (read from `file`) and where it
+    /// comes from, or None when not asked for; a usage error as [`CompensateOpt::apply`].
+    pub(crate) fn overhead(
+        &self,
+        trace: &Trace,
+        file: &Path,
+    ) -> Result<Option<(u64, OverheadSource)>, CliError> {
         if !self.on() {
             return Ok(None);
         }
-        let (ns, from) = overhead_for(trace, self.overhead_ns).ok_or_else(|| {
+        let found = overhead_for(trace, self.overhead_ns).ok_or_else(|| {
             CliError::Usage(format!(
                 "{}: the trace does not state its tracing cost per record (no valid \
                  clock-call-overhead-nsec in its key); give it with --overhead-ns N",
                 file.display()
             ))
         })?;
-        Ok(Some(compensate(trace, ns, from)))
+        Ok(Some(found))
     }
 
     /// `trace` compensated in place when asked for.

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
+use crate::analysis::compensate::compensate;
 use crate::analysis::profile::{Detail, profile_all_clocks_shared};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
-    FileSummary, compensated_profiles, error_summary, summarize_compensated,
-    summarize_with_profiles, to_text,
+    FileSummary, error_summary, summarize_compensated, summarize_with_profiles, to_text,
 };
 
 /// Arguments of `tracelens summary`.
@@ -70,9 +70,15 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
         match crate::load::load_path(path, &Progress::default()) {
             Ok(mut trace) => {
                 super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
-                match args.compensate.apply(&trace, path)? {
-                    Some(c) => {
-                        let (before, after) = compensated_profiles(&trace, &c);
+                match args.compensate.overhead(&trace, path)? {
+                    Some((ns, from)) => {
+                        // The measured profiles first; then the trace is compensated and
+                        // dropped: the two models and two profiles' workers are not all alive
+                        // at once.
+                        let before = profile_all_clocks_shared(&trace, 1, Detail::Totals);
+                        let c = compensate(&trace, ns, from);
+                        drop(trace);
+                        let after = profile_all_clocks_shared(&c, 1, Detail::Totals);
                         emit(&summarize_compensated(&name, &c, &after, &before))?;
                     }
                     None => {

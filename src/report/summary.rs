@@ -406,21 +406,6 @@ pub(crate) fn error_summary(
     }
 }
 
-/// The profiles of a compensated summary: of the measured trace, then of its compensated
-/// rewrite.
-pub(crate) fn compensated_profiles(
-    measured: &Trace,
-    compensated: &Trace,
-) -> (Vec<Profile>, Vec<Profile>) {
-    use crate::analysis::profile::{Detail, join_profiles, profile_all_clocks_shared};
-    join_profiles::<2, _, _>(
-        measured.methods.len().max(compensated.methods.len()),
-        Detail::Totals,
-        |share| profile_all_clocks_shared(measured, share, Detail::Totals),
-        |share| profile_all_clocks_shared(compensated, share, Detail::Totals),
-    )
-}
-
 /// Summarizes `compensated`, the compensated rewrite of a measured trace whose profiles are
 /// `before` (`after` are the compensated trace's): times compensated, the measured ones beside
 /// them, methods that are mostly tracing cost flagged.
