@@ -210,26 +210,22 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                 }
                 apply_transforms(t, &args.transforms, &args.file)
             };
-            match args.compensate.apply(&trace, &args.file)? {
-                Some(compensated) => {
+            match args.compensate.overhead(&trace, &args.file)? {
+                Some((ns, from)) => {
                     // Printed in the measured ticks (µs), as dmtracedump prints; the measured
-                    // profile (for the methods that are mostly tracing cost) beside it.
-                    let (c, m) = rayon::join(|| prepare(compensated), || prepare(trace));
-                    let (c, m) = (c?, m?);
-                    use crate::analysis::profile::{Detail, join_profiles, profile_shared};
-                    let (p, mp) = join_profiles::<1, _, _>(
-                        c.methods.len().max(m.methods.len()),
-                        Detail::Edges,
-                        |share| {
-                            let p = profile_shared(&c, clock, share, Detail::Edges);
-                            crate::analysis::compensate::in_measured_ticks(&c, p)
-                        },
-                        // Only the measured sums are shown beside the report.
-                        |share| profile_shared(&m, clock, share, Detail::Totals),
-                    );
-                    measured = Some(mp);
-                    trace = c;
-                    p
+                    // profile (for the methods that are mostly tracing cost) beside it. One
+                    // trace at a time: the measured one is profiled and dropped before the
+                    // compensated one is (both models and both profiles' workers were alive at
+                    // once).
+                    use crate::analysis::compensate::{compensate, in_measured_ticks};
+                    use crate::analysis::profile::{Detail, profile_shared};
+                    let compensated = compensate(&trace, ns, from);
+                    let m = prepare(trace)?;
+                    // Only the measured sums are shown beside the report.
+                    measured = Some(profile_shared(&m, clock, 1, Detail::Totals));
+                    drop(m);
+                    trace = prepare(compensated)?;
+                    in_measured_ticks(&trace, profile_shared(&trace, clock, 1, Detail::Edges))
                 }
                 None => {
                     trace = prepare(trace)?;
