@@ -37,6 +37,7 @@ use rayon::prelude::*;
 
 use crate::par::balance;
 
+use crate::trace::DurColumn;
 use crate::trace::{Clock, Lane, MethodId, Thread, Trace};
 
 mod accumulate;
@@ -92,51 +93,18 @@ pub(crate) enum EdgeList {
 pub struct EdgeLists {
     all: Vec<Edge>,
     /// Where each list ends in `all`: list `l` of owner `o` at `4 · o + l`.
-    ends: Ends,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Ends {
-    Narrow(Vec<u32>),
-    Wide(Vec<u64>),
-}
-
-impl Default for Ends {
-    fn default() -> Self {
-        Ends::Narrow(Vec::new())
-    }
-}
-
-impl Ends {
-    fn len(&self) -> usize {
-        match self {
-            Ends::Narrow(e) => e.len(),
-            Ends::Wide(e) => e.len(),
-        }
-    }
-    fn get(&self, i: usize) -> usize {
-        match self {
-            Ends::Narrow(e) => e[i] as usize,
-            Ends::Wide(e) => e[i] as usize,
-        }
-    }
+    ends: DurColumn,
 }
 
 impl EdgeLists {
     /// Room for `lens[o][l]` edges in list `l` of owner `o` (filled with placeholders).
     pub(crate) fn with_lens(lens: &[[u32; 4]]) -> Self {
-        let total: u64 = lens.iter().flatten().map(|&n| u64::from(n)).sum();
-        let running = || {
-            lens.iter().flatten().scan(0u64, |end, &n| {
-                *end += u64::from(n);
-                Some(*end)
-            })
-        };
-        let ends = if total <= u64::from(u32::MAX) {
-            Ends::Narrow(running().map(|e| e as u32).collect())
-        } else {
-            Ends::Wide(running().collect())
-        };
+        let mut ends = DurColumn::Narrow(Vec::with_capacity(4 * lens.len()));
+        let mut total = 0u64;
+        for &n in lens.iter().flatten() {
+            total += u64::from(n);
+            ends.push(total);
+        }
         let placeholder = Edge {
             method: None,
             calls: 0,
@@ -167,8 +135,9 @@ impl EdgeLists {
         if i >= self.ends.len() {
             return 0..0;
         }
-        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
-        start..self.ends.get(i)
+        let end = |i: usize| self.ends.get(i) as usize;
+        let start = if i == 0 { 0 } else { end(i - 1) };
+        start..end(i)
     }
 
     pub(crate) fn list(&self, o: usize, list: EdgeList) -> &[Edge] {
@@ -201,7 +170,7 @@ impl<'a> MethodEdges<'a> {
     pub fn none() -> MethodEdges<'static> {
         static NO_EDGES: EdgeLists = EdgeLists {
             all: Vec::new(),
-            ends: Ends::Narrow(Vec::new()),
+            ends: DurColumn::Narrow(Vec::new()),
         };
         MethodEdges {
             lists: &NO_EDGES,

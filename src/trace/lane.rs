@@ -107,8 +107,9 @@ impl TimeColumn {
     }
 }
 
-/// Durations: u32 unless some call is longer than `u32::MAX` ticks.
-#[derive(Debug, Clone)]
+/// A list of u32 values until one does not fit, then of u64: a lane's durations (u32 unless
+/// some call is longer than `u32::MAX` ticks), a profile's edge list ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum DurColumn {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),
@@ -135,11 +136,17 @@ impl DurColumn {
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn get(&self, i: usize) -> u64 {
         match self {
             DurColumn::Narrow(v) => v[i] as u64,
             DurColumn::Wide(v) => v[i],
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            DurColumn::Narrow(v) => v.len(),
+            DurColumn::Wide(v) => v.len(),
         }
     }
 

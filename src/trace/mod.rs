@@ -28,7 +28,7 @@ pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Diagnostics, Location, MAX_DIAGNOSTICS_PER_CODE, Severity, summarize};
 pub use durations::{Durations, DurationsBuilder, SeriesRef};
 pub use ids::{MethodId, StrId, ThreadId};
-pub(crate) use lane::{Call, CallFlags, Lane, LaneBuilder};
+pub(crate) use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
