@@ -263,9 +263,8 @@ impl Comparison {
             return std::borrow::Cow::Borrowed(r);
         }
         let all: Vec<&RunSamples> = self.runs.iter().collect();
-        let mut row = stats_row(&all, self.base_runs, &self.keys, &self.summaries[i], |r| {
-            self.run_keys[r][i]
-        });
+        let key = self.key(i);
+        let mut row = stats_row(&all, self.base_runs, key, |r| self.run_keys[r][i]);
         finish_row(&mut row, &self.summaries[i]);
         std::borrow::Cow::Owned(row)
     }
@@ -484,13 +483,7 @@ fn metric_of(
 }
 
 /// A row's statistics before the family's q-values: status one-sided or unchanged, q = 1.
-fn stats_row(
-    all: &[&RunSamples],
-    nb: usize,
-    keys: &Keys,
-    s: &Summary,
-    local: impl Fn(usize) -> u32,
-) -> Row {
+fn stats_row(all: &[&RunSamples], nb: usize, key: RowKey, local: impl Fn(usize) -> u32) -> Row {
     let exclusive = metric_of(all, nb, &local, Metric::Exclusive);
     let status = match (exclusive.n_base > 0, exclusive.n_new > 0) {
         (true, false) => Status::OnlyBase,
@@ -498,7 +491,7 @@ fn stats_row(
         _ => Status::Unchanged,
     };
     Row {
-        key: keys.key(s.key as usize),
+        key,
         inclusive: metric_of(all, nb, &local, Metric::Inclusive),
         base_calls_per_run: exclusive.n_base as f64 / nb.max(1) as f64,
         new_calls_per_run: exclusive.n_new as f64 / (all.len() - nb).max(1) as f64,
@@ -592,16 +585,9 @@ fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bo
     drop(matched.local);
     let keys = matched.keys;
     let row_of = |i: usize| {
-        let s = Summary {
-            key: keys_of_rows[i],
-            status: Status::Unchanged,
-            large_enough: [true; 2],
-            significant: [false; 2],
-            rising: false,
-            q: [1.0; 2],
-            score: 0.0,
-        };
-        stats_row(all, nb, &keys, &s, |r| run_keys[r][i])
+        stats_row(all, nb, keys.key(keys_of_rows[i] as usize), |r| {
+            run_keys[r][i]
+        })
     };
     let summary_of = |i: usize, row: &Row| summarize(row, keys_of_rows[i], options, ticks_per_sec);
     // With the rows kept, each is made once (an indexed collect writes them in place); else
