@@ -154,6 +154,6 @@ fn main() {
     best(
         "diff (2 profiles + match)",
         || TraceDiff::of_traces(&trace, &trace),
-        |d| format!("{} rows", d.first().map_or(0, |d| d.rows.len())),
+        |d| format!("{} rows", d.first().map_or(0, |d| d.len())),
     );
 }

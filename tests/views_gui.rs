@@ -380,7 +380,7 @@ fn diff_table_sorts_searches_and_marks() {
         let st = h.state_mut();
         let diff = st.diffs[0].clone();
         let order = st.view.order(&diff).to_vec();
-        assert_eq!(diff.rows[order[0]].key.full(), "A.main ()V");
+        assert_eq!(diff.row(order[0]).key.full(), "A.main ()V");
     }
     // Click the header: ascending Δ inclusive puts the most negative first.
     h.get_by_label("Δ Incl v").click();
@@ -390,7 +390,7 @@ fn diff_table_sorts_searches_and_marks() {
         let st = h.state_mut();
         let diff = st.diffs[0].clone();
         let order = st.view.order(&diff).to_vec();
-        let first = &diff.rows[order[0]];
+        let first = diff.row(order[0]);
         assert_eq!(first.d_inclusive(), Some(-4));
     }
     // Search narrows the rows.

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::analysis::profile::{MethodProfile, Profile};
-use crate::trace::{Clock, MethodId, StrId, Trace};
+use crate::trace::{Clock, Method, MethodId, StrId, StringTable, Trace};
 
 /// What a method is matched by. The strings are shared: the keys of one trace made by a
 /// [`KeyMaker`] hold each distinct class, name and signature once (a diff of a million methods
@@ -67,32 +67,12 @@ impl MethodKey {
 
     /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
     pub(crate) fn dotted(&self) -> String {
-        format!(
-            "{}.{}",
-            self.class,
-            self.name.as_deref().unwrap_or("(null)")
-        )
+        self.parts().dotted()
     }
 
     /// `class.name signature`.
     pub fn full(&self) -> String {
-        match &self.name {
-            Some(n) if self.signature.is_empty() => format!("{}.{n}", self.class),
-            Some(n) => format!("{}.{n} {}", self.class, self.signature),
-            None => self.class.to_string(),
-        }
-    }
-
-    /// dmtracedump's tie order for equal inclusive time (`compareElapsedInclusive`): class, then
-    /// name and signature; pseudo-methods (no name) by their fixed ids, `(toplevel)` first.
-    ///
-    /// A total order (sorts need one): dmtracedump compares names only when both methods have
-    /// one, which is not transitive when named and unnamed methods share a class (a named `z`
-    /// ties an unnamed method that ties a named `a`, but `z` > `a`). Unnamed methods of a class
-    /// therefore come before its named ones; classes whose methods are all named, or all
-    /// unnamed, sort as in dmtracedump.
-    pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
-        self.parts().tie_order(&other.parts())
+        self.parts().full()
     }
 
     /// The key's strings, borrowed.
@@ -105,10 +85,20 @@ impl MethodKey {
     }
 }
 
+impl From<KeyParts<'_>> for MethodKey {
+    fn from(p: KeyParts<'_>) -> Self {
+        MethodKey {
+            class: p.class.into(),
+            name: p.name.map(Into::into),
+            signature: p.signature.into(),
+        }
+    }
+}
+
 /// A [`MethodKey`]'s strings borrowed (from a key, or from a trace's string table without
 /// making a key).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeyParts<'a> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyParts<'a> {
     pub class: &'a str,
     pub name: Option<&'a str>,
     pub signature: &'a str,
@@ -132,18 +122,46 @@ impl<'a> KeyParts<'a> {
 
     /// The parts of a trace method's key ([`MethodKey::of`]).
     pub(crate) fn of(trace: &'a Trace, m: MethodId) -> Self {
-        if Self::is_unknown_placeholder(trace, m) {
+        Self::of_names(&trace.strings, &trace.methods, m.0)
+    }
+
+    /// [`KeyParts::of`] method `m` of a trace's `strings` and `methods`.
+    pub(crate) fn of_names(strings: &'a StringTable, methods: &'a [Method], m: u32) -> Self {
+        let meth = &methods[m as usize];
+        let class = strings.get(meth.class);
+        let name = strings.get(meth.name);
+        if class == MethodKey::UNKNOWN_CLASS && name.is_empty() {
             return Self::pseudo(MethodKey::UNKNOWN_CLASS);
         }
-        let meth = trace.method(m);
         KeyParts {
-            class: trace.str(meth.class),
-            name: Some(trace.str(meth.name)),
-            signature: trace.str(meth.signature),
+            class,
+            name: Some(name),
+            signature: strings.get(meth.signature),
         }
     }
 
-    /// See [`MethodKey::tie_order`].
+    /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
+    pub fn dotted(&self) -> String {
+        format!("{}.{}", self.class, self.name.unwrap_or("(null)"))
+    }
+
+    /// `class.name signature`.
+    pub fn full(&self) -> String {
+        match self.name {
+            Some(n) if self.signature.is_empty() => format!("{}.{n}", self.class),
+            Some(n) => format!("{}.{n} {}", self.class, self.signature),
+            None => self.class.to_string(),
+        }
+    }
+
+    /// dmtracedump's tie order for equal inclusive time (`compareElapsedInclusive`): class, then
+    /// name and signature; pseudo-methods (no name) by their fixed ids, `(toplevel)` first.
+    ///
+    /// A total order (sorts need one): dmtracedump compares names only when both methods have
+    /// one, which is not transitive when named and unnamed methods share a class (a named `z`
+    /// ties an unnamed method that ties a named `a`, but `z` > `a`). Unnamed methods of a class
+    /// therefore come before its named ones; classes whose methods are all named, or all
+    /// unnamed, sort as in dmtracedump.
     pub(crate) fn tie_order(&self, other: &Self) -> std::cmp::Ordering {
         // Keys of one trace share their strings: equal ones are mostly the same text in memory.
         let text = |a: &str, b: &str| {
@@ -230,36 +248,50 @@ impl From<&MethodProfile> for Totals {
     }
 }
 
+/// Where a run's keys come from: its trace's names, shared with the trace (a run outlives the
+/// trace's calls; a copy of its names would double them), or keys of its own.
+#[derive(Clone, Debug)]
+enum RunKeys {
+    /// Key `k` is method `k` of the table, or a pseudo-method ([`RunTotals::TOPLEVEL`],
+    /// [`RunTotals::UNKNOWN`]).
+    Trace {
+        strings: Arc<StringTable>,
+        methods: Arc<Vec<Method>>,
+    },
+    Owned(Vec<MethodKey>),
+}
+
 /// One run's methods, each with its key, in dmtracedump's inclusive order (largest first).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct RunTotals {
     pub clock: Clock,
-    pub methods: Vec<(MethodKey, Totals)>,
+    keys: RunKeys,
+    /// Each method's key (see [`RunKeys`]) and totals, in order.
+    methods: Vec<(u32, Totals)>,
 }
 
 impl RunTotals {
+    const TOPLEVEL: u32 = u32::MAX;
+    const UNKNOWN: u32 = u32::MAX - 1;
+
     /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`. The profile is
-    /// used up as its totals are taken (each method's edge lists freed as it goes).
+    /// used up as its totals are taken.
     pub(crate) fn from_profile(trace: &Trace, profile: Profile) -> Self {
-        let mut methods: Vec<(MethodKey, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
-        methods.push((
-            MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS),
-            (&profile.toplevel).into(),
-        ));
+        let mut methods: Vec<(u32, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
+        methods.push((Self::TOPLEVEL, (&profile.toplevel).into()));
         let mut has_unknown = false;
-        let mut keys = KeyMaker::new(trace);
         for (i, p) in profile.methods.into_iter().enumerate() {
-            let key = keys.key(MethodId(i as u32));
-            has_unknown |= key.name.is_none();
-            methods.push((key, (&p).into()));
+            has_unknown |= KeyParts::is_unknown_placeholder(trace, MethodId(i as u32));
+            methods.push((i as u32, (&p).into()));
         }
         if !has_unknown {
-            methods.push((
-                MethodKey::pseudo(MethodKey::UNKNOWN_CLASS),
-                Totals::default(),
-            ));
+            methods.push((Self::UNKNOWN, Totals::default()));
         }
-        Self::sorted(profile.clock, methods)
+        let keys = RunKeys::Trace {
+            strings: trace.strings.clone(),
+            methods: trace.methods.clone(),
+        };
+        Self::in_order(profile.clock, keys, methods)
     }
 
     /// The run of `trace` on `clock`, in the measured ticks of a compensated trace (totals only;
@@ -271,22 +303,156 @@ impl RunTotals {
         Self::from_profile(trace, in_measured_ticks(trace, p))
     }
 
-    /// Sorts `methods` into dmtracedump's inclusive order.
-    /// Sorts `methods` into dmtracedump's inclusive order; equal keys keep their order. An
-    /// order of 4-byte indices is sorted rather than the rows, whose stable sort would take
-    /// half their size again.
-    pub(crate) fn sorted(clock: Clock, mut methods: Vec<(MethodKey, Totals)>) -> Self {
-        let mut order: Vec<u32> = (0..methods.len() as u32).collect();
-        // In parallel: ties compare names, and a run may have a million methods of one time.
-        order.par_sort_unstable_by(|&i, &j| {
-            let (a, b) = (&methods[i as usize], &methods[j as usize]);
-            b.1.inclusive
-                .cmp(&a.1.inclusive)
-                .then_with(|| a.0.tie_order(&b.0))
-                .then(i.cmp(&j))
-        });
+    /// A run of keys of its own, sorted into dmtracedump's inclusive order; equal keys keep
+    /// their order.
+    pub(crate) fn sorted(clock: Clock, methods: Vec<(MethodKey, Totals)>) -> Self {
+        let (keys, totals): (Vec<MethodKey>, Vec<(u32, Totals)>) = (methods.into_iter())
+            .enumerate()
+            .map(|(i, (k, t))| (k, (i as u32, t)))
+            .unzip();
+        Self::in_order(clock, RunKeys::Owned(keys), totals)
+    }
+
+    /// The key of `k` (an index for the run's keys).
+    fn key(&self, k: u32) -> KeyParts<'_> {
+        match &self.keys {
+            RunKeys::Owned(keys) => keys[k as usize].parts(),
+            RunKeys::Trace { .. } if k == Self::TOPLEVEL => {
+                KeyParts::pseudo(MethodKey::TOPLEVEL_CLASS)
+            }
+            RunKeys::Trace { .. } if k == Self::UNKNOWN => {
+                KeyParts::pseudo(MethodKey::UNKNOWN_CLASS)
+            }
+            RunKeys::Trace { strings, methods } => KeyParts::of_names(strings, methods, k),
+        }
+    }
+
+    /// The methods in order, each with its key and totals.
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (KeyParts<'_>, Totals)> + '_ {
+        self.methods.iter().map(|&(k, t)| (self.key(k), t))
+    }
+
+    /// Sorts `methods` into dmtracedump's inclusive order; equal keys keep their order. A
+    /// trace's keys are compared as byte-order ranks of their strings, each string ranked once
+    /// (the ties of a million methods of one time would otherwise compare names tens of
+    /// millions of times); keys of its own by their texts, in an order of 4-byte indices (a
+    /// stable sort of the entries would take half their size again).
+    fn in_order(clock: Clock, keys: RunKeys, mut methods: Vec<(u32, Totals)>) -> Self {
+        let mut run = RunTotals {
+            clock,
+            keys,
+            methods: Vec::new(),
+        };
+        let mut order: Vec<u32> = match &run.keys {
+            RunKeys::Trace {
+                strings,
+                methods: table,
+            } => {
+                let ranks = TextRanks::new(strings, table);
+                let mut keyed: Vec<(u64, [u32; 3], u32)> = (methods.iter().enumerate())
+                    .map(|(i, &(k, t))| {
+                        let key = ranks.key(run.key(k), table.get(k as usize));
+                        (u64::MAX - t.inclusive, key, i as u32)
+                    })
+                    .collect();
+                drop(ranks);
+                keyed.par_sort_unstable();
+                keyed.into_iter().map(|k| k.2).collect()
+            }
+            RunKeys::Owned(_) => {
+                let mut order: Vec<u32> = (0..methods.len() as u32).collect();
+                order.par_sort_unstable_by(|&i, &j| {
+                    let (a, b) = (&methods[i as usize], &methods[j as usize]);
+                    (b.1.inclusive.cmp(&a.1.inclusive))
+                        .then_with(|| run.key(a.0).tie_order(&run.key(b.0)))
+                        .then(i.cmp(&j))
+                });
+                order
+            }
+        };
         permute(&mut methods, &mut order);
-        RunTotals { clock, methods }
+        run.methods = methods;
+        run
+    }
+}
+
+/// The byte order of the strings a trace's method table names, as ranks: what
+/// [`KeyParts::tie_order`] compares, as integers.
+struct TextRanks<'a> {
+    strings: &'a StringTable,
+    /// The named strings' ids in byte order of their texts.
+    sorted: Vec<u32>,
+    /// Each string's rank among the distinct texts (0 for strings no method names).
+    rank: Vec<u32>,
+}
+
+impl<'a> TextRanks<'a> {
+    fn new(strings: &'a StringTable, methods: &[Method]) -> Self {
+        let mut used = vec![false; strings.len()];
+        for m in methods {
+            for id in [m.class, m.name, m.signature] {
+                used[id.index()] = true;
+            }
+        }
+        let mut sorted: Vec<u32> = (0..used.len() as u32)
+            .filter(|&i| used[i as usize])
+            .collect();
+        drop(used);
+        let text = |i: u32| strings.get(StrId(i));
+        sorted.par_sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+        let mut rank = vec![0u32; strings.len()];
+        let mut r = 0u32;
+        for (n, &id) in sorted.iter().enumerate() {
+            if n > 0 && text(sorted[n - 1]) != text(id) {
+                r += 1;
+            }
+            rank[id as usize] = r;
+        }
+        TextRanks {
+            strings,
+            sorted,
+            rank,
+        }
+    }
+
+    /// Where `text` falls among the ranked texts: `2r + 1` for the text of rank `r`, `2p` for a
+    /// text that is none of them and comes after `p` distinct ones.
+    fn place(&self, text: &str) -> u32 {
+        let n = (self.sorted).partition_point(|&id| self.strings.get(StrId(id)) < text);
+        match self.sorted.get(n) {
+            Some(&id) if self.strings.get(StrId(id)) == text => 2 * self.rank[id as usize] + 1,
+            Some(&id) => 2 * self.rank[id as usize],
+            None => {
+                2 * self
+                    .sorted
+                    .last()
+                    .map_or(0, |&id| self.rank[id as usize] + 1)
+            }
+        }
+    }
+
+    /// A key's [`KeyParts::tie_order`] as integers: its class's place; then for an unnamed
+    /// key its pseudo-method rank (0 `(toplevel)`, 1 `(unknown)`, 2 others), for a named one
+    /// 3 + its name's rank, and its signature's rank. `method` is the key's method in the
+    /// table the ranks were made from, if it has one (its strings are ranked already).
+    fn key(&self, k: KeyParts, method: Option<&Method>) -> [u32; 3] {
+        match (k.name, method) {
+            (Some(_), Some(m)) => {
+                let r = |id: StrId| self.rank[id.index()];
+                [2 * r(m.class) + 1, 3 + r(m.name), r(m.signature)]
+            }
+            (None, _) => [
+                self.place(k.class),
+                (pseudo_rank(k.class, None) + 2) as u32,
+                0,
+            ],
+            // Not a key of the table (not made by the run).
+            (Some(name), None) => [
+                self.place(k.class),
+                3 + self.place(name) / 2,
+                self.place(k.signature) / 2,
+            ],
+        }
     }
 }
 
@@ -308,10 +474,11 @@ fn permute<T>(items: &mut [T], order: &mut [u32]) {
     }
 }
 
-/// One row of a diff: a method in run A, run B, or both.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DiffRow {
-    pub key: MethodKey,
+/// One row of a diff: a method in run A, run B, or both (made from the runs when asked, see
+/// [`TraceDiff::row`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiffRow<'a> {
+    pub key: KeyParts<'a>,
     pub a: Option<Totals>,
     pub b: Option<Totals>,
 }
@@ -324,7 +491,7 @@ fn ratio(a: u64, b: u64) -> Option<f64> {
     (a > 0).then(|| b as f64 / a as f64 * 100.0)
 }
 
-impl DiffRow {
+impl DiffRow<'_> {
     fn both(&self) -> Option<(Totals, Totals)> {
         Some((self.a?, self.b?))
     }
@@ -350,71 +517,97 @@ impl DiffRow {
     }
 }
 
-/// The diff of two runs on one clock.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The diff of two runs on one clock: the runs' methods and, per row, which of them it shows.
+/// The rows are made when asked: a row of its own (the key and both totals) would take 128 bytes
+/// a method, where the pair of indices takes 8.
+#[derive(Clone, Debug)]
 pub struct TraceDiff {
     pub clock: Clock,
-    /// Matched methods in run A's inclusive order, then methods of run A only (same order), then
-    /// methods of run B only (run B's inclusive order).
-    pub rows: Vec<DiffRow>,
+    a: RunTotals,
+    b: RunTotals,
+    /// Each row's method in run A and in run B ([`TraceDiff::NONE`] for none): matched methods
+    /// in run A's inclusive order, then methods of run A only (same order), then methods of run
+    /// B only (run B's inclusive order).
+    rows: Vec<[u32; 2]>,
+    /// How many rows are matched (they come first).
+    matched: usize,
 }
 
 impl TraceDiff {
-    /// Takes the runs' keys over (a diff of a million methods would otherwise hold each key
-    /// three times).
+    const NONE: u32 = u32::MAX;
+
+    /// Matches the runs' methods by key: each method of run A with the first unused method of
+    /// run B that has its key.
     pub(crate) fn new(a: RunTotals, b: RunTotals) -> Self {
-        // For each method of run A, the first unused method of run B with its key.
         let mut used = vec![false; b.methods.len()];
-        let partner: Vec<Option<usize>> = {
-            let mut index: FxHashMap<&MethodKey, usize> =
+        let partner: Vec<u32> = {
+            let mut index: FxHashMap<KeyParts, u32> =
                 FxHashMap::with_capacity_and_hasher(b.methods.len(), Default::default());
-            for (i, (k, _)) in b.methods.iter().enumerate() {
-                index.entry(k).or_insert(i);
+            for (i, (k, _)) in b.entries().enumerate() {
+                index.entry(k).or_insert(i as u32);
             }
-            a.methods
-                .iter()
-                .map(|(k, _)| match index.get(k) {
-                    Some(&j) if !used[j] => {
-                        used[j] = true;
-                        Some(j)
+            a.entries()
+                .map(|(k, _)| match index.get(&k) {
+                    Some(&j) if !used[j as usize] => {
+                        used[j as usize] = true;
+                        j
                     }
-                    _ => None,
+                    _ => Self::NONE,
                 })
                 .collect()
         };
-        let matched_count = partner.iter().filter(|j| j.is_some()).count();
-        let only_b_count = used.iter().filter(|u| !**u).count();
-        let mut rows = Vec::with_capacity(a.methods.len() + only_b_count);
-        let mut only_a = Vec::with_capacity(a.methods.len() - matched_count);
-        for ((key, t), j) in a.methods.into_iter().zip(partner) {
-            let row = DiffRow {
-                key,
-                a: Some(t),
-                b: j.map(|j| b.methods[j].1),
-            };
-            if j.is_some() {
-                rows.push(row);
-            } else {
-                only_a.push(row);
-            }
-        }
-        rows.append(&mut only_a);
-        drop(only_a);
+        let matched = partner.iter().filter(|&&j| j != Self::NONE).count();
+        let only_b = used.iter().filter(|u| !**u).count();
+        let mut rows = Vec::with_capacity(a.methods.len() + only_b);
+        let pairs = || partner.iter().enumerate().map(|(i, &j)| [i as u32, j]);
+        rows.extend(pairs().filter(|p| p[1] != Self::NONE));
+        rows.extend(pairs().filter(|p| p[1] == Self::NONE));
+        drop(partner);
         rows.extend(
-            b.methods
-                .into_iter()
-                .zip(used)
-                .filter(|(_, u)| !*u)
-                .map(|((key, t), _)| DiffRow {
-                    key,
-                    a: None,
-                    b: Some(t),
-                }),
+            (used.iter().enumerate())
+                .filter(|(_, u)| !**u)
+                .map(|(j, _)| [Self::NONE, j as u32]),
         );
         TraceDiff {
             clock: a.clock,
+            a,
+            b,
             rows,
+            matched,
         }
+    }
+
+    /// How many rows the diff has.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i` (see [`TraceDiff::rows`] for their order).
+    pub fn row(&self, i: usize) -> DiffRow<'_> {
+        let [ia, ib] = self.rows[i];
+        let a = self.a.methods.get(ia as usize);
+        let b = self.b.methods.get(ib as usize);
+        // Every row has a method in one run at least.
+        let key = match (a, b) {
+            (Some(&(k, _)), _) => self.a.key(k),
+            (None, Some(&(k, _))) => self.b.key(k),
+            (None, None) => KeyParts::pseudo(MethodKey::UNKNOWN_CLASS),
+        };
+        DiffRow {
+            key,
+            a: a.map(|m| m.1),
+            b: b.map(|m| m.1),
+        }
+    }
+
+    /// The rows: matched methods in run A's inclusive order, then methods of run A only (same
+    /// order), then methods of run B only (run B's inclusive order).
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = DiffRow<'_>> + '_ {
+        (0..self.rows.len()).map(|i| self.row(i))
     }
 
     /// Diffs of two traces on every clock both have (primary first), in the measured ticks of
@@ -459,14 +652,14 @@ impl TraceDiff {
         TraceDiff::new(ra, rb)
     }
 
-    pub(crate) fn matched(&self) -> impl Iterator<Item = &DiffRow> {
-        self.rows.iter().filter(|r| r.a.is_some() && r.b.is_some())
+    pub(crate) fn matched(&self) -> impl ExactSizeIterator<Item = DiffRow<'_>> + '_ {
+        (0..self.matched).map(|i| self.row(i))
     }
-    pub(crate) fn only_a(&self) -> impl Iterator<Item = &DiffRow> {
-        self.rows.iter().filter(|r| r.b.is_none())
+    pub(crate) fn only_a(&self) -> impl Iterator<Item = DiffRow<'_>> + '_ {
+        self.rows().skip(self.matched).filter(|r| r.b.is_none())
     }
-    pub(crate) fn only_b(&self) -> impl Iterator<Item = &DiffRow> {
-        self.rows.iter().filter(|r| r.a.is_none())
+    pub(crate) fn only_b(&self) -> impl Iterator<Item = DiffRow<'_>> + '_ {
+        self.rows().skip(self.matched).filter(|r| r.a.is_none())
     }
 }
 
@@ -536,17 +729,17 @@ mod tests {
             ],
         );
         let d = TraceDiff::new(a, b);
-        let names: Vec<String> = d.rows.iter().map(|r| r.key.dotted()).collect();
+        let names: Vec<String> = d.rows().map(|r| r.key.dotted()).collect();
         assert_eq!(names, vec!["B.y", "A.x", "D.z", "E.w"]);
-        let by = &d.rows[0];
+        let by = d.row(0);
         assert_eq!(by.d_inclusive(), Some(-15));
         assert_eq!(by.d_exclusive(), Some(-6));
         assert_eq!(by.d_calls(), Some(-1));
         assert_eq!(by.inclusive_ratio(), Some(25.0));
-        assert_eq!(d.rows[1].d_inclusive(), Some(20));
+        assert_eq!(d.row(1).d_inclusive(), Some(20));
         assert_eq!(d.only_a().count(), 1);
         assert_eq!(d.only_b().next().unwrap().key.dotted(), "E.w");
-        assert_eq!(d.rows[3].d_inclusive(), None);
+        assert_eq!(d.row(3).d_inclusive(), None);
     }
 
     #[test]
@@ -589,8 +782,7 @@ mod tests {
             ],
         );
         let got: Vec<(String, u64)> = r
-            .methods
-            .iter()
+            .entries()
             .map(|(k, t)| (k.dotted(), t.exclusive))
             .collect();
         let want = [("B.y", 0), ("A.x", 1), ("A.x", 2), ("A.x", 3)];
@@ -610,10 +802,53 @@ mod tests {
                 (top.clone(), t(0, 0, 0)),
             ],
         );
-        let order: Vec<String> = r.methods.iter().map(|m| m.0.dotted()).collect();
+        let order: Vec<String> = r.entries().map(|m| m.0.dotted()).collect();
         assert_eq!(
             order,
             vec!["(toplevel).(null)", "(unknown).(null)", "A.b", "B.a"]
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// A trace's run is ordered by ranks of its strings; the same keys of their own, ordered
+        /// by their texts (the obviously correct way), give the same run: the pseudo-methods,
+        /// the `(unknown)` placeholder, empty names and classes that sort next to the pseudo
+        /// classes included, with many ties of time.
+        #[test]
+        fn ranked_order_is_the_text_order(
+            methods in proptest::collection::vec((0..5usize, 0..4usize, 0..3usize, 0..3u64), 0..40),
+            top in 0..3u64,
+        ) {
+            const CLASSES: [&str; 5] = ["(unknown)", "(toplevel)", "a.B", "(toplevel", "(u"];
+            const NAMES: [&str; 4] = ["", "m", "(null)", "n"];
+            const SIGS: [&str; 3] = ["", "()V", "(I)V"];
+            let mut b = crate::trace::Builder::new("test");
+            for (i, &(c, n, s, _)) in methods.iter().enumerate() {
+                b.add_method(4 * (i as u64 + 1), CLASSES[c], NAMES[n], SIGS[s], None, None);
+            }
+            let trace = b.finish();
+            let time = |inclusive| MethodProfile { inclusive, ..MethodProfile::EMPTY };
+            let profile = Profile {
+                clock: Clock::Wall,
+                total_time: 5,
+                methods: methods.iter().map(|m| time(m.3)).collect(),
+                toplevel: time(top),
+                edge_lists: Default::default(),
+            };
+            let ranked = RunTotals::from_profile(&trace, profile);
+            // The entries as `from_profile` makes them, in the same first order.
+            let mut own = vec![(MethodKey::pseudo(MethodKey::TOPLEVEL_CLASS), Totals::from(&time(top)))];
+            for (i, m) in methods.iter().enumerate() {
+                own.push((MethodKey::of(&trace, MethodId(i as u32)), Totals::from(&time(m.3))));
+            }
+            if !own.iter().any(|(k, _)| k.name.is_none() && &*k.class == MethodKey::UNKNOWN_CLASS) {
+                own.push((MethodKey::pseudo(MethodKey::UNKNOWN_CLASS), Totals::default()));
+            }
+            let by_text = RunTotals::sorted(Clock::Wall, own);
+            let got: Vec<(MethodKey, Totals)> = ranked.entries().map(|(k, t)| (k.into(), t)).collect();
+            let want: Vec<(MethodKey, Totals)> = by_text.entries().map(|(k, t)| (k.into(), t)).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

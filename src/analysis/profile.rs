@@ -325,9 +325,16 @@ fn default_workers() -> usize {
 /// methods on 64 cores would otherwise take 8 GB before the first call is counted.
 const WORKER_METHOD_BUDGET: usize = 256 << 20;
 
+/// Bytes of per-method sums a call pays for in each worker past the first. A worker beyond the
+/// first sums every method again, which speeds up only the walk over the calls: on a file that
+/// names a new method every few bytes and calls each once, a second worker's sums cost more
+/// memory than the file and save no time worth it.
+pub(crate) const EXTRA_WORKER_BYTES_PER_CALL: usize = 16;
+
 /// Workers for a profile on `K` clocks of `method_count` methods and `calls` calls (when known):
-/// one per core, fewer when their per-method sums would pass [`WORKER_METHOD_BUDGET`] (at least
-/// one).
+/// one per core, fewer when their per-method sums would pass [`WORKER_METHOD_BUDGET`], or when
+/// the workers past the first would take more than [`EXTRA_WORKER_BYTES_PER_CALL`] per call (at
+/// least one).
 pub(crate) fn workers_for<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
     workers_within::<K>(method_count, calls, 1, Detail::Edges)
 }
@@ -341,8 +348,12 @@ pub(crate) fn workers_within<const K: usize>(
     detail: Detail,
 ) -> usize {
     let bytes = worker_bytes::<K>(method_count, calls, detail);
+    let paid = calls.map_or(usize::MAX, |c| {
+        1 + c.saturating_mul(EXTRA_WORKER_BYTES_PER_CALL) / bytes
+    });
     default_workers()
         .min(WORKER_METHOD_BUDGET / share.max(1) / bytes)
+        .min(paid)
         .max(1)
 }
 

@@ -235,6 +235,8 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         }
     };
     crate::timing::mark("profiled");
+    // The report reads the names and the profile only.
+    trace.release_calls();
     // Renaming keeps the method ids, so the profile stays valid; the report sorts by the names.
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let style = if args.html {

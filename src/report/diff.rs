@@ -17,7 +17,8 @@ use crate::analysis::diff::{DiffRow, Totals, TraceDiff};
 
 /// dmtracedump's `-d` text for one clock.
 pub(crate) fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Result<()> {
-    let mut matched: Vec<&DiffRow> = diff.matched().collect();
+    // The matched rows by number (4 bytes each, a row is made when it is read).
+    let mut matched: Vec<u32> = (0..diff.matched().len() as u32).collect();
     // The exclusive table, then the inclusive one: each sorted by its delta, largest first.
     type Column = (
         fn(&DiffRow) -> Option<i64>,
@@ -26,19 +27,20 @@ pub(crate) fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Resu
     );
     let columns: [Column; 2] = [
         (
-            DiffRow::d_exclusive,
+            |r| r.d_exclusive(),
             |t| t.exclusive,
-            DiffRow::exclusive_ratio,
+            |r| r.exclusive_ratio(),
         ),
         (
-            DiffRow::d_inclusive,
+            |r| r.d_inclusive(),
             |t| t.inclusive,
-            DiffRow::inclusive_ratio,
+            |r| r.inclusive_ratio(),
         ),
     ];
     for (delta, time, ratio) in columns {
-        matched.sort_by_key(|r| std::cmp::Reverse(delta(r).unwrap_or(0)));
-        for r in &matched {
+        matched.sort_by_key(|&i| std::cmp::Reverse(delta(&diff.row(i as usize)).unwrap_or(0)));
+        for &i in &matched {
+            let r = diff.row(i as usize);
             let (a, b) = (r.a.unwrap_or_default(), r.b.unwrap_or_default());
             writeln!(
                 out,
@@ -46,8 +48,8 @@ pub(crate) fn write_diff_text(diff: &TraceDiff, out: &mut dyn Write) -> io::Resu
                 r.key.dotted(),
                 time(&a),
                 time(&b),
-                delta(r).unwrap_or(0),
-                ratio(r).unwrap_or(0.0),
+                delta(&r).unwrap_or(0),
+                ratio(&r).unwrap_or(0.0),
                 a.calls,
                 b.calls
             )?;
@@ -84,11 +86,11 @@ struct JsonRow<'a> {
 }
 
 impl<'a> JsonRow<'a> {
-    fn of(r: &'a DiffRow) -> Self {
+    fn of(r: DiffRow<'a>) -> Self {
         JsonRow {
-            class: &r.key.class,
-            name: r.key.name.as_deref(),
-            signature: &r.key.signature,
+            class: r.key.class,
+            name: r.key.name,
+            signature: r.key.signature,
             present: match (r.a.is_some(), r.b.is_some()) {
                 (true, true) => "both",
                 (true, false) => "a",
@@ -136,7 +138,7 @@ impl<D: std::borrow::Borrow<TraceDiff>> Serialize for JsonClock<D> {
         let d = self.0.borrow();
         Fields {
             clock: d.clock,
-            methods: Streamed::new(d.rows.iter().map(JsonRow::of)),
+            methods: Streamed::new(d.rows().map(JsonRow::of)),
         }
         .serialize(s)
     }

@@ -277,6 +277,19 @@ impl Trace {
         }
     }
 
+    /// Frees the calls, instants, counters and duration samples, keeping what a report made
+    /// from a profile reads: the names, the methods, the threads (ids, names, time ranges,
+    /// event counts) and the diagnostics. A file of nothing but probe hits holds more in these
+    /// than in its profile, and they would stay alive while the report is made.
+    pub(crate) fn release_calls(&mut self) {
+        for t in &mut self.threads {
+            t.lanes = Vec::new();
+        }
+        self.instants = std::sync::Arc::new(Vec::new());
+        self.counters = Vec::new();
+        self.durations = Durations::default();
+    }
+
     /// Total number of calls over all threads.
     pub fn call_count(&self) -> usize {
         self.threads.iter().map(Thread::call_count).sum()

@@ -24,10 +24,11 @@ pub trait SinkFactory: Sync {
     /// `method_count` bounds the method indices the records use.
     fn sink(&self, threads: &[u32], clock: ClockMode, method_count: usize) -> Self::Sink;
 
-    /// The most sinks (workers) for `method_count` methods: sinks that hold per-method state
-    /// limit their number so that state stays bounded on machines with many cores.
-    fn max_workers(&self, method_count: usize) -> usize {
-        let _ = method_count;
+    /// The most sinks (workers) for `method_count` methods and `calls` calls (half the
+    /// records): sinks that hold per-method state limit their number so that state stays
+    /// bounded on machines with many cores, and in proportion to the calls.
+    fn max_workers(&self, method_count: usize, calls: usize) -> usize {
+        let _ = (method_count, calls);
         usize::MAX
     }
 }

@@ -109,7 +109,7 @@ impl StringTable {
         self.ends.shrink_to_fit();
     }
 
-    #[cfg(test)]
+    /// How many strings the table holds.
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }

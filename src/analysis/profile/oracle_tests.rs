@@ -365,18 +365,24 @@ fn worker_sums_stay_within_their_budget() {
             );
             let totals = |k| workers_within::<1>(methods, calls, k, Detail::Totals);
             let totals2 = |k| workers_within::<2>(methods, calls, k, Detail::Totals);
-            for (w, per) in [
-                (
+            // (workers, bytes per method of all profiles computed at once, of this one)
+            let one = |w, per| (w, per, per);
+            for (w, per, own) in [
+                one(
                     workers_for::<1>(methods, calls),
                     method_bytes::<1>(cached, Detail::Edges),
                 ),
-                (
+                one(
                     workers_for::<2>(methods, calls),
                     method_bytes::<2>(cached, Detail::Edges),
                 ),
-                (totals(1), method_bytes::<1>(cached, Detail::Totals)),
-                (totals2(1), method_bytes::<2>(cached, Detail::Totals)),
-                (totals(2), 2 * method_bytes::<1>(cached, Detail::Totals)),
+                one(totals(1), method_bytes::<1>(cached, Detail::Totals)),
+                one(totals2(1), method_bytes::<2>(cached, Detail::Totals)),
+                (
+                    totals(2),
+                    2 * method_bytes::<1>(cached, Detail::Totals),
+                    method_bytes::<1>(cached, Detail::Totals),
+                ),
             ] {
                 assert!((1..=cores).contains(&w), "{methods}: {w}");
                 // Within the budget, or a single worker (which any profile needs).
@@ -384,8 +390,21 @@ fn worker_sums_stay_within_their_budget() {
                     w == 1 || w * methods * per <= WORKER_METHOD_BUDGET,
                     "{methods}: {w}"
                 );
-                // Not fewer workers than the budget allows.
-                assert!(w == cores || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET);
+                // The workers past the first paid for by the calls.
+                let paid = |w: usize| {
+                    calls.is_none_or(|c| {
+                        (w - 1) * methods.max(1) * own
+                            <= c.saturating_mul(EXTRA_WORKER_BYTES_PER_CALL)
+                    })
+                };
+                assert!(paid(w), "{methods} {calls:?}: {w}");
+                // Not fewer workers than the budget and the calls allow.
+                assert!(
+                    w == cores
+                        || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET
+                        || !paid(w + 1),
+                    "{methods} {calls:?}: {w}"
+                );
             }
         }
     }

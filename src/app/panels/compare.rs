@@ -112,9 +112,8 @@ pub fn normalized(d: &TraceDiff) -> TraceDiff {
     let side = |pick: fn(&DiffRow) -> Option<Totals>| {
         RunTotals::sorted(
             d.clock,
-            d.rows
-                .iter()
-                .filter_map(|r| pick(r).map(|t| (normalized_key(&r.key), t)))
+            d.rows()
+                .filter_map(|r| pick(&r).map(|t| (normalized_key(&r.key.into()), t)))
                 .collect(),
         )
     };
@@ -204,18 +203,17 @@ impl DiffTableState {
             self.sort,
             self.descending,
             self.search.clone(),
-            diff.rows.len(),
+            diff.len(),
         );
         if self.order_key.as_ref() != Some(&key) {
             let needle = self.search.to_lowercase();
-            let mut order: Vec<usize> = (0..diff.rows.len())
+            let mut order: Vec<usize> = (0..diff.len())
                 .filter(|&i| {
-                    needle.is_empty() || diff.rows[i].key.full().to_lowercase().contains(&needle)
+                    needle.is_empty() || diff.row(i).key.full().to_lowercase().contains(&needle)
                 })
                 .collect();
-            order.sort_by(|&i, &j| {
-                cmp_rows(&diff.rows[i], &diff.rows[j], self.sort, self.descending)
-            });
+            order
+                .sort_by(|&i, &j| cmp_rows(&diff.row(i), &diff.row(j), self.sort, self.descending));
             self.order = order;
             self.order_key = Some(key);
         }
@@ -255,7 +253,7 @@ pub fn diff_table_ui(
     ui.label(format!(
         "{} of {} shown: {} in both, {} only in A, {} only in B",
         order.len(),
-        diff.rows.len(),
+        diff.len(),
         diff.matched().count(),
         diff.only_a().count(),
         diff.only_b().count()
@@ -286,8 +284,8 @@ pub fn diff_table_ui(
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {
-                let r = &diff.rows[order[row.index()]];
-                row.set_selected(state.selected.as_ref() == Some(&r.key));
+                let r = diff.row(order[row.index()]);
+                row.set_selected(state.selected.as_ref().map(MethodKey::parts) == Some(r.key));
                 let mark = match (r.a.is_some(), r.b.is_some()) {
                     (true, false) => Some(("only in A", Color32::from_rgb(170, 40, 40))),
                     (false, true) => Some(("only in B", Color32::from_rgb(30, 120, 30))),
@@ -339,8 +337,9 @@ pub fn diff_table_ui(
                     ui.add(egui::Label::new(text).selectable(false));
                 });
                 if row.response().clicked() {
-                    state.selected = Some(r.key.clone());
-                    action = method_in(trace_a, &r.key);
+                    let key = MethodKey::from(r.key);
+                    action = method_in(trace_a, &key);
+                    state.selected = Some(key);
                 }
             });
         });

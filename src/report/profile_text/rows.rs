@@ -37,7 +37,7 @@ pub(super) fn ranks(trace: &Trace, table: u32, extra: &[&str], keys: &[u32]) -> 
 ///
 /// A total order, as sorts need: dmtracedump compares names only when both methods have one,
 /// which is not transitive when named and unnamed methods share a class (see
-/// [`crate::analysis::diff::MethodKey::tie_order`]), so a class's unnamed methods come first.
+/// [`crate::analysis::diff::KeyParts::tie_order`]), so a class's unnamed methods come first.
 pub(super) fn compare_names(a: &Row, b: &Row) -> Ordering {
     a.rank
         .class

@@ -98,8 +98,8 @@ pub(super) struct SinkThread {
 impl SinkFactory for ProfileSinkFactory {
     type Sink = ProfileSinks;
 
-    fn max_workers(&self, method_count: usize) -> usize {
-        crate::analysis::profile::workers_for::<1>(method_count, None)
+    fn max_workers(&self, method_count: usize, calls: usize) -> usize {
+        crate::analysis::profile::workers_for::<1>(method_count, Some(calls))
     }
 
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
@@ -132,10 +132,9 @@ impl SinkFactory for ProfileSinkFactory {
             clock_mode,
             shared: share.then_some(0),
             // The limit is for all workers' tables together.
-            may_unshare: (threads.len())
-                .saturating_mul(method_count)
-                .saturating_mul(self.max_workers(method_count))
-                <= self.table_limit,
+            may_unshare: (threads.len()).saturating_mul(method_count).saturating_mul(
+                crate::analysis::profile::workers_for::<1>(method_count, None),
+            ) <= self.table_limit,
             moves: 0,
             reviewed_at: 0,
             method_count,

@@ -27,7 +27,7 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
     let unknown_id = b.methods.len() as u32;
     let method_count = b.methods.len() + 1;
     let workers = rayon::current_num_threads()
-        .min(factory.max_workers(method_count))
+        .min(factory.max_workers(method_count, counted.totals.iter().sum::<usize>() / 2))
         .max(1);
     let bins = crate::par::balance(threads, |&g| counted.totals[g as usize], workers);
     // Each worker's table: thread id in the records → its slot, or NONE.
