@@ -54,35 +54,78 @@ const HUGE_BLOCK_LINES: usize = 1 << 14;
 
 const SEPARATOR: &str = "======================================================================";
 
-/// One printed method: a model method or a pseudo-method (48 bytes: a report may have a
-/// million rows; the names are looked up in the trace).
+/// One printed method: a model method or a pseudo-method (20 bytes: a report may have a
+/// million rows; its names are looked up in the trace, its numbers in the profile, see
+/// [`RowView`]).
 #[derive(Clone, Copy)]
-struct Row<'a> {
-    trace: &'a Trace,
+struct Row {
     /// The model method, or [`Row::TOPLEVEL`] / [`Row::UNKNOWN`] for the pseudo-methods.
     method: u32,
     /// Byte order of the class, of the name (`""` when there is none) and of the signature
     /// among all rows: the tie breaks compare these instead of the strings.
     rank: NameRank,
-    /// Whether [`Row::name`] is `Some` (the tie breaks ask it without reading the names).
+    /// Whether [`RowView::name`] is `Some` (the tie breaks ask it without reading the names).
     named: bool,
-    /// dmtracedump's method id: the key's id; −2 `(toplevel)`, −1 `(unknown)`.
-    id: i64,
+}
+
+impl Row {
+    const TOPLEVEL: u32 = u32::MAX;
+    const UNKNOWN: u32 = u32::MAX - 1;
+}
+
+/// The rows of a report, read with the trace and the profile they come from.
+#[derive(Clone)]
+struct Rows<'a> {
+    trace: &'a Trace,
+    profile: &'a Profile,
+    rows: Vec<Row>,
+}
+
+impl<'a> Rows<'a> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn get(&self, r: usize) -> RowView<'a> {
+        static EMPTY: MethodProfile = MethodProfile::EMPTY;
+        let row = self.rows[r];
+        RowView {
+            trace: self.trace,
+            method: row.method,
+            rank: row.rank,
+            named: row.named,
+            profile: match row.method {
+                Row::TOPLEVEL => &self.profile.toplevel,
+                m => self.profile.methods.get(m as usize).unwrap_or(&EMPTY),
+            },
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = RowView<'a>> + '_ {
+        (0..self.rows.len()).map(|r| self.get(r))
+    }
+}
+
+/// A row with its names and numbers.
+#[derive(Clone, Copy)]
+struct RowView<'a> {
+    trace: &'a Trace,
+    /// See [`Row::method`].
+    method: u32,
+    rank: NameRank,
+    named: bool,
     profile: &'a MethodProfile,
 }
 
-impl<'a> Row<'a> {
-    const TOPLEVEL: u32 = u32::MAX;
-    const UNKNOWN: u32 = u32::MAX - 1;
-
+impl<'a> RowView<'a> {
     fn model(&self) -> Option<&'a crate::trace::Method> {
-        (self.method < Self::UNKNOWN).then(|| &self.trace.methods[self.method as usize])
+        (self.method < Row::UNKNOWN).then(|| &self.trace.methods[self.method as usize])
     }
 
     fn class(&self) -> &'a str {
         match self.model() {
             Some(m) => self.trace.str(m.class),
-            None if self.method == Self::TOPLEVEL => "(toplevel)",
+            None if self.method == Row::TOPLEVEL => "(toplevel)",
             None => "(unknown)",
         }
     }
@@ -96,6 +139,22 @@ impl<'a> Row<'a> {
     fn signature(&self) -> &'a str {
         self.model().map_or("", |m| self.trace.str(m.signature))
     }
+
+    /// dmtracedump's method id: the key's id; −2 `(toplevel)`, −1 `(unknown)` (the reader's
+    /// placeholder for unknown ids included).
+    fn id(&self) -> i64 {
+        match self.model() {
+            None if self.method == Row::TOPLEVEL => -2,
+            None => -1,
+            Some(m) if is_unknown(self.trace, m) => -1,
+            Some(m) => m.raw_id as i64,
+        }
+    }
+}
+
+/// Whether `m` is the reader's `(unknown)` placeholder: the report's `(unknown)` row.
+fn is_unknown(trace: &Trace, m: &crate::trace::Method) -> bool {
+    trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
 }
 
 /// See [`Row::rank`].
@@ -108,7 +167,7 @@ struct NameRank {
 
 struct Printer<'a> {
     profile: &'a Profile,
-    rows: Vec<Row<'a>>,
+    rows: Rows<'a>,
     /// Row of each model method.
     row_of_method: Vec<u32>,
     /// `[n]` of each row: rank by inclusive time.
@@ -192,7 +251,7 @@ impl<'a> Printer<'a> {
 
     /// The callers and callees of row `r`'s method.
     fn edges(&self, r: usize) -> MethodEdges<'a> {
-        match self.rows[r].method {
+        match self.rows.rows[r].method {
             Row::TOPLEVEL => self.profile.edges(None),
             Row::UNKNOWN => MethodEdges::none(),
             m => self.profile.edges(Some(MethodId(m))),
@@ -220,11 +279,11 @@ impl<'a> Printer<'a> {
     /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
     fn sort_by_exclusive(&self, rows: &mut [u32]) {
         rows.sort_by(|&a, &b| {
-            let (ra, rb) = (&self.rows[a as usize], &self.rows[b as usize]);
+            let (ra, rb) = (self.rows.get(a as usize), self.rows.get(b as usize));
             rb.profile
                 .exclusive
                 .cmp(&ra.profile.exclusive)
-                .then_with(|| compare_names(ra, rb))
+                .then_with(|| compare_names(&ra, &rb))
         });
     }
 
@@ -250,7 +309,7 @@ impl<'a> Printer<'a> {
         let mut sum = 0.0f64;
         for r in order {
             let r = r as usize;
-            let row = &self.rows[r];
+            let row = self.rows.get(r);
             let exclusive = row.profile.exclusive;
             if exclusive == 0 {
                 break;
@@ -277,7 +336,7 @@ impl<'a> Printer<'a> {
             out.push(']');
             out.push_str(close);
             out.push(' ');
-            self.push_name(&mut out, row);
+            self.push_name(&mut out, &row);
             out.push('\n');
             spill.take(&mut out, SPILL_BYTES);
             self.out = out;
@@ -303,7 +362,7 @@ impl<'a> Printer<'a> {
         // Rows up to the first with no inclusive time; their blocks are independent.
         let shown = by_inclusive
             .iter()
-            .position(|&r| self.rows[r as usize].profile.inclusive == 0)
+            .position(|&r| self.rows.get(r as usize).profile.inclusive == 0)
             .unwrap_or(by_inclusive.len());
         let mut parts = vec![std::mem::take(&mut self.out)];
         // Written as it is made: 64 chunks at a time.
@@ -368,7 +427,7 @@ impl<'a> Printer<'a> {
     /// One method's block of the inclusive section: parents, the method, children (written
     /// through `spill` as they are made, when it has a target).
     fn inclusive_block(&self, out: &mut String, rank: usize, r: usize, spill: &mut Spill) {
-        let p: &'a MethodProfile = self.rows[r].profile;
+        let p: &'a MethodProfile = self.rows.get(r).profile;
         let edges = self.edges(r);
         if self.html {
             let _ = write!(out, "<a name=\"m{}\"></a>", self.index[r]);
@@ -391,7 +450,7 @@ impl<'a> Printer<'a> {
         // and the name, then `{"":6} {"":5}   {excl_per:5.1}% {"excl":>6} {"":>6} {"":>6}
         // {top_exclusive:9}`, by hand.
         let per = 100.0 * p.inclusive as f64 / self.total;
-        let row = &self.rows[r];
+        let row = self.rows.get(r);
         let mut num = itoa::Buffer::new();
         let rank_text = num.format(rank);
         out.push('[');
@@ -407,7 +466,7 @@ impl<'a> Printer<'a> {
         out.push(' ');
         push_right(out, p.inclusive, 9);
         out.push(' ');
-        self.push_name(out, row);
+        self.push_name(out, &row);
         out.push('\n');
         let excl_per = 100.0 * p.top_exclusive as f64 / p.inclusive as f64;
         pad(out, 6 + 1 + 5 + 3);
@@ -442,12 +501,14 @@ impl<'a> Printer<'a> {
             edges[b.1 as usize]
                 .time
                 .cmp(&edges[a.1 as usize].time)
-                .then_with(|| compare_names(&self.rows[a.0 as usize], &self.rows[b.0 as usize]))
+                .then_with(|| {
+                    compare_names(&self.rows.get(a.0 as usize), &self.rows.get(b.0 as usize))
+                })
         });
         let method_total = method_inclusive as f64;
         for (r, e) in sorted {
             let (r, edge) = (r as usize, &edges[e as usize]);
-            let row = &self.rows[r];
+            let row = self.rows.get(r);
             let idx = self.index[r];
             let calls_of = if total_calls == 0 {
                 row.profile.total_calls()
@@ -486,7 +547,7 @@ impl<'a> Printer<'a> {
             out.push(' ');
             push_right(out, edge.time, 9);
             out.push(' ');
-            self.push_name(out, row);
+            self.push_name(out, &row);
             out.push('\n');
             spill.take(out, SPILL_BYTES);
         }
@@ -494,7 +555,7 @@ impl<'a> Printer<'a> {
 
     /// Appends `class.name signature` (just the class for rows without a name), escaped in
     /// HTML.
-    fn push_name(&self, out: &mut String, row: &Row) {
+    fn push_name(&self, out: &mut String, row: &RowView) {
         out.push_str(&self.esc(row.class()));
         if let Some(name) = row.name() {
             out.push('.');

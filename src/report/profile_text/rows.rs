@@ -4,8 +4,8 @@
 
 use std::cmp::Ordering;
 
-use super::{NameRank, Row};
-use crate::analysis::profile::{MethodProfile, Profile};
+use super::{NameRank, Row, RowView, Rows, is_unknown};
+use crate::analysis::profile::Profile;
 use crate::trace::{StrId, Trace};
 
 /// The rank in byte order of each row's string, the strings given as keys: `key` below
@@ -38,7 +38,7 @@ pub(super) fn ranks(trace: &Trace, table: u32, extra: &[&str], keys: &[u32]) -> 
 /// A total order, as sorts need: dmtracedump compares names only when both methods have one,
 /// which is not transitive when named and unnamed methods share a class (see
 /// [`crate::analysis::diff::KeyParts::tie_order`]), so a class's unnamed methods come first.
-pub(super) fn compare_names(a: &Row, b: &Row) -> Ordering {
+pub(super) fn compare_names(a: &RowView, b: &RowView) -> Ordering {
     a.rank
         .class
         .cmp(&b.rank.class)
@@ -51,7 +51,7 @@ pub(super) fn compare_names(a: &Row, b: &Row) -> Ordering {
                 .then(a.rank.signature.cmp(&b.rank.signature)),
             _ => Ordering::Equal,
         })
-        .then(a.id.cmp(&b.id))
+        .then_with(|| a.id().cmp(&b.id()))
 }
 
 /// dmtracedump's `[n]` index of `(toplevel)` and of each method of `trace` (rank by inclusive
@@ -69,45 +69,34 @@ pub(crate) fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
 
 /// The printed rows (`(toplevel)` first), the row of each model method, each row's `[n]`, and
 /// the rows in `[n]` order (4-byte row numbers: a report may have millions of rows).
-pub(super) type RankedRows<'a> = (Vec<Row<'a>>, Vec<u32>, Vec<u32>, Vec<u32>);
+pub(super) type RankedRows<'a> = (Rows<'a>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// See [`RankedRows`].
 pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
-    static EMPTY: MethodProfile = MethodProfile::EMPTY;
     let mut rows = Vec::with_capacity(trace.methods.len() + 2);
-    rows.push(Row {
-        trace,
-        method: Row::TOPLEVEL,
+    let pseudo_row = |method| Row {
+        method,
         named: false,
-        id: -2,
-        profile: &profile.toplevel,
         rank: NameRank::default(),
-    });
-    let is_unknown = |m: &crate::trace::Method| {
-        trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
     };
-    if !trace.methods.iter().any(is_unknown) {
-        rows.push(Row {
-            trace,
-            method: Row::UNKNOWN,
-            named: false,
-            id: -1,
-            profile: &EMPTY,
-            rank: NameRank::default(),
-        });
+    rows.push(pseudo_row(Row::TOPLEVEL));
+    if !trace.methods.iter().any(|m| is_unknown(trace, m)) {
+        rows.push(pseudo_row(Row::UNKNOWN));
     }
     let mut row_of_method = Vec::with_capacity(trace.methods.len());
     for (i, m) in trace.methods.iter().enumerate() {
         row_of_method.push(rows.len() as u32);
         rows.push(Row {
-            trace,
             method: i as u32,
             named: !trace.str(m.name).is_empty(),
-            id: if is_unknown(m) { -1 } else { m.raw_id as i64 },
-            profile: profile.methods.get(i).unwrap_or(&EMPTY),
             rank: NameRank::default(),
         });
     }
+    let mut rows = Rows {
+        trace,
+        profile,
+        rows,
+    };
     // Each row's strings as keys for [`ranks`]: the pseudo-methods' texts after the table's.
     let table = trace
         .methods
@@ -121,7 +110,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     let first_model = rows.len() - trace.methods.len();
     let keys = |of: fn(&crate::trace::Method) -> StrId, by_class: bool| {
         let pseudo_rows =
-            (rows[..first_model].iter()).map(|r| pseudo(if by_class { r.class() } else { "" }));
+            (0..first_model).map(|r| pseudo(if by_class { rows.get(r).class() } else { "" }));
         pseudo_rows
             .chain(trace.methods.iter().map(|m| of(m).0))
             .collect::<Vec<u32>>()
@@ -135,7 +124,7 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
             )
         },
     );
-    for (i, row) in rows.iter_mut().enumerate() {
+    for (i, row) in rows.rows.iter_mut().enumerate() {
         row.rank = NameRank {
             class: class_rank[i],
             name: name_rank[i],
@@ -145,11 +134,11 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     crate::timing::mark("render: rows ranked");
     let mut by_inclusive: Vec<u32> = (0..rows.len() as u32).collect();
     by_inclusive.sort_by(|&a, &b| {
-        let (ra, rb) = (&rows[a as usize], &rows[b as usize]);
+        let (ra, rb) = (rows.get(a as usize), rows.get(b as usize));
         rb.profile
             .inclusive
             .cmp(&ra.profile.inclusive)
-            .then_with(|| compare_names(ra, rb))
+            .then_with(|| compare_names(&ra, &rb))
     });
     let mut index = vec![0u32; rows.len()];
     for (rank, &r) in by_inclusive.iter().enumerate() {

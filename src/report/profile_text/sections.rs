@@ -24,7 +24,7 @@ impl Printer<'_> {
                 } else {
                     row.rank.name
                 };
-                (key, row.id, r as u32)
+                (key, row.id(), r as u32)
             })
             .collect();
         named.sort_unstable();
@@ -110,7 +110,7 @@ impl Printer<'_> {
                     rows,
                 };
                 for &r in group_rows(&g) {
-                    let p = self.rows[r as usize].profile;
+                    let p = self.rows.get(r as usize).profile;
                     g.exclusive += p.exclusive;
                     g.calls[0] += p.calls;
                     g.calls[1] += p.recursive_calls;
@@ -122,13 +122,13 @@ impl Printer<'_> {
         // (no buffer of half the groups) give the stable order.
         groups.sort_unstable_by(|a, b| {
             let (fa, fb) = (
-                &self.rows[group_rows(a)[0] as usize],
-                &self.rows[group_rows(b)[0] as usize],
+                self.rows.get(group_rows(a)[0] as usize),
+                self.rows.get(group_rows(b)[0] as usize),
             );
             b.exclusive
                 .cmp(&a.exclusive)
                 .then(fa.rank.class.cmp(&fb.rank.class))
-                .then(fa.id.cmp(&fb.id))
+                .then(fa.id().cmp(&fb.id()))
                 .then(a.rows.start.cmp(&b.rows.start))
         });
         let letter = if by_class { 'd' } else { 'e' };
@@ -140,7 +140,7 @@ impl Printer<'_> {
             sum += g.exclusive as f64;
             let per = 100.0 * g.exclusive as f64 / self.total;
             let sum_per = 100.0 * sum / self.total;
-            let first = &self.rows[group_rows(g)[0] as usize];
+            let first = self.rows.get(group_rows(g)[0] as usize);
             let group_name = if by_class {
                 first.class()
             } else {
@@ -180,7 +180,7 @@ impl Printer<'_> {
             let mut sum_methods = 0.0f64;
             for &r in group_rows(g) {
                 let r = r as usize;
-                let row = &self.rows[r];
+                let row = self.rows.get(r);
                 let p = row.profile;
                 let per = 100.0 * p.exclusive as f64 / group_exclusive;
                 sum_methods += p.exclusive as f64;
