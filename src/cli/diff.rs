@@ -50,6 +50,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;
+        trace.release_instants();
         args.compensate.apply_in_place(&mut trace, file)?;
         super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
         Ok::<_, CliError>(trace)

@@ -45,6 +45,7 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
         || crate::load::load_path(&args.file, &Progress::default()),
     );
     let (mapping, mut trace) = (mapping?, trace?);
+    trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let p = profile(&trace, trace.primary_clock());

@@ -171,6 +171,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         },
     };
     crate::timing::mark("loaded");
+    trace.release_instants();
     let clock = args.clock.or_primary(&trace);
     // A trace without records has no clock: an Android trace's profile is then empty (as
     // dmtracedump prints it) unless a clock was asked for; other formats without time stamps

@@ -114,6 +114,7 @@ fn load_run(
     }
     let mut trace = crate::load::load_path(path, &Progress::default())?;
     crate::timing::mark("run loaded");
+    trace.release_instants();
     super::mapping::apply_mapping(&mut trace, mapping, path);
     let clock = clock.unwrap_or_else(|| trace.primary_clock());
     if !has_clock(&trace, clock) {

@@ -70,6 +70,13 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
         match crate::load::load_path(path, &Progress::default()) {
             Ok(mut trace) => {
                 super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
+                // Only counted: the instants are not kept while the calls are profiled.
+                let instants = trace.instants.len() as u64;
+                trace.release_instants();
+                let mut emit = |mut s: crate::report::summary::FileSummary| {
+                    s.instant_count = instants;
+                    emit(&s)
+                };
                 match args.compensate.overhead(&trace, path)? {
                     Some((ns, from)) => {
                         // The measured profiles first; then the trace is compensated and
@@ -79,11 +86,11 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         let c = compensate(&trace, ns, from);
                         drop(trace);
                         let after = profile_all_clocks_shared(&c, 1, Detail::Totals);
-                        emit(&summarize_compensated(&name, &c, &after, &before))?;
+                        emit(summarize_compensated(&name, &c, &after, &before))?;
                     }
                     None => {
                         let profiles = profile_all_clocks_shared(&trace, 1, Detail::Totals);
-                        emit(&summarize_with_profiles(&name, &trace, &profiles))?;
+                        emit(summarize_with_profiles(&name, &trace, &profiles))?;
                     }
                 }
             }
