@@ -32,7 +32,7 @@ use serde::Serialize;
 
 use crate::analysis::profile::Profile;
 use crate::trace::{
-    Call, Counter, Diagnostic, Instant, Lane, LaneBuilder, Location, Thread, Trace,
+    Call, Clock, Counter, Diagnostic, Instant, Lane, LaneBuilder, Location, Thread, Trace,
 };
 
 /// The largest per-record overhead taken from a key or an option, ns: a clock read costs
@@ -426,15 +426,52 @@ fn compensate_thread(
 /// `compensated` are the same clock's profiles of a trace and of its compensated rewrite, whose
 /// ticks are `tick_factor` times finer).
 pub fn mostly_tracing(measured: &Profile, compensated: &Profile, tick_factor: u64) -> Vec<bool> {
+    flag_mostly_tracing(
+        measured.methods.iter().map(|m| m.inclusive),
+        compensated,
+        tick_factor,
+    )
+}
+
+/// [`mostly_tracing`] from the measured inclusive times of each method.
+fn flag_mostly_tracing(
+    measured: impl Iterator<Item = u64>,
+    compensated: &Profile,
+    tick_factor: u64,
+) -> Vec<bool> {
     measured
-        .methods
-        .iter()
         .zip(&compensated.methods)
         .map(|(m, c)| {
-            let measured = m.inclusive as u128 * tick_factor as u128;
+            let measured = m as u128 * tick_factor as u128;
             measured > 0 && c.inclusive as u128 * 100 < measured * MOSTLY_TRACING_PERCENT as u128
         })
         .collect()
+}
+
+/// What a compensated summary shows of the measured run on one clock: each method's inclusive
+/// and exclusive time (16 bytes a method, where its profile takes 40: kept while the
+/// compensated trace is profiled).
+#[derive(Clone, Debug)]
+pub struct MeasuredTimes {
+    pub clock: Clock,
+    /// `[inclusive, exclusive]` per method, in the measured ticks.
+    pub methods: Vec<[u64; 2]>,
+}
+
+impl MeasuredTimes {
+    pub fn of(profile: Profile) -> Self {
+        MeasuredTimes {
+            clock: profile.clock,
+            methods: (profile.methods.iter())
+                .map(|m| [m.inclusive, m.exclusive])
+                .collect(),
+        }
+    }
+
+    /// [`mostly_tracing`] of these times.
+    pub fn mostly_tracing(&self, compensated: &Profile, tick_factor: u64) -> Vec<bool> {
+        flag_mostly_tracing(self.methods.iter().map(|m| m[0]), compensated, tick_factor)
+    }
 }
 
 /// The tick factor of a compensated trace (1 for any other).

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
+use crate::analysis::compensate::MeasuredTimes;
 use crate::analysis::compensate::compensate;
 use crate::analysis::profile::{Detail, profile_all_clocks_shared};
 use crate::formats::Progress;
@@ -82,7 +83,11 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         // The measured profiles first; then the trace is compensated and
                         // dropped: the two models and two profiles' workers are not all alive
                         // at once.
-                        let before = profile_all_clocks_shared(&trace, 1, Detail::Totals);
+                        let before: Vec<MeasuredTimes> =
+                            profile_all_clocks_shared(&trace, 1, Detail::Totals)
+                                .into_iter()
+                                .map(MeasuredTimes::of)
+                                .collect();
                         let c = compensate(&trace, ns, from);
                         drop(trace);
                         let after = profile_all_clocks_shared(&c, 1, Detail::Totals);

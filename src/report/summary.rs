@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::analysis::compensate::MeasuredTimes;
 use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
@@ -185,7 +186,7 @@ pub(crate) struct MethodRows<'a> {
 struct RowSource<'a> {
     trace: &'a Trace,
     profiles: &'a [Profile],
-    measured: Option<&'a [Profile]>,
+    measured: Option<&'a [MeasuredTimes]>,
     /// Per method, with `measured`: mostly tracing overhead.
     flags: Option<Vec<bool>>,
 }
@@ -213,7 +214,7 @@ impl<'a> MethodRows<'a> {
     fn new(
         trace: &'a Trace,
         profiles: &'a [Profile],
-        measured: Option<&'a [Profile]>,
+        measured: Option<&'a [MeasuredTimes]>,
         flags: Option<Vec<bool>>,
     ) -> Self {
         let mut ids: Vec<MethodId> = profiles.first().map_or_else(Vec::new, |p| {
@@ -290,6 +291,15 @@ impl<'a> RowSource<'a> {
             }
             v
         };
+        let measured = |k: usize| {
+            self.measured.map(|ms| {
+                let mut v = PerClock::default();
+                for m in ms {
+                    v.set(m.clock, us(m.methods[i][k]) * factor);
+                }
+                v
+            })
+        };
         let mp = self.profiles[0].method(id);
         let m = trace.method(id);
         MethodSummary {
@@ -302,12 +312,8 @@ impl<'a> RowSource<'a> {
             recursive_calls: mp.recursive_calls,
             inclusive_us: per_clock(self.profiles, &|p| p.inclusive, 1.0),
             exclusive_us: per_clock(self.profiles, &|p| p.exclusive, 1.0),
-            measured_inclusive_us: self
-                .measured
-                .map(|m| per_clock(m, &|p| p.inclusive, factor)),
-            measured_exclusive_us: self
-                .measured
-                .map(|m| per_clock(m, &|p| p.exclusive, factor)),
+            measured_inclusive_us: measured(0),
+            measured_exclusive_us: measured(1),
             mostly_tracing_overhead: self.flags.as_ref().map(|f| f[i]),
         }
     }
@@ -413,7 +419,7 @@ pub(crate) fn summarize_compensated<'a>(
     file: &str,
     compensated: &'a Trace,
     after: &'a [Profile],
-    before: &'a [Profile],
+    before: &'a [MeasuredTimes],
 ) -> FileSummary<'a> {
     summarize_full(file, compensated, after, Some(before))
 }
@@ -432,14 +438,12 @@ fn summarize_full<'a>(
     file: &str,
     trace: &'a Trace,
     profiles: &'a [Profile],
-    measured: Option<&'a [Profile]>,
+    measured: Option<&'a [MeasuredTimes]>,
 ) -> FileSummary<'a> {
     let flags = match (measured.and_then(|m| m.first()), profiles.first()) {
-        (Some(m), Some(c)) => Some(crate::analysis::compensate::mostly_tracing(
-            m,
-            c,
-            crate::analysis::compensate::tick_factor(trace),
-        )),
+        (Some(m), Some(c)) => {
+            Some(m.mostly_tracing(c, crate::analysis::compensate::tick_factor(trace)))
+        }
         _ => None,
     };
     let tps = trace.ticks_per_sec.max(1) as f64;
