@@ -259,7 +259,7 @@ impl<'a> MethodRows<'a> {
 }
 
 /// The bytes of [`Trace::method_full_name`], without making the string.
-fn full_name_bytes(trace: &Trace, id: MethodId) -> impl Iterator<Item = u8> + '_ {
+pub(crate) fn full_name_bytes(trace: &Trace, id: MethodId) -> impl Iterator<Item = u8> + '_ {
     let m = trace.method(id);
     let (class, name, sig) = (
         trace.str(m.class),
