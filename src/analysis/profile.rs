@@ -60,6 +60,15 @@ pub struct Edge {
     pub time: u64,
 }
 
+impl Edge {
+    /// What a list holds before it is filled (a child is never `(toplevel)`).
+    pub(crate) const PLACEHOLDER: Edge = Edge {
+        method: None,
+        calls: 0,
+        time: 0,
+    };
+}
+
 /// The profile of one method (or of `(toplevel)`). Times in trace ticks. Its callers and
 /// callees are in the profile's [`EdgeLists`] ([`Profile::edges`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -97,21 +106,31 @@ pub struct EdgeLists {
 }
 
 impl EdgeLists {
-    /// Room for `lens[o][l]` edges in list `l` of owner `o` (filled with placeholders).
-    pub(crate) fn with_lens(lens: &[[u32; 4]]) -> Self {
-        let mut ends = DurColumn::Narrow(Vec::with_capacity(4 * lens.len()));
-        let mut total = 0u64;
-        for &n in lens.iter().flatten() {
-            total += u64::from(n);
-            ends.push(total);
-        }
-        let placeholder = Edge {
-            method: None,
-            calls: 0,
-            time: 0,
+    /// Room for `counts[4 · o + l]` edges in list `l` of owner `o` (filled with placeholders);
+    /// the counts become the lists' ends in place (a second array of a million owners' ends
+    /// would be alive beside them at the peak of a profile).
+    pub(crate) fn from_counts(mut counts: Vec<u32>) -> Self {
+        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
+        let ends = if total <= u64::from(u32::MAX) {
+            let mut end = 0u32;
+            for n in &mut counts {
+                end += *n;
+                *n = end;
+            }
+            DurColumn::Narrow(counts)
+        } else {
+            let mut end = 0u64;
+            DurColumn::Wide(
+                (counts.into_iter())
+                    .map(|n| {
+                        end += u64::from(n);
+                        end
+                    })
+                    .collect(),
+            )
         };
         EdgeLists {
-            all: vec![placeholder; total as usize],
+            all: vec![Edge::PLACEHOLDER; total as usize],
             ends,
         }
     }
@@ -121,10 +140,10 @@ impl EdgeLists {
     #[cfg(test)]
     pub(crate) fn from_lists(owners: impl IntoIterator<Item = [Vec<Edge>; 4]>) -> Self {
         let owners: Vec<[Vec<Edge>; 4]> = owners.into_iter().collect();
-        let lens: Vec<[u32; 4]> = (owners.iter())
-            .map(|o| o.each_ref().map(|l| l.len() as u32))
+        let counts: Vec<u32> = (owners.iter())
+            .flat_map(|o| o.each_ref().map(|l| l.len() as u32))
             .collect();
-        let mut lists = Self::with_lens(&lens);
+        let mut lists = Self::from_counts(counts);
         lists.all = owners.into_iter().flatten().flatten().collect();
         lists
     }

@@ -248,13 +248,16 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         Style::Text
     };
     report_diagnostics(&args.file, &trace);
+    // The section after the report, made (a few lines) before it: the measured profile is
+    // dropped before the report is made.
+    let section = measured
+        .take()
+        .filter(|_| !args.html)
+        .map(|measured| crate::report::compensation::text_section(&trace, &measured, &p));
     let mut out = std::io::stdout().lock();
     let written = write_report(&trace, &p, &style, &mut out).and_then(|()| {
         use std::io::Write;
-        if let Some(measured) = &measured
-            && !args.html
-        {
-            let section = crate::report::compensation::text_section(&trace, measured, &p);
+        if let Some(section) = &section {
             out.write_all(section.as_bytes())?;
         }
         out.flush()

@@ -465,14 +465,16 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
             EdgeList::Parents
         }
     };
-    let mut lens = vec![[0u32; 4]; owners];
+    // Each list's length, list `l` of owner `o` at `4 · o + l`.
+    let mut counts = vec![0u32; 4 * owners];
+    let at = |o: usize, list: EdgeList| 4 * o + list as usize;
     // Children: (parent: 31 bits, parent-recursive, child: 30 bits) as one integer; only counted
     // in this order, written in the parents' order below.
     edges.par_sort_unstable_by_key(|e| {
         (parent_of(e.0) as u64) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
     });
     for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
-        lens[owner(parent_of(group[0].0))][children_list(group[0].0) as usize] += 1;
+        counts[at(owner(parent_of(group[0].0)), children_list(group[0].0))] += 1;
     }
     // Parents: (child: 30 bits, child-recursive, parent order: 31 bits), `(toplevel)` first.
     let parent_order = |k: u64| match parent_of(k) {
@@ -484,13 +486,13 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
     });
     let parent_groups = || edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2));
     for group in parent_groups() {
-        lens[child_of(group[0].0) as usize][parents_list(group[0].0) as usize] += 1;
+        counts[at(child_of(group[0].0) as usize, parents_list(group[0].0))] += 1;
     }
-    for p in profiles.iter_mut() {
-        p.edge_lists = EdgeLists::with_lens(&lens);
+    let lists = EdgeLists::from_counts(counts);
+    for p in profiles.iter_mut().skip(1) {
+        p.edge_lists = lists.clone();
     }
-    // `lens` now counts what each list holds so far.
-    lens.iter_mut().for_each(|l| *l = [0; 4]);
+    profiles[0].edge_lists = lists;
     let id = |m: u32| (m != TOP).then_some(MethodId(m));
     let sum = |group: &[EdgeEntry<K>]| {
         group.iter().fold((0u64, [0u64; K]), |mut s, e| {
@@ -499,12 +501,18 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
             s
         })
     };
+    // A list's groups come one after another in this order: each is written at the place
+    // after the previous one of its list.
+    let mut filling = (usize::MAX, EdgeList::Parents, 0usize);
     for group in parent_groups() {
         let key = group[0].0;
         let (o, list) = (child_of(key) as usize, parents_list(key));
         let (calls, time) = sum(group);
-        let at = lens[o][list as usize] as usize;
-        lens[o][list as usize] += 1;
+        if (filling.0, filling.1) != (o, list) {
+            filling = (o, list, 0);
+        }
+        let at = filling.2;
+        filling.2 += 1;
         for (p, t) in profiles.iter_mut().zip(time) {
             p.edge_lists.list_mut(o, list)[at] = Edge {
                 method: id(parent_of(key)),
@@ -516,15 +524,14 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
     // Children in the parents' order: children come in increasing order, so each list is
     // written in order, and the entries summed into one edge (child-recursive or not, and keys
     // repeated) all fall within one child's run: they meet the list's last edge.
+    // A children list is filled from its start, and a child is never `(toplevel)`: the edges
+    // written so far are those before the first placeholder.
     for &(key, calls, time) in edges.iter() {
         let child = child_of(key);
         let (o, list) = (owner(parent_of(key)), children_list(key));
-        let len = lens[o][list as usize] as usize;
-        let same = len > 0
-            && profiles[0].edge_lists.list(o, list)[len - 1].method == Some(MethodId(child));
-        if !same {
-            lens[o][list as usize] += 1;
-        }
+        let filled = profiles[0].edge_lists.list(o, list);
+        let len = filled.partition_point(|e| e.method.is_some());
+        let same = len > 0 && filled[len - 1].method == Some(MethodId(child));
         for (p, t) in profiles.iter_mut().zip(time) {
             let slot = &mut p.edge_lists.list_mut(o, list)[if same { len - 1 } else { len }];
             if same {
