@@ -146,7 +146,8 @@ impl<'a> RowView<'a> {
         match self.model() {
             None if self.method == Row::TOPLEVEL => -2,
             None => -1,
-            Some(m) if is_unknown(self.trace, m) => -1,
+            // The placeholder has no name: a named row is not it.
+            Some(m) if !self.named && is_unknown(self.trace, m) => -1,
             Some(m) => m.raw_id as i64,
         }
     }

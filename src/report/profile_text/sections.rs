@@ -122,7 +122,7 @@ impl Printer<'_> {
             b.exclusive
                 .cmp(&a.exclusive)
                 .then(fa.rank.class.cmp(&fb.rank.class))
-                .then(fa.id().cmp(&fb.id()))
+                .then_with(|| fa.id().cmp(&fb.id()))
                 .then(a.rows.start.cmp(&b.rows.start))
         });
         let letter = if by_class { 'd' } else { 'e' };
