@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::analysis::profile::{MethodProfile, Profile};
-use crate::trace::{Clock, Method, MethodId, StrId, StringTable, Trace};
+use crate::trace::{Clock, Method, MethodId, StrId, StringTable, TextRanks, Trace};
 
 /// What a method is matched by. The strings are shared: the keys of one trace made by a
 /// [`KeyMaker`] hold each distinct class, name and signature once (a diff of a million methods
@@ -351,7 +351,7 @@ impl RunTotals {
                 let ranks = TextRanks::new(strings, table);
                 let mut keyed: Vec<(u64, [u32; 3], u32)> = (methods.iter().enumerate())
                     .map(|(i, &(k, t))| {
-                        let key = ranks.key(run.key(k), table.get(k as usize));
+                        let key = tie_key(&ranks, run.key(k), table.get(k as usize));
                         (u64::MAX - t.inclusive, key, i as u32)
                     })
                     .collect();
@@ -376,83 +376,29 @@ impl RunTotals {
     }
 }
 
-/// The byte order of the strings a trace's method table names, as ranks: what
-/// [`KeyParts::tie_order`] compares, as integers.
-struct TextRanks<'a> {
-    strings: &'a StringTable,
-    /// The named strings' ids in byte order of their texts.
-    sorted: Vec<u32>,
-    /// Each string's rank among the distinct texts (0 for strings no method names).
-    rank: Vec<u32>,
-}
-
-impl<'a> TextRanks<'a> {
-    fn new(strings: &'a StringTable, methods: &[Method]) -> Self {
-        let mut used = vec![false; strings.len()];
-        for m in methods {
-            for id in [m.class, m.name, m.signature] {
-                used[id.index()] = true;
-            }
-        }
-        let mut sorted: Vec<u32> = (0..used.len() as u32)
-            .filter(|&i| used[i as usize])
-            .collect();
-        drop(used);
-        let text = |i: u32| strings.get(StrId(i));
-        sorted.par_sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
-        let mut rank = vec![0u32; strings.len()];
-        let mut r = 0u32;
-        for (n, &id) in sorted.iter().enumerate() {
-            if n > 0 && text(sorted[n - 1]) != text(id) {
-                r += 1;
-            }
-            rank[id as usize] = r;
-        }
-        TextRanks {
-            strings,
-            sorted,
-            rank,
-        }
-    }
-
-    /// Where `text` falls among the ranked texts: `2r + 1` for the text of rank `r`, `2p` for a
-    /// text that is none of them and comes after `p` distinct ones.
-    fn place(&self, text: &str) -> u32 {
-        let n = (self.sorted).partition_point(|&id| self.strings.get(StrId(id)) < text);
-        match self.sorted.get(n) {
-            Some(&id) if self.strings.get(StrId(id)) == text => 2 * self.rank[id as usize] + 1,
-            Some(&id) => 2 * self.rank[id as usize],
-            None => {
-                2 * self
-                    .sorted
-                    .last()
-                    .map_or(0, |&id| self.rank[id as usize] + 1)
-            }
-        }
-    }
-
-    /// A key's [`KeyParts::tie_order`] as integers: its class's place; then for an unnamed
-    /// key its pseudo-method rank (0 `(toplevel)`, 1 `(unknown)`, 2 others), for a named one
-    /// 3 + its name's rank, and its signature's rank. `method` is the key's method in the
-    /// table the ranks were made from, if it has one (its strings are ranked already).
-    fn key(&self, k: KeyParts, method: Option<&Method>) -> [u32; 3] {
-        match (k.name, method) {
-            (Some(_), Some(m)) => {
-                let r = |id: StrId| self.rank[id.index()];
-                [2 * r(m.class) + 1, 3 + r(m.name), r(m.signature)]
-            }
-            (None, _) => [
-                self.place(k.class),
-                (pseudo_rank(k.class, None) + 2) as u32,
-                0,
-            ],
-            // Not a key of the table (not made by the run).
-            (Some(name), None) => [
-                self.place(k.class),
-                3 + self.place(name) / 2,
-                self.place(k.signature) / 2,
-            ],
-        }
+/// A key's [`KeyParts::tie_order`] as integers, from the ranks of its trace's strings: its
+/// class's place; then for an unnamed key its pseudo-method rank (0 `(toplevel)`, 1
+/// `(unknown)`, 2 others), for a named one 3 + its name's rank, and its signature's rank.
+/// `method` is the key's method in the table the ranks were made from, if it has one (its
+/// strings are ranked already).
+fn tie_key(ranks: &TextRanks, k: KeyParts, method: Option<&Method>) -> [u32; 3] {
+    match (k.name, method) {
+        (Some(_), Some(m)) => [
+            ranks.place_of(m.class),
+            3 + ranks.rank(m.name),
+            ranks.rank(m.signature),
+        ],
+        (None, _) => [
+            ranks.place(k.class),
+            (pseudo_rank(k.class, None) + 2) as u32,
+            0,
+        ],
+        // Not a key of the table (not made by the run).
+        (Some(name), None) => [
+            ranks.place(k.class),
+            3 + ranks.place(name) / 2,
+            ranks.place(k.signature) / 2,
+        ],
     }
 }
 

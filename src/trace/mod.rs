@@ -34,7 +34,7 @@ pub use range::TickRange;
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub use strings::MAX_STRING_BYTES;
 pub(crate) use strings::shorten_bytes;
-pub(crate) use strings::{StringTable, packed_range};
+pub(crate) use strings::{StringTable, TextRanks, packed_range};
 
 use serde::Serialize;
 

@@ -115,6 +115,69 @@ impl StringTable {
     }
 }
 
+/// The byte order of the strings a method table names, as ranks (equal texts, equal ranks):
+/// what the name tie-breaks of the reports and diffs compare, as integers, each string ranked
+/// once. Texts outside the table (the pseudo-methods' names) get a place between the ranks.
+pub(crate) struct TextRanks<'a> {
+    strings: &'a StringTable,
+    /// The named strings' ids in byte order of their texts.
+    sorted: Vec<u32>,
+    /// Each string's rank among the distinct texts (0 for strings no method names).
+    rank: Vec<u32>,
+}
+
+impl<'a> TextRanks<'a> {
+    pub(crate) fn new(strings: &'a StringTable, methods: &[super::Method]) -> Self {
+        use rayon::prelude::*;
+        let mut used = vec![false; strings.len()];
+        for m in methods {
+            for id in [m.class, m.name, m.signature] {
+                used[id.index()] = true;
+            }
+        }
+        let mut sorted: Vec<u32> = (0..used.len() as u32)
+            .filter(|&i| used[i as usize])
+            .collect();
+        drop(used);
+        let text = |i: u32| strings.get(StrId(i));
+        sorted.par_sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+        let mut rank = vec![0u32; strings.len()];
+        let mut r = 0u32;
+        for (n, &id) in sorted.iter().enumerate() {
+            if n > 0 && text(sorted[n - 1]) != text(id) {
+                r += 1;
+            }
+            rank[id as usize] = r;
+        }
+        TextRanks {
+            strings,
+            sorted,
+            rank,
+        }
+    }
+
+    /// The rank of a string a method of the table names.
+    pub(crate) fn rank(&self, id: StrId) -> u32 {
+        self.rank[id.index()]
+    }
+
+    /// [`TextRanks::place`] of a string a method of the table names: `2 · rank + 1`.
+    pub(crate) fn place_of(&self, id: StrId) -> u32 {
+        2 * self.rank(id) + 1
+    }
+
+    /// Where `text` falls among the ranked texts: `2r + 1` for the text of rank `r`, `2p` for a
+    /// text that is none of them and comes after `p` distinct ones.
+    pub(crate) fn place(&self, text: &str) -> u32 {
+        let n = (self.sorted).partition_point(|&id| self.strings.get(StrId(id)) < text);
+        match self.sorted.get(n) {
+            Some(&id) if self.strings.get(StrId(id)) == text => 2 * self.rank[id as usize] + 1,
+            Some(&id) => 2 * self.rank[id as usize],
+            None => 2 * (self.sorted.last()).map_or(0, |&id| self.rank[id as usize] + 1),
+        }
+    }
+}
+
 /// Where item `i` of items stored back to back is, `ends[i]` being where it ends (the strings
 /// of a table, the names or values of duration series, a graph's children lists).
 #[inline]

@@ -6,31 +6,7 @@ use std::cmp::Ordering;
 
 use super::{NameRank, Row, RowView, Rows, is_unknown};
 use crate::analysis::profile::Profile;
-use crate::trace::{StrId, Trace};
-
-/// The rank in byte order of each row's string, the strings given as keys: `key` below
-/// `table` is a [`StrId`] of the trace, above it one of `extra` (the pseudo-methods' texts).
-/// Equal strings get equal ranks. Only the distinct keys are sorted, and ranks are kept per
-/// key: 8 bytes per string, not a hash map of a million names.
-pub(super) fn ranks(trace: &Trace, table: u32, extra: &[&str], keys: &[u32]) -> Vec<u32> {
-    let text = |k: u32| match k.checked_sub(table) {
-        None => trace.str(StrId(k)),
-        Some(e) => extra[e as usize],
-    };
-    let mut distinct = keys.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let mut rank_of = vec![0u32; distinct.last().map_or(0, |&k| k as usize + 1)];
-    distinct.sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
-    let mut rank = 0u32;
-    for (i, &k) in distinct.iter().enumerate() {
-        if i > 0 && text(distinct[i - 1]) != text(k) {
-            rank += 1;
-        }
-        rank_of[k as usize] = rank;
-    }
-    keys.iter().map(|&k| rank_of[k as usize]).collect()
-}
+use crate::trace::{TextRanks, Trace};
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
 /// has no name). The final id comparison only orders exact duplicates.
@@ -97,38 +73,25 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         profile,
         rows,
     };
-    // Each row's strings as keys for [`ranks`]: the pseudo-methods' texts after the table's.
-    let table = trace
-        .methods
-        .iter()
-        .flat_map(|m| [m.class.0, m.name.0, m.signature.0])
-        .max()
-        .map_or(0, |k| k + 1);
-    let extra = ["(toplevel)", "(unknown)", ""];
-    let pseudo = |text: &str| table + extra.iter().position(|&e| e == text).unwrap_or(2) as u32;
-    // The pseudo-method rows come first, then one row per model method in order.
-    let first_model = rows.len() - trace.methods.len();
-    let keys = |of: fn(&crate::trace::Method) -> StrId, by_class: bool| {
-        let pseudo_rows =
-            (0..first_model).map(|r| pseudo(if by_class { rows.get(r).class() } else { "" }));
-        pseudo_rows
-            .chain(trace.methods.iter().map(|m| of(m).0))
-            .collect::<Vec<u32>>()
-    };
-    let (class_rank, (name_rank, signature_rank)) = rayon::join(
-        || ranks(trace, table, &extra, &keys(|m| m.class, true)),
-        || {
-            rayon::join(
-                || ranks(trace, table, &extra, &keys(|m| m.name, false)),
-                || ranks(trace, table, &extra, &keys(|m| m.signature, false)),
-            )
-        },
-    );
-    for (i, row) in rows.rows.iter_mut().enumerate() {
-        row.rank = NameRank {
-            class: class_rank[i],
-            name: name_rank[i],
-            signature: signature_rank[i],
+    // Classes by their places among the trace's strings (the pseudo-methods' names fall between
+    // them); names and signatures by their ranks, compared only between named rows.
+    let ranks = TextRanks::new(&trace.strings, &trace.methods);
+    for row in rows.rows.iter_mut() {
+        row.rank = match trace.methods.get(row.method as usize) {
+            Some(m) => NameRank {
+                class: ranks.place_of(m.class),
+                name: ranks.rank(m.name),
+                signature: ranks.rank(m.signature),
+            },
+            None => NameRank {
+                class: ranks.place(if row.method == Row::TOPLEVEL {
+                    "(toplevel)"
+                } else {
+                    "(unknown)"
+                }),
+                name: 0,
+                signature: 0,
+            },
         };
     }
     crate::timing::mark("render: rows ranked");
