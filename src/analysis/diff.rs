@@ -104,11 +104,16 @@ pub struct KeyParts<'a> {
     pub signature: &'a str,
 }
 
+/// Whether a method of this class and name is the reader's `(unknown)` placeholder.
+fn is_placeholder(class: &str, name: &str) -> bool {
+    class == MethodKey::UNKNOWN_CLASS && name.is_empty()
+}
+
 impl<'a> KeyParts<'a> {
     /// Whether method `m` is the reader's `(unknown)` placeholder (keyed as the pseudo-method).
     pub(crate) fn is_unknown_placeholder(trace: &Trace, m: MethodId) -> bool {
         let meth = trace.method(m);
-        trace.str(meth.class) == MethodKey::UNKNOWN_CLASS && trace.str(meth.name).is_empty()
+        is_placeholder(trace.str(meth.class), trace.str(meth.name))
     }
 
     /// A pseudo-method's parts.
@@ -130,7 +135,7 @@ impl<'a> KeyParts<'a> {
         let meth = &methods[m as usize];
         let class = strings.get(meth.class);
         let name = strings.get(meth.name);
-        if class == MethodKey::UNKNOWN_CLASS && name.is_empty() {
+        if is_placeholder(class, name) {
             return Self::pseudo(MethodKey::UNKNOWN_CLASS);
         }
         KeyParts {

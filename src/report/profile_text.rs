@@ -16,6 +16,7 @@ use std::fmt::Write;
 
 use rayon::prelude::*;
 
+use crate::analysis::diff::KeyParts;
 use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::trace::{MethodId, Trace};
 
@@ -147,15 +148,15 @@ impl<'a> RowView<'a> {
             None if self.method == Row::TOPLEVEL => -2,
             None => -1,
             // The placeholder has no name: a named row is not it.
-            Some(m) if !self.named && is_unknown(self.trace, m) => -1,
+            Some(_)
+                if !self.named
+                    && KeyParts::is_unknown_placeholder(self.trace, MethodId(self.method)) =>
+            {
+                -1
+            }
             Some(m) => m.raw_id as i64,
         }
     }
-}
-
-/// Whether `m` is the reader's `(unknown)` placeholder: the report's `(unknown)` row.
-fn is_unknown(trace: &Trace, m: &crate::trace::Method) -> bool {
-    trace.str(m.class) == "(unknown)" && trace.str(m.name).is_empty()
 }
 
 /// See [`Row::rank`].
@@ -167,7 +168,6 @@ struct NameRank {
 }
 
 struct Printer<'a> {
-    profile: &'a Profile,
     rows: Rows<'a>,
     /// Row of each model method.
     row_of_method: Vec<u32>,
@@ -218,7 +218,6 @@ impl<'a> Printer<'a> {
     fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<u32>) {
         let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
         let mut p = Printer {
-            profile,
             rows,
             row_of_method,
             index,
@@ -236,7 +235,6 @@ impl<'a> Printer<'a> {
     /// A printer of the same rows with an empty output.
     fn fork(&self) -> Self {
         Printer {
-            profile: self.profile,
             rows: self.rows.clone(),
             row_of_method: self.row_of_method.clone(),
             index: self.index.clone(),
@@ -253,9 +251,9 @@ impl<'a> Printer<'a> {
     /// The callers and callees of row `r`'s method.
     fn edges(&self, r: usize) -> MethodEdges<'a> {
         match self.rows.rows[r].method {
-            Row::TOPLEVEL => self.profile.edges(None),
+            Row::TOPLEVEL => self.rows.profile.edges(None),
             Row::UNKNOWN => MethodEdges::none(),
-            m => self.profile.edges(Some(MethodId(m))),
+            m => self.rows.profile.edges(Some(MethodId(m))),
         }
     }
 

@@ -4,9 +4,10 @@
 
 use std::cmp::Ordering;
 
-use super::{NameRank, Row, RowView, Rows, is_unknown};
+use super::{NameRank, Row, RowView, Rows};
+use crate::analysis::diff::KeyParts;
 use crate::analysis::profile::Profile;
-use crate::trace::{TextRanks, Trace};
+use crate::trace::{MethodId, TextRanks, Trace};
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
 /// has no name). The final id comparison only orders exact duplicates.
@@ -56,7 +57,8 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         rank: NameRank::default(),
     };
     rows.push(pseudo_row(Row::TOPLEVEL));
-    if !trace.methods.iter().any(|m| is_unknown(trace, m)) {
+    let methods = trace.methods.len() as u32;
+    if !(0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m))) {
         rows.push(pseudo_row(Row::UNKNOWN));
     }
     let mut row_of_method = Vec::with_capacity(trace.methods.len());
