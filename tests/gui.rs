@@ -584,7 +584,7 @@ fn select_expands_and_scrolls() {
     // A parent row: selecting it moves the expansion there.
     let parent = {
         let l = ready(h.state(), 0);
-        l.profiles[0].edges(Some(target)).parents()[0].method
+        l.profiles[0].edges(Some(target)).parents()[0].method()
     };
     let parent_label = {
         let l = ready(h.state(), 0);

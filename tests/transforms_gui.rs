@@ -43,7 +43,7 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
             let parents = before.edges(Some(m)).parents();
             p.recursive_calls == 0
                 && parents.len() == 1
-                && parents[0].method.is_some_and(|c| c != m)
+                && parents[0].method().is_some_and(|c| c != m)
                 && p.exclusive > 0
         })
         .collect();
@@ -57,7 +57,7 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
                 .is_some()
         })
         .expect("a candidate in view");
-    let caller = before.edges(Some(m)).parents()[0].method.unwrap();
+    let caller = before.edges(Some(m)).parents()[0].method().unwrap();
     let name = doc.trace.method_full_name(m);
     h.query_all_by_label_contains(&format!("] {name}"))
         .next()

@@ -50,23 +50,61 @@ pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks
 use lane_walk::Walker;
 use units::split_units;
 
-/// Calls and time from one method to a parent or child.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Calls and time from one method to a parent or child. 16 bytes: a profile of a file that
+/// names a new method every few bytes holds two edges per method.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Edge {
-    /// The other method; `None` is `(toplevel)`.
-    pub method: Option<MethodId>,
-    pub calls: u64,
+    /// The other method's index, [`Edge::TOPLEVEL`] for `(toplevel)`.
+    other: u32,
+    /// Wraps at 2³², as the methods' counts do (see the profile's accumulators).
+    calls: u32,
     /// Inclusive time of those calls, in trace ticks.
     pub time: u64,
 }
 
 impl Edge {
+    const TOPLEVEL: u32 = u32::MAX;
+
     /// What a list holds before it is filled (a child is never `(toplevel)`).
-    pub(crate) const PLACEHOLDER: Edge = Edge {
-        method: None,
-        calls: 0,
-        time: 0,
-    };
+    pub(crate) const PLACEHOLDER: Edge = Edge::new(None, 0, 0);
+
+    /// An edge to `method` (`None`: `(toplevel)`); `calls` is kept modulo 2³².
+    pub const fn new(method: Option<MethodId>, calls: u64, time: u64) -> Edge {
+        Edge {
+            other: match method {
+                Some(m) => m.0,
+                None => Self::TOPLEVEL,
+            },
+            calls: calls as u32,
+            time,
+        }
+    }
+
+    /// The other method; `None` is `(toplevel)`. (Method ids stop below `u32::MAX`: the
+    /// trace's table could not hold that many methods.)
+    pub fn method(&self) -> Option<MethodId> {
+        (self.other != Self::TOPLEVEL).then_some(MethodId(self.other))
+    }
+
+    pub fn calls(&self) -> u64 {
+        u64::from(self.calls)
+    }
+
+    /// Adds `calls` calls of `time` (the count modulo 2³²).
+    pub(crate) fn add(&mut self, calls: u64, time: u64) {
+        self.calls = self.calls.wrapping_add(calls as u32);
+        self.time += time;
+    }
+}
+
+impl std::fmt::Debug for Edge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Edge")
+            .field("method", &self.method())
+            .field("calls", &self.calls)
+            .field("time", &self.time)
+            .finish()
+    }
 }
 
 /// The profile of one method (or of `(toplevel)`). Times in trace ticks. Its callers and

@@ -298,9 +298,9 @@ fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
             Slot::MissingUnknown => MethodEdges::none(),
         };
         kids.extend(edges.children().iter().map(|edge| {
-            let ck = edge.method.map_or(TOP, |m| m.0);
+            let ck = edge.method().map_or(TOP, |m| m.0);
             let key = seen.get(&(pk, ck)).copied().unwrap_or(SeenKey::NEVER);
-            (key, rank(edge.method))
+            (key, rank(edge.method()))
         }));
         // Most recently discovered first.
         kids.sort_by_key(|k| std::cmp::Reverse(k.0));

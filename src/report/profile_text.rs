@@ -23,7 +23,7 @@ use crate::trace::{MethodId, Trace};
 use super::html::{TABLE_OF_CONTENTS, escape, html_header};
 use numbers::{pad, push_fixed, push_left, push_right};
 pub(crate) use rows::indices;
-use rows::{compare_names, ranked_rows};
+use rows::{RankedRows, compare_names, ranked_rows};
 pub(crate) use write::write_report;
 use write::{SPILL_BYTES, Spill};
 
@@ -101,10 +101,6 @@ impl<'a> Rows<'a> {
             },
         }
     }
-
-    fn iter(&self) -> impl Iterator<Item = RowView<'a>> + '_ {
-        (0..self.rows.len()).map(|r| self.get(r))
-    }
 }
 
 /// A row with its names and numbers.
@@ -169,8 +165,8 @@ struct NameRank {
 
 struct Printer<'a> {
     rows: Rows<'a>,
-    /// Row of each model method.
-    row_of_method: Vec<u32>,
+    /// The row of model method 0 (method `m` is row `first_method_row + m`).
+    first_method_row: u32,
     /// `[n]` of each row: rank by inclusive time.
     index: Vec<u32>,
     total: f64,
@@ -216,10 +212,15 @@ impl<'a> Printer<'a> {
     /// The printer of `profile`'s rows with the page's head (HTML) written, and the rows in
     /// inclusive order.
     fn start(trace: &'a Trace, profile: &'a Profile, style: &Style) -> (Self, Vec<u32>) {
-        let (rows, row_of_method, index, by_inclusive) = ranked_rows(trace, profile);
+        let RankedRows {
+            rows,
+            first_method_row,
+            index,
+            by_inclusive,
+        } = ranked_rows(trace, profile);
         let mut p = Printer {
             rows,
-            row_of_method,
+            first_method_row,
             index,
             total: profile.total_time as f64,
             html: matches!(style, Style::Html { .. }),
@@ -236,7 +237,7 @@ impl<'a> Printer<'a> {
     fn fork(&self) -> Self {
         Printer {
             rows: self.rows.clone(),
-            row_of_method: self.row_of_method.clone(),
+            first_method_row: self.first_method_row,
             index: self.index.clone(),
             total: self.total,
             html: self.html,
@@ -258,7 +259,7 @@ impl<'a> Printer<'a> {
     }
 
     fn row_of(&self, m: Option<MethodId>) -> usize {
-        m.map_or(0, |m| self.row_of_method[m.index()] as usize)
+        m.map_or(0, |m| (self.first_method_row as usize) + m.index())
     }
 
     /// The section start: an anchor and the navigation bar (HTML) or the separator line.
@@ -276,6 +277,7 @@ impl<'a> Printer<'a> {
     }
 
     /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
+    /// Stable: rows of equal id keep their order.
     fn sort_by_exclusive(&self, rows: &mut [u32]) {
         rows.sort_by(|&a, &b| {
             let (ra, rb) = (self.rows.get(a as usize), self.rows.get(b as usize));
@@ -494,7 +496,7 @@ impl<'a> Printer<'a> {
     ) {
         // (row, edge) as 4-byte numbers: a method may have a million callers.
         let mut sorted: Vec<(u32, u32)> = (edges.iter().enumerate())
-            .map(|(i, e)| (self.row_of(e.method) as u32, i as u32))
+            .map(|(i, e)| (self.row_of(e.method()) as u32, i as u32))
             .collect();
         sorted.sort_by(|a, b| {
             edges[b.1 as usize]
@@ -540,7 +542,7 @@ impl<'a> Printer<'a> {
                 out.push(']');
             }
             out.push(' ');
-            push_right(out, edge.calls, 6);
+            push_right(out, edge.calls(), 6);
             out.push('/');
             push_left(out, calls_of, 6);
             out.push(' ');

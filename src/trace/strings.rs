@@ -49,6 +49,8 @@ pub struct StringTable {
     bytes: String,
     /// Where each string ends in `bytes` (string `i` starts where string `i - 1` ends).
     ends: Vec<usize>,
+    /// Every string's id by its text, while strings are added: dropped when the table is
+    /// finished ([`StringTable::shrink_to_fit`]) and made again by the next [`StringTable::intern`].
     index: HashTable<StrId>,
     /// How many strings were cut.
     shortened: u64,
@@ -75,6 +77,9 @@ impl StringTable {
             self.shortened += 1;
         }
         let s = &*s;
+        if self.index.len() < self.ends.len() {
+            self.reindex();
+        }
         let hash = FxBuildHasher.hash_one(s);
         if let Some(&id) = self.index.find(hash, |&id| self.get(id) == s) {
             return id;
@@ -103,10 +108,24 @@ impl StringTable {
         Self::text_in(&self.bytes, &self.ends, id)
     }
 
-    /// Drops the room kept for more strings (the trace is finished).
+    /// The index of every string, made again.
+    #[cold]
+    fn reindex(&mut self) {
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        let hash = |&id: &StrId| FxBuildHasher.hash_one(Self::text_in(bytes, ends, id));
+        let mut index = HashTable::with_capacity(ends.len());
+        for id in (0..ends.len() as u32).map(StrId) {
+            index.insert_unique(hash(&id), id, hash);
+        }
+        self.index = index;
+    }
+
+    /// Drops the room kept for more strings, and the index (the trace is finished: a table of
+    /// a million strings keeps 10 MB in it).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
+        self.index = HashTable::new();
     }
 
     /// How many strings the table holds.
@@ -201,6 +220,22 @@ mod tests {
         assert_eq!(t.get(StrId(0)), "");
         assert_eq!(t.len(), 3);
         assert_eq!(t.shortened(), 0);
+    }
+
+    #[test]
+    fn a_finished_table_finds_its_strings_again() {
+        let mut t = StringTable::default();
+        let ids: Vec<StrId> = (0..1000).map(|i| t.intern(&format!("s{i}"))).collect();
+        t.shrink_to_fit();
+        assert_eq!(t.index.len(), 0, "the index is dropped");
+        for (i, &id) in ids.iter().enumerate().rev() {
+            assert_eq!(t.intern(&format!("s{i}")), id);
+        }
+        assert_eq!(t.intern(""), StrId(0));
+        let new = t.intern("new");
+        assert_eq!(new, StrId(1001));
+        assert_eq!(t.intern("new"), new);
+        assert_eq!(t.len(), 1002);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Per-worker accumulators: dense per-method columns on `K` clocks at once, small caches of the
-//! last parents per method, and an open-addressing edge map; merged across workers and turned
-//! into one [`Profile`] per clock at the end.
+//! last parents per method, and a list of edges summed by key as it fills; merged across
+//! workers and turned into one [`Profile`] per clock at the end.
 
 use rayon::prelude::*;
 
@@ -78,7 +78,7 @@ impl<const K: usize> Default for MethodAcc<K> {
 
 /// Cached parent edges of a method, most recently inserted first (most call graphs are sparse: a
 /// method has few callers, so that most calls update the method's sums and its cache and never
-/// touch the edge map). A key is (parent + 1, 0 for
+/// touch the edge list). A key is (parent + 1, 0 for
 /// `(toplevel)`) << 2 | flags; `u32::MAX` marks an empty entry. The keys are one array so that
 /// finding one is a few compares, not a branch per entry (which entry hits is unpredictable).
 #[derive(Clone, Copy, Debug)]
@@ -162,89 +162,62 @@ pub(super) fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: boo
     (parent as u64) << 32 | (child as u64) << 2 | (parent_rec as u64) << 1 | child_rec as u64
 }
 
-/// One edge-table slot: stored key (key + 1; 0 = empty), calls, time per clock.
-pub(super) type EdgeSlot<const K: usize> = (u64, u64, [u64; K]);
-
 /// An edge's key, calls and time per clock.
 pub(super) type EdgeEntry<const K: usize> = (u64, u64, [u64; K]);
 
-/// Edge key → (calls, times): open addressing with linear probing over one flat array, so an
-/// update usually touches one cache line.
-pub(super) struct EdgeMap<const K: usize> {
-    pub(super) slots: Vec<EdgeSlot<K>>,
-    pub(super) len: usize,
+/// Edges as they come, summed by key now and then: each is pushed, and when the list is full
+/// it is sorted and the entries of one key summed in place, and it grows only when that leaves
+/// it more than three quarters full. So it holds at most about twice its distinct edges (24
+/// bytes each on one clock), where an open-addressing map at most half full held two to four
+/// slots per edge, and both tables at once while it grew; and the profile sorts the list anyway.
+pub(super) struct EdgeBuf<const K: usize> {
+    entries: Vec<EdgeEntry<K>>,
 }
 
-impl<const K: usize> Default for EdgeMap<K> {
+impl<const K: usize> Default for EdgeBuf<K> {
     fn default() -> Self {
         Self {
-            slots: empty_slots(1 << 10),
-            len: 0,
+            entries: Vec::with_capacity(1 << 10),
         }
     }
 }
 
-/// `n` empty edge-table slots, written rather than allocated zeroed: probing reads a slot before
-/// writing it, and a zeroed allocation's pages would be mapped once for the read and faulted
-/// again, with a TLB flush on every core, for the write.
-pub(super) fn empty_slots<const K: usize>(n: usize) -> Vec<EdgeSlot<K>> {
-    let mut slots = Vec::with_capacity(n);
-    slots.resize(n, (0, 0, [0; K]));
-    slots
-}
-
-impl<const K: usize> EdgeMap<K> {
-    /// murmur3's `fmix64`: edge keys are structured bit fields and need full avalanche.
-    #[inline]
-    pub(super) fn hash(key: u64) -> u64 {
-        let mut h = key;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
-    }
-
+impl<const K: usize> EdgeBuf<K> {
     #[inline]
     pub(super) fn add(&mut self, key: u64, calls: u64, time: [u64; K]) {
-        let stored = key + 1;
-        let mask = self.slots.len() - 1;
-        let mut i = Self::hash(key) as usize & mask;
-        loop {
-            let slot = &mut self.slots[i];
-            if slot.0 == stored {
-                slot.1 += calls;
-                add_k(&mut slot.2, time);
-                return;
+        if self.entries.len() == self.entries.capacity() {
+            self.compact();
+        }
+        self.entries.push((key, calls, time));
+    }
+
+    /// Sums the entries of each key into one; leaves room for at least a quarter more.
+    #[cold]
+    fn compact(&mut self) {
+        let e = &mut self.entries;
+        e.sort_unstable_by_key(|x| x.0);
+        let mut kept = 0;
+        for i in 0..e.len() {
+            if kept > 0 && e[kept - 1].0 == e[i].0 {
+                let (calls, time) = (e[i].1, e[i].2);
+                let last = &mut e[kept - 1];
+                last.1 += calls;
+                add_k(&mut last.2, time);
+            } else {
+                e[kept] = e[i];
+                kept += 1;
             }
-            if slot.0 == 0 {
-                *slot = (stored, calls, time);
-                self.len += 1;
-                if self.len * 2 > self.slots.len() {
-                    self.grow();
-                }
-                return;
-            }
-            i = (i + 1) & mask;
+        }
+        e.truncate(kept);
+        if 4 * kept > 3 * e.capacity() {
+            // Room for twice the distinct edges.
+            e.reserve_exact(kept);
         }
     }
 
-    pub(super) fn grow(&mut self) {
-        let doubled = empty_slots(self.slots.len() * 2);
-        let old = std::mem::replace(&mut self.slots, doubled);
-        self.len = 0;
-        for (stored, calls, time) in old {
-            if stored != 0 {
-                self.add(stored - 1, calls, time);
-            }
-        }
-    }
-
-    pub(super) fn into_entries(self) -> impl Iterator<Item = EdgeEntry<K>> {
-        self.slots
-            .into_iter()
-            .filter(|s| s.0 != 0)
-            .map(|(stored, calls, time)| (stored - 1, calls, time))
+    /// The entries, keys repeated, unsorted.
+    pub(super) fn into_entries(self) -> Vec<EdgeEntry<K>> {
+        self.entries
     }
 }
 
@@ -253,10 +226,10 @@ pub(super) struct Acc<const K: usize> {
     /// Each method's sums: after [`Acc::flush_slots`], or all along without parent caches.
     pub(super) methods: Vec<MethodAcc<K>>,
     /// Each method's sums and [`ParentCache`] while a worker walks, when it keeps caches (see
-    /// [`caches_parents`]); `methods` is empty then. Without caches every edge goes to the map.
+    /// [`caches_parents`]); `methods` is empty then. Without caches every edge goes to the list.
     cached: Vec<CachedMethod<K>>,
-    pub(super) edges: EdgeMap<K>,
-    /// Edges kept out of the map: the flushed parent caches and other workers' edges, unsorted,
+    pub(super) edges: EdgeBuf<K>,
+    /// Edges kept out of `edges`: the flushed parent caches and other workers' edges, unsorted,
     /// keys repeated ([`Acc::into_profiles`] sums equal keys after sorting anyway).
     pub(super) spilled: Vec<EdgeEntry<K>>,
     /// Σ of all calls' exclusive times.
@@ -269,21 +242,21 @@ pub(super) struct Acc<const K: usize> {
 /// known: always for up to 65 536 methods, and beyond when there are 16 calls or more per
 /// method. The cache costs 96 bytes per method on one clock, which a file that names a new
 /// method every few bytes (and calls each once or twice) would multiply; there the edges go
-/// straight to the map, which holds only the edges there are.
+/// straight to the list, which holds only the edges there are (about twice).
 pub(crate) fn caches_parents(method_count: usize, calls: Option<usize>) -> bool {
     method_count < SLOT_METHOD_LIMIT
         && (method_count <= 1 << 16 || calls.is_some_and(|c| c / 16 >= method_count))
 }
 
 /// One worker's per-method bytes on `K` clocks: the sums, the walker's 4-byte count, and the
-/// parent cache, or without it a share of the edge map (an edge per method, the map at most
-/// half full), or neither for [`Detail::Totals`].
+/// parent cache, or without it a share of the edge list (an edge per method, the list at most
+/// twice its distinct edges), or neither for [`Detail::Totals`].
 pub(crate) fn method_bytes<const K: usize>(cached: bool, detail: Detail) -> usize {
     4 + match (detail, cached) {
         (Detail::Totals, _) => std::mem::size_of::<MethodAcc<K>>(),
         (Detail::Edges, true) => std::mem::size_of::<CachedMethod<K>>(),
         (Detail::Edges, false) => {
-            std::mem::size_of::<MethodAcc<K>>() + 2 * std::mem::size_of::<EdgeSlot<K>>()
+            std::mem::size_of::<MethodAcc<K>>() + 2 * std::mem::size_of::<EdgeEntry<K>>()
         }
     }
 }
@@ -305,7 +278,7 @@ impl<const K: usize> Acc<K> {
         Self {
             methods,
             cached,
-            edges: EdgeMap::default(),
+            edges: EdgeBuf::default(),
             spilled: Vec::new(),
             exclusive_sum: [0; K],
             keeps_edges: true,
@@ -432,8 +405,8 @@ impl<const K: usize> Acc<K> {
         // millions of methods, are made.
         drop(self.methods);
         if self.keeps_edges {
-            let mut edges: Vec<EdgeEntry<K>> =
-                self.edges.into_entries().chain(self.spilled).collect();
+            let mut edges = self.edges.into_entries();
+            edges.extend(self.spilled);
             fill_edges(&mut profiles, &mut edges);
         }
         profiles
@@ -514,11 +487,7 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
         let at = filling.2;
         filling.2 += 1;
         for (p, t) in profiles.iter_mut().zip(time) {
-            p.edge_lists.list_mut(o, list)[at] = Edge {
-                method: id(parent_of(key)),
-                calls,
-                time: t,
-            };
+            p.edge_lists.list_mut(o, list)[at] = Edge::new(id(parent_of(key)), calls, t);
         }
     }
     // Children in the parents' order: children come in increasing order, so each list is
@@ -530,19 +499,14 @@ fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntr
         let child = child_of(key);
         let (o, list) = (owner(parent_of(key)), children_list(key));
         let filled = profiles[0].edge_lists.list(o, list);
-        let len = filled.partition_point(|e| e.method.is_some());
-        let same = len > 0 && filled[len - 1].method == Some(MethodId(child));
+        let len = filled.partition_point(|e| e.method().is_some());
+        let same = len > 0 && filled[len - 1].method() == Some(MethodId(child));
         for (p, t) in profiles.iter_mut().zip(time) {
             let slot = &mut p.edge_lists.list_mut(o, list)[if same { len - 1 } else { len }];
             if same {
-                slot.calls += calls;
-                slot.time += t;
+                slot.add(calls, t);
             } else {
-                *slot = Edge {
-                    method: Some(MethodId(child)),
-                    calls,
-                    time: t,
-                };
+                *slot = Edge::new(Some(MethodId(child)), calls, t);
             }
         }
     }

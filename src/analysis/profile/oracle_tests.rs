@@ -97,11 +97,7 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
 
     let edges = |map: &BTreeMap<Option<u32>, (u64, u64)>| -> Vec<Edge> {
         map.iter()
-            .map(|(&m, &(calls, time))| Edge {
-                method: m.map(MethodId),
-                calls,
-                time,
-            })
+            .map(|(&m, &(calls, time))| Edge::new(m.map(MethodId), calls, time))
             .collect()
     };
     let to_profile = |e: &Entry| MethodProfile {
@@ -305,19 +301,11 @@ fn simple_synthetic_trace_numbers() {
     assert_eq!((b.calls, b.recursive_calls), (1, 2));
     assert_eq!(
         p.edges(Some(MethodId(b_))).recursive_parents(),
-        [Edge {
-            method: Some(MethodId(b_)),
-            calls: 2,
-            time: 12
-        }]
+        [Edge::new(Some(MethodId(b_)), 2, 12)]
     );
     assert_eq!(
         p.edges(Some(MethodId(b_))).recursive_children(),
-        [Edge {
-            method: Some(MethodId(b_)),
-            calls: 1,
-            time: 4
-        }]
+        [Edge::new(Some(MethodId(b_)), 1, 4)]
     );
     assert_eq!(p.toplevel.inclusive, 38);
     assert_eq!(p.toplevel.exclusive, 0);
@@ -340,11 +328,7 @@ fn unmatched_exit_is_charged_from_time_zero() {
     assert_eq!(m0.exclusive, 0, "first event of the thread");
     assert_eq!(
         p.edges(Some(MethodId(0))).parents(),
-        [Edge {
-            method: None,
-            calls: 1,
-            time: 105
-        }]
+        [Edge::new(None, 1, 105)]
     );
     assert_eq!(p.total_time, 5);
     assert_eq!(p.toplevel.exclusive, 5 - 4);

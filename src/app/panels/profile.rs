@@ -618,22 +618,22 @@ fn row_cells(
             Row::Edge(m, kind, i) => {
                 let own = p.entry(m);
                 let primary = &l.profiles[0];
-                let target = kind.list(primary.edges(m)).get(i).map(|e| e.method);
+                let target = kind.list(primary.edges(m)).get(i).map(|e| e.method());
                 let e = kind
                     .list(p.edges(m))
                     .iter()
-                    .find(|e| Some(e.method) == target);
+                    .find(|e| Some(e.method()) == target);
                 let total = if kind.is_parent() {
                     own.total_calls()
                 } else {
-                    e.and_then(|e| e.method)
+                    e.and_then(|e| e.method())
                         .map_or(0, |x| p.method(x).total_calls())
                 };
                 V {
                     incl: e.map(|e| e.time),
                     excl: None,
                     pct_base: own.inclusive,
-                    calls: e.map_or(String::new(), |e| format!("{}/{}", e.calls, total)),
+                    calls: e.map_or(String::new(), |e| format!("{}/{}", e.calls(), total)),
                     per_call: None,
                 }
             }
@@ -771,7 +771,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
             let target = kind
                 .list(l.profiles[0].edges(m))
                 .get(i)
-                .and_then(|e| e.method);
+                .and_then(|e| e.method());
             chip(ui, ctx, target);
             let mut resp = ui.add(
                 egui::Label::new(label(ctx, target))

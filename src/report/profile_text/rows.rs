@@ -34,19 +34,25 @@ pub(super) fn compare_names(a: &RowView, b: &RowView) -> Ordering {
 /// dmtracedump's `[n]` index of `(toplevel)` and of each method of `trace` (rank by inclusive
 /// time, names breaking ties), as [`render`] prints them.
 pub(crate) fn indices(trace: &Trace, profile: &Profile) -> (usize, Vec<usize>) {
-    let (_, row_of_method, index, _) = ranked_rows(trace, profile);
+    let ranked = ranked_rows(trace, profile);
+    let index = &ranked.index;
+    let first = ranked.first_method_row as usize;
     (
         index[0] as usize,
-        row_of_method
-            .iter()
-            .map(|&r| index[r as usize] as usize)
-            .collect(),
+        index[first..].iter().map(|&i| i as usize).collect(),
     )
 }
 
-/// The printed rows (`(toplevel)` first), the row of each model method, each row's `[n]`, and
-/// the rows in `[n]` order (4-byte row numbers: a report may have millions of rows).
-pub(super) type RankedRows<'a> = (Rows<'a>, Vec<u32>, Vec<u32>, Vec<u32>);
+/// The printed rows (`(toplevel)` first, the model's methods in their order from
+/// [`RankedRows::first_method_row`] on), each row's `[n]`, and the rows in `[n]` order (4-byte
+/// row numbers: a report may have millions of rows).
+pub(super) struct RankedRows<'a> {
+    pub(super) rows: Rows<'a>,
+    /// The row of model method 0: method `m` is row `first_method_row + m`.
+    pub(super) first_method_row: u32,
+    pub(super) index: Vec<u32>,
+    pub(super) by_inclusive: Vec<u32>,
+}
 
 /// See [`RankedRows`].
 pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
@@ -61,9 +67,8 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     if !(0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m))) {
         rows.push(pseudo_row(Row::UNKNOWN));
     }
-    let mut row_of_method = Vec::with_capacity(trace.methods.len());
+    let first_method_row = rows.len() as u32;
     for (i, m) in trace.methods.iter().enumerate() {
-        row_of_method.push(rows.len() as u32);
         rows.push(Row {
             method: i as u32,
             named: !trace.str(m.name).is_empty(),
@@ -110,5 +115,10 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         index[r as usize] = rank as u32;
     }
     crate::timing::mark("render: sorted");
-    (rows, row_of_method, index, by_inclusive)
+    RankedRows {
+        rows,
+        first_method_row,
+        index,
+        by_inclusive,
+    }
 }

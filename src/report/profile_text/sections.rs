@@ -12,11 +12,12 @@ use crate::report::html::{escape, html_field};
 impl Printer<'_> {
     /// Groups named rows by `key` (class or method name), ordered like dmtracedump's
     /// `createClassList` / `createUniqueMethodList`; each group's rows sorted by exclusive time.
-    /// The rows of all groups in one list, and each group's range of it (a file of a million
-    /// method names has a million groups).
-    fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<Range<u32>>) {
-        // (key, id, row), sorted: by key, then id, rows of equal key and id in row order.
-        let mut named: Vec<(u32, i64, u32)> = (self.rows.iter().enumerate())
+    /// The rows of all groups in one list, and where each group ends in it (a file of a million
+    /// method names has a million groups): 4 bytes a row and a group, and 8 a row while sorted.
+    fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<u32>) {
+        // (key, row) in one integer, sorted: by key, then row (the exclusive sort below is
+        // stable, and ties only rows of equal id).
+        let mut named: Vec<u64> = (self.rows.rows.iter().enumerate())
             .filter(|(_, row)| row.named)
             .map(|(r, row)| {
                 let key = if by_class {
@@ -24,22 +25,25 @@ impl Printer<'_> {
                 } else {
                     row.rank.name
                 };
-                (key, row.id(), r as u32)
+                u64::from(key) << 32 | r as u64
             })
             .collect();
         named.sort_unstable();
-        let mut ranges = Vec::new();
-        let mut start = 0u32;
-        for g in named.chunk_by(|a, b| a.0 == b.0) {
-            ranges.push(start..start + g.len() as u32);
-            start += g.len() as u32;
+        let same_key = |a: &u64, b: &u64| a >> 32 == b >> 32;
+        let mut ends = Vec::with_capacity(named.chunk_by(same_key).count());
+        let mut end = 0u32;
+        for g in named.chunk_by(same_key) {
+            end += g.len() as u32;
+            ends.push(end);
         }
-        let mut rows: Vec<u32> = named.iter().map(|&(_, _, r)| r).collect();
+        let mut rows: Vec<u32> = named.iter().map(|&x| x as u32).collect();
         drop(named);
-        for g in &ranges {
-            self.sort_by_exclusive(&mut rows[g.start as usize..g.end as usize]);
+        let mut start = 0;
+        for &end in &ends {
+            self.sort_by_exclusive(&mut rows[start..end as usize]);
+            start = end as usize;
         }
-        (rows, ranges)
+        (rows, ends)
     }
 
     pub(super) fn class_profiles(&mut self, spill: &mut Spill) {
@@ -74,13 +78,13 @@ impl Printer<'_> {
     /// The class section (`by_class`) or the method-name section.
     fn grouped_section(
         &mut self,
-        (rows, groups): (Vec<u32>, Vec<Range<u32>>),
+        (rows, ends): (Vec<u32>, Vec<u32>),
         by_class: bool,
         spill: &mut Spill,
     ) {
         if !spill.is_some() {
             self.out
-                .reserve((self.rows.len() + 2 * groups.len() + 8) * LINE_BYTES);
+                .reserve((self.rows.len() + 2 * ends.len() + 8) * LINE_BYTES);
         }
         if self.html {
             self.out.push_str("<br><br>\n");
@@ -102,16 +106,19 @@ impl Printer<'_> {
             exclusive: u64,
         }
         let group_rows = |g: &Group| &rows[g.rows.start as usize..g.rows.end as usize];
-        let mut groups: Vec<Group> = groups
-            .into_iter()
-            .map(|rows| {
-                let mut g = Group { exclusive: 0, rows };
-                for &r in group_rows(&g) {
-                    g.exclusive += self.rows.get(r as usize).profile.exclusive;
-                }
-                g
-            })
-            .collect();
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        let mut groups: Vec<Group> = Vec::with_capacity(ends.len());
+        for (start, &end) in starts.zip(&ends) {
+            let mut g = Group {
+                exclusive: 0,
+                rows: start..end,
+            };
+            for &r in group_rows(&g) {
+                g.exclusive += self.rows.get(r as usize).profile.exclusive;
+            }
+            groups.push(g);
+        }
+        drop(ends);
         // Groups come in increasing `rows.start`: the last tie break makes the unstable sort
         // (no buffer of half the groups) give the stable order.
         groups.sort_unstable_by(|a, b| {
