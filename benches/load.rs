@@ -156,7 +156,7 @@ fn main() {
     let (parse_t, (mut bare, events)) = best_of(RUNS, || {
         match load_parsed(&path, &Progress::default()).expect("load") {
             Parsed::Unfinished(b) => b.finish_events(),
-            Parsed::Done(_) => panic!("{} is not an Android trace", path.display()),
+            Parsed::Later(_) => panic!("{} is not an Android trace", path.display()),
         }
     });
     let event_count: usize = events.iter().map(|e| e.ops.len()).sum();

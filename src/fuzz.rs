@@ -491,7 +491,7 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
                 Err(_) => return,
             }
         }
-        Parsed::Done(t) => t,
+        other => other.finish(),
     };
     let complete = !trace
         .diagnostics

@@ -112,20 +112,27 @@ pub fn read_bytes(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError>
     read_to_builder(bytes, ctx).map(Parsed::finish)
 }
 
-/// What a reader returns: a [`Builder`] still to be finished (Android: the caller releases the
-/// input first, so the lanes are built without it in memory) or a finished trace.
+/// What a reader returns: the trace still to be made, which the caller makes once it has
+/// released the input (so the lanes, or the rest of the reader's work, are not in memory beside
+/// the file): an Android trace's [`Builder`], or the rest of an older format's reader.
 // One per load, moved once or twice: the builder's size costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
 pub enum Parsed {
     Unfinished(Builder),
-    Done(Trace),
+    /// The rest of a reader's work, which no longer reads the input: run once the input is
+    /// released, so that a file's pages and what is made from them are not in memory together.
+    Later(Box<dyn FnOnce() -> Trace + Send>),
 }
 
 impl Parsed {
+    pub(crate) fn later(rest: impl FnOnce() -> Trace + Send + 'static) -> Parsed {
+        Parsed::Later(Box::new(rest))
+    }
+
     pub(crate) fn finish(self) -> Trace {
         match self {
             Parsed::Unfinished(b) => b.finish(),
-            Parsed::Done(t) => t,
+            Parsed::Later(rest) => rest(),
         }
     }
 }
@@ -137,7 +144,7 @@ pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed,
         return android::read(bytes, ctx).map(Parsed::Unfinished);
     }
     if let Some(kind) = legacy::sniff(bytes, ctx.path) {
-        return legacy::read(kind, bytes, ctx).map(Parsed::Done);
+        return legacy::read_parsed(kind, bytes, ctx);
     }
     let mut err = legacy::no_format_error();
     err.message = format!(

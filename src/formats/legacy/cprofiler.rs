@@ -14,14 +14,14 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::{decode, lines};
-use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, Diagnostic, Location, Trace};
+use crate::formats::{FormatError, Parsed, ReadContext};
+use crate::trace::{Builder, Diagnostic, Location};
 
 const FORMAT: &str = "cprofiler-csv";
 
 /// Reads a CProfiler CSV or temp file: `Frequency` lines start segments, the other lines are
 /// `id,delta` records.
-pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader::new(bytes.len(), ctx);
     for (line_no, line, _eol) in lines(&dec.text) {
@@ -263,7 +263,7 @@ impl Reader {
 
     /// Ends the last segment, lists the incomplete records (C1) and makes the trace; a file
     /// with neither records nor a frequency is not a CProfiler file.
-    fn finish(mut self, ctx: &ReadContext) -> Result<Trace, FormatError> {
+    fn finish(mut self, ctx: &ReadContext) -> Result<Parsed, FormatError> {
         self.flush();
         let (mut b, records) = (self.b, self.records);
         if self.incomplete > 0 {
@@ -295,6 +295,6 @@ impl Reader {
         }
         b.source.record_count = records;
         ctx.progress.add_records(records);
-        Ok(b.finish())
+        Ok(Parsed::later(move || b.finish()))
     }
 }

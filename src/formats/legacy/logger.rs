@@ -12,11 +12,9 @@
 use rustc_hash::FxHashMap;
 
 use super::{decode, lines};
-use crate::formats::{FormatError, ReadContext};
+use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
-use crate::trace::{
-    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, Trace,
-};
+use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity};
 
 const FORMAT: &str = "logger-csv";
 
@@ -62,7 +60,7 @@ fn ns(s: &str, ns_: &str) -> Option<u64> {
 
 /// Reads a Logger CSV: the column count, the probe hits per thread, then one block (call) per
 /// pair of consecutive hits of a thread.
-pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let dec = decode(bytes);
     let mut b = Builder::new(FORMAT);
     b.source.byte_len = bytes.len() as u64;
@@ -76,13 +74,16 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError
     // The decoded text is read (a copy of the file when it was not UTF-8 without NULs): freed
     // before the trace is made.
     drop(dec);
-    let base = blocks(&mut b, hits);
-    b.source
-        .options
-        .push(("wall_base_ns".into(), base.to_string()));
     b.source.record_count = records;
     ctx.progress.add_records(records);
-    Ok(b.finish())
+    // The blocks are made from the hits alone, once the input is released.
+    Ok(Parsed::later(move || {
+        let base = blocks(&mut b, hits);
+        b.source
+            .options
+            .push(("wall_base_ns".into(), base.to_string()));
+        b.finish()
+    }))
 }
 
 /// A non-empty line: its number, its text and whether it ended with an EOL.
@@ -446,6 +447,7 @@ fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
 mod tests {
     use super::*;
     use crate::formats::Progress;
+    use crate::trace::Trace;
 
     fn load(text: &str) -> Trace {
         let progress = Progress::default();
@@ -453,7 +455,7 @@ mod tests {
             path: None,
             progress: &progress,
         };
-        read(text.as_bytes(), &ctx).expect("a Logger CSV")
+        read(text.as_bytes(), &ctx).expect("a Logger CSV").finish()
     }
 
     fn labels(t: &Trace) -> Vec<(u32, u64, &str)> {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::formats::{FormatError, ReadContext};
+use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::{Location, Trace};
 
 pub(crate) mod cprofiler;
@@ -240,6 +240,15 @@ pub fn sniff(bytes: &[u8], path: Option<&Path>) -> Option<LegacyKind> {
 
 /// Reads `bytes` as `kind`.
 pub fn read(kind: LegacyKind, bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+    read_parsed(kind, bytes, ctx).map(Parsed::finish)
+}
+
+/// [`read`] up to the work that no longer reads `bytes` (see [`Parsed::Later`]).
+pub(crate) fn read_parsed(
+    kind: LegacyKind,
+    bytes: &[u8],
+    ctx: &ReadContext,
+) -> Result<Parsed, FormatError> {
     ctx.progress
         .bytes_total
         .store(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);

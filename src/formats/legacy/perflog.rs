@@ -17,8 +17,8 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::{decode, lines};
-use crate::formats::{FormatError, ReadContext};
-use crate::trace::{Builder, Counter, Diagnostic, Location, Severity, Trace};
+use crate::formats::{FormatError, Parsed, ReadContext};
+use crate::trace::{Builder, Counter, Diagnostic, Location, Severity};
 
 const FORMAT: &str = "ce-perflog";
 
@@ -447,7 +447,7 @@ impl Reader {
         records: u64,
         skipped: u64,
         ctx: &ReadContext,
-    ) -> Result<Trace, FormatError> {
+    ) -> Result<Parsed, FormatError> {
         self.end_session();
         if skipped > 0 {
             self.b
@@ -464,12 +464,13 @@ impl Reader {
         }
         self.b.source.record_count = records;
         ctx.progress.add_records(records);
-        Ok(self.b.finish())
+        let b = self.b;
+        Ok(Parsed::later(move || b.finish()))
     }
 }
 
 /// Reads a PerfLog file: each `## PERF ##` record goes to the step for its kind.
-pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader {
         b: Builder::new(FORMAT),

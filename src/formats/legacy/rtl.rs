@@ -15,12 +15,12 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::{decode, lines};
-use crate::formats::{FormatError, ReadContext};
+use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::packed_range;
 use crate::trace::{
     Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, StartStatedBy,
-    StartTime, ThreadId, Trace,
+    StartTime, ThreadId,
 };
 
 const FORMAT: &str = "rtl-logfile";
@@ -391,7 +391,7 @@ impl Reader {
     }
 
     /// The header facts (start time, pid and where it came from, clean exit) and the trace.
-    fn finish(mut self, ctx: &ReadContext) -> Trace {
+    fn finish(mut self, ctx: &ReadContext) -> Parsed {
         let pid_source = if self.pid.is_some() {
             "header"
         } else if let Some(p) = ctx.path.and_then(pid_from_file_name) {
@@ -434,7 +434,8 @@ impl Reader {
         self.b.diagnostics.extend(self.cap.diagnostic("records"));
         self.b.source.record_count = self.records;
         ctx.progress.add_records(self.records);
-        self.b.finish()
+        let b = self.b;
+        Parsed::later(move || b.finish())
     }
 
     fn method(&mut self, kind: Kind, scope: &str) -> MethodId {
@@ -652,7 +653,7 @@ impl Reader {
 
 /// Reads an RTL log: header lines, records (split where two are glued on one line), unprefixed
 /// continuation lines; then the scopes still open are closed and the header facts stated.
-pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Trace, FormatError> {
+pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let dec = decode(bytes);
     let mut rd = Reader::new(bytes.len(), dec.nuls_removed, dec.utf16);
     for (line_no, line, _eol) in lines(&dec.text) {
