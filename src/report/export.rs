@@ -233,10 +233,9 @@ pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()>
         b"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"tracelens\"}}",
     )?;
     // Each name as a JSON string once, not escaped again for every event.
-    let names: Vec<String> = (0..trace.methods.len())
-        .map(|i| serde_json::to_string(&frame_name(trace, MethodId(i as u32))))
-        .collect::<Result<_, _>>()
-        .map_err(io::Error::other)?;
+    let names = MethodTexts::try_new(trace, |m| {
+        serde_json::to_string(&frame_name(trace, m)).map_err(io::Error::other)
+    })?;
     for th in &trace.threads {
         write!(
             out,
@@ -258,11 +257,41 @@ pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()>
                 fmt.write(out, c)?;
             }
             out.write_all(b",\"name\":")?;
-            out.write_all(names[m.index()].as_bytes())?;
+            out.write_all(names.get(m.index()).as_bytes())?;
             out.write_all(b"}")
         })?;
     }
     out.write_all(b"\n]}\n")
+}
+
+/// A text for each method of a trace, back to back: a file may name a million methods, and a
+/// `String` each would cost 24 bytes and an allocation besides its text.
+struct MethodTexts {
+    text: String,
+    /// Where each method's text ends.
+    ends: Vec<usize>,
+}
+
+impl MethodTexts {
+    fn try_new(
+        trace: &Trace,
+        mut f: impl FnMut(MethodId) -> io::Result<String>,
+    ) -> io::Result<Self> {
+        let mut texts = MethodTexts {
+            text: String::new(),
+            ends: Vec::with_capacity(trace.methods.len()),
+        };
+        for i in 0..trace.methods.len() {
+            texts.text.push_str(&f(MethodId(i as u32))?);
+            texts.ends.push(texts.text.len());
+        }
+        texts.text.shrink_to_fit();
+        Ok(texts)
+    }
+
+    fn get(&self, i: usize) -> &str {
+        &self.text[crate::trace::packed_range(&self.ends, i)]
+    }
 }
 
 /// A frame of a collapsed stack: no `;` and no spaces.
@@ -337,12 +366,10 @@ pub(crate) fn write_collapsed(
     out: &mut dyn Write,
 ) -> io::Result<Option<CollapsedCut>> {
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
-    let frames: Vec<String> = (0..trace.methods.len())
-        .map(|i| collapsed_frame(trace, MethodId(i as u32)))
-        .collect();
+    let frames = MethodTexts::try_new(trace, |m| io::Result::Ok(collapsed_frame(trace, m)))?;
     let tps = trace.ticks_per_sec.max(1) as u128;
     let us = |ticks: u64| (ticks as u128 * 1_000_000 / tps) as u64;
-    let frame = |n: NodeId| frames[tree.method(n).map_or(0, |m| m.index())].as_str();
+    let frame = |n: NodeId| frames.get(tree.method(n).map_or(0, |m| m.index()));
 
     // Size the output before writing it: the exact size uncut, and per depth an upper bound
     // of what the lines at that depth take (each node's path, a space, at most 20 digits and a
