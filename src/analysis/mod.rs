@@ -6,6 +6,7 @@ pub mod compensate;
 pub mod diff;
 pub mod glob;
 pub mod histogram;
+pub(crate) mod merged;
 pub mod profile;
 pub mod regress;
 pub mod restrict;

@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::diff::{KeyParts, MethodKey};
+use crate::analysis::merged::{MergedList, merge_sorted};
 use crate::analysis::profile::{MethodEdges, MethodProfile, Profile};
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
@@ -101,8 +102,8 @@ fn thread_first_seen(
     th: &Thread,
     clock: Clock,
     counts: &mut FxHashMap<u32, u32>,
-) -> FxHashMap<(u32, u32), SeenKey> {
-    let mut seen: FxHashMap<(u32, u32), SeenKey> = FxHashMap::default();
+) -> Vec<Seen> {
+    let mut seen: MergedList<Seen> = MergedList::default();
     let lanes = &th.lanes;
     let _ = clock; // the order of records is the axis order whatever clock is profiled
     counts.clear();
@@ -111,10 +112,7 @@ fn thread_first_seen(
     let mut record = |parent: u32, child: u32, key: SeenKey, counts: &FxHashMap<u32, u32>| {
         let parent_rec = parent != TOP && counts.get(&parent).copied().unwrap_or(0) >= 2;
         if !parent_rec {
-            let e = seen.entry((parent, child)).or_insert(key);
-            if key < *e {
-                *e = key;
-            }
+            seen.push(((parent, child), key), seen_edge, keep_first);
         }
     };
     let mut exits = 0u64;
@@ -157,29 +155,36 @@ fn thread_first_seen(
         Ok(())
     });
     let Ok(()) = walked;
-    seen
+    seen.into_merged(seen_edge, keep_first)
 }
 
-/// First-seen keys of every non-recursive-parent edge of the trace.
-fn first_seen(trace: &Trace, clock: Clock) -> FxHashMap<(u32, u32), SeenKey> {
-    trace
-        .threads
-        .par_iter()
-        .enumerate()
+/// An edge `(parent or TOP, child)` and when it was first seen.
+type Seen = ((u32, u32), SeenKey);
+
+fn seen_edge(s: &Seen) -> (u32, u32) {
+    s.0
+}
+
+fn keep_first(a: &mut Seen, b: &Seen) {
+    a.1 = a.1.min(b.1);
+}
+
+/// First-seen keys of every non-recursive-parent edge of the trace, sorted by edge: 24 bytes an
+/// edge (a trace of methods called once has an edge per call; a hash map of them took twice
+/// that, and two while the threads' maps were merged).
+fn first_seen(trace: &Trace, clock: Clock) -> Vec<Seen> {
+    let threads: Vec<Vec<Seen>> = (trace.threads.par_iter().enumerate())
         .map(|(ti, th)| thread_first_seen(ti, th, clock, &mut FxHashMap::default()))
-        .reduce(FxHashMap::default, |mut a, mut b| {
-            // The smaller map into the larger: a thread's map is not copied into an empty one.
-            if a.len() < b.len() {
-                std::mem::swap(&mut a, &mut b);
-            }
-            for (k, v) in b {
-                let e = a.entry(k).or_insert(v);
-                if v < *e {
-                    *e = v;
-                }
-            }
-            a
-        })
+        .collect();
+    if threads.len() == 1 {
+        return threads.into_iter().next().unwrap_or_default();
+    }
+    let mut all = Vec::with_capacity(threads.iter().map(Vec::len).sum());
+    for t in threads {
+        all.extend(t);
+    }
+    merge_sorted(&mut all, seen_edge, keep_first);
+    all
 }
 
 /// What a graph node is: `(toplevel)`, a method, or `(unknown)` when the trace has no
@@ -299,7 +304,10 @@ fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
         };
         kids.extend(edges.children().iter().map(|edge| {
             let ck = edge.method().map_or(TOP, |m| m.0);
-            let key = seen.get(&(pk, ck)).copied().unwrap_or(SeenKey::NEVER);
+            let key = match seen.binary_search_by_key(&(pk, ck), seen_edge) {
+                Ok(i) => seen[i].1,
+                Err(_) => SeenKey::NEVER,
+            };
             (key, rank(edge.method()))
         }));
         // Most recently discovered first.

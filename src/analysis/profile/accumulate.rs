@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::trace::{Clock, Lane, MethodId};
 
 use super::{Detail, Edge, EdgeList, EdgeLists, MethodProfile, Profile};
+use crate::analysis::merged::MergedList;
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
 #[derive(Clone, Copy)]
@@ -165,60 +166,20 @@ pub(super) fn edge_key(parent: u32, child: u32, parent_rec: bool, child_rec: boo
 /// An edge's key, calls and time per clock.
 pub(super) type EdgeEntry<const K: usize> = (u64, u64, [u64; K]);
 
-/// Edges as they come, summed by key now and then: each is pushed, and when the list is full
-/// it is sorted and the entries of one key summed in place, and it grows only when that leaves
-/// it more than three quarters full. So it holds at most about twice its distinct edges (24
-/// bytes each on one clock), where an open-addressing map at most half full held two to four
-/// slots per edge, and both tables at once while it grew; and the profile sorts the list anyway.
-pub(super) struct EdgeBuf<const K: usize> {
-    entries: Vec<EdgeEntry<K>>,
+/// Edges as they come, summed by key when the list fills (see [`MergedList`]): it holds at
+/// most about twice the distinct edges, 24 bytes each on one clock; the profile sorts them
+/// anyway.
+pub(super) type EdgeBuf<const K: usize> = MergedList<EdgeEntry<K>>;
+
+#[inline]
+fn edge_entry_key<const K: usize>(e: &EdgeEntry<K>) -> u64 {
+    e.0
 }
 
-impl<const K: usize> Default for EdgeBuf<K> {
-    fn default() -> Self {
-        Self {
-            entries: Vec::with_capacity(1 << 10),
-        }
-    }
-}
-
-impl<const K: usize> EdgeBuf<K> {
-    #[inline]
-    pub(super) fn add(&mut self, key: u64, calls: u64, time: [u64; K]) {
-        if self.entries.len() == self.entries.capacity() {
-            self.compact();
-        }
-        self.entries.push((key, calls, time));
-    }
-
-    /// Sums the entries of each key into one; leaves room for at least a quarter more.
-    #[cold]
-    fn compact(&mut self) {
-        let e = &mut self.entries;
-        e.sort_unstable_by_key(|x| x.0);
-        let mut kept = 0;
-        for i in 0..e.len() {
-            if kept > 0 && e[kept - 1].0 == e[i].0 {
-                let (calls, time) = (e[i].1, e[i].2);
-                let last = &mut e[kept - 1];
-                last.1 += calls;
-                add_k(&mut last.2, time);
-            } else {
-                e[kept] = e[i];
-                kept += 1;
-            }
-        }
-        e.truncate(kept);
-        if 4 * kept > 3 * e.capacity() {
-            // Room for twice the distinct edges.
-            e.reserve_exact(kept);
-        }
-    }
-
-    /// The entries, keys repeated, unsorted.
-    pub(super) fn into_entries(self) -> Vec<EdgeEntry<K>> {
-        self.entries
-    }
+#[inline]
+fn add_edge_entry<const K: usize>(a: &mut EdgeEntry<K>, b: &EdgeEntry<K>) {
+    a.1 += b.1;
+    add_k(&mut a.2, b.2);
 }
 
 /// One worker's sums.
@@ -321,15 +282,21 @@ impl<const K: usize> Acc<K> {
             return;
         }
         let Some(cache) = self.cached.get_mut(child as usize).map(|c| &mut c.parents) else {
-            self.edges
-                .add(edge_key(parent, child, parent_rec, child_rec), 1, time);
+            self.edges.push(
+                (edge_key(parent, child, parent_rec, child_rec), 1, time),
+                edge_entry_key,
+                add_edge_entry,
+            );
             return;
         };
         let code = if parent == TOP { 0 } else { parent + 1 };
         let key = code << 2 | (parent_rec as u32) << 1 | child_rec as u32;
         if let Some((key, calls, time)) = cache.add(key, time) {
-            self.edges
-                .add(slot_edge_key(key, child), calls as u64, time);
+            self.edges.push(
+                (slot_edge_key(key, child), calls as u64, time),
+                edge_entry_key,
+                add_edge_entry,
+            );
         }
     }
 
@@ -359,7 +326,7 @@ impl<const K: usize> Acc<K> {
             a.calls[0] = a.calls[0].wrapping_add(b.calls[0]);
             a.calls[1] = a.calls[1].wrapping_add(b.calls[1]);
         }
-        self.spilled.extend(other.edges.into_entries());
+        self.spilled.extend(other.edges.into_unmerged());
         self.spilled.extend(other.spilled);
         add_k(&mut self.exclusive_sum, other.exclusive_sum);
     }
@@ -405,7 +372,7 @@ impl<const K: usize> Acc<K> {
         // millions of methods, are made.
         drop(self.methods);
         if self.keeps_edges {
-            let mut edges = self.edges.into_entries();
+            let mut edges = self.edges.into_unmerged();
             edges.extend(self.spilled);
             fill_edges(&mut profiles, &mut edges);
         }
