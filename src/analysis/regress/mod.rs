@@ -596,7 +596,9 @@ fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bo
     let summary_of = |i: usize, row: &Row| summarize(row, keys_of_rows[i], options, ticks_per_sec);
     // With the rows kept, each is made once (an indexed collect writes them in place); else
     // each row is summarized as it is made and dropped.
-    let (mut rows, summarized): (Vec<Row>, Vec<Summarized>) = if keep_rows {
+    // The summaries and p-values collected apart (a list of both, then split, held both at once).
+    type Split = (Vec<Summary>, Vec<[Option<f64>; 2]>);
+    let (mut rows, (mut summaries, p)): (Vec<Row>, Split) = if keep_rows {
         let rows: Vec<Row> = (0..keys_of_rows.len())
             .into_par_iter()
             .map(row_of)
@@ -605,17 +607,16 @@ fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bo
             .iter()
             .enumerate()
             .map(|(i, r)| summary_of(i, r))
-            .collect();
+            .unzip();
         (rows, summarized)
     } else {
         let summarized = (0..keys_of_rows.len())
             .into_par_iter()
             .map(|i| summary_of(i, &row_of(i)))
-            .collect();
+            .unzip();
         (Vec::new(), summarized)
     };
     drop(keys_of_rows);
-    let (mut summaries, p): (Vec<Summary>, Vec<[Option<f64>; 2]>) = summarized.into_iter().unzip();
     for m in [0, 1] {
         let tested: Vec<usize> = (0..p.len()).filter(|&i| p[i][m].is_some()).collect();
         let ps: Vec<f64> = tested.iter().map(|&i| p[i][m].unwrap_or(1.0)).collect();
