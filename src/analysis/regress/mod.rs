@@ -34,11 +34,13 @@ pub mod samples;
 pub mod sinks;
 pub mod stats;
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::analysis::diff::MethodKey;
 use budget::Threshold;
@@ -372,24 +374,49 @@ impl Keys {
     }
 }
 
-fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
-    // The keys borrowed from the runs (a map of keys of its own took 57 bytes a slot, and
-    // its growth from a million keys 180 MB), sized once for the largest run.
-    let largest = runs.iter().map(|r| r.methods.len()).max().unwrap_or(0);
-    let mut method_ids: FxHashMap<&MethodKey, u32> =
-        FxHashMap::with_capacity_and_hasher(largest, Default::default());
+/// The runs' keys matched: each run's methods' global keys, and the global keys (the first
+/// run's key of each). `owned`: the runs' method keys handed over (their `methods` are then
+/// empty), moved into the global list or dropped as they match, not copied.
+fn match_keys(runs: &[&RunSamples], owned: Option<Vec<Vec<MethodKey>>>, keying: Keying) -> Matched {
+    // The global keys, and their places in `methods` by hash (4 bytes a key: a map of keys of
+    // its own took 57 bytes a slot, and its growth from a million keys 180 MB), sized once for
+    // the largest run.
+    let largest = match &owned {
+        Some(keys) => keys.iter().map(Vec::len).max(),
+        None => runs.iter().map(|r| r.methods.len()).max(),
+    }
+    .unwrap_or(0);
+    let mut table: HashTable<u32> = HashTable::with_capacity(largest);
     let mut methods: Vec<MethodKey> = Vec::with_capacity(largest);
-    let mut global_method = |k| {
-        let next = methods.len() as u32;
-        *method_ids.entry(k).or_insert_with(|| {
-            methods.push(k.clone());
-            next
-        })
+    let mut global_method = |k: std::borrow::Cow<MethodKey>| {
+        let hash = FxBuildHasher.hash_one(&*k);
+        if let Some(&g) = table.find(hash, |&g| methods[g as usize] == *k) {
+            return g;
+        }
+        let g = methods.len() as u32;
+        methods.push(k.into_owned());
+        table.insert_unique(hash, g, |&g| FxBuildHasher.hash_one(&methods[g as usize]));
+        g
     };
-    let run_methods: Vec<Vec<u32>> = runs
-        .iter()
-        .map(|r| r.methods.iter().map(&mut global_method).collect())
-        .collect();
+    let run_methods: Vec<Vec<u32>> = match owned {
+        Some(keys) => keys
+            .into_iter()
+            .map(|ks| {
+                ks.into_iter()
+                    .map(|k| global_method(Cow::Owned(k)))
+                    .collect()
+            })
+            .collect(),
+        None => runs
+            .iter()
+            .map(|r| {
+                (r.methods.iter())
+                    .map(|k| global_method(Cow::Borrowed(k)))
+                    .collect()
+            })
+            .collect(),
+    };
+    drop(table);
     let (keys, to_global) = match keying {
         Keying::Methods => (Keys::Methods(methods), run_methods),
         Keying::Paths => {
@@ -552,7 +579,7 @@ fn finish_row(row: &mut Row, s: &Summary) {
 /// keeping every row whole.
 pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) -> Comparison {
     let all: Vec<&RunSamples> = base.iter().chain(new).map(Borrow::borrow).collect();
-    compare_runs(&all, base.len(), options, true)
+    compare_runs(&all, None, base.len(), options, true)
 }
 
 /// [`compare`] with the runs handed over: rows are made when asked for ([`Comparison::row`])
@@ -560,16 +587,25 @@ pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) 
 /// methods: ≈ 40 bytes a row instead of ≈ 380).
 pub fn compare_owned(base: Vec<RunSamples>, new: Vec<RunSamples>, options: &Options) -> Comparison {
     let nb = base.len();
-    let runs: Vec<RunSamples> = base.into_iter().chain(new).collect();
+    let mut runs: Vec<RunSamples> = base.into_iter().chain(new).collect();
+    // The keys are moved into the comparison's (the runs keep only their samples).
+    let keys = runs.iter_mut().map(|r| std::mem::take(&mut r.methods));
+    let keys = Some(keys.collect());
     let all: Vec<&RunSamples> = runs.iter().collect();
-    let mut cmp = compare_runs(&all, nb, options, false);
+    let mut cmp = compare_runs(&all, keys, nb, options, false);
     drop(all);
     cmp.runs = runs;
     cmp
 }
 
-fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bool) -> Comparison {
-    let matched = match_keys(all, options.keying);
+fn compare_runs(
+    all: &[&RunSamples],
+    owned_keys: Option<Vec<Vec<MethodKey>>>,
+    nb: usize,
+    options: &Options,
+    keep_rows: bool,
+) -> Comparison {
+    let matched = match_keys(all, owned_keys, options.keying);
     let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
     // The keys with calls in either group.
     let calls = |g: usize, runs: std::ops::Range<usize>| {

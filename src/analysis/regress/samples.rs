@@ -11,7 +11,10 @@
 //! Layout: the samples of key `k` are `excl[excl_at[k]..excl_at[k + 1]]` and
 //! `incl[incl_at[k]..incl_at[k + 1]]`, in no particular order (filled by a counting sort).
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use crate::analysis::diff::{KeyMaker, MethodKey};
 use crate::trace::walk::{Step, walk_calls};
@@ -36,7 +39,7 @@ pub struct PathNode {
 /// The samples of one run.
 #[derive(Clone, Debug, Default)]
 pub struct RunSamples {
-    /// The run's methods by `MethodId`.
+    /// The run's methods by `MethodId` (empty once [`super::compare_owned`] has taken them).
     pub methods: Vec<MethodKey>,
     /// With [`Keying::Paths`], the path of each key (parents before children).
     pub nodes: Vec<PathNode>,
@@ -129,7 +132,10 @@ pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
         run.incl_at = vec![0];
         return run;
     }
-    let mut node_of: FxHashMap<PathNode, u32> = FxHashMap::default();
+    // Each path node's number by hash, the nodes themselves in `run.nodes` (4 bytes a slot,
+    // where a map of nodes took 16: a run may have a path per call).
+    let mut node_of: HashTable<u32> = HashTable::new();
+    let hash = |n: &PathNode| FxBuildHasher.hash_one(n);
     // (key, exclusive, inclusive or NOT_OUTERMOST)
     let mut raw: Vec<(u32, u32, u32)> = Vec::with_capacity(trace.call_count());
     let mut on_stack = vec![0u32; method_count];
@@ -165,11 +171,17 @@ pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
                                 parent: stack.last().map(|f| f.key),
                                 method,
                             };
-                            let next = run.nodes.len() as u32;
-                            *node_of.entry(node).or_insert_with(|| {
-                                run.nodes.push(node);
-                                next
-                            })
+                            let h = hash(&node);
+                            let nodes = &mut run.nodes;
+                            match node_of.find(h, |&i| nodes[i as usize] == node) {
+                                Some(&i) => i,
+                                None => {
+                                    let next = nodes.len() as u32;
+                                    nodes.push(node);
+                                    node_of.insert_unique(h, next, |&i| hash(&nodes[i as usize]));
+                                    next
+                                }
+                            }
                         }
                     };
                     let flags = lane.flags(i);
