@@ -218,12 +218,19 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // trace at a time: the measured one is profiled and dropped before the
                     // compensated one is (both models and both profiles' workers were alive at
                     // once).
-                    use crate::analysis::compensate::{compensate, in_measured_ticks};
+                    use crate::analysis::compensate::{
+                        MeasuredTimes, compensate, in_measured_ticks,
+                    };
                     use crate::analysis::profile::{Detail, profile_shared};
                     let compensated = compensate(&trace, ns, from);
                     let m = prepare(trace)?;
                     // Only the measured sums are shown beside the report.
-                    measured = Some(profile_shared(&m, clock, 1, Detail::Totals));
+                    measured = Some(MeasuredTimes::of(profile_shared(
+                        &m,
+                        clock,
+                        1,
+                        Detail::Totals,
+                    )));
                     drop(m);
                     trace = prepare(compensated)?;
                     in_measured_ticks(&trace, profile_shared(&trace, clock, 1, Detail::Edges))

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::analysis::compensate::{MOSTLY_TRACING_PERCENT, OverheadSource, mostly_tracing};
+use crate::analysis::compensate::{MOSTLY_TRACING_PERCENT, MeasuredTimes, OverheadSource};
 use crate::analysis::profile::Profile;
 use crate::report::summary::full_name_bytes;
 use crate::trace::{MethodId, Trace};
@@ -40,11 +40,11 @@ pub(crate) fn overhead_text(trace: &Trace) -> String {
 /// a million methods.
 pub(crate) fn flagged_methods(
     trace: &Trace,
-    measured: &Profile,
+    measured: &MeasuredTimes,
     compensated: &Profile,
     at_most: usize,
 ) -> (usize, Vec<MethodId>) {
-    let flags = mostly_tracing(measured, compensated, 1);
+    let flags = measured.mostly_tracing(compensated, 1);
     let mut v: Vec<MethodId> = (flags.iter().enumerate())
         .filter(|(_, f)| **f)
         .map(|(i, _)| MethodId(i as u32))
@@ -52,7 +52,7 @@ pub(crate) fn flagged_methods(
     drop(flags);
     let count = v.len();
     let order = |a: &MethodId, b: &MethodId| {
-        let incl = |m: MethodId| measured.method(m).inclusive;
+        let incl = |m: MethodId| measured.methods[m.index()][0];
         incl(*b)
             .cmp(&incl(*a))
             .then_with(|| full_name_bytes(trace, *a).cmp(full_name_bytes(trace, *b)))
@@ -68,8 +68,12 @@ pub(crate) fn flagged_methods(
 
 /// The section printed after the profile with `--compensate`: what was subtracted, and the
 /// methods whose compensated inclusive time is below half of the measured one (both profiles in
-/// the measured ticks).
-pub(crate) fn text_section(trace: &Trace, measured: &Profile, compensated: &Profile) -> String {
+/// the measured ticks; the measured run's times only: the calls are the compensated run's).
+pub(crate) fn text_section(
+    trace: &Trace,
+    measured: &MeasuredTimes,
+    compensated: &Profile,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s);
     let _ = writeln!(
@@ -90,13 +94,13 @@ pub(crate) fn text_section(trace: &Trace, measured: &Profile, compensated: &Prof
         "   measured  compensated    calls  method (inclusive usecs)"
     );
     for &m in &flagged {
-        let (a, b) = (measured.method(m), compensated.method(m));
+        let b = compensated.method(m);
         let _ = writeln!(
             s,
             "{:>11} {:>12} {:>8}  {}",
-            a.inclusive,
+            measured.methods[m.index()][0],
             b.inclusive,
-            a.total_calls(),
+            b.total_calls(),
             trace.method_full_name(m)
         );
     }
@@ -150,7 +154,7 @@ mod tests {
                 .map(|&t| if rng.below(2) == 0 { t / 10 } else { t })
                 .collect();
             let (measured, compensated) = (profile(measured), profile(compensated));
-            let flags = mostly_tracing(&measured, &compensated, 1);
+            let flags = crate::analysis::compensate::mostly_tracing(&measured, &compensated, 1);
             let mut want: Vec<(u64, String, MethodId)> = (0..n)
                 .filter(|&i| flags[i])
                 .map(|i| {
@@ -159,7 +163,8 @@ mod tests {
                 })
                 .collect();
             want.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let (count, got) = flagged_methods(&trace, &measured, &compensated, MAX_LISTED);
+            let times = MeasuredTimes::of(measured.clone());
+            let (count, got) = flagged_methods(&trace, &times, &compensated, MAX_LISTED);
             assert_eq!(count, want.len());
             let want: Vec<MethodId> = want.iter().take(MAX_LISTED).map(|w| w.2).collect();
             assert_eq!(got, want, "{n} methods");
