@@ -93,7 +93,7 @@ fn main() {
                         e.children().len() + e.recursive_children().len()
                     })
                     .sum();
-                let rec: u64 = p.methods.iter().map(|m| m.recursive_calls).sum();
+                let rec: u64 = p.methods.iter().map(|m| u64::from(m.recursive_calls)).sum();
                 println!("{edges} child edges, {rec} recursive calls");
             }
             if run == 2 {

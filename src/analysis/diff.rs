@@ -237,9 +237,17 @@ fn pseudo_rank(class: &str, name: Option<&str>) -> i64 {
 pub struct Totals {
     pub inclusive: u64,
     pub exclusive: u64,
-    /// Non-recursive calls (dmtracedump prints only these in a diff).
-    pub calls: u64,
-    pub recursive_calls: u64,
+    /// Non-recursive calls (dmtracedump prints only these in a diff), modulo 2³² as the
+    /// profile counts them.
+    pub calls: u32,
+    pub recursive_calls: u32,
+}
+
+impl Totals {
+    /// `calls + recursive_calls`.
+    pub fn total_calls(&self) -> u64 {
+        u64::from(self.calls) + u64::from(self.recursive_calls)
+    }
 }
 
 impl From<&MethodProfile> for Totals {
@@ -455,7 +463,7 @@ impl DiffRow<'_> {
     }
     pub(crate) fn d_calls(&self) -> Option<i64> {
         self.both()
-            .map(|(a, b)| delta(a.calls + a.recursive_calls, b.calls + b.recursive_calls))
+            .map(|(a, b)| delta(a.total_calls(), b.total_calls()))
     }
     /// B / A × 100 of inclusive time (None when A is 0 or the method is in one run only).
     pub(crate) fn inclusive_ratio(&self) -> Option<f64> {

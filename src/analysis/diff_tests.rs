@@ -10,7 +10,7 @@ fn key(c: &str, n: &str) -> MethodKey {
     }
 }
 
-fn t(incl: u64, excl: u64, calls: u64) -> Totals {
+fn t(incl: u64, excl: u64, calls: u32) -> Totals {
     Totals {
         inclusive: incl,
         exclusive: excl,

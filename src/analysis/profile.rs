@@ -117,10 +117,11 @@ pub struct MethodProfile {
     pub exclusive: u64,
     /// Exclusive time of outermost activations only (dmtracedump's `excl` row).
     pub top_exclusive: u64,
-    /// Calls while the method was not already on the stack.
-    pub calls: u64,
-    /// Calls while the method was already on the stack.
-    pub recursive_calls: u64,
+    /// Calls while the method was not already on the stack, modulo 2³² (dmtracedump counts
+    /// in an `int`; a trace of that many calls of one method is over 20 GB).
+    pub calls: u32,
+    /// Calls while the method was already on the stack, modulo 2³².
+    pub recursive_calls: u32,
 }
 
 /// The lists of a method's edges, in their order in [`EdgeLists`].
@@ -289,7 +290,7 @@ impl MethodProfile {
 
     /// `calls + recursive_calls`.
     pub fn total_calls(&self) -> u64 {
-        self.calls + self.recursive_calls
+        u64::from(self.calls) + u64::from(self.recursive_calls)
     }
 }
 
@@ -365,6 +366,15 @@ pub(crate) fn profile_all_clocks_shared(
     match trace.clocks()[..] {
         [a, b] => {
             let calls = Some(call_count(trace));
+            if detail == Detail::Totals && !caches_parents(trace.methods.len(), calls) {
+                // Methods called a few times each: one walk per clock, so that the two-clock
+                // sums (64 bytes a method) are not alive beside both profiles (80); a walk's
+                // sums (32) live beside one profile and the next.
+                return vec![
+                    profile_shared(trace, a, share, detail),
+                    profile_shared(trace, b, share, detail),
+                ];
+            }
             let workers = workers_within::<2>(trace.methods.len(), calls, share, detail);
             profile_split(trace, [a, b], workers, default_unit(trace), detail).into()
         }

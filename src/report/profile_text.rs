@@ -461,9 +461,9 @@ impl<'a> Printer<'a> {
         push_fixed(out, per, 1, 5);
         out.push_str("%   ");
         pad(out, 5 + 1 + 6 + 1);
-        push_right(out, p.calls, 6);
+        push_right(out, p.calls.into(), 6);
         out.push('+');
-        push_left(out, p.recursive_calls, 6);
+        push_left(out, p.recursive_calls.into(), 6);
         out.push(' ');
         push_right(out, p.inclusive, 9);
         out.push(' ');

@@ -354,8 +354,8 @@ impl<const K: usize> Acc<K> {
                         inclusive: a.inclusive[k],
                         exclusive: a.exclusive[k],
                         top_exclusive: a.top_exclusive[k],
-                        calls: a.calls[0] as u64,
-                        recursive_calls: a.calls[1] as u64,
+                        calls: a.calls[0],
+                        recursive_calls: a.calls[1],
                     })
                     .collect(),
                 toplevel: MethodProfile {

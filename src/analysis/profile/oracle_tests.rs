@@ -104,8 +104,9 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
         inclusive: e.inclusive,
         exclusive: e.exclusive,
         top_exclusive: e.top_exclusive,
-        calls: e.calls[0],
-        recursive_calls: e.calls[1],
+        // Counted modulo 2³² as the profile counts them.
+        calls: e.calls[0] as u32,
+        recursive_calls: e.calls[1] as u32,
     };
     let lists = |e: &Entry| {
         [
@@ -261,6 +262,55 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
         let expected: Vec<Profile> = expected.iter().map(without_edges).collect();
         assert_eq!(totals, expected, "dual totals: seed {seed}");
     }
+}
+
+#[test]
+fn totals_of_many_methods_called_once_walk_one_clock_at_a_time() {
+    // Past 65 536 methods with a call or two each, the totals of a dual-clock trace come from
+    // one walk per clock: the same numbers as one walk on both clocks.
+    use Action::*;
+    let methods = 70_000u32;
+    let mut threads: Vec<Vec<DualEvent>> = vec![Vec::new(); 3];
+    let (mut wall, mut cpu) = (0u64, 0u64);
+    for m in 0..methods {
+        let t = &mut threads[(m % 3) as usize];
+        // Odd methods run inside the previous method of their thread, some twice (the second
+        // time recursively).
+        let nested = m % 2 == 1 && !t.is_empty();
+        let closing = if nested { t.pop() } else { None };
+        wall += 1 + u64::from(m % 7);
+        cpu += u64::from(m % 3);
+        t.push((Enter, m, wall, cpu));
+        if m % 10 == 1 {
+            t.push((Enter, m, wall + 1, cpu));
+            t.push((Exit, m, wall + 2, cpu + 1));
+        }
+        wall += 3;
+        cpu += 1;
+        t.push((Exit, m, wall, cpu));
+        if let Some(e) = closing {
+            t.push((e.0, e.1, wall + 1, cpu + 1));
+        }
+    }
+    let trace = build(&threads, methods);
+    let calls = trace.call_count();
+    assert!(!caches_parents(methods as usize, Some(calls)));
+    let one_walk = profile_split(
+        &trace,
+        [Clock::Cpu, Clock::Wall],
+        2,
+        1 << 14,
+        Detail::Totals,
+    );
+    let per_clock = profile_all_clocks_shared(&trace, 1, Detail::Totals);
+    assert_eq!(per_clock, one_walk.to_vec());
+    assert!(per_clock[0].methods.iter().any(|p| p.recursive_calls > 0));
+    // And they are the profiles' numbers without the edges.
+    let with_edges: Vec<Profile> = profile_all_clocks(&trace)
+        .iter()
+        .map(without_edges)
+        .collect();
+    assert_eq!(per_clock, with_edges);
 }
 
 /// `p` with every edge list empty: what [`Detail::Totals`] gives.

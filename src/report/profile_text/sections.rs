@@ -144,7 +144,7 @@ impl Printer<'_> {
             let first = self.rows.get(group_rows(g)[0] as usize);
             let calls = group_rows(g).iter().fold([0u64; 2], |[c, r], &row| {
                 let p = self.rows.get(row as usize).profile;
-                [c + p.calls, r + p.recursive_calls]
+                [c + u64::from(p.calls), r + u64::from(p.recursive_calls)]
             });
             let group_name = if by_class {
                 first.class()
@@ -199,7 +199,7 @@ impl Printer<'_> {
                     s.push_str("&nbsp;");
                     html_field(&mut s, &p.inclusive.to_string(), 9);
                     s.push_str("&nbsp;");
-                    let calls = [p.calls, p.recursive_calls];
+                    let calls = [p.calls.into(), p.recursive_calls.into()];
                     html_shares_and_calls(&mut s, per, sum_per, calls, "&nbsp;");
                     s.push_str("&nbsp;");
                     let _ = write!(s, "<a href=\"#m{idx}\">[{idx}]</a>&nbsp;");
@@ -223,7 +223,12 @@ impl Printer<'_> {
                     out.push(' ');
                     push_right(out, p.inclusive, 9);
                     out.push(' ');
-                    push_shares_and_calls(out, per, sum_per, [p.calls, p.recursive_calls]);
+                    push_shares_and_calls(
+                        out,
+                        per,
+                        sum_per,
+                        [p.calls.into(), p.recursive_calls.into()],
+                    );
                     out.push_str(" [");
                     out.push_str(itoa::Buffer::new().format(idx));
                     out.push_str("] ");
