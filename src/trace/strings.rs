@@ -154,20 +154,36 @@ impl<'a> TextRanks<'a> {
                 used[id.index()] = true;
             }
         }
-        let mut sorted: Vec<u32> = (0..used.len() as u32)
+        let text = |i: u32| strings.get(StrId(i));
+        // Sorted with each text's first 8 bytes beside its id (big-endian, zero-padded: in the
+        // texts' order, equal for a text and its extension by zero bytes), the texts compared
+        // only when those are equal: a million names are read once, not at every compare.
+        let prefix = |i: u32| {
+            let t = text(i).as_bytes();
+            let mut b = [0u8; 8];
+            let n = t.len().min(8);
+            b[..n].copy_from_slice(&t[..n]);
+            u64::from_be_bytes(b)
+        };
+        let mut keyed: Vec<(u64, u32)> = (0..used.len() as u32)
             .filter(|&i| used[i as usize])
+            .map(|i| (prefix(i), i))
             .collect();
         drop(used);
-        let text = |i: u32| strings.get(StrId(i));
-        sorted.par_sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+        keyed.par_sort_unstable_by(|a, b| {
+            (a.0.cmp(&b.0))
+                .then_with(|| text(a.1).cmp(text(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
         let mut rank = vec![0u32; strings.len()];
         let mut r = 0u32;
-        for (n, &id) in sorted.iter().enumerate() {
-            if n > 0 && text(sorted[n - 1]) != text(id) {
+        for (n, &(p, id)) in keyed.iter().enumerate() {
+            if n > 0 && (keyed[n - 1].0 != p || text(keyed[n - 1].1) != text(id)) {
                 r += 1;
             }
             rank[id as usize] = r;
         }
+        let sorted: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
         TextRanks {
             strings,
             sorted,
@@ -236,6 +252,49 @@ mod tests {
         assert_eq!(new, StrId(1001));
         assert_eq!(t.intern("new"), new);
         assert_eq!(t.len(), 1002);
+    }
+
+    proptest::proptest! {
+        /// Ranks order the named texts as their bytes do (equal texts could only be distinct
+        /// strings of a table that did not intern them); places put other texts between.
+        #[test]
+        fn ranks_are_the_byte_order_of_the_texts(
+            texts in proptest::collection::vec("[ab\\x00é]{0,11}", 1..60),
+            probes in proptest::collection::vec("[ab\\x00é]{0,11}", 0..20),
+        ) {
+            let mut t = StringTable::default();
+            let ids: Vec<StrId> = texts.iter().map(|x| t.intern(x)).collect();
+            let methods: Vec<super::super::Method> = ids
+                .chunks(3)
+                .map(|c| super::super::Method {
+                    raw_id: 0,
+                    class: c[0],
+                    name: c[c.len() / 2],
+                    signature: c[c.len() - 1],
+                    source_file: None,
+                    line: None,
+                })
+                .collect();
+            let ranks = TextRanks::new(&t, &methods);
+            for &a in &ids {
+                for &b in &ids {
+                    proptest::prop_assert_eq!(
+                        ranks.rank(a).cmp(&ranks.rank(b)),
+                        t.get(a).cmp(t.get(b)),
+                        "{:?} {:?}", t.get(a), t.get(b)
+                    );
+                }
+            }
+            for p in &probes {
+                let below = ids.iter().filter(|&&i| t.get(i) < p.as_str());
+                let mut below: Vec<&str> = below.map(|&i| t.get(i)).collect();
+                below.sort_unstable();
+                below.dedup();
+                let found = ids.iter().any(|&i| t.get(i) == p.as_str());
+                let want = 2 * below.len() as u32 + u32::from(found);
+                proptest::prop_assert_eq!(ranks.place(p), want, "{:?}", p);
+            }
+        }
     }
 
     #[test]
