@@ -182,6 +182,9 @@ impl Clamp {
     }
 }
 
+/// Threads of at least this many calls are compensated in parallel (see [`compensate`]).
+const PARALLEL_THREAD_CALLS: usize = 1 << 14;
+
 /// `trace` with every call's times compensated for `overhead_ns` per record (see the module
 /// docs). Method and string tables, counters, instants and series are kept; a diagnostic names
 /// the threads compensated approximately.
@@ -202,10 +205,23 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
     let ticks_per_sec = trace.ticks_per_sec * factor;
     let offsets = Offsets::new(overhead_ns, ticks_per_sec);
     let axis = !trace.axis_synthesized;
-    let rewritten: Vec<(Thread, bool)> = trace
-        .threads
-        .par_iter()
-        .map(|t| compensate_thread(t, &offsets, axis, factor))
+    // Threads of many calls are rewritten in parallel: their lanes are large blocks, given
+    // back to the system when freed. The others are rewritten in order on the calling thread:
+    // the small lanes of tens of thousands of short threads, made on the rayon workers, stay
+    // in the workers' malloc arenas after they are freed (the Logger shape of 60 000 threads
+    // of 16 calls: 45 MB more peak RSS in `summary --compensate`).
+    let rewrite = |t: &Thread| compensate_thread(t, &offsets, axis, factor);
+    let large = |t: &Thread| t.call_count() >= PARALLEL_THREAD_CALLS;
+    let parallel: Vec<(usize, (Thread, bool))> = (trace.threads.par_iter().enumerate())
+        .filter(|(_, t)| large(t))
+        .map(|(i, t)| (i, rewrite(t)))
+        .collect();
+    let mut parallel = parallel.into_iter().peekable();
+    let rewritten: Vec<(Thread, bool)> = (trace.threads.iter().enumerate())
+        .map(|(i, t)| match parallel.next_if(|(j, _)| *j == i) {
+            Some((_, done)) => done,
+            None => rewrite(t),
+        })
         .collect();
     let approximate: Vec<u64> = rewritten
         .iter()

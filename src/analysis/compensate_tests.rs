@@ -202,3 +202,29 @@ fn a_rebuilt_axis_is_kept() {
         }
     }
 }
+
+#[test]
+fn large_threads_rewritten_in_parallel_keep_their_places_among_small_ones() {
+    // Large threads are compensated on the workers, small ones in order on the calling thread:
+    // each rewritten thread must land in its own place.
+    let small = random_events(7, 6, 60);
+    let large = random_events(8, 3, 50_000);
+    let ev: Vec<Events> = [&small[0], &large[0], &small[1], &small[2], &large[1]]
+        .into_iter()
+        .chain([&small[3], &large[2], &small[4], &small[5]])
+        .cloned()
+        .collect();
+    let measured = trace_from_events(&ev);
+    let is_large: Vec<bool> = (measured.threads.iter())
+        .map(|t| t.call_count() >= PARALLEL_THREAD_CALLS)
+        .collect();
+    assert_eq!(
+        is_large,
+        [false, true, false, false, true, false, true, false, false]
+    );
+    let fast = compensate(&measured, 700, OverheadSource::Given);
+    let slow = trace_from_events(&compensated_events(&ev, 700));
+    assert_eq!(flatten(&fast), flatten(&slow));
+    let ids = |t: &Trace| t.threads.iter().map(|t| t.raw_id).collect::<Vec<_>>();
+    assert_eq!(ids(&fast), ids(&measured));
+}
