@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::analysis::profile::Profile;
+use crate::trace::builder::PARALLEL_THREAD_CALLS;
 use crate::trace::{
     Call, Clock, Counter, Diagnostic, Instant, Lane, LaneBuilder, Location, Thread, Trace,
 };
@@ -182,9 +183,6 @@ impl Clamp {
     }
 }
 
-/// Threads of at least this many calls are compensated in parallel (see [`compensate`]).
-const PARALLEL_THREAD_CALLS: usize = 1 << 14;
-
 /// `trace` with every call's times compensated for `overhead_ns` per record (see the module
 /// docs). Method and string tables, counters, instants and series are kept; a diagnostic names
 /// the threads compensated approximately.
@@ -205,7 +203,7 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
     let ticks_per_sec = trace.ticks_per_sec * factor;
     let offsets = Offsets::new(overhead_ns, ticks_per_sec);
     let axis = !trace.axis_synthesized;
-    // Threads of many calls are rewritten in parallel: their lanes are large blocks, given
+    // Threads of many calls ([`PARALLEL_THREAD_CALLS`]) are rewritten in parallel: their lanes are large blocks, given
     // back to the system when freed. The others are rewritten in order on the calling thread:
     // the small lanes of tens of thousands of short threads, made on the rayon workers, stay
     // in the workers' malloc arenas after they are freed (the Logger shape of 60 000 threads

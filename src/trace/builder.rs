@@ -156,6 +156,10 @@ impl ThreadEvents {
 /// per thread: 300 000 one-line RTL threads (5.3 MB) took 341 MB.
 pub const MAX_THREADS: usize = 1 << 16;
 
+/// Threads of at least this many calls have their lanes built (and compensated) on the rayon
+/// workers; smaller ones on the calling thread, whose malloc heap takes back what they free.
+pub(crate) const PARALLEL_THREAD_CALLS: usize = 1 << 14;
+
 /// A reader's count of what it left out past [`MAX_THREADS`], shared by the readers whose
 /// formats do not bound their threads.
 #[derive(Debug, Default)]
@@ -291,15 +295,27 @@ impl Builder {
         let calls: usize = plans.iter().map(DepthPlan::calls).sum();
         let lanes: Vec<usize> = plans.iter().map(DepthPlan::lanes).collect();
         let caps = lane_caps(&lanes, budget.max(calls / CALLS_PER_LANE));
-        let diags: Vec<Vec<Diagnostic>> = trace
-            .threads
-            .par_iter_mut()
-            .zip(events)
-            .zip(plans.par_iter().zip(caps))
-            .map_init(Vec::new, |on_stack, ((thread, events), (plan, cap))| {
-                build_thread(thread, events, plan, cap, on_stack)
-            })
-            .collect();
+        let mut diags: Vec<Vec<Diagnostic>> = plans.iter().map(|_| Vec::new()).collect();
+        let work = (trace.threads.iter_mut().zip(events))
+            .zip(plans.iter().zip(caps))
+            .zip(diags.iter_mut());
+        // Threads of many calls are built in parallel: their lanes are large blocks, given back
+        // to the system when freed. The others are built in order on the calling thread, in
+        // the room their events (made on this thread) leave: the small lanes of tens of
+        // thousands of short threads, made on the rayon workers, stayed in the workers' malloc
+        // arenas beside the freed events, and after the lanes were freed.
+        let (large, small): (Vec<_>, Vec<_>) =
+            work.partition(|((_, (plan, _)), _)| plan.calls() >= PARALLEL_THREAD_CALLS);
+        let mut on_stack = Vec::new();
+        for (((thread, events), (plan, cap)), d) in small {
+            *d = build_thread(thread, events, plan, cap, &mut on_stack);
+        }
+        large.into_par_iter().for_each_init(
+            Vec::new,
+            |on_stack, (((thread, events), (plan, cap)), d)| {
+                *d = build_thread(thread, events, plan, cap, on_stack);
+            },
+        );
         trace.diagnostics.extend(diags.into_iter().flatten());
         trace
     }

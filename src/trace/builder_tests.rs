@@ -241,3 +241,54 @@ fn lane_caps_match_brute_force() {
         assert!(caps.iter().sum::<usize>() <= budget.max(tops));
     }
 }
+
+#[test]
+fn large_threads_built_in_parallel_keep_their_places_among_small_ones() {
+    // Threads of many calls are built on the workers, the rest in order on this thread: each
+    // thread's lanes and diagnostics are those it has when built alone, in thread order.
+    let thread_events = |raw: u64, calls: u64| {
+        let mut ev = vec![(Enter, 1, 0)];
+        for i in 0..calls {
+            ev.push((Enter, 0, 2 * i + 1));
+            ev.push((Exit, 0, 2 * i + 2));
+        }
+        // A mismatched exit: diagnostics of this thread.
+        ev.push((Exit, 3, 2 * calls + 1));
+        ev.push((Exit, 1, 2 * calls + 2 + raw));
+        ev
+    };
+    let make = |threads: &[(u64, u64)]| {
+        let mut b = four_methods();
+        for &(raw, calls) in threads {
+            let t = b.add_thread(raw, &format!("t{raw}"));
+            for (a, m, time) in thread_events(raw, calls) {
+                b.events_mut(t).push(a, MethodId(m), time, None);
+            }
+        }
+        b.finish()
+    };
+    let all: Vec<(u64, u64)> = [3, 20_000, 5, 7, 17_000, 2]
+        .into_iter()
+        .enumerate()
+        .map(|(i, calls)| (i as u64 + 1, calls))
+        .collect();
+    let whole = make(&all);
+    let large: Vec<bool> = (whole.threads.iter())
+        .map(|t| t.call_count() >= PARALLEL_THREAD_CALLS)
+        .collect();
+    assert_eq!(large, [false, true, false, false, true, false]);
+    let (mut calls, mut diags) = (Vec::new(), Vec::new());
+    for (i, &t) in all.iter().enumerate() {
+        let alone = make(&[t]);
+        calls.extend(
+            all_calls(&alone)
+                .into_iter()
+                .map(|c| (i, c.1, c.2, c.3, c.4)),
+        );
+        diags.extend(alone.diagnostics.iter().map(|d| format!("{d:?}")));
+    }
+    assert_eq!(all_calls(&whole), calls);
+    let got: Vec<String> = whole.diagnostics.iter().map(|d| format!("{d:?}")).collect();
+    assert_eq!(got, diags);
+    assert!(diags.len() >= all.len());
+}
