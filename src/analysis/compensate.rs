@@ -27,7 +27,6 @@
 //! a diagnostic. The rebuilt timeline axis of thread-CPU-only traces is not a clock and is left
 //! as it is; their CPU times are compensated.
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::analysis::profile::Profile;
@@ -203,24 +202,17 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
     let ticks_per_sec = trace.ticks_per_sec * factor;
     let offsets = Offsets::new(overhead_ns, ticks_per_sec);
     let axis = !trace.axis_synthesized;
-    // Threads of many calls ([`PARALLEL_THREAD_CALLS`]) are rewritten in parallel: their lanes are large blocks, given
-    // back to the system when freed. The others are rewritten in order on the calling thread:
-    // the small lanes of tens of thousands of short threads, made on the rayon workers, stay
-    // in the workers' malloc arenas after they are freed (the Logger shape of 60 000 threads
-    // of 16 calls: 45 MB more peak RSS in `summary --compensate`).
-    let rewrite = |t: &Thread| compensate_thread(t, &offsets, axis, factor);
-    let large = |t: &Thread| t.call_count() >= PARALLEL_THREAD_CALLS;
-    let parallel: Vec<(usize, (Thread, bool))> = (trace.threads.par_iter().enumerate())
-        .filter(|(_, t)| large(t))
-        .map(|(i, t)| (i, rewrite(t)))
-        .collect();
-    let mut parallel = parallel.into_iter().peekable();
-    let rewritten: Vec<(Thread, bool)> = (trace.threads.iter().enumerate())
-        .map(|(i, t)| match parallel.next_if(|(j, _)| *j == i) {
-            Some((_, done)) => done,
-            None => rewrite(t),
-        })
-        .collect();
+    // Small threads are rewritten on this thread (see `small_here_large_parallel`): made on
+    // the workers, the lanes of 60 000 threads of 16 calls took 45 MB more peak RSS in
+    // `summary --compensate`.
+    let mut slots: Vec<Option<(Thread, bool)>> = trace.threads.iter().map(|_| None).collect();
+    crate::par::small_here_large_parallel(
+        trace.threads.iter().zip(&mut slots),
+        |(t, _)| t.call_count() >= PARALLEL_THREAD_CALLS,
+        || (),
+        |(), (t, slot)| *slot = Some(compensate_thread(t, &offsets, axis, factor)),
+    );
+    let rewritten: Vec<(Thread, bool)> = slots.into_iter().flatten().collect();
     let approximate: Vec<u64> = rewritten
         .iter()
         .filter(|(_, exact)| !exact)

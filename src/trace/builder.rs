@@ -157,7 +157,7 @@ impl ThreadEvents {
 pub const MAX_THREADS: usize = 1 << 16;
 
 /// Threads of at least this many calls have their lanes built (and compensated) on the rayon
-/// workers; smaller ones on the calling thread, whose malloc heap takes back what they free.
+/// workers; smaller ones on the calling thread ([`crate::par::small_here_large_parallel`]).
 pub(crate) const PARALLEL_THREAD_CALLS: usize = 1 << 14;
 
 /// A reader's count of what it left out past [`MAX_THREADS`], shared by the readers whose
@@ -299,18 +299,11 @@ impl Builder {
         let work = (trace.threads.iter_mut().zip(events))
             .zip(plans.iter().zip(caps))
             .zip(diags.iter_mut());
-        // Threads of many calls are built in parallel: their lanes are large blocks, given back
-        // to the system when freed. The others are built in order on the calling thread, in
-        // the room their events (made on this thread) leave: the small lanes of tens of
-        // thousands of short threads, made on the rayon workers, stayed in the workers' malloc
-        // arenas beside the freed events, and after the lanes were freed.
-        let (large, small): (Vec<_>, Vec<_>) =
-            work.partition(|((_, (plan, _)), _)| plan.calls() >= PARALLEL_THREAD_CALLS);
-        let mut on_stack = Vec::new();
-        for (((thread, events), (plan, cap)), d) in small {
-            *d = build_thread(thread, events, plan, cap, &mut on_stack);
-        }
-        large.into_par_iter().for_each_init(
+        // Small threads' lanes are built on this thread, in the room their events (made here)
+        // leave; see `small_here_large_parallel`.
+        crate::par::small_here_large_parallel(
+            work,
+            |((_, (plan, _)), _)| plan.calls() >= PARALLEL_THREAD_CALLS,
             Vec::new,
             |on_stack, (((thread, events), (plan, cap)), d)| {
                 *d = build_thread(thread, events, plan, cap, on_stack);
