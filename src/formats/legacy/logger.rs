@@ -14,7 +14,9 @@ use rustc_hash::FxHashMap;
 use super::{decode, lines};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
-use crate::trace::{Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity};
+use crate::trace::{
+    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, ThreadId,
+};
 
 const FORMAT: &str = "logger-csv";
 
@@ -352,82 +354,8 @@ fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
         hits.sort_by_key(|h| (axis.of(h), h.cpu_ns));
         start = end;
     }
-    // Sized now: a Vec grown by doubling holds up to twice its items, and this file may be
-    // nothing but hits.
-    b.instants.reserve(all.hits.len());
-    // A block's method by the id of its name in the string table: `a->b` names one pair of
-    // probes, so the table that keeps the name anyway finds the method, and this index costs
-    // 4 bytes a method (a file may have as many methods as hits).
-    const NONE: MethodId = MethodId(u32::MAX);
-    let mut method_of: Vec<MethodId> = Vec::new();
-    let (mut name, mut digits) = (String::new(), itoa::Buffer::new());
-    // Strings in the order `add_method` alone would have added them.
-    b.strings.intern("block");
-    let mut l5 = 0u64;
-    for ((pid, tid), range) in all.threads() {
-        let hits = &all.hits[range];
-        let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
-        b.events_mut(t).reserve(
-            2 * hits.len().saturating_sub(1),
-            axis.has_cpu && axis.has_wall,
-        );
-        for h in hits {
-            b.instants.push(Instant {
-                thread: t,
-                time: axis.of(h) - base,
-                label: compact_str::format_compact!("probe {}", h.probe),
-            });
-        }
-        for w in hits.windows(2) {
-            let (a, c) = (&w[0], &w[1]);
-            name.clear();
-            name.push_str(digits.format(a.probe));
-            name.push_str("->");
-            name.push_str(digits.format(c.probe));
-            let s = b.strings.intern(&name).index();
-            let m = match method_of.get(s) {
-                Some(&m) if m != NONE => m,
-                _ => {
-                    let m = b.add_method(b.methods.len() as u64, "block", &name, "", None, None);
-                    if method_of.len() <= s {
-                        method_of.resize(s + 1, NONE);
-                    }
-                    method_of[s] = m;
-                    m
-                }
-            };
-            if axis.has_cpu
-                && axis.has_wall
-                && (c.cpu_ns < a.cpu_ns || c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns)
-            {
-                l5 += 1;
-            }
-            let cpu = |h: &Hit| {
-                if axis.has_cpu && axis.has_wall {
-                    Some(h.cpu_ns)
-                } else {
-                    None
-                }
-            };
-            let ev = b.events_mut(t);
-            // Blocks are back to back: exit of one and enter of the next share a time.
-            ev.push(Action::Enter, m, axis.of(a) - base, cpu(a));
-            ev.push(
-                Action::Exit,
-                m,
-                axis.of(c) - base,
-                cpu(c).map(|x| x.max(a.cpu_ns)),
-            );
-        }
-        if hits.len() == 1 {
-            b.diag(Diagnostic::new(
-                Severity::Info,
-                "L8",
-                Location::File,
-                format!("thread {tid} of pid {pid} has a single probe hit: no block"),
-            ));
-        }
-    }
+    let blocks = name_blocks(b, &all, base);
+    let l5 = block_events(b, all, blocks, base);
     if l6 > 0 {
         b.diag(Diagnostic::warning(
             "L6",
@@ -441,6 +369,113 @@ fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
         b.diag(Diagnostic::warning("L5", Location::File, format!("{l5} blocks with CPU delta > wall delta or CPU time going back: CPU clock not per-thread or clocks inconsistent")));
     }
     base
+}
+
+/// Pass 1 of [`blocks`], in thread order: the threads, an instant per hit, and each block's
+/// method (numbered in the order the blocks first appear), block after block as the threads
+/// are.
+fn name_blocks(b: &mut Builder, all: &Hits, base: u64) -> Vec<MethodId> {
+    let axis = all.axis;
+    // Sized now: a Vec grown by doubling holds up to twice its items, and this file may be
+    // nothing but hits.
+    b.instants.reserve(all.hits.len());
+    let mut blocks: Vec<MethodId> =
+        Vec::with_capacity(all.hits.len().saturating_sub(all.keys.len()));
+    // A block's method by the id of its name in the string table: `a->b` names one pair of
+    // probes, so the table that keeps the name anyway finds the method, and this index costs
+    // 4 bytes a method (a file may have as many methods as hits).
+    const NONE: MethodId = MethodId(u32::MAX);
+    let mut method_of: Vec<MethodId> = Vec::new();
+    let (mut name, mut digits) = (String::new(), itoa::Buffer::new());
+    // Strings in the order `add_method` alone would have added them.
+    b.strings.intern("block");
+    for ((pid, tid), range) in all.threads() {
+        let hits = &all.hits[range];
+        let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
+        for h in hits {
+            b.instants.push(Instant {
+                thread: t,
+                time: axis.of(h) - base,
+                label: compact_str::format_compact!("probe {}", h.probe),
+            });
+        }
+        for w in hits.windows(2) {
+            name.clear();
+            name.push_str(digits.format(w[0].probe));
+            name.push_str("->");
+            name.push_str(digits.format(w[1].probe));
+            let s = b.strings.intern(&name).index();
+            let m = match method_of.get(s) {
+                Some(&m) if m != NONE => m,
+                _ => {
+                    let m = b.add_method(b.methods.len() as u64, "block", &name, "", None, None);
+                    if method_of.len() <= s {
+                        method_of.resize(s + 1, NONE);
+                    }
+                    method_of[s] = m;
+                    m
+                }
+            };
+            blocks.push(m);
+        }
+        if hits.len() == 1 {
+            b.diag(Diagnostic::new(
+                Severity::Info,
+                "L8",
+                Location::File,
+                format!("thread {tid} of pid {pid} has a single probe hit: no block"),
+            ));
+        }
+    }
+    // Every name is in: the strings' index and the methods' spare room go before the events
+    // are made.
+    b.strings.shrink_to_fit();
+    b.methods.shrink_to_fit();
+    blocks
+}
+
+/// Pass 2 of [`blocks`]: each thread's events (enter and exit of each block, back to back), from
+/// the last thread to the first, the hits and block methods of each thread freed once its
+/// events are made (a file of nothing but hits has as many bytes in them as in its events).
+/// Returns how many blocks have a CPU time inconsistent with their wall time (L5).
+fn block_events(b: &mut Builder, mut all: Hits, mut blocks: Vec<MethodId>, base: u64) -> u64 {
+    let axis = all.axis;
+    let dual = axis.has_cpu && axis.has_wall;
+    let cpu = |h: &Hit| dual.then_some(h.cpu_ns);
+    let mut l5 = 0u64;
+    let mut freed = 0usize;
+    for t in (0..all.keys.len()).rev() {
+        let start = if t == 0 { 0 } else { all.ends[t - 1] };
+        let hits = &all.hits[start..];
+        // Every thread has a hit: the threads before this one have `start - t` blocks.
+        let methods = &blocks[start - t..];
+        let ev = b.events_mut(ThreadId(t as u32));
+        ev.reserve(methods.len() * 2, dual);
+        for (w, &m) in hits.windows(2).zip(methods) {
+            let (a, c) = (&w[0], &w[1]);
+            if dual && (c.cpu_ns < a.cpu_ns || c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns) {
+                l5 += 1;
+            }
+            // Blocks are back to back: exit of one and enter of the next share a time.
+            ev.push(Action::Enter, m, axis.of(a) - base, cpu(a));
+            ev.push(
+                Action::Exit,
+                m,
+                axis.of(c) - base,
+                cpu(c).map(|x| x.max(a.cpu_ns)),
+            );
+        }
+        freed += all.hits.len() - start;
+        blocks.truncate(blocks.len() - methods.len());
+        all.hits.truncate(start);
+        // Given back every few MB (a large list shrinks where it is).
+        if freed * std::mem::size_of::<Hit>() >= 4 << 20 {
+            all.hits.shrink_to_fit();
+            blocks.shrink_to_fit();
+            freed = 0;
+        }
+    }
+    l5
 }
 
 #[cfg(test)]
@@ -463,6 +498,106 @@ mod tests {
             .iter()
             .map(|i| (i.thread.0, i.time, i.label.as_str()))
             .collect()
+    }
+
+    /// Every thread's blocks, read the slow way from the lines: (pid, tid) groups in that order,
+    /// each sorted by (wall, cpu) keeping file order, a block per consecutive pair named by its
+    /// probes, numbered as first seen; times from the earliest wall time.
+    fn reference_blocks(lines: &[[u64; 7]]) -> Vec<Vec<(String, u64, u64, u64, u64)>> {
+        let mut keys: Vec<(u64, u64)> = lines.iter().map(|l| (l[0], l[1])).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let ns = |s: u64, n: u64| s * 1_000_000_000 + n;
+        let base = lines.iter().map(|l| ns(l[5], l[6])).min().unwrap();
+        keys.iter()
+            .map(|&k| {
+                let mut hits: Vec<&[u64; 7]> = lines.iter().filter(|l| (l[0], l[1]) == k).collect();
+                hits.sort_by_key(|l| (ns(l[5], l[6]), ns(l[3], l[4])));
+                hits.windows(2)
+                    .map(|w| {
+                        let (a, c) = (w[0], w[1]);
+                        let (ca, cc) = (ns(a[3], a[4]), ns(c[3], c[4]));
+                        let name = format!("{}->{}", a[2], c[2]);
+                        (
+                            name,
+                            ns(a[5], a[6]) - base,
+                            ns(c[5], c[6]) - base,
+                            ca,
+                            cc.max(ca),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_made_from_the_last_thread_back_are_those_of_each_thread_in_order() {
+        // Enough hits that the hits are given back while the events are made (every 4 MB):
+        // threads of 1 to 40 hits, probes repeating, so blocks repeat across threads.
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let mut lines: Vec<[u64; 7]> = Vec::new();
+        let mut tid = 0;
+        while lines.len() < 200_000 {
+            tid += 1;
+            for _ in 0..1 + next(40) {
+                let wall = next(1_000_000);
+                lines.push([1 + tid % 3, tid, next(50), 5, wall / 2, 9, wall]);
+            }
+        }
+        // Interleave the threads' lines as a real log would.
+        for i in (1..lines.len()).rev() {
+            lines.swap(i, next(i as u64 + 1) as usize);
+        }
+        let text: String = lines
+            .iter()
+            .map(|l| {
+                format!(
+                    "{},{},{},{},{},{},{}\n",
+                    l[0], l[1], l[2], l[3], l[4], l[5], l[6]
+                )
+            })
+            .collect();
+        let t = load(&text);
+        let want = reference_blocks(&lines);
+        assert_eq!(t.threads.len(), want.len());
+        let mut names: Vec<&str> = Vec::new();
+        for (th, want) in t.threads.iter().zip(&want) {
+            let got: Vec<(String, u64, u64, u64, u64)> = match th.lanes.first() {
+                None => Vec::new(),
+                Some(lane) => (0..lane.len())
+                    .map(|i| {
+                        let m = t.method(lane.method(i));
+                        let (c0, cd) = lane.cpu(i).unwrap();
+                        (
+                            t.str(m.name).to_string(),
+                            lane.start(i),
+                            lane.end(i),
+                            c0,
+                            c0 + cd,
+                        )
+                    })
+                    .collect(),
+            };
+            assert_eq!(&got, want, "{}", th.name);
+            assert!(th.lanes.len() <= 1);
+            names.extend(want.iter().map(|b| b.0.as_str()));
+        }
+        // Methods numbered in the order their blocks first appear.
+        let mut first_seen: Vec<&str> = Vec::new();
+        for n in names {
+            if !first_seen.contains(&n) {
+                first_seen.push(n);
+            }
+        }
+        let methods: Vec<&str> = t.methods.iter().map(|m| t.str(m.name)).collect();
+        assert_eq!(methods, first_seen);
     }
 
     #[test]
