@@ -39,7 +39,7 @@ pub(crate) fn shorten_bytes(s: &mut Vec<u8>, max: usize) {
     s.extend_from_slice("…".as_bytes());
 }
 
-/// An append-only interner. `StrId(0)` is always the empty string. Each string is stored once,
+/// An append-only interner. [`StrId::EMPTY`] is always the empty string. Each string is stored once,
 /// all of them one after another in one buffer (a string costs its bytes and 8 for where it
 /// ends, not an allocation and a 16-byte pointer: a file may name a million methods); the
 /// index holds ids only. Strings longer than [`MAX_STRING_BYTES`] are cut.
@@ -84,7 +84,11 @@ impl StringTable {
         if let Some(&id) = self.index.find(hash, |&id| self.get(id) == s) {
             return id;
         }
-        let id = StrId(self.ends.len() as u32);
+        // A table holds at most 2³² − 1 strings (of 4 GiB at least): past that, a new string
+        // is the empty one.
+        let Some(id) = u32::try_from(self.ends.len()).ok().and_then(StrId::new) else {
+            return StrId::EMPTY;
+        };
         self.bytes.push_str(s);
         self.ends.push(self.bytes.len());
         let (bytes, ends) = (&self.bytes, &self.ends);
@@ -114,7 +118,7 @@ impl StringTable {
         let (bytes, ends) = (&self.bytes, &self.ends);
         let hash = |&id: &StrId| FxBuildHasher.hash_one(Self::text_in(bytes, ends, id));
         let mut index = HashTable::with_capacity(ends.len());
-        for id in (0..ends.len() as u32).map(StrId) {
+        for id in (0..ends.len() as u32).map(id_at) {
             index.insert_unique(hash(&id), id, hash);
         }
         self.index = index;
@@ -132,6 +136,12 @@ impl StringTable {
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
+}
+
+/// The id of string `i` of a table (every index below a table's length is one).
+#[inline]
+fn id_at(i: u32) -> StrId {
+    StrId::new(i).unwrap_or(StrId::EMPTY)
 }
 
 /// The byte order of the strings a method table names, as ranks (equal texts, equal ranks):
@@ -154,7 +164,7 @@ impl<'a> TextRanks<'a> {
                 used[id.index()] = true;
             }
         }
-        let text = |i: u32| strings.get(StrId(i));
+        let text = |i: u32| strings.get(id_at(i));
         // Sorted with each text's first 8 bytes beside its id (big-endian, zero-padded: in the
         // texts' order, equal for a text and its extension by zero bytes), the texts compared
         // only when those are equal: a million names are read once, not at every compare.
@@ -204,9 +214,9 @@ impl<'a> TextRanks<'a> {
     /// Where `text` falls among the ranked texts: `2r + 1` for the text of rank `r`, `2p` for a
     /// text that is none of them and comes after `p` distinct ones.
     pub(crate) fn place(&self, text: &str) -> u32 {
-        let n = (self.sorted).partition_point(|&id| self.strings.get(StrId(id)) < text);
+        let n = (self.sorted).partition_point(|&id| self.strings.get(id_at(id)) < text);
         match self.sorted.get(n) {
-            Some(&id) if self.strings.get(StrId(id)) == text => 2 * self.rank[id as usize] + 1,
+            Some(&id) if self.strings.get(id_at(id)) == text => 2 * self.rank[id as usize] + 1,
             Some(&id) => 2 * self.rank[id as usize],
             None => 2 * (self.sorted.last()).map_or(0, |&id| self.rank[id as usize] + 1),
         }
@@ -233,7 +243,7 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(t.intern("java.lang.String"), a);
         assert_eq!(t.get(a), "java.lang.String");
-        assert_eq!(t.get(StrId(0)), "");
+        assert_eq!(t.get(StrId::EMPTY), "");
         assert_eq!(t.len(), 3);
         assert_eq!(t.shortened(), 0);
     }
@@ -247,9 +257,9 @@ mod tests {
         for (i, &id) in ids.iter().enumerate().rev() {
             assert_eq!(t.intern(&format!("s{i}")), id);
         }
-        assert_eq!(t.intern(""), StrId(0));
+        assert_eq!(t.intern(""), StrId::EMPTY);
         let new = t.intern("new");
-        assert_eq!(new, StrId(1001));
+        assert_eq!(new.index(), 1001);
         assert_eq!(t.intern("new"), new);
         assert_eq!(t.len(), 1002);
     }
