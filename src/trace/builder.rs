@@ -285,10 +285,14 @@ impl Builder {
     pub(crate) fn finish_with_lane_budget(self, budget: usize) -> Trace {
         let (mut trace, events) = self.finish_events();
         // Each worker reuses one table of the methods on a thread's stack (all zero between
-        // threads).
+        // threads), made at its full size in zeroed pages: only the pages of the methods its
+        // threads call become resident, where a table grown as ids come reaches up to twice
+        // the methods, all of it written (a file of many short threads calls them all).
+        let methods = trace.methods.len();
+        let on_stack_table = || vec![0u32; methods];
         let plans: Vec<DepthPlan> = events
             .par_iter()
-            .map_init(Vec::new, |on_stack, events| {
+            .map_init(on_stack_table, |on_stack, events| {
                 DepthPlan::count(events, on_stack)
             })
             .collect();
@@ -304,7 +308,7 @@ impl Builder {
         crate::par::small_here_large_parallel(
             work,
             |((_, (plan, _)), _)| plan.calls() >= PARALLEL_THREAD_CALLS,
-            Vec::new,
+            on_stack_table,
             |on_stack, (((thread, events), (plan, cap)), d)| {
                 *d = build_thread(thread, events, plan, cap, on_stack);
             },
