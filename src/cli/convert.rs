@@ -45,6 +45,8 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         || crate::load::load_path(&args.file, &Progress::default()),
     );
     let (mapping, mut trace) = (mapping?, trace?);
+    // No export writes the instants (probe hits, messages): a Logger file holds one per line.
+    trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let trace = super::profile::apply_transforms(trace, &args.transforms, &args.file)?;
