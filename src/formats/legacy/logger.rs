@@ -500,10 +500,13 @@ mod tests {
             .collect()
     }
 
+    /// A block: its name, axis start and end, CPU start and end.
+    type Block = (String, u64, u64, u64, u64);
+
     /// Every thread's blocks, read the slow way from the lines: (pid, tid) groups in that order,
     /// each sorted by (wall, cpu) keeping file order, a block per consecutive pair named by its
     /// probes, numbered as first seen; times from the earliest wall time.
-    fn reference_blocks(lines: &[[u64; 7]]) -> Vec<Vec<(String, u64, u64, u64, u64)>> {
+    fn reference_blocks(lines: &[[u64; 7]]) -> Vec<Vec<Block>> {
         let mut keys: Vec<(u64, u64)> = lines.iter().map(|l| (l[0], l[1])).collect();
         keys.sort_unstable();
         keys.dedup();
@@ -569,7 +572,7 @@ mod tests {
         assert_eq!(t.threads.len(), want.len());
         let mut names: Vec<&str> = Vec::new();
         for (th, want) in t.threads.iter().zip(&want) {
-            let got: Vec<(String, u64, u64, u64, u64)> = match th.lanes.first() {
+            let got: Vec<Block> = match th.lanes.first() {
                 None => Vec::new(),
                 Some(lane) => (0..lane.len())
                     .map(|i| {
