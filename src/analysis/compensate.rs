@@ -31,9 +31,7 @@ use serde::Serialize;
 
 use crate::analysis::profile::Profile;
 use crate::trace::builder::PARALLEL_THREAD_CALLS;
-use crate::trace::{
-    Call, Clock, Counter, Diagnostic, Instant, Lane, LaneBuilder, Location, Thread, Trace,
-};
+use crate::trace::{Call, Clock, Counter, Diagnostic, Lane, LaneBuilder, Location, Thread, Trace};
 
 /// The largest per-record overhead taken from a key or an option, ns: a clock read costs
 /// nanoseconds to tens of microseconds even on an emulator; more is a broken value.
@@ -256,11 +254,7 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
         instants: if factor == 1 {
             trace.instants.clone()
         } else {
-            let scaled = trace.instants.iter().map(|i| Instant {
-                time: i.time * factor,
-                ..i.clone()
-            });
-            std::sync::Arc::new(scaled.collect())
+            std::sync::Arc::new(trace.instants.map_times(|t| t * factor))
         },
         durations: trace.durations.clone(),
         diagnostics,

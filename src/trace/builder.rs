@@ -16,8 +16,8 @@ use super::nesting::{
     stream_diagnostics,
 };
 use super::{
-    ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instant, Lane, Location, Method,
-    MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
+    ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instants, Lane, Location,
+    Method, MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -205,7 +205,7 @@ pub struct Builder {
     pub methods: Vec<Method>,
     threads: Vec<(u64, String, ThreadEvents)>,
     pub counters: Vec<Counter>,
-    pub instants: Vec<Instant>,
+    pub instants: Instants,
     pub durations: DurationsBuilder,
     pub diagnostics: Diagnostics,
 }
@@ -359,7 +359,11 @@ impl Builder {
             methods: Arc::new(shrunk(self.methods)),
             threads,
             counters: self.counters,
-            instants: Arc::new(shrunk(self.instants)),
+            instants: Arc::new({
+                let mut i = self.instants;
+                i.shrink_to_fit();
+                i
+            }),
             durations: self.durations.finish(),
             diagnostics: self.diagnostics.into_vec(),
             deobfuscation: None,

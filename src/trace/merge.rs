@@ -7,8 +7,8 @@
 use rustc_hash::FxHashMap;
 
 use super::{
-    Call, Counter, Diagnostic, Instant, LaneBuilder, Method, MethodId, SourceInfo, StringTable,
-    Thread, ThreadId, Trace,
+    Call, Counter, Diagnostic, LaneBuilder, Method, MethodId, SourceInfo, StringTable, Thread,
+    Trace,
 };
 
 /// One trace to merge.
@@ -107,11 +107,11 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         for th in &t.threads {
             out.threads.push(shift_thread(th, part, &remap));
         }
-        std::sync::Arc::make_mut(&mut out.instants).extend(t.instants.iter().map(|i| Instant {
-            thread: ThreadId(i.thread.0 + thread_base),
-            time: i.time + part.offset,
-            label: i.label.clone(),
-        }));
+        std::sync::Arc::make_mut(&mut out.instants).extend_shifted(
+            &t.instants,
+            thread_base,
+            part.offset,
+        );
         out.counters.extend(t.counters.iter().map(|c| Counter {
             name: format!("{}: {}", part.label, c.name),
             ..c.clone()

@@ -14,6 +14,7 @@ pub(crate) mod builder;
 mod diag;
 mod durations;
 mod ids;
+mod instants;
 mod lane;
 pub(crate) mod nesting;
 mod range;
@@ -28,6 +29,7 @@ pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Diagnostics, Location, MAX_DIAGNOSTICS_PER_CODE, Severity, summarize};
 pub use durations::{Durations, DurationsBuilder, SeriesRef};
 pub use ids::{MethodId, StrId, ThreadId};
+pub use instants::{Instant, Instants, Label};
 pub(crate) use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
@@ -134,17 +136,6 @@ pub struct Counter {
     pub x_is_time: bool,
 }
 
-/// A point event on a thread's timeline (RTL message, Logger probe hit).
-#[derive(Clone, Debug, Serialize)]
-pub struct Instant {
-    pub thread: ThreadId,
-    /// Axis time in ticks.
-    pub time: u64,
-    /// Inline up to 24 bytes (a probe name, a short message): a file of nothing but hits
-    /// would otherwise pay a heap allocation for each.
-    pub label: compact_str::CompactString,
-}
-
 /// What kind of file the trace came from, plus the header facts it states.
 ///
 /// The facts the program uses (start time, VM, pid, ...) are typed fields filled by the readers;
@@ -232,7 +223,7 @@ pub struct Trace {
     pub threads: Vec<Thread>,
     pub counters: Vec<Counter>,
     /// Shared as the strings are.
-    pub instants: std::sync::Arc<Vec<Instant>>,
+    pub instants: std::sync::Arc<Instants>,
     pub durations: Durations,
     pub diagnostics: Vec<Diagnostic>,
     /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see
@@ -291,10 +282,10 @@ impl Trace {
     }
 
     /// Frees the instants (probe hits, messages), which profiles, diffs and graphs never read:
-    /// a Logger file holds one per line, 40 bytes each, that would stay alive (and be scaled
+    /// a Logger file holds one per line, 24 bytes each, that would stay alive (and be scaled
     /// into a copy by a compensation) while the calls are profiled.
     pub(crate) fn release_instants(&mut self) {
-        self.instants = std::sync::Arc::new(Vec::new());
+        self.instants = std::sync::Arc::new(Instants::default());
     }
 
     /// Total number of calls over all threads.

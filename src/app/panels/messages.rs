@@ -24,7 +24,12 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
     });
     let q = filter.to_lowercase();
     let rows: Vec<usize> = (0..trace.instants.len())
-        .filter(|&i| q.is_empty() || trace.instants[i].label.to_lowercase().contains(&q))
+        .filter(|&i| {
+            q.is_empty() || {
+                let l = trace.instants.label(&trace.instants[i]);
+                l.to_string().to_lowercase().contains(&q)
+            }
+        })
         .collect();
     let t0 = trace.axis_range().map_or(0, |r| r.0);
     TableBuilder::new(ui)
@@ -53,7 +58,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
                     ui.label(th.map_or(String::new(), |t| format!("[{}] {}", t.raw_id, t.name)));
                 });
                 row.col(|ui| {
-                    ui.label(it.label.as_str());
+                    ui.label(trace.instants.label(it).to_string());
                 });
             });
         });

@@ -15,7 +15,7 @@ use super::{decode, lines};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::{
-    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, ThreadId,
+    Action, Builder, ClockMode, Diagnostic, Location, MethodId, Severity, ThreadId,
 };
 
 const FORMAT: &str = "logger-csv";
@@ -393,11 +393,7 @@ fn name_blocks(b: &mut Builder, all: &Hits, base: u64) -> Vec<MethodId> {
         let hits = &all.hits[range];
         let t = b.add_thread(tid, &format!("pid {pid} tid {tid}"));
         for h in hits {
-            b.instants.push(Instant {
-                thread: t,
-                time: axis.of(h) - base,
-                label: compact_str::format_compact!("probe {}", h.probe),
-            });
+            b.instants.push_probe(t, axis.of(h) - base, h.probe);
         }
         for w in hits.windows(2) {
             name.clear();
@@ -493,10 +489,9 @@ mod tests {
         read(text.as_bytes(), &ctx).expect("a Logger CSV").finish()
     }
 
-    fn labels(t: &Trace) -> Vec<(u32, u64, &str)> {
-        t.instants
-            .iter()
-            .map(|i| (i.thread.0, i.time, i.label.as_str()))
+    fn labels(t: &Trace) -> Vec<(u32, u64, String)> {
+        (t.instants.iter())
+            .map(|i| (i.thread.0, i.time, t.instants.label(i).to_string()))
             .collect()
     }
 
@@ -611,11 +606,11 @@ mod tests {
         assert_eq!(
             labels(&t),
             [
-                (0, 1, "probe 8"),
-                (0, 3, "probe 6"),
-                (0, 3, "probe 7"),
-                (0, 3, "probe 5"),
-                (1, 0, "probe 1"),
+                (0, 1, "probe 8".to_string()),
+                (0, 3, "probe 6".to_string()),
+                (0, 3, "probe 7".to_string()),
+                (0, 3, "probe 5".to_string()),
+                (1, 0, "probe 1".to_string()),
             ]
         );
     }
@@ -630,6 +625,9 @@ mod tests {
         let t = load(&text);
         assert!(t.diagnostics.iter().any(|d| d.code == "too-many-threads"));
         // Records 1 and 65 539 (after two left out) of thread 0, relative to record 1.
-        assert_eq!(labels(&t)[..2], [(0, 0, "probe 1"), (0, 65_538, "probe 2")]);
+        assert_eq!(
+            labels(&t)[..2],
+            [(0, 0, "probe 1".into()), (0, 65_538, "probe 2".into())]
+        );
     }
 }

@@ -19,8 +19,8 @@ use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::packed_range;
 use crate::trace::{
-    Action, Builder, ClockMode, Diagnostic, Instant, Location, MethodId, Severity, StartStatedBy,
-    StartTime, ThreadId,
+    Action, Builder, ClockMode, Diagnostic, Location, MethodId, Severity, StartStatedBy, StartTime,
+    ThreadId,
 };
 
 const FORMAT: &str = "rtl-logfile";
@@ -279,12 +279,10 @@ impl Reader {
                 .with_raw(line),
             );
         } else if let Some(i) = self.pending_msg.take() {
-            self.b.instants[i].label = line.into();
+            self.b.instants.set_text(i, line);
         } else {
             if let Some(i) = self.last_instant {
-                let l = &mut self.b.instants[i].label;
-                l.push('\n');
-                l.push_str(line);
+                self.b.instants.append_text(i, &format!("\n{line}"));
             }
             self.b.diag(
                 Diagnostic::new(
@@ -340,7 +338,7 @@ impl Reader {
                         let made = self.last_instant.filter(|_| self.last_instant != before);
                         if let Some(i) = made.filter(|_| h.kind == b'|' && head.ends_with(": ")) {
                             // R5: the message follows on the next unprefixed line.
-                            self.b.instants[i].label.clear();
+                            self.b.instants.set_text(i, "");
                             let pending = Some(i);
                             rest = &rest[o..];
                             if let Some(r2) = parse_record(rest) {
@@ -559,11 +557,7 @@ impl Reader {
                     )
                     .with_raw(line),
                 );
-                self.b.instants.push(Instant {
-                    thread: id,
-                    time: t,
-                    label: compact_str::format_compact!("orphan end: {label}"),
-                });
+                (self.b.instants).push_text(id, t, &format!("orphan end: {label}"));
             }
             Some(p) => {
                 let popped: Vec<_> = st.stack.drain(p..).collect();
@@ -639,11 +633,7 @@ impl Reader {
             self.close(r.tid, pos, t, line_no, line, label);
             return;
         }
-        self.b.instants.push(Instant {
-            thread: id,
-            time: t,
-            label: msg.into(),
-        });
+        self.b.instants.push_text(id, t, msg);
         self.last_instant = Some(self.b.instants.len() - 1);
         if msg.is_empty() {
             self.pending_msg = self.last_instant;

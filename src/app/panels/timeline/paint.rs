@@ -320,7 +320,7 @@ pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t
         ui.label(format!(
             "{} ms  {}",
             fmt_ms((inst.time as f64 - t0).max(0.0) as u64, trace.ticks_per_sec),
-            inst.label
+            trace.instants.label(inst)
         ));
     }
     if near.len() > 8 {

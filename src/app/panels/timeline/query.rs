@@ -237,7 +237,7 @@ pub(crate) fn instants(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Builder, ClockMode, Instant as TraceInstant};
+    use crate::trace::{Builder, ClockMode};
     use eframe::egui::{pos2, vec2};
 
     /// A document with one thread holding only `times` as instants (an RTL log of messages).
@@ -247,11 +247,7 @@ mod tests {
         b.ticks_per_sec = 1000;
         b.add_thread(1, "t");
         for (k, &t) in times.iter().enumerate() {
-            b.instants.push(TraceInstant {
-                thread: crate::trace::ThreadId(0),
-                time: t,
-                label: compact_str::format_compact!("m{k}"),
-            });
+            (b.instants).push_text(crate::trace::ThreadId(0), t, &format!("m{k}"));
         }
         Document::new(b.finish())
     }
