@@ -1,5 +1,6 @@
 //! `tracelens graph FILE -o OUT [-t PCT]`: dmtracedump's `-g` call graph.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,22 +51,30 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     let p = profile(&trace, trace.primary_clock());
     let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
-    let mut dot = Vec::new();
-    write_dot(&trace, &p, args.threshold, &mut dot)
-        .map_err(|e| CliError::Failed(format!("cannot write the graph: {e}")))?;
-    let write = |path: &Path| {
-        std::fs::write(path, &dot).map_err(|source| CliError::Write {
-            path: path.to_path_buf(),
-            source,
+    // The DOT text goes straight to its file (as large as the trace has methods): the output,
+    // or beside it for Graphviz to render.
+    let render = render_kind(&args.output);
+    let dot_path = match render {
+        None => args.output.clone(),
+        Some(_) => {
+            let mut p = args.output.clone().into_os_string();
+            p.push(".dot");
+            PathBuf::from(p)
+        }
+    };
+    std::fs::File::create(&dot_path)
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            write_dot(&trace, &p, args.threshold, &mut w)?;
+            w.flush()
         })
+        .map_err(|source| CliError::Write {
+            path: dot_path.clone(),
+            source,
+        })?;
+    let Some(kind) = render else {
+        return Ok(());
     };
-    let Some(kind) = render_kind(&args.output) else {
-        return write(&args.output);
-    };
-    let mut dot_path = args.output.clone().into_os_string();
-    dot_path.push(".dot");
-    let dot_path = PathBuf::from(dot_path);
-    write(&dot_path)?;
     match Command::new("dot")
         .arg(format!("-T{kind}"))
         .arg("-o")
