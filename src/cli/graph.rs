@@ -7,7 +7,7 @@ use std::process::Command;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::profile::profile;
+use crate::analysis::profile::{Detail, profile_shared};
 use crate::formats::Progress;
 use crate::report::graph::{DEFAULT_THRESHOLD_PCT, write_dot};
 
@@ -49,7 +49,8 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
-    let p = profile(&trace, trace.primary_clock());
+    // The graph reads the callee lists alone.
+    let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Children);
     let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
     // The DOT text goes straight to its file (as large as the trace has methods): the output,
     // or beside it for Graphviz to render.

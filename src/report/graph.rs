@@ -405,11 +405,19 @@ mod tests {
     use crate::analysis::testutil::{random_events, simple_trace, trace_from_events};
     use crate::trace::Action;
 
+    /// The graph from the full profile, checked equal to the graph from the callee lists alone
+    /// (what `tracelens graph` computes).
     fn dot(trace: &Trace, threshold: i64) -> String {
-        let p = profile(trace, trace.primary_clock());
-        let mut buf = Vec::new();
-        write_dot(trace, &p, threshold, &mut buf).unwrap();
-        String::from_utf8(buf).unwrap()
+        use crate::analysis::profile::{Detail, profile_shared};
+        let write = |p: &Profile| {
+            let mut buf = Vec::new();
+            write_dot(trace, p, threshold, &mut buf).unwrap();
+            String::from_utf8(buf).unwrap()
+        };
+        let full = write(&profile(trace, trace.primary_clock()));
+        let children = profile_shared(trace, trace.primary_clock(), 1, Detail::Children);
+        assert_eq!(write(&children), full);
+        full
     }
 
     /// The packed key orders as the tuple it replaced: (phase, time or thread id, thread index
