@@ -533,13 +533,8 @@ mod tests {
     fn blocks_made_from_the_last_thread_back_are_those_of_each_thread_in_order() {
         // Enough hits that the hits are given back while the events are made (every 4 MB):
         // threads of 1 to 40 hits, probes repeating, so blocks repeat across threads.
-        let mut seed = 7u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::analysis::testutil::Rng::new(7);
+        let mut next = |m: u64| rng.below(m);
         let mut lines: Vec<[u64; 7]> = Vec::new();
         let mut tid = 0;
         while lines.len() < 200_000 {
