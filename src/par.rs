@@ -14,12 +14,19 @@ pub(crate) fn small_here_large_parallel<I: Send, S>(
     init: impl Fn() -> S + Sync + Send,
     f: impl Fn(&mut S, I) + Sync + Send,
 ) {
-    let (large, small): (Vec<I>, Vec<I>) = items.partition(|i| large(i));
+    // The small items are run as they come, not gathered first: a list of 60 000 threads'
+    // items (their events moved in) took 8 MB beside the lanes being made.
     let mut state = init();
-    for item in small {
-        f(&mut state, item);
+    let mut parallel = Vec::new();
+    for item in items {
+        if large(&item) {
+            parallel.push(item);
+        } else {
+            f(&mut state, item);
+        }
     }
-    large.into_par_iter().for_each_init(&init, &f);
+    drop(state);
+    parallel.into_par_iter().for_each_init(&init, &f);
 }
 
 /// Greedy largest-first assignment of items to at most `workers` bins of about equal total

@@ -204,15 +204,15 @@ impl Call {
 }
 
 /// All calls of one thread at one depth, sorted by start: every column in one allocation of
-/// 4-byte words (a u64 value takes two, low word first). A lane of one call costs ≈ 130 bytes
-/// rather than eight allocations and ≈ 450: a hostile file can have a lane per call (up to the
-/// lane budget), a trace of many threads a lane or more per thread.
+/// 4-byte words (a u64 value takes two, low word first). The columns follow one another in a
+/// fixed order, so where each starts follows from the number of calls and which columns are
+/// wide ([`column_at`]) and is not stored: a lane is 32 bytes and its words, where eight
+/// allocations took ≈ 450 bytes for a lane of one call (a hostile file can have a lane per call
+/// up to the lane budget, a trace of many short threads a lane or more per thread).
 #[derive(Debug, Clone, Default)]
 pub struct Lane {
     words: Box<[u32]>,
     len: usize,
-    /// Where each column starts in `words` (indexed by the `COL_*` constants).
-    at: [usize; 8],
     /// `WIDE_*` bits of the columns stored as u64, and `HAS_CPU`.
     bits: u8,
 }
@@ -231,7 +231,66 @@ const WIDE_CPU_START: u8 = 4;
 const WIDE_CPU_DUR: u8 = 8;
 const HAS_CPU: u8 = 16;
 
+/// Where column `col` starts, for each value of a lane's bits: `(a, b)` for `a · n + b · blocks`
+/// words into a lane of `n` calls in `blocks` blocks of [`BLOCK_LEN`]. The columns come in the
+/// order start bases, start, CPU bases, CPU start, duration, CPU duration, method, first child;
+/// a wide time column has no bases, a lane without CPU times no CPU columns.
+const COLUMN_AT: [[(u8, u8); 8]; 32] = {
+    let mut table = [[(0u8, 0u8); 8]; 32];
+    let mut bits = 0;
+    while bits < 32 {
+        let b8 = bits as u8;
+        let cpu = b8 & HAS_CPU != 0;
+        let (ws, wcs) = (b8 & WIDE_START != 0, b8 & WIDE_CPU_START != 0);
+        let (wd, wcd) = (b8 & WIDE_DUR != 0, b8 & WIDE_CPU_DUR != 0);
+        let (mut a, mut b) = (0u8, 0u8);
+        let at = &mut table[bits];
+        at[COL_START_BASES] = (a, b);
+        if !ws {
+            b += 2;
+        }
+        at[COL_START] = (a, b);
+        a += if ws { 2 } else { 1 };
+        at[COL_CPU_BASES] = (a, b);
+        if cpu && !wcs {
+            b += 2;
+        }
+        at[COL_CPU_START] = (a, b);
+        if cpu {
+            a += if wcs { 2 } else { 1 };
+        }
+        at[COL_DUR] = (a, b);
+        a += if wd { 2 } else { 1 };
+        at[COL_CPU_DUR] = (a, b);
+        if cpu {
+            a += if wcd { 2 } else { 1 };
+        }
+        at[COL_METHOD] = (a, b);
+        at[COL_FIRST_CHILD] = (a + 1, b);
+        bits += 1;
+    }
+    table
+};
+
+/// Where column `col` starts in the words of a lane of `n` calls with `bits`.
+#[inline(always)]
+fn column_at(bits: u8, n: usize, col: usize) -> usize {
+    let (a, b) = COLUMN_AT[bits as usize & 31][col];
+    a as usize * n + b as usize * n.div_ceil(BLOCK_LEN)
+}
+
+/// How many words a lane of `n` calls with `bits` takes.
+fn lane_words(bits: u8, n: usize) -> usize {
+    column_at(bits, n, COL_FIRST_CHILD) + n
+}
+
 impl Lane {
+    /// Where column `col` starts in `words`.
+    #[inline(always)]
+    fn at(&self, col: usize) -> usize {
+        column_at(self.bits, self.len, col)
+    }
+
     #[inline(always)]
     fn u64_at(&self, w: usize) -> u64 {
         self.words[w] as u64 | (self.words[w + 1] as u64) << 32
@@ -241,10 +300,10 @@ impl Lane {
     #[inline(always)]
     fn time(&self, bases: usize, col: usize, wide: u8, i: usize) -> u64 {
         if self.bits & wide != 0 {
-            self.u64_at(self.at[col] + 2 * i)
+            self.u64_at(self.at(col) + 2 * i)
         } else {
-            self.u64_at(self.at[bases] + 2 * (i >> BLOCK_SHIFT))
-                + self.words[self.at[col] + i] as u64
+            self.u64_at(self.at(bases) + 2 * (i >> BLOCK_SHIFT))
+                + self.words[self.at(col) + i] as u64
         }
     }
 
@@ -252,15 +311,15 @@ impl Lane {
     #[inline(always)]
     fn duration(&self, col: usize, wide: u8, i: usize) -> u64 {
         if self.bits & wide != 0 {
-            self.u64_at(self.at[col] + 2 * i)
+            self.u64_at(self.at(col) + 2 * i)
         } else {
-            self.words[self.at[col] + i] as u64
+            self.words[self.at(col) + i] as u64
         }
     }
 
     #[inline(always)]
     fn word(&self, col: usize, i: usize) -> u32 {
-        self.words[self.at[col] + i]
+        self.words[self.at(col) + i]
     }
 
     pub fn len(&self) -> usize {
@@ -403,9 +462,9 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
 /// packs.
 #[derive(Debug)]
 pub(crate) struct LaneBuilder {
-    /// The calls so far in the packed layout for `planned` calls (`packed.len` of them).
+    /// The lane of `planned` calls (`packed.len`), of which the first `filled` are written.
     packed: Lane,
-    planned: usize,
+    filled: usize,
     cpu: bool,
     spilled: Option<Box<Columns>>,
 }
@@ -508,10 +567,15 @@ impl Columns {
         at[COL_FIRST_CHILD] = w.len();
         w.extend_from_slice(&self.first_child);
         debug_assert_eq!(w.len(), w.capacity());
+        debug_assert_eq!(w.len(), lane_words(bits, n));
+        debug_assert!(
+            (0..8).all(|col| at[col] == column_at(bits, n, col)
+                || (bits & HAS_CPU == 0 && col >= COL_CPU_BASES)),
+            "columns where the layout puts them"
+        );
         Lane {
             words: w.into_boxed_slice(),
             len: n,
-            at,
             bits,
         }
     }
@@ -526,35 +590,15 @@ impl Default for LaneBuilder {
 impl LaneBuilder {
     /// A builder with room for `n` calls (and their CPU times when `cpu`).
     pub(crate) fn with_capacity(n: usize, cpu: bool) -> Self {
-        // Compact columns: start bases (two words per block of 1024) and offsets, durations,
-        // methods, first children, and the CPU start and duration columns.
-        let bases = 2 * n.div_ceil(BLOCK_LEN);
-        let mut at = [0usize; 8];
-        let mut next = 0;
-        let mut place = |col: usize, words: usize| {
-            at[col] = next;
-            next += words;
-        };
-        place(COL_START_BASES, bases);
-        place(COL_START, n);
-        if cpu {
-            place(COL_CPU_BASES, bases);
-            place(COL_CPU_START, n);
-        }
-        place(COL_DUR, n);
-        if cpu {
-            place(COL_CPU_DUR, n);
-        }
-        place(COL_METHOD, n);
-        place(COL_FIRST_CHILD, n);
+        // Compact columns (u32 offsets from a base per block, u32 durations).
+        let bits = if cpu && n > 0 { HAS_CPU } else { 0 };
         Self {
             packed: Lane {
-                words: vec![0; next].into_boxed_slice(),
-                len: 0,
-                at,
-                bits: if cpu && n > 0 { HAS_CPU } else { 0 },
+                words: vec![0; lane_words(bits, n)].into_boxed_slice(),
+                len: n,
+                bits,
             },
-            planned: n,
+            filled: 0,
             cpu,
             spilled: None,
         }
@@ -563,7 +607,7 @@ impl LaneBuilder {
     pub(crate) fn len(&self) -> usize {
         self.spilled
             .as_ref()
-            .map_or(self.packed.len, |c| c.method.len())
+            .map_or(self.filled, |c| c.method.len())
     }
 
     /// Appends a call. Calls must be pushed in start order and must not overlap.
@@ -580,17 +624,17 @@ impl LaneBuilder {
     /// Writes a call into the packed layout, if it fits there.
     #[inline(always)]
     fn push_packed(&mut self, call: &Call, first_child: u32) -> bool {
-        let (i, p) = (self.packed.len, &mut self.packed);
+        let (i, p) = (self.filled, &mut self.packed);
         let fits_time = |p: &Lane, bases: usize, t: u64| {
             i % BLOCK_LEN == 0
-                || t.checked_sub(p.u64_at(p.at[bases] + 2 * (i >> BLOCK_SHIFT)))
+                || t.checked_sub(p.u64_at(p.at(bases) + 2 * (i >> BLOCK_SHIFT)))
                     .is_some_and(|d| d <= u32::MAX as u64)
         };
         let cpu_fits = match call.cpu {
             Some((s, d)) => self.cpu && fits_time(p, COL_CPU_BASES, s) && d <= u32::MAX as u64,
             None => !self.cpu,
         };
-        if i >= self.planned
+        if i >= p.len
             || call.dur > u32::MAX as u64
             || !cpu_fits
             || !fits_time(p, COL_START_BASES, call.start)
@@ -598,37 +642,37 @@ impl LaneBuilder {
             return false;
         }
         let put_time = |p: &mut Lane, bases: usize, col: usize, t: u64| {
-            let b = p.at[bases] + 2 * (i >> BLOCK_SHIFT);
+            let b = p.at(bases) + 2 * (i >> BLOCK_SHIFT);
             if i % BLOCK_LEN == 0 {
                 (p.words[b], p.words[b + 1]) = (t as u32, (t >> 32) as u32);
             }
             let base = p.u64_at(b);
-            p.words[p.at[col] + i] = (t - base) as u32;
+            p.words[p.at(col) + i] = (t - base) as u32;
         };
         put_time(p, COL_START_BASES, COL_START, call.start);
-        p.words[p.at[COL_DUR] + i] = call.dur as u32;
-        p.words[p.at[COL_METHOD] + i] = call.flags.pack(call.method);
-        p.words[p.at[COL_FIRST_CHILD] + i] = first_child;
+        p.words[p.at(COL_DUR) + i] = call.dur as u32;
+        p.words[p.at(COL_METHOD) + i] = call.flags.pack(call.method);
+        p.words[p.at(COL_FIRST_CHILD) + i] = first_child;
         if let Some((s, d)) = call.cpu {
             put_time(p, COL_CPU_BASES, COL_CPU_START, s);
-            p.words[p.at[COL_CPU_DUR] + i] = d as u32;
+            p.words[p.at(COL_CPU_DUR) + i] = d as u32;
         }
-        p.len += 1;
+        self.filled += 1;
         true
     }
 
     /// Moves the calls so far to growable columns.
     #[cold]
     fn spill(&mut self) {
-        let n = self.packed.len;
-        let mut c = Columns::with_capacity(self.planned.max(n + 1), self.cpu);
+        let (n, planned) = (self.filled, self.packed.len);
+        let mut c = Columns::with_capacity(planned.max(n + 1), self.cpu);
         (0..n).for_each(|i| c.push(&self.packed.call(i), self.packed.first_child(i) as u32));
         self.packed = Lane::default();
         self.spilled = Some(Box::new(c));
     }
 
     pub(crate) fn finish(mut self) -> Lane {
-        if self.spilled.is_none() && self.packed.len < self.planned {
+        if self.spilled.is_none() && self.filled < self.packed.len {
             self.spill();
         }
         match self.spilled {

@@ -545,15 +545,13 @@ fn repeated_ids(methods: &[KeyMethod]) -> Vec<bool> {
     if methods.windows(2).all(|w| w[0].id < w[1].id) {
         return repeated;
     }
-    let mut order: Vec<(u64, u32)> = methods
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.id, i as u32))
-        .collect();
-    order.sort_unstable();
+    // Line indices sorted by (id, line): 4 bytes a line, where (id, line) pairs took 16 (a key
+    // of nothing but one repeated 12-byte line had 16 MB in them).
+    let mut order: Vec<u32> = (0..methods.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (methods[i as usize].id, i));
     for w in order.windows(2) {
-        if w[0].0 == w[1].0 {
-            repeated[w[1].1 as usize] = true;
+        if methods[w[0] as usize].id == methods[w[1] as usize].id {
+            repeated[w[1] as usize] = true;
         }
     }
     repeated
