@@ -97,14 +97,6 @@ impl TimeColumn {
             TimeColumn::Wide(v) => v.len(),
         }
     }
-
-    /// Heap bytes used.
-    pub(crate) fn heap_bytes(&self) -> usize {
-        match self {
-            TimeColumn::Compact { bases, offsets } => bases.len() * 8 + offsets.len() * 4,
-            TimeColumn::Wide(v) => v.len() * 8,
-        }
-    }
 }
 
 /// A list of u32 values until one does not fit, then of u64: a lane's durations (u32 unless
@@ -147,13 +139,6 @@ impl DurColumn {
         match self {
             DurColumn::Narrow(v) => v.len(),
             DurColumn::Wide(v) => v.len(),
-        }
-    }
-
-    pub(crate) fn heap_bytes(&self) -> usize {
-        match self {
-            DurColumn::Narrow(v) => v.len() * 4,
-            DurColumn::Wide(v) => v.len() * 8,
         }
     }
 }
@@ -225,6 +210,8 @@ const COL_FIRST_CHILD: usize = 4;
 const COL_CPU_BASES: usize = 5;
 const COL_CPU_START: usize = 6;
 const COL_CPU_DUR: usize = 7;
+/// Not a column: where the last one ends.
+const COL_END: usize = 8;
 const WIDE_START: u8 = 1;
 const WIDE_DUR: u8 = 2;
 const WIDE_CPU_START: u8 = 4;
@@ -232,41 +219,41 @@ const WIDE_CPU_DUR: u8 = 8;
 const HAS_CPU: u8 = 16;
 
 /// Where column `col` starts, for each value of a lane's bits: `(a, b)` for `a · n + b · blocks`
-/// words into a lane of `n` calls in `blocks` blocks of [`BLOCK_LEN`]. The columns come in the
-/// order start bases, start, CPU bases, CPU start, duration, CPU duration, method, first child;
-/// a wide time column has no bases, a lane without CPU times no CPU columns.
-const COLUMN_AT: [[(u8, u8); 8]; 32] = {
-    let mut table = [[(0u8, 0u8); 8]; 32];
+/// words into a lane of `n` calls in `blocks` blocks of [`BLOCK_LEN`]; entry [`COL_END`] is the
+/// lane's length. The columns come in the order method, first child, duration, CPU duration,
+/// start, CPU start (a word per call each, two when wide), then the start and CPU start bases
+/// (two words per block; none for a wide column): the columns a walk reads for every call are
+/// at `0`, `n` and `2n` whatever the bits. A lane without CPU times has no CPU columns.
+const COLUMN_AT: [[(u8, u8); 9]; 32] = {
+    let mut table = [[(0u8, 0u8); 9]; 32];
     let mut bits = 0;
     while bits < 32 {
         let b8 = bits as u8;
         let cpu = b8 & HAS_CPU != 0;
         let (ws, wcs) = (b8 & WIDE_START != 0, b8 & WIDE_CPU_START != 0);
         let (wd, wcd) = (b8 & WIDE_DUR != 0, b8 & WIDE_CPU_DUR != 0);
-        let (mut a, mut b) = (0u8, 0u8);
         let at = &mut table[bits];
-        at[COL_START_BASES] = (a, b);
-        if !ws {
-            b += 2;
+        at[COL_METHOD] = (0, 0);
+        at[COL_FIRST_CHILD] = (1, 0);
+        at[COL_DUR] = (2, 0);
+        let mut a = 2 + 1 + wd as u8;
+        at[COL_CPU_DUR] = (a, 0);
+        if cpu {
+            a += 1 + wcd as u8;
         }
-        at[COL_START] = (a, b);
-        a += if ws { 2 } else { 1 };
+        at[COL_START] = (a, 0);
+        a += 1 + ws as u8;
+        at[COL_CPU_START] = (a, 0);
+        if cpu {
+            a += 1 + wcs as u8;
+        }
+        at[COL_START_BASES] = (a, 0);
+        let mut b = if ws { 0 } else { 2 };
         at[COL_CPU_BASES] = (a, b);
         if cpu && !wcs {
             b += 2;
         }
-        at[COL_CPU_START] = (a, b);
-        if cpu {
-            a += if wcs { 2 } else { 1 };
-        }
-        at[COL_DUR] = (a, b);
-        a += if wd { 2 } else { 1 };
-        at[COL_CPU_DUR] = (a, b);
-        if cpu {
-            a += if wcd { 2 } else { 1 };
-        }
-        at[COL_METHOD] = (a, b);
-        at[COL_FIRST_CHILD] = (a + 1, b);
+        at[COL_END] = (a, b);
         bits += 1;
     }
     table
@@ -281,14 +268,20 @@ fn column_at(bits: u8, n: usize, col: usize) -> usize {
 
 /// How many words a lane of `n` calls with `bits` takes.
 fn lane_words(bits: u8, n: usize) -> usize {
-    column_at(bits, n, COL_FIRST_CHILD) + n
+    column_at(bits, n, COL_END)
 }
 
 impl Lane {
-    /// Where column `col` starts in `words`.
+    /// Where column `col` starts in `words` (the columns read for every call without
+    /// looking up the layout).
     #[inline(always)]
     fn at(&self, col: usize) -> usize {
-        column_at(self.bits, self.len, col)
+        match col {
+            COL_METHOD => 0,
+            COL_FIRST_CHILD => self.len,
+            COL_DUR => 2 * self.len,
+            _ => column_at(self.bits, self.len, col),
+        }
     }
 
     #[inline(always)]
@@ -435,11 +428,6 @@ impl Lane {
     }
 }
 
-fn push_u64(w: &mut Vec<u32>, x: u64) {
-    w.push(x as u32);
-    w.push((x >> 32) as u32);
-}
-
 /// `[0, n)` binary search: the first index where `pred` is false (pred must be monotone).
 fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0usize, n);
@@ -464,6 +452,8 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
 pub(crate) struct LaneBuilder {
     /// The lane of `planned` calls (`packed.len`), of which the first `filled` are written.
     packed: Lane,
+    /// Where each column starts in `packed` (looked up once, not on every call written).
+    at: [usize; 8],
     filled: usize,
     cpu: bool,
     spilled: Option<Box<Columns>>,
@@ -509,70 +499,47 @@ impl Columns {
     fn pack(self) -> Lane {
         let n = self.method.len();
         let cpu = n > 0 && self.cpu_start.len() == n;
-        let words = self.start.heap_bytes()
-            + self.dur.heap_bytes()
-            + 8 * n
-            + if cpu {
-                self.cpu_start.heap_bytes() + self.cpu_dur.heap_bytes()
-            } else {
-                0
-            };
-        let mut w: Vec<u32> = Vec::with_capacity(words / 4);
-        let mut at = [0usize; 8];
-        let mut bits = 0u8;
-        let mut time = |w: &mut Vec<u32>, c: &TimeColumn, cols: (usize, usize), wide: u8| match c {
+        let wide_time = |c: &TimeColumn, flag: u8| match c {
+            TimeColumn::Wide(_) => flag,
+            TimeColumn::Compact { .. } => 0,
+        };
+        let wide_dur = |d: &DurColumn, flag: u8| match d {
+            DurColumn::Wide(_) => flag,
+            DurColumn::Narrow(_) => 0,
+        };
+        let mut bits = wide_time(&self.start, WIDE_START) | wide_dur(&self.dur, WIDE_DUR);
+        if cpu {
+            bits |= HAS_CPU
+                | wide_time(&self.cpu_start, WIDE_CPU_START)
+                | wide_dur(&self.cpu_dur, WIDE_CPU_DUR);
+        }
+        let mut w = vec![0u32; lane_words(bits, n)];
+        let at = |col: usize| column_at(bits, n, col);
+        let put = |w: &mut [u32], col: usize, v: &[u32]| w[at(col)..][..v.len()].copy_from_slice(v);
+        let put_u64 = |w: &mut [u32], col: usize, v: &[u64]| {
+            for (pair, &x) in w[at(col)..].chunks_exact_mut(2).zip(v) {
+                (pair[0], pair[1]) = (x as u32, (x >> 32) as u32);
+            }
+        };
+        let time = |w: &mut [u32], c: &TimeColumn, bases_col: usize, col: usize| match c {
             TimeColumn::Compact { bases, offsets } => {
-                at[cols.0] = w.len();
-                bases.iter().for_each(|&b| push_u64(w, b));
-                at[cols.1] = w.len();
-                w.extend_from_slice(offsets);
+                put_u64(w, bases_col, bases);
+                put(w, col, offsets);
             }
-            TimeColumn::Wide(v) => {
-                (at[cols.0], at[cols.1]) = (w.len(), w.len());
-                bits |= wide;
-                v.iter().for_each(|&x| push_u64(w, x));
-            }
+            TimeColumn::Wide(v) => put_u64(w, col, v),
         };
-        time(
-            &mut w,
-            &self.start,
-            (COL_START_BASES, COL_START),
-            WIDE_START,
-        );
-        if cpu {
-            time(
-                &mut w,
-                &self.cpu_start,
-                (COL_CPU_BASES, COL_CPU_START),
-                WIDE_CPU_START,
-            );
-        }
-        let mut dur = |w: &mut Vec<u32>, d: &DurColumn, col: usize, wide: u8| {
-            at[col] = w.len();
-            match d {
-                DurColumn::Narrow(v) => w.extend_from_slice(v),
-                DurColumn::Wide(v) => {
-                    bits |= wide;
-                    v.iter().for_each(|&x| push_u64(w, x));
-                }
-            }
+        let dur = |w: &mut [u32], d: &DurColumn, col: usize| match d {
+            DurColumn::Narrow(v) => put(w, col, v),
+            DurColumn::Wide(v) => put_u64(w, col, v),
         };
-        dur(&mut w, &self.dur, COL_DUR, WIDE_DUR);
+        put(&mut w, COL_METHOD, &self.method);
+        put(&mut w, COL_FIRST_CHILD, &self.first_child);
+        dur(&mut w, &self.dur, COL_DUR);
+        time(&mut w, &self.start, COL_START_BASES, COL_START);
         if cpu {
-            dur(&mut w, &self.cpu_dur, COL_CPU_DUR, WIDE_CPU_DUR);
-            bits |= HAS_CPU;
+            dur(&mut w, &self.cpu_dur, COL_CPU_DUR);
+            time(&mut w, &self.cpu_start, COL_CPU_BASES, COL_CPU_START);
         }
-        at[COL_METHOD] = w.len();
-        w.extend_from_slice(&self.method);
-        at[COL_FIRST_CHILD] = w.len();
-        w.extend_from_slice(&self.first_child);
-        debug_assert_eq!(w.len(), w.capacity());
-        debug_assert_eq!(w.len(), lane_words(bits, n));
-        debug_assert!(
-            (0..8).all(|col| at[col] == column_at(bits, n, col)
-                || (bits & HAS_CPU == 0 && col >= COL_CPU_BASES)),
-            "columns where the layout puts them"
-        );
         Lane {
             words: w.into_boxed_slice(),
             len: n,
@@ -598,6 +565,7 @@ impl LaneBuilder {
                 len: n,
                 bits,
             },
+            at: std::array::from_fn(|col| column_at(bits, n, col)),
             filled: 0,
             cpu,
             spilled: None,
@@ -624,10 +592,10 @@ impl LaneBuilder {
     /// Writes a call into the packed layout, if it fits there.
     #[inline(always)]
     fn push_packed(&mut self, call: &Call, first_child: u32) -> bool {
-        let (i, p) = (self.filled, &mut self.packed);
+        let (i, at, p) = (self.filled, &self.at, &mut self.packed);
         let fits_time = |p: &Lane, bases: usize, t: u64| {
             i % BLOCK_LEN == 0
-                || t.checked_sub(p.u64_at(p.at(bases) + 2 * (i >> BLOCK_SHIFT)))
+                || t.checked_sub(p.u64_at(at[bases] + 2 * (i >> BLOCK_SHIFT)))
                     .is_some_and(|d| d <= u32::MAX as u64)
         };
         let cpu_fits = match call.cpu {
@@ -642,20 +610,20 @@ impl LaneBuilder {
             return false;
         }
         let put_time = |p: &mut Lane, bases: usize, col: usize, t: u64| {
-            let b = p.at(bases) + 2 * (i >> BLOCK_SHIFT);
+            let b = at[bases] + 2 * (i >> BLOCK_SHIFT);
             if i % BLOCK_LEN == 0 {
                 (p.words[b], p.words[b + 1]) = (t as u32, (t >> 32) as u32);
             }
             let base = p.u64_at(b);
-            p.words[p.at(col) + i] = (t - base) as u32;
+            p.words[at[col] + i] = (t - base) as u32;
         };
         put_time(p, COL_START_BASES, COL_START, call.start);
-        p.words[p.at(COL_DUR) + i] = call.dur as u32;
-        p.words[p.at(COL_METHOD) + i] = call.flags.pack(call.method);
-        p.words[p.at(COL_FIRST_CHILD) + i] = first_child;
+        p.words[at[COL_DUR] + i] = call.dur as u32;
+        p.words[at[COL_METHOD] + i] = call.flags.pack(call.method);
+        p.words[at[COL_FIRST_CHILD] + i] = first_child;
         if let Some((s, d)) = call.cpu {
             put_time(p, COL_CPU_BASES, COL_CPU_START, s);
-            p.words[p.at(COL_CPU_DUR) + i] = d as u32;
+            p.words[at[COL_CPU_DUR] + i] = d as u32;
         }
         self.filled += 1;
         true

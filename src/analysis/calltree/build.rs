@@ -2,10 +2,16 @@
 //! calls clipped to the time range, the per-thread trees merged and frozen into a [`CallTree`].
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::{CallTree, NO_PARENT, RawTree, TreeKind, TreeOptions};
 use crate::trace::{Clock, Lane, Thread, TickRange, Trace};
+
+/// The hash of a node's `(parent, method)` key in [`RawTree`]'s index.
+#[inline]
+fn node_hash(key: u64) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
 
 impl RawTree {
     pub(super) fn new() -> Self {
@@ -15,7 +21,7 @@ impl RawTree {
             inclusive: vec![0],
             exclusive: vec![0],
             calls: vec![0],
-            index: FxHashMap::default(),
+            index: hashbrown::HashTable::new(),
             last: (u64::MAX, 0),
         }
     }
@@ -26,16 +32,28 @@ impl RawTree {
         if self.last.0 == key {
             return self.last.1;
         }
-        let len = self.parent.len() as u32;
-        let id = *self.index.entry(key).or_insert(len);
+        let hash = node_hash(key);
+        let (parents, methods) = (&self.parent, &self.method);
+        let found = self.index.find(hash, |&n| {
+            parents[n as usize] == parent && methods[n as usize] == method
+        });
+        let id = match found {
+            Some(&id) => id,
+            None => {
+                let id = self.parent.len() as u32;
+                self.parent.push(parent);
+                self.method.push(method);
+                self.inclusive.push(0);
+                self.exclusive.push(0);
+                self.calls.push(0);
+                let (parents, methods) = (&self.parent, &self.method);
+                self.index.insert_unique(hash, id, |&n| {
+                    node_hash((parents[n as usize] as u64) << 32 | methods[n as usize] as u64)
+                });
+                id
+            }
+        };
         self.last = (key, id);
-        if id == len {
-            self.parent.push(parent);
-            self.method.push(method);
-            self.inclusive.push(0);
-            self.exclusive.push(0);
-            self.calls.push(0);
-        }
         id
     }
 
@@ -62,7 +80,9 @@ impl RawTree {
 
     /// Reorders the nodes into preorder with children by inclusive time (largest first; ties
     /// by method id for a deterministic order).
-    pub(super) fn finish_signed(self, kind: TreeKind, options: TreeOptions) -> CallTree {
+    pub(super) fn finish_signed(mut self, kind: TreeKind, options: TreeOptions) -> CallTree {
+        // No more lookups: the index goes before the new columns are made.
+        self.index = hashbrown::HashTable::new();
         let n = self.parent.len();
         // Children lists as one flat array (CSR): kids_of(p) = kids[start[p]..start[p + 1]].
         let mut start = vec![0u32; n + 1];
@@ -106,31 +126,37 @@ impl RawTree {
                 stack.pop();
             }
         }
-        let mut tree = CallTree {
+        drop((start, fill, kids, stack));
+        // Each column in preorder, the raw one freed once copied: a tree of a million nodes
+        // does not hold both trees whole at once.
+        let in_order = |v: &[u64]| -> Vec<u64> { order.iter().map(|&o| v[o as usize]).collect() };
+        let parent = (order.iter())
+            .map(|&o| match self.parent[o as usize] {
+                NO_PARENT => NO_PARENT,
+                p => new_index[p as usize],
+            })
+            .collect();
+        drop((new_index, std::mem::take(&mut self.parent)));
+        let method = order.iter().map(|&o| self.method[o as usize]).collect();
+        self.method = Vec::new();
+        let inclusive = in_order(&self.inclusive);
+        self.inclusive = Vec::new();
+        let exclusive = (order.iter())
+            .map(|&o| self.exclusive[o as usize].max(0) as u64)
+            .collect();
+        self.exclusive = Vec::new();
+        let calls = in_order(&self.calls);
+        CallTree {
             kind,
             options,
-            parent: Vec::with_capacity(n),
-            method: Vec::with_capacity(n),
+            parent,
+            method,
             depth,
             subtree_end,
-            inclusive: Vec::with_capacity(n),
-            exclusive: Vec::with_capacity(n),
-            calls: Vec::with_capacity(n),
-        };
-        for &old in &order {
-            let old = old as usize;
-            let p = self.parent[old];
-            tree.parent.push(if p == NO_PARENT {
-                NO_PARENT
-            } else {
-                new_index[p as usize]
-            });
-            tree.method.push(self.method[old]);
-            tree.inclusive.push(self.inclusive[old]);
-            tree.exclusive.push(self.exclusive[old].max(0) as u64);
-            tree.calls.push(self.calls[old]);
+            inclusive,
+            exclusive,
+            calls,
         }
-        tree
     }
 }
 

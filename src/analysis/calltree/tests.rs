@@ -226,7 +226,8 @@ fn flame_layout_nests_children_inside_parents() {
     let tree = CallTree::top_down(&trace, TreeOptions::new(Clock::Wall));
     let rects = tree.flame_layout();
     assert_eq!(rects.len(), tree.len() - 1);
-    let by_node: FxHashMap<u32, FlameRect> = rects.iter().map(|r| (r.node.0, *r)).collect();
+    let by_node: rustc_hash::FxHashMap<u32, FlameRect> =
+        rects.iter().map(|r| (r.node.0, *r)).collect();
     for r in &rects {
         match tree.parent(r.node) {
             Some(p) if p != NodeId::ROOT => {
