@@ -413,7 +413,7 @@ fn compensate_thread(
     let t = Thread {
         raw_id: thread.raw_id,
         name: thread.name.clone(),
-        lanes: w.out.into_iter().map(LaneBuilder::finish).collect(),
+        lanes: LaneBuilder::finish_all(w.out),
         axis_range,
         cpu_range: range(thread.cpu_range, &w.cc),
         event_count: thread.event_count,

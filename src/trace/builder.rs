@@ -16,8 +16,8 @@ use super::nesting::{
     stream_diagnostics,
 };
 use super::{
-    ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instants, Lane, Location,
-    Method, MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
+    ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instants, Location, Method,
+    MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -633,10 +633,7 @@ fn build_thread(
             && lanes.len() <= cap.min(MAX_DEPTH),
         "lane sizes predicted by pass 1"
     );
-    thread.lanes = lanes
-        .into_iter()
-        .map(LaneBuilder::finish)
-        .collect::<Vec<Lane>>();
+    thread.lanes = LaneBuilder::finish_all(lanes);
     thread.axis_range = Some((first_a, last_a));
     thread.cpu_range = has_cpu.then_some((first_c, last_c));
     diags

@@ -254,7 +254,7 @@ pub(crate) fn rewrite_thread(thread: &Thread, rule: &Rule, n_methods: usize) -> 
             }
         }
     }
-    let mut lanes: Vec<Lane> = out.into_iter().map(LaneBuilder::finish).collect();
+    let mut lanes: Vec<Lane> = LaneBuilder::finish_all(out);
     while lanes.last().is_some_and(Lane::is_empty) {
         lanes.pop();
     }
