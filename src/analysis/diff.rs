@@ -370,7 +370,10 @@ impl RunTotals {
                     .collect();
                 drop(ranks);
                 keyed.par_sort_unstable();
-                keyed.into_iter().map(|k| k.2).collect()
+                // Collected in place, the indices would keep the 24-byte keys' room.
+                let mut order: Vec<u32> = keyed.into_iter().map(|k| k.2).collect();
+                order.shrink_to_fit();
+                order
             }
             RunKeys::Owned(_) => {
                 let mut order: Vec<u32> = (0..methods.len() as u32).collect();

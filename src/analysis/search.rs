@@ -467,7 +467,10 @@ pub fn sorted_order(
         })
         .collect();
     keyed.par_sort_unstable();
-    keyed.into_iter().map(|(_, _, i)| i).collect()
+    // Collected in place, the indices would keep the 24-byte keys' room: given back.
+    let mut order: Vec<u32> = keyed.into_iter().map(|(_, _, i)| i).collect();
+    order.shrink_to_fit();
+    order
 }
 
 #[cfg(test)]

@@ -37,7 +37,8 @@ impl Ranking {
     /// The rank order of `profile`, a profile of `trace`.
     pub(crate) fn of(trace: &Trace, profile: &Profile) -> Self {
         let (toplevel, index) = crate::report::profile_text::indices(trace, profile);
-        let index: Vec<u32> = index.into_iter().map(|i| i as u32).collect();
+        let mut index: Vec<u32> = index.into_iter().map(|i| i as u32).collect();
+        index.shrink_to_fit();
         let mut ranked: Vec<MethodId> = (0..trace.methods.len() as u32)
             .map(MethodId)
             .filter(|&m| profile.method(m).total_calls() > 0)

@@ -193,7 +193,9 @@ impl<'a> TextRanks<'a> {
             }
             rank[id as usize] = r;
         }
-        let sorted: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
+        // Collected in place, the ids would keep the 16-byte pairs' room: given back.
+        let mut sorted: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
+        sorted.shrink_to_fit();
         TextRanks {
             strings,
             sorted,

@@ -160,7 +160,7 @@ pub fn finish(
     sinks: Vec<SampleSinks>,
     prepare: impl FnOnce(&mut crate::trace::Trace),
 ) -> RunSamples {
-    let (mut trace, _) = b.finish_events();
+    let mut trace = b.finish_without_calls();
     prepare(&mut trace);
     let mut raw = Vec::with_capacity(sinks.iter().map(|s| s.raw.len()).sum());
     let mut total_ticks = 0;

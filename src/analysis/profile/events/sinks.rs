@@ -235,7 +235,7 @@ pub fn profile_sinks(
     b: Builder,
     sinks: Vec<ProfileSinks>,
 ) -> (Trace, Profile) {
-    let (mut trace, _) = b.finish_events();
+    let mut trace = b.finish_without_calls();
     let clock = factory.clock_for(trace.clock);
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
