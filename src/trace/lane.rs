@@ -693,6 +693,51 @@ mod tests {
         assert_eq!(c.get(v.len()), u64::MAX / 2);
     }
 
+    /// The column table against the layout written out by hand, for every bits value: the
+    /// columns in their order without gaps or overlaps, the lane's words their sum. A lane is
+    /// 32 bytes, and the lanes finished from builders (4 times their size) are a list of
+    /// their exact length, not the builders' room collected in place.
+    #[test]
+    fn columns_follow_one_another_and_lanes_are_listed_at_their_size() {
+        for bits in 0..32u8 {
+            let cpu = bits & HAS_CPU != 0;
+            for n in [0usize, 1, 1023, 1024, 1025, 5000] {
+                let blocks = n.div_ceil(BLOCK_LEN);
+                let width = |flag: u8| if bits & flag != 0 { 2 * n } else { n };
+                let bases = |flag: u8| if bits & flag != 0 { 0 } else { 2 * blocks };
+                let mut sizes = vec![
+                    (COL_METHOD, n),
+                    (COL_FIRST_CHILD, n),
+                    (COL_DUR, width(WIDE_DUR)),
+                ];
+                if cpu {
+                    sizes.push((COL_CPU_DUR, width(WIDE_CPU_DUR)));
+                }
+                sizes.push((COL_START, width(WIDE_START)));
+                if cpu {
+                    sizes.push((COL_CPU_START, width(WIDE_CPU_START)));
+                }
+                sizes.push((COL_START_BASES, bases(WIDE_START)));
+                if cpu {
+                    sizes.push((COL_CPU_BASES, bases(WIDE_CPU_START)));
+                }
+                let mut at = 0;
+                for (col, size) in sizes {
+                    assert_eq!(column_at(bits, n, col), at, "bits {bits} n {n} col {col}");
+                    at += size;
+                }
+                assert_eq!(lane_words(bits, n), at, "bits {bits} n {n}");
+            }
+        }
+        assert_eq!(std::mem::size_of::<Lane>(), 32);
+        let builders: Vec<LaneBuilder> = (0..5)
+            .map(|n| LaneBuilder::with_capacity(n, true))
+            .collect();
+        assert!(std::mem::size_of::<LaneBuilder>() >= 2 * std::mem::size_of::<Lane>());
+        let lanes = LaneBuilder::finish_all(builders);
+        assert_eq!((lanes.len(), lanes.capacity()), (5, 5));
+    }
+
     /// A finished lane reads back every call pushed, with compact and wide columns of both
     /// clocks, over several blocks; its one allocation is the columns' exact size.
     #[test]
