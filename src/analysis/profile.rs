@@ -109,7 +109,11 @@ impl std::fmt::Debug for Edge {
 
 /// The profile of one method (or of `(toplevel)`). Times in trace ticks. Its callers and
 /// callees are in the profile's [`EdgeLists`] ([`Profile::edges`]).
+///
+/// Aligned as the workers' per-method sums, of the same size for one clock, so that a profile's
+/// rows are written over them ([`accumulate::Acc::into_profiles`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(align(32))]
 pub struct MethodProfile {
     /// Time inside outermost activations (recursive calls add nothing).
     pub inclusive: u64,

@@ -349,22 +349,25 @@ impl<const K: usize> Acc<K> {
     }
 
     pub(super) fn into_profiles(self, clocks: [Clock; K], totals: [u64; K]) -> [Profile; K] {
+        let row = |k: usize| {
+            move |a: &MethodAcc<K>| MethodProfile {
+                inclusive: a.inclusive[k],
+                exclusive: a.exclusive[k],
+                top_exclusive: a.top_exclusive[k],
+                calls: a.calls[0],
+                recursive_calls: a.calls[1],
+            }
+        };
         let mut profiles: [Profile; K] = std::array::from_fn(|k| {
             let top_exclusive = totals[k].saturating_sub(self.exclusive_sum[k]);
             Profile {
                 clock: clocks[k],
                 total_time: totals[k],
-                methods: self
-                    .methods
-                    .iter()
-                    .map(|a| MethodProfile {
-                        inclusive: a.inclusive[k],
-                        exclusive: a.exclusive[k],
-                        top_exclusive: a.top_exclusive[k],
-                        calls: a.calls[0],
-                        recursive_calls: a.calls[1],
-                    })
-                    .collect(),
+                // The last clock's rows are written over the sums below.
+                methods: match k + 1 < K {
+                    true => self.methods.iter().map(row(k)).collect(),
+                    false => Vec::new(),
+                },
                 toplevel: MethodProfile {
                     inclusive: totals[k],
                     exclusive: top_exclusive,
@@ -374,10 +377,13 @@ impl<const K: usize> Acc<K> {
                 edge_lists: EdgeLists::default(),
             }
         });
-
-        // The sums are copied out: freed before the edge lists, the peak of a profile of
-        // millions of methods, are made.
-        drop(self.methods);
+        // In place (a method's rows and its sums are both 32-byte aligned): the sums are not
+        // alive beside the last profile, the peak of a profile of millions of methods, nor
+        // beside the edge lists made next.
+        let last = row(K - 1);
+        let mut rows: Vec<MethodProfile> = self.methods.into_iter().map(|a| last(&a)).collect();
+        rows.shrink_to_fit();
+        profiles[K - 1].methods = rows;
         if self.keeps_edges {
             let mut edges = self.edges.into_unmerged();
             edges.extend(self.spilled);
@@ -489,5 +495,35 @@ fn fill_edges<const K: usize>(
                 *slot = Edge::new(Some(MethodId(child)), calls, t);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last clock's rows are written over the workers' sums, not beside them: a profile of
+    /// a million methods would otherwise hold its 32 MB of sums and 32 MB of rows at once.
+    #[test]
+    fn the_last_profile_is_written_over_the_sums() {
+        for detail in [Detail::Totals, Detail::Edges] {
+            let mut acc = Acc::<1>::for_detail(1000, false, detail);
+            acc.sums(7).inclusive = [5];
+            acc.sums(7).calls = [2, 1];
+            let sums = acc.methods.as_ptr() as usize;
+            let [p] = acc.into_profiles([Clock::Wall], [9]);
+            assert_eq!(p.methods.as_ptr() as usize, sums, "{detail:?}");
+            assert_eq!(p.methods.len(), 1000);
+            assert_eq!((p.methods[7].inclusive, p.methods[7].calls), (5, 2));
+            assert_eq!(p.methods[7].recursive_calls, 1);
+            assert_eq!(p.toplevel.inclusive, 9);
+        }
+        // Two clocks: the first is a copy, the second written over the 64-byte sums and
+        // shrunk to its length.
+        let mut acc = Acc::<2>::for_detail(1000, false, Detail::Totals);
+        acc.sums(3).exclusive = [4, 6];
+        let [a, b] = acc.into_profiles([Clock::Cpu, Clock::Wall], [10, 20]);
+        assert_eq!((a.methods[3].exclusive, b.methods[3].exclusive), (4, 6));
+        assert_eq!(b.methods.capacity(), 1000);
     }
 }
