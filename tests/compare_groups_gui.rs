@@ -54,7 +54,7 @@ fn some_method(opts: &GenOptions) -> String {
         .map(|k| (run.excl_of(k).len(), k))
         .filter(|&(n, _)| n >= 40)
         .min()
-        .map(|(_, k)| run.methods[k].full())
+        .map(|(_, k)| run.methods.key(k).full())
         .expect("a method called 40 times")
 }
 

@@ -50,7 +50,7 @@ fn medium_method(runs: &[RunSamples]) -> String {
         .collect();
     by_calls.sort();
     let (_, k) = by_calls.first().expect("some method is called 60 times");
-    r.methods[*k].full()
+    r.methods.key(*k).full()
 }
 
 fn flagged(cmp: &Comparison) -> usize {
@@ -69,7 +69,7 @@ fn slow_adds_the_time_to_every_call_and_its_callers() {
     }];
     let slowed = run(3, 200_000, &slow);
     let k = (0..base.methods.len())
-        .find(|&k| base.methods[k].full() == target)
+        .find(|&k| base.methods.key(k).full() == target)
         .unwrap();
     // Same walk, same calls in the same order: exactly +2000 µs of exclusive CPU time per call
     // for the slowed method, nothing for any other.

@@ -14,9 +14,7 @@ use serde::Serialize;
 use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::{Clock, Method, MethodId, StrId, StringTable, TextRanks, Trace};
 
-/// What a method is matched by. The strings are shared: the keys of one trace made by a
-/// [`KeyMaker`] hold each distinct class, name and signature once (a diff of a million methods
-/// in a few classes would otherwise hold a million copies of each class name per run).
+/// What a method is matched by (the keys of a trace's many methods: [`MethodNames`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct MethodKey {
     pub class: Arc<str>,
@@ -29,6 +27,7 @@ impl MethodKey {
     pub(crate) const TOPLEVEL_CLASS: &'static str = "(toplevel)";
     pub(crate) const UNKNOWN_CLASS: &'static str = "(unknown)";
 
+    #[cfg(test)]
     pub(crate) fn pseudo(class: &str) -> Self {
         MethodKey {
             class: class.into(),
@@ -47,22 +46,9 @@ impl MethodKey {
     }
 
     /// The key of a trace method; the reader's `(unknown)` placeholder becomes the pseudo-method.
-    /// (Keys of many methods of one trace: [`KeyMaker`], which shares their strings.)
+    /// (Keys of many methods of one trace: [`MethodNames`].)
     pub(crate) fn of(trace: &Trace, m: MethodId) -> Self {
-        Self::of_with(trace, m, |id| trace.str(id).into())
-    }
-
-    /// The key of a trace method with its strings made by `text`.
-    fn of_with(trace: &Trace, m: MethodId, mut text: impl FnMut(StrId) -> Arc<str>) -> Self {
-        let meth = trace.method(m);
-        if KeyParts::is_unknown_placeholder(trace, m) {
-            return Self::pseudo(Self::UNKNOWN_CLASS);
-        }
-        MethodKey {
-            class: text(meth.class),
-            name: Some(text(meth.name)),
-            signature: text(meth.signature),
-        }
+        KeyParts::of(trace, m).into()
     }
 
     /// `class.name` as dmtracedump prints it (`(null)` for a pseudo-method's name).
@@ -133,15 +119,19 @@ impl<'a> KeyParts<'a> {
     /// [`KeyParts::of`] method `m` of a trace's `strings` and `methods`.
     pub(crate) fn of_names(strings: &'a StringTable, methods: &'a [Method], m: u32) -> Self {
         let meth = &methods[m as usize];
-        let class = strings.get(meth.class);
-        let name = strings.get(meth.name);
+        Self::of_ids(strings, meth.class, meth.name, meth.signature)
+    }
+
+    /// The parts of the key of a method of this class, name and signature in `strings`.
+    fn of_ids(strings: &'a StringTable, class: StrId, name: StrId, signature: StrId) -> Self {
+        let (class, name) = (strings.get(class), strings.get(name));
         if is_placeholder(class, name) {
             return Self::pseudo(MethodKey::UNKNOWN_CLASS);
         }
         KeyParts {
             class,
             name: Some(name),
-            signature: strings.get(meth.signature),
+            signature: strings.get(signature),
         }
     }
 
@@ -192,35 +182,67 @@ impl<'a> KeyParts<'a> {
     }
 }
 
-/// Makes the keys of one trace's methods, each distinct string once: every key with a given
-/// class, name or signature shares one `Arc<str>` of it.
-pub(crate) struct KeyMaker<'t> {
-    trace: &'t Trace,
-    /// The shared text of each string id met so far.
-    texts: Vec<Option<Arc<str>>>,
+/// The keys of one trace's methods, without a [`MethodKey`] each: the trace's string table
+/// (shared with it) and each method's class, name and signature ids, 12 bytes a method. A
+/// comparison of runs of a million methods held ≈ 80 bytes a method per run in keys.
+#[derive(Clone, Debug, Default)]
+pub struct MethodNames {
+    strings: Arc<StringTable>,
+    ids: Vec<[StrId; 3]>,
 }
 
-impl<'t> KeyMaker<'t> {
-    pub(crate) fn new(trace: &'t Trace) -> Self {
-        KeyMaker {
-            trace,
-            texts: Vec::new(),
+impl MethodNames {
+    /// The keys of `trace`'s methods, by `MethodId`.
+    pub fn of(trace: &Trace) -> Self {
+        MethodNames {
+            strings: trace.strings.clone(),
+            ids: (trace.methods.iter())
+                .map(|m| [m.class, m.name, m.signature])
+                .collect(),
         }
     }
 
-    fn text(&mut self, id: StrId) -> Arc<str> {
-        if id.index() >= self.texts.len() {
-            self.texts.resize(id.index() + 1, None);
+    /// Keys of their own (tests), in a table made for them; a pseudo-method's key must be
+    /// `(unknown)`'s, the only one a trace's methods can make.
+    #[cfg(test)]
+    pub(crate) fn from_keys(keys: &[MethodKey]) -> Self {
+        let mut strings = StringTable::default();
+        let ids = (keys.iter())
+            .map(|k| {
+                assert!(k.name.is_some() || &*k.class == MethodKey::UNKNOWN_CLASS);
+                [&*k.class, k.name.as_deref().unwrap_or(""), &*k.signature]
+                    .map(|t| strings.intern(t))
+            })
+            .collect();
+        MethodNames {
+            strings: Arc::new(strings),
+            ids,
         }
-        self.texts[id.index()]
-            .get_or_insert_with(|| self.trace.str(id).into())
-            .clone()
     }
 
-    /// The key of method `m` ([`MethodKey::of`]).
-    pub(crate) fn key(&mut self, m: MethodId) -> MethodKey {
-        let trace = self.trace;
-        MethodKey::of_with(trace, m, |id| self.text(id))
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Method `m`'s key, borrowed ([`KeyParts::of`]).
+    pub(crate) fn parts(&self, m: usize) -> KeyParts<'_> {
+        let [class, name, signature] = self.ids[m];
+        KeyParts::of_ids(&self.strings, class, name, signature)
+    }
+
+    /// Method `m`'s key ([`MethodKey::of`]).
+    pub fn key(&self, m: usize) -> MethodKey {
+        self.parts(m).into()
+    }
+}
+
+impl PartialEq for MethodNames {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && (0..self.len()).all(|m| self.parts(m) == other.parts(m))
     }
 }
 

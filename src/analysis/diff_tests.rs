@@ -19,30 +19,30 @@ fn t(incl: u64, excl: u64, calls: u32) -> Totals {
     }
 }
 
-/// A [`KeyMaker`]'s keys are [`MethodKey::of`]'s, each distinct string held once; the
-/// reader's `(unknown)` placeholder is the pseudo-method.
+/// [`MethodNames`]' keys are [`MethodKey::of`]'s, read from the trace's own string table; the
+/// reader's `(unknown)` placeholder is the pseudo-method; tables of equal keys are equal.
 #[test]
-fn key_maker_shares_each_string() {
+fn method_names_are_the_traces_keys() {
     let mut b = crate::trace::Builder::new("test");
     b.add_method(4, "a.C", "m", "()V", None, None);
     b.add_method(8, "a.C", "n", "()V", None, None);
     b.add_method(12, "b.D", "m", "(I)V", None, None);
     b.add_method(16, MethodKey::UNKNOWN_CLASS, "", "", None, None);
     let trace = b.finish();
-    let mut keys = KeyMaker::new(&trace);
-    let k: Vec<MethodKey> = (0..4).map(|m| keys.key(MethodId(m))).collect();
+    let names = MethodNames::of(&trace);
+    assert_eq!(names.len(), 4);
+    let k: Vec<MethodKey> = (0..4).map(|m| names.key(m)).collect();
     for (m, key) in k.iter().enumerate() {
         assert_eq!(*key, MethodKey::of(&trace, MethodId(m as u32)));
     }
     assert_eq!(k[0], MethodKey::new("a.C", "m", "()V"));
     assert_eq!(k[3], MethodKey::pseudo(MethodKey::UNKNOWN_CLASS));
-    assert!(Arc::ptr_eq(&k[0].class, &k[1].class));
-    assert!(Arc::ptr_eq(&k[0].signature, &k[1].signature));
-    assert!(Arc::ptr_eq(
-        k[0].name.as_ref().unwrap(),
-        k[2].name.as_ref().unwrap()
-    ));
-    assert!(!Arc::ptr_eq(&k[0].class, &k[2].class));
+    assert!(Arc::ptr_eq(&names.strings, &trace.strings));
+    assert_eq!(MethodNames::from_keys(&k), names);
+    assert_ne!(MethodNames::from_keys(&k[..3]), names);
+    let mut other = k.clone();
+    other.swap(0, 1);
+    assert_ne!(MethodNames::from_keys(&other), names);
 }
 
 #[test]

@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::analysis::diff::MethodKey;
 use crate::analysis::regress::budget::Verdict;
 use crate::analysis::regress::paths::PATH_SHOWN_BYTES;
 use crate::analysis::regress::samples::Keying;
@@ -278,7 +277,7 @@ fn row_json(r: &Row, rank: Option<usize>, tps: u64) -> Value {
         RowKey::Method(k) => json!({"method": k.full(), "class": k.class, "name": k.name,
                                     "signature": k.signature}),
         RowKey::Path(p) => {
-            let (names, omitted) = p.innermost(PATH_SHOWN_BYTES, MethodKey::full);
+            let (names, omitted) = p.innermost(PATH_SHOWN_BYTES, |k| k.full());
             if omitted > 0 {
                 json!({"path": names, "path_omitted": omitted})
             } else {

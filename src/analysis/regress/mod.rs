@@ -34,7 +34,7 @@ pub mod samples;
 pub mod sinks;
 pub mod stats;
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -42,7 +42,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use crate::analysis::diff::MethodKey;
+use crate::analysis::diff::{KeyParts, MethodKey, MethodNames};
 use budget::Threshold;
 use paths::{PathKey, PathTable};
 use samples::{Keying, RunSamples};
@@ -104,7 +104,7 @@ impl RowKey {
         match self {
             RowKey::Method(k) => k.dotted(),
             RowKey::Path(p) => {
-                let (names, omitted) = p.innermost(paths::PATH_SHOWN_BYTES, MethodKey::dotted);
+                let (names, omitted) = p.innermost(paths::PATH_SHOWN_BYTES, |k| k.dotted());
                 let names = names.join(" > ");
                 if omitted > 0 {
                     let callers = if omitted == 1 { "caller" } else { "callers" };
@@ -355,7 +355,7 @@ struct Matched {
 /// The global keys: methods, or the nodes of one path tree.
 #[derive(Clone, Debug)]
 enum Keys {
-    Methods(Vec<MethodKey>),
+    Methods(GlobalMethods),
     Paths(Arc<PathTable>),
 }
 
@@ -368,54 +368,81 @@ impl Keys {
     }
     fn key(&self, g: usize) -> RowKey {
         match self {
-            Keys::Methods(m) => RowKey::Method(m[g].clone()),
+            Keys::Methods(m) => RowKey::Method(m.parts(g).into()),
             Keys::Paths(t) => RowKey::Path(PathKey::new(t.clone(), g as u32)),
         }
     }
 }
 
-/// The runs' keys matched: each run's methods' global keys, and the global keys (the first
-/// run's key of each). `owned`: the runs' method keys handed over (their `methods` are then
-/// empty), moved into the global list or dropped as they match, not copied.
-fn match_keys(runs: &[&RunSamples], owned: Option<Vec<Vec<MethodKey>>>, keying: Keying) -> Matched {
-    // The global keys, and their places in `methods` by hash (4 bytes a key: a map of keys of
-    // its own took 57 bytes a slot, and its growth from a million keys 180 MB), sized once for
-    // the largest run.
-    let largest = match &owned {
-        Some(keys) => keys.iter().map(Vec::len).max(),
-        None => runs.iter().map(|r| r.methods.len()).max(),
+/// The methods of a comparison, matched across its runs: each is the method of the first run
+/// that has it, read from that run's [`MethodNames`] (8 bytes a method; the tables are the
+/// runs', shared, and only those that some method is read from are kept).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GlobalMethods {
+    /// Per run, its names (empty for a run no method is read from).
+    tables: Vec<Arc<MethodNames>>,
+    /// Per method: (run, method of that run).
+    at: Vec<(u32, u32)>,
+}
+
+impl GlobalMethods {
+    fn len(&self) -> usize {
+        self.at.len()
     }
-    .unwrap_or(0);
-    let mut table: HashTable<u32> = HashTable::with_capacity(largest);
-    let mut methods: Vec<MethodKey> = Vec::with_capacity(largest);
-    let mut global_method = |k: std::borrow::Cow<MethodKey>| {
-        let hash = FxBuildHasher.hash_one(&*k);
-        if let Some(&g) = table.find(hash, |&g| methods[g as usize] == *k) {
-            return g;
+
+    pub(crate) fn parts(&self, g: usize) -> KeyParts<'_> {
+        let (run, m) = self.at[g];
+        self.tables[run as usize].parts(m as usize)
+    }
+
+    /// One run's methods in order (tests).
+    #[cfg(test)]
+    pub(crate) fn from_keys(keys: &[MethodKey]) -> Self {
+        GlobalMethods {
+            tables: vec![Arc::new(MethodNames::from_keys(keys))],
+            at: (0..keys.len() as u32).map(|m| (0, m)).collect(),
         }
-        let g = methods.len() as u32;
-        methods.push(k.into_owned());
-        table.insert_unique(hash, g, |&g| FxBuildHasher.hash_one(&methods[g as usize]));
-        g
-    };
-    let run_methods: Vec<Vec<u32>> = match owned {
-        Some(keys) => keys
-            .into_iter()
-            .map(|ks| {
-                ks.into_iter()
-                    .map(|k| global_method(Cow::Owned(k)))
-                    .collect()
-            })
-            .collect(),
-        None => runs
-            .iter()
-            .map(|r| {
-                (r.methods.iter())
-                    .map(|k| global_method(Cow::Borrowed(k)))
-                    .collect()
-            })
-            .collect(),
-    };
+    }
+}
+
+/// The runs' keys matched: each run's methods' global keys, and the global keys (the first
+/// run's key of each).
+fn match_keys(runs: &[&RunSamples], keying: Keying) -> Matched {
+    // The global methods' places by hash (4 bytes a method: a map of keys of its own took 57
+    // bytes a slot, and its growth from a million keys 180 MB), sized once for the largest run.
+    let largest = runs.iter().map(|r| r.methods.len()).max().unwrap_or(0);
+    let mut table: HashTable<u32> = HashTable::with_capacity(largest);
+    let mut at: Vec<(u32, u32)> = Vec::with_capacity(largest);
+    let parts = |(r, m): (u32, u32)| runs[r as usize].methods.parts(m as usize);
+    let run_methods: Vec<Vec<u32>> = (runs.iter().enumerate())
+        .map(|(r, run)| {
+            (0..run.methods.len())
+                .map(|m| {
+                    let k = run.methods.parts(m);
+                    let hash = FxBuildHasher.hash_one(k);
+                    if let Some(&g) = table.find(hash, |&g| parts(at[g as usize]) == k) {
+                        return g;
+                    }
+                    let g = at.len() as u32;
+                    at.push((r as u32, m as u32));
+                    let rehash = |&g: &u32| FxBuildHasher.hash_one(parts(at[g as usize]));
+                    table.insert_unique(hash, g, rehash);
+                    g
+                })
+                .collect()
+        })
+        .collect();
+    let mut read = vec![false; runs.len()];
+    for &(r, _) in &at {
+        read[r as usize] = true;
+    }
+    let tables = (runs.iter().zip(read))
+        .map(|(run, read)| match read {
+            true => run.methods.clone(),
+            false => Arc::default(),
+        })
+        .collect();
+    let methods = GlobalMethods { tables, at };
     drop(table);
     let (keys, to_global) = match keying {
         Keying::Methods => (Keys::Methods(methods), run_methods),
@@ -579,7 +606,7 @@ fn finish_row(row: &mut Row, s: &Summary) {
 /// keeping every row whole.
 pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) -> Comparison {
     let all: Vec<&RunSamples> = base.iter().chain(new).map(Borrow::borrow).collect();
-    compare_runs(&all, None, base.len(), options, true)
+    compare_runs(&all, base.len(), options, true)
 }
 
 /// [`compare`] with the runs handed over: rows are made when asked for ([`Comparison::row`])
@@ -588,24 +615,19 @@ pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) 
 pub fn compare_owned(base: Vec<RunSamples>, new: Vec<RunSamples>, options: &Options) -> Comparison {
     let nb = base.len();
     let mut runs: Vec<RunSamples> = base.into_iter().chain(new).collect();
-    // The keys are moved into the comparison's (the runs keep only their samples).
-    let keys = runs.iter_mut().map(|r| std::mem::take(&mut r.methods));
-    let keys = Some(keys.collect());
     let all: Vec<&RunSamples> = runs.iter().collect();
-    let mut cmp = compare_runs(&all, keys, nb, options, false);
+    let mut cmp = compare_runs(&all, nb, options, false);
     drop(all);
+    // The runs keep only their samples: the names that no global method is read from go.
+    for r in &mut runs {
+        r.methods = Arc::default();
+    }
     cmp.runs = runs;
     cmp
 }
 
-fn compare_runs(
-    all: &[&RunSamples],
-    owned_keys: Option<Vec<Vec<MethodKey>>>,
-    nb: usize,
-    options: &Options,
-    keep_rows: bool,
-) -> Comparison {
-    let matched = match_keys(all, owned_keys, options.keying);
+fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bool) -> Comparison {
+    let matched = match_keys(all, options.keying);
     let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
     // The keys with calls in either group.
     let calls = |g: usize, runs: std::ops::Range<usize>| {

@@ -5,7 +5,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::analysis::diff::MethodKey;
+use super::GlobalMethods;
+use crate::analysis::diff::KeyParts;
 
 /// No parent: a thread's root.
 const ROOT: u32 = u32::MAX;
@@ -13,7 +14,7 @@ const ROOT: u32 = u32::MAX;
 /// The paths of all runs of a comparison: node `i` is `(parent or ROOT, method)`, parents first.
 #[derive(Debug, Default)]
 pub struct PathTable {
-    methods: Vec<MethodKey>,
+    methods: GlobalMethods,
     nodes: Vec<(u32, u32)>,
     /// Methods on each node's path (1 for a root).
     depths: Vec<u32>,
@@ -26,7 +27,7 @@ pub const PATH_SHOWN_BYTES: usize = 8192;
 
 impl PathTable {
     /// A table of paths over `methods` (nodes added with [`PathTable::push`]).
-    pub(crate) fn new(methods: Vec<MethodKey>) -> Self {
+    pub(crate) fn new(methods: GlobalMethods) -> Self {
         PathTable {
             methods,
             nodes: Vec::new(),
@@ -53,12 +54,12 @@ impl PathTable {
     }
 
     /// The methods of node `node`, from the call up to the thread's root.
-    fn up(&self, node: u32) -> impl Iterator<Item = &MethodKey> + '_ {
+    fn up(&self, node: u32) -> impl Iterator<Item = KeyParts<'_>> + '_ {
         let mut at = node;
         std::iter::from_fn(move || {
             let &(parent, method) = self.nodes.get(at as usize)?;
             at = parent;
-            Some(&self.methods[method as usize])
+            Some(self.methods.parts(method as usize))
         })
     }
 }
@@ -77,14 +78,14 @@ impl PathKey {
     }
 
     /// The called method (the path's last).
-    pub fn last(&self) -> &MethodKey {
+    pub fn last(&self) -> KeyParts<'_> {
         let (_, method) = self.table.nodes[self.node as usize];
-        &self.table.methods[method as usize]
+        self.table.methods.parts(method as usize)
     }
 
     /// The methods from the thread's root down to the call.
-    pub fn methods(&self) -> Vec<&MethodKey> {
-        let mut v: Vec<&MethodKey> = self.table.up(self.node).collect();
+    pub fn methods(&self) -> Vec<KeyParts<'_>> {
+        let mut v: Vec<KeyParts> = self.table.up(self.node).collect();
         v.reverse();
         v
     }
@@ -100,12 +101,12 @@ impl PathKey {
     pub fn innermost(
         &self,
         max_bytes: usize,
-        name: impl Fn(&MethodKey) -> String,
+        name: impl Fn(&KeyParts) -> String,
     ) -> (Vec<String>, usize) {
         let mut names = Vec::new();
         let mut bytes = 0usize;
         for m in self.table.up(self.node) {
-            let n = name(m);
+            let n = name(&m);
             bytes = bytes.saturating_add(n.len());
             if bytes > max_bytes && !names.is_empty() {
                 break;
@@ -139,6 +140,11 @@ impl fmt::Debug for PathKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::diff::MethodKey;
+
+    fn parts<'a>(v: &[&'a MethodKey]) -> Vec<KeyParts<'a>> {
+        v.iter().map(|k| k.parts()).collect()
+    }
 
     fn key(class: &str, name: &str) -> MethodKey {
         MethodKey::new(class, name, "()V")
@@ -147,7 +153,7 @@ mod tests {
     #[test]
     fn paths_walk_their_parents_and_compare_by_methods() {
         let (a, b, c) = (key("A", "a"), key("B", "b"), key("C", "c"));
-        let mut t = PathTable::new(vec![a.clone(), b.clone(), c.clone()]);
+        let mut t = PathTable::new(GlobalMethods::from_keys(&[a.clone(), b.clone(), c.clone()]));
         let ra = t.push(None, 0);
         let ab = t.push(Some(ra), 1);
         let abc = t.push(Some(ab), 2);
@@ -155,15 +161,15 @@ mod tests {
         let bc = t.push(Some(rb), 2);
         let t = Arc::new(t);
         let p = |n| PathKey::new(t.clone(), n);
-        assert_eq!(p(abc).methods(), vec![&a, &b, &c]);
+        assert_eq!(p(abc).methods(), parts(&[&a, &b, &c]));
         assert_eq!(p(abc).depth(), 3);
-        assert_eq!(p(abc).last(), &c);
-        assert_eq!(p(bc).methods(), vec![&b, &c]);
-        assert_eq!(p(ra).methods(), vec![&a]);
+        assert_eq!(p(abc).last(), c.parts());
+        assert_eq!(p(bc).methods(), parts(&[&b, &c]));
+        assert_eq!(p(ra).methods(), parts(&[&a]));
         assert_ne!(p(abc), p(bc));
         assert_eq!(p(abc), p(abc));
         // The same path in another table (methods in another order) is equal; a prefix is not.
-        let mut u = PathTable::new(vec![c.clone(), b.clone(), a.clone()]);
+        let mut u = PathTable::new(GlobalMethods::from_keys(&[c.clone(), b.clone(), a.clone()]));
         let ua = u.push(None, 2);
         let uab = u.push(Some(ua), 1);
         let uabc = u.push(Some(uab), 0);
@@ -171,7 +177,7 @@ mod tests {
         assert_eq!(PathKey::new(u.clone(), uabc), p(abc));
         assert_ne!(PathKey::new(u.clone(), uab), p(abc));
         assert_ne!(PathKey::new(u.clone(), uabc), p(ab));
-        assert_eq!(format!("{:?}", p(ab)), format!("{:?}", [&a, &b]));
+        assert_eq!(format!("{:?}", p(ab)), format!("{:?}", parts(&[&a, &b])));
     }
 
     /// Against the whole path: the shown names are its longest suffix that fits (at least
@@ -179,7 +185,7 @@ mod tests {
     #[test]
     fn innermost_names_are_the_longest_suffix_that_fits() {
         let methods: Vec<MethodKey> = (0..7).map(|i| key(&"C".repeat(i * 3 + 1), "m")).collect();
-        let mut t = PathTable::new(methods);
+        let mut t = PathTable::new(GlobalMethods::from_keys(&methods));
         let mut node = None;
         let mut nodes = Vec::new();
         for i in 0..60u32 {
@@ -192,7 +198,7 @@ mod tests {
             let all: Vec<String> = p.methods().iter().map(|k| k.full()).collect();
             assert_eq!(p.depth(), all.len());
             for max in [0usize, 5, 17, 40, 200, 10_000] {
-                let (names, omitted) = p.innermost(max, MethodKey::full);
+                let (names, omitted) = p.innermost(max, |k| k.full());
                 let mut keep = 0;
                 let mut bytes = 0;
                 for name in all.iter().rev() {

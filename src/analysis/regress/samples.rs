@@ -16,7 +16,9 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use crate::analysis::diff::{KeyMaker, MethodKey};
+use std::sync::Arc;
+
+use crate::analysis::diff::MethodNames;
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, ClockMode, MethodId, Trace};
 
@@ -39,8 +41,8 @@ pub struct PathNode {
 /// The samples of one run.
 #[derive(Clone, Debug, Default)]
 pub struct RunSamples {
-    /// The run's methods by `MethodId` (empty once [`super::compare_owned`] has taken them).
-    pub methods: Vec<MethodKey>,
+    /// The run's methods by `MethodId` (empty once [`super::compare_owned`] has matched them).
+    pub methods: Arc<MethodNames>,
     /// With [`Keying::Paths`], the path of each key (parents before children).
     pub nodes: Vec<PathNode>,
     pub excl_at: Vec<usize>,
@@ -119,11 +121,8 @@ pub(crate) fn clamp(t: u64) -> u32 {
 /// that clock counts as 0).
 pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
     let method_count = trace.methods.len();
-    let mut keys = KeyMaker::new(trace);
     let mut run = RunSamples {
-        methods: (0..method_count)
-            .map(|m| keys.key(MethodId(m as u32)))
-            .collect(),
+        methods: Arc::new(MethodNames::of(trace)),
         ticks_per_sec: trace.ticks_per_sec,
         ..RunSamples::default()
     };

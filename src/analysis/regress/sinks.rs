@@ -15,7 +15,7 @@
 use super::samples::{NOT_OUTERMOST, RunSamples, clamp, fill};
 use crate::trace::builder::TimeReader;
 use crate::trace::nesting::{ExitKind, OnStack, StackCounts, classify_exit};
-use crate::trace::{Builder, Clock, ClockMode, MethodId, RecordSink, SinkFactory};
+use crate::trace::{Builder, Clock, ClockMode, RecordSink, SinkFactory};
 
 /// Makes [`SampleSinks`] for `clock` (None: the trace's primary clock, thread CPU where it has
 /// one). Per method only; call paths take the model path.
@@ -174,11 +174,8 @@ pub fn finish(
     }
     let method_count = trace.methods.len();
     raw.retain(|r| (r.0 as usize) < method_count);
-    let mut keys = crate::analysis::diff::KeyMaker::new(&trace);
     let mut run = RunSamples {
-        methods: (0..method_count)
-            .map(|m| keys.key(MethodId(m as u32)))
-            .collect(),
+        methods: std::sync::Arc::new(crate::analysis::diff::MethodNames::of(&trace)),
         total_ticks,
         ticks_per_sec: trace.ticks_per_sec,
         ..RunSamples::default()

@@ -232,10 +232,10 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
         let key = &row.key;
         st.selected = Some(key.clone());
         let method = match key {
-            RowKey::Method(m) => Some(m),
-            RowKey::Path(p) => Some(p.last()),
+            RowKey::Method(m) => m.clone(),
+            RowKey::Path(p) => p.last().into(),
         };
-        if let Some(m) = method.and_then(|m| super::compare::method_in(&ctx.doc.trace, m)) {
+        if let Some(m) = super::compare::method_in(&ctx.doc.trace, &method) {
             ctx.send(Msg::SelectMethod(Some(m)));
         }
     }
