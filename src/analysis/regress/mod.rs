@@ -232,9 +232,11 @@ struct Summary {
     /// Per metric (exclusive, inclusive): whether the change is at least `min_change`.
     large_enough: [bool; 2],
     significant: [bool; 2],
+    /// Per metric: whether the row was tested.
+    tested: [bool; 2],
     /// Whether the ranking metric's mean rose.
     rising: bool,
-    /// Per metric: the q-value (1 when not tested).
+    /// Per metric: the q-value (1 when not tested); the p-value until the q-values are made.
     q: [f64; 2],
     /// The ranking metric's time added per run ([`Row::impact`]), or a one-sided row's time
     /// per run in its group.
@@ -558,11 +560,8 @@ fn stats_row(all: &[&RunSamples], nb: usize, key: RowKey, local: impl Fn(usize) 
     }
 }
 
-/// A row's summary before the q-values, and its p-values (None: not tested).
-type Summarized = (Summary, [Option<f64>; 2]);
-
-/// [`Summarized`] of `row`.
-fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summarized {
+/// The summary of `row` before the q-values: the p-values in their place.
+fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summary {
     let metrics = [Metric::Exclusive, Metric::Inclusive];
     let large_enough = metrics.map(|m| {
         let mc = row.metric(m);
@@ -576,16 +575,17 @@ fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summarized {
         Status::OnlyNew => ranking.new_per_run,
         _ => row.impact(options.metric),
     };
-    let summary = Summary {
+    let p = metrics.map(|m| row.metric(m).test.map(|t| t.p));
+    Summary {
         key,
         status: row.status,
         large_enough,
         significant: [false; 2],
+        tested: p.map(|p| p.is_some()),
         rising: ranking.change() > 0.0,
-        q: [1.0; 2],
+        q: p.map(|p| p.unwrap_or(1.0)),
         score,
-    };
-    (summary, metrics.map(|m| row.metric(m).test.map(|t| t.p)))
+    }
 }
 
 /// Sets the q-values, significance and status of `row` from its finished summary.
@@ -606,7 +606,8 @@ fn finish_row(row: &mut Row, s: &Summary) {
 /// keeping every row whole.
 pub fn compare<R: Borrow<RunSamples>>(base: &[R], new: &[R], options: &Options) -> Comparison {
     let all: Vec<&RunSamples> = base.iter().chain(new).map(Borrow::borrow).collect();
-    compare_runs(&all, base.len(), options, true)
+    let matched = match_keys(&all, options.keying);
+    compare_runs(&all, matched, base.len(), options, true)
 }
 
 /// [`compare`] with the runs handed over: rows are made when asked for ([`Comparison::row`])
@@ -616,18 +617,27 @@ pub fn compare_owned(base: Vec<RunSamples>, new: Vec<RunSamples>, options: &Opti
     let nb = base.len();
     let mut runs: Vec<RunSamples> = base.into_iter().chain(new).collect();
     let all: Vec<&RunSamples> = runs.iter().collect();
-    let mut cmp = compare_runs(&all, nb, options, false);
+    let matched = match_keys(&all, options.keying);
     drop(all);
-    // The runs keep only their samples: the names that no global method is read from go.
+    // The runs keep only their samples: the names that no matched method is read from go
+    // before the rows are made.
     for r in &mut runs {
         r.methods = Arc::default();
     }
+    let all: Vec<&RunSamples> = runs.iter().collect();
+    let mut cmp = compare_runs(&all, matched, nb, options, false);
+    drop(all);
     cmp.runs = runs;
     cmp
 }
 
-fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bool) -> Comparison {
-    let matched = match_keys(all, options.keying);
+fn compare_runs(
+    all: &[&RunSamples],
+    matched: Matched,
+    nb: usize,
+    options: &Options,
+    keep_rows: bool,
+) -> Comparison {
     let ticks_per_sec = all.first().map_or(1_000_000, |r| r.ticks_per_sec);
     // The keys with calls in either group.
     let calls = |g: usize, runs: std::ops::Range<usize>| {
@@ -654,37 +664,34 @@ fn compare_runs(all: &[&RunSamples], nb: usize, options: &Options, keep_rows: bo
     let summary_of = |i: usize, row: &Row| summarize(row, keys_of_rows[i], options, ticks_per_sec);
     // With the rows kept, each is made once (an indexed collect writes them in place); else
     // each row is summarized as it is made and dropped.
-    // The summaries and p-values collected apart (a list of both, then split, held both at once).
-    type Split = (Vec<Summary>, Vec<[Option<f64>; 2]>);
-    let (mut rows, (mut summaries, p)): (Vec<Row>, Split) = if keep_rows {
+    let (mut rows, mut summaries): (Vec<Row>, Vec<Summary>) = if keep_rows {
         let rows: Vec<Row> = (0..keys_of_rows.len())
             .into_par_iter()
             .map(row_of)
             .collect();
-        let summarized = rows
-            .iter()
-            .enumerate()
+        let summaries = (rows.iter().enumerate())
             .map(|(i, r)| summary_of(i, r))
-            .unzip();
-        (rows, summarized)
+            .collect();
+        (rows, summaries)
     } else {
-        let summarized = (0..keys_of_rows.len())
+        let summaries = (0..keys_of_rows.len())
             .into_par_iter()
             .map(|i| summary_of(i, &row_of(i)))
-            .unzip();
-        (Vec::new(), summarized)
+            .collect();
+        (Vec::new(), summaries)
     };
     drop(keys_of_rows);
     for m in [0, 1] {
-        let tested: Vec<usize> = (0..p.len()).filter(|&i| p[i][m].is_some()).collect();
-        let ps: Vec<f64> = tested.iter().map(|&i| p[i][m].unwrap_or(1.0)).collect();
+        let tested: Vec<u32> = (0..summaries.len() as u32)
+            .filter(|&i| summaries[i as usize].tested[m])
+            .collect();
+        let ps: Vec<f64> = tested.iter().map(|&i| summaries[i as usize].q[m]).collect();
         for (&i, q) in tested.iter().zip(benjamini_hochberg(&ps)) {
-            let s = &mut summaries[i];
+            let s = &mut summaries[i as usize];
             s.q[m] = q;
             s.significant[m] = q < options.alpha && s.large_enough[m];
         }
     }
-    drop(p);
     let ranking = metric_index(options.metric);
     for s in &mut summaries {
         if s.status == Status::Unchanged && s.significant[ranking] {

@@ -121,13 +121,15 @@ fn rank_sums_counted(a: &[&[u32]], b: &[&[u32]], lo: u32, span: usize) -> (f64, 
 pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let clean = |x: f64| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) };
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&i, &j| clean(p[i]).total_cmp(&clean(p[j])).then(i.cmp(&j)));
+    // 4-byte indices: a group diff may test a million methods.
+    let mut order: Vec<u32> = (0..m as u32).collect();
+    let at = |i: u32| clean(p[i as usize]);
+    order.sort_by(|&i, &j| at(i).total_cmp(&at(j)).then(i.cmp(&j)));
     let mut q = vec![1.0; m];
     let mut running = 1.0f64;
     for (rank0, &i) in order.iter().enumerate().rev() {
-        running = running.min(clean(p[i]) * m as f64 / (rank0 + 1) as f64);
-        q[i] = running;
+        running = running.min(at(i) * m as f64 / (rank0 + 1) as f64);
+        q[i as usize] = running;
     }
     q
 }
