@@ -386,9 +386,18 @@ impl Builder {
     }
 }
 
+/// A call on a thread's stack while its lanes are built: its method and final depth. 8 bytes:
+/// a thread may nest a million calls, all but the first [`MAX_DEPTH`] left out of the lanes.
+#[derive(Clone, Copy)]
 struct Frame {
     method: u32,
-    depth: usize,
+    /// Saturated at `u32::MAX` (deeper than any lane).
+    depth: u32,
+}
+
+/// Where an open call that goes in a lane (shallower than the cap) started, and its first
+/// child's place in the lane below.
+struct FrameStart {
     start: u64,
     cpu_start: u64,
     first_child: u32,
@@ -527,6 +536,8 @@ fn build_thread(
         .map(|d| LaneBuilder::with_capacity(plan.calls_at_depth(d), has_cpu))
         .collect();
     let mut frames: Vec<Frame> = Vec::new();
+    // The starts of the frames that go in a lane, in stack order.
+    let mut starts: Vec<FrameStart> = Vec::new();
     let mut epoch = 0usize;
     let (mut first_a, mut first_c) = (0u64, 0u64);
     let (mut last_a, mut last_c) = (0u64, 0u64);
@@ -538,25 +549,28 @@ fn build_thread(
         }
         &mut lanes[depth]
     }
-    // Closes `f`: a call in its lane, or (deeper than the model keeps) counted in `too_deep`.
+    let kept = |depth: u32| (depth as usize) < cap;
+    // Closes `f`, which started at `s` if it goes in a lane: a call in its lane, or (deeper
+    // than the model keeps) counted in `too_deep`.
     let close = |lanes: &mut Vec<LaneBuilder>,
                  too_deep: &mut u64,
-                 f: &Frame,
+                 f: Frame,
+                 s: Option<FrameStart>,
                  a: u64,
                  c: u64,
                  flags: CallFlags| {
-        if f.depth >= cap {
+        let Some(s) = s.filter(|_| kept(f.depth)) else {
             *too_deep += 1;
             return;
-        }
+        };
         let call = Call {
             method: MethodId(f.method),
-            start: f.start,
-            dur: a - f.start,
-            cpu: has_cpu.then(|| (f.cpu_start, c - f.cpu_start)),
+            start: s.start,
+            dur: a - s.start,
+            cpu: has_cpu.then(|| (s.cpu_start, c - s.cpu_start)),
             flags,
         };
-        lane_at(lanes, f.depth).push(&call, f.first_child);
+        lane_at(lanes, f.depth as usize).push(&call, s.first_child);
     };
 
     for (i, &op) in events.ops.iter().enumerate() {
@@ -571,16 +585,17 @@ fn build_thread(
         (last_a, last_c) = (a, c);
         let m = op >> 2;
         if op & 3 == 0 {
-            let depth = frames.len() + (unmatched - epoch);
-            let first_child = lanes.get(depth + 1).map_or(0, LaneBuilder::len) as u32;
+            let depth = u32::try_from(frames.len() + (unmatched - epoch)).unwrap_or(u32::MAX);
             count_on(on_stack, m);
-            frames.push(Frame {
-                method: m,
-                depth,
-                start: a,
-                cpu_start: c,
-                first_child,
-            });
+            frames.push(Frame { method: m, depth });
+            if kept(depth) {
+                let below = lanes.get(depth as usize + 1);
+                starts.push(FrameStart {
+                    start: a,
+                    cpu_start: c,
+                    first_child: below.map_or(0, LaneBuilder::len) as u32,
+                });
+            }
             continue;
         }
         let top = frames.last().map(|f| f.method);
@@ -589,7 +604,9 @@ fn build_thread(
                 epoch += 1;
                 let f = Frame {
                     method: m,
-                    depth: unmatched - epoch,
+                    depth: u32::try_from(unmatched - epoch).unwrap_or(u32::MAX),
+                };
+                let s = FrameStart {
                     start: first_a,
                     cpu_start: first_c,
                     first_child: 0,
@@ -598,7 +615,7 @@ fn build_thread(
                     synthesized_entry: true,
                     unclosed: false,
                 };
-                close(&mut lanes, &mut too_deep, &f, a, c, flags);
+                close(&mut lanes, &mut too_deep, f, Some(s), a, c, flags);
             }
             ExitKind::Matched(below) => {
                 if below > 0 {
@@ -607,7 +624,8 @@ fn build_thread(
                 for _ in 0..=below {
                     let f = frames.pop().expect("matched frame is on the stack");
                     on_stack[f.method as usize] -= 1;
-                    close(&mut lanes, &mut too_deep, &f, a, c, CallFlags::default());
+                    let s = kept(f.depth).then(|| starts.pop()).flatten();
+                    close(&mut lanes, &mut too_deep, f, s, a, c, CallFlags::default());
                 }
             }
             ExitKind::NotOnStack => dropped += 1,
@@ -619,7 +637,8 @@ fn build_thread(
     };
     while let Some(f) = frames.pop() {
         on_stack[f.method as usize] -= 1;
-        close(&mut lanes, &mut too_deep, &f, last_a, last_c, unclosed);
+        let s = kept(f.depth).then(|| starts.pop()).flatten();
+        close(&mut lanes, &mut too_deep, f, s, last_a, last_c, unclosed);
     }
     if too_deep > 0 {
         diags.push(Diagnostic::warning(
