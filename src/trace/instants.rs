@@ -1,4 +1,4 @@
-//! Point events on the threads' timelines: RTL messages and Logger probe hits, 24 bytes each.
+//! Point events on the threads' timelines: RTL messages and Logger probe hits, 16 bytes each.
 //!
 //! A file of nothing but probe hits holds one per line: an [`Instant`] keeps a probe's number
 //! (its label, "probe N", is made when it is shown) or the index of a text kept with all the
@@ -8,24 +8,26 @@ use std::fmt;
 
 use super::ThreadId;
 
-/// What an instant's label holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// `value` is a Logger probe id: the label is `probe {value}`.
-    Probe,
-    /// `value` is the index of a text in [`Instants`].
-    Text,
-}
-
 /// A point event on a thread's timeline (RTL message, Logger probe hit). Its label is read
 /// through the list that holds it ([`Instants::label`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instant {
     /// Axis time in ticks.
     pub time: u64,
-    value: u64,
+    /// A Logger probe id below 2³¹ (the label is `probe {value}`), or [`TEXT`] and the index of
+    /// a text in [`Instants`]. A larger probe id is kept as the text of its label.
+    value: u32,
     pub thread: ThreadId,
-    kind: Kind,
+}
+
+/// The bit of [`Instant::value`] that marks a text's index.
+const TEXT: u32 = 1 << 31;
+
+impl Instant {
+    /// The index of its text, if its label is a text.
+    fn text_index(&self) -> Option<u32> {
+        (self.value & TEXT != 0).then_some(self.value & !TEXT)
+    }
 }
 
 /// An instant's label.
@@ -66,9 +68,9 @@ impl std::ops::Deref for Instants {
 impl Instants {
     /// The label of `i`, an instant of this list.
     pub fn label(&self, i: &Instant) -> Label<'_> {
-        match i.kind {
-            Kind::Probe => Label::Probe(i.value),
-            Kind::Text => Label::Text(self.text(i.value)),
+        match i.text_index() {
+            None => Label::Probe(u64::from(i.value)),
+            Some(k) => Label::Text(self.text(u64::from(k))),
         }
     }
 
@@ -97,12 +99,14 @@ impl Instants {
 
     /// Adds a Logger probe hit.
     pub fn push_probe(&mut self, thread: ThreadId, time: u64, probe: u64) {
-        self.list.push(Instant {
-            time,
-            value: probe,
-            thread,
-            kind: Kind::Probe,
-        });
+        match u32::try_from(probe).ok().filter(|&p| p & TEXT == 0) {
+            Some(value) => self.list.push(Instant {
+                time,
+                value,
+                thread,
+            }),
+            None => self.push_text(thread, time, &Label::Probe(probe).to_string()),
+        }
     }
 
     /// Adds a message.
@@ -112,21 +116,38 @@ impl Instants {
             time,
             value,
             thread,
-            kind: Kind::Text,
         });
     }
 
-    fn add_text(&mut self, text: &str) -> u64 {
-        self.texts.push_str(text);
-        self.text_ends.push(self.texts.len());
-        self.text_ends.len() as u64 - 1
+    /// Adds `text` and returns its [`Instant::value`]. Past 2³¹ texts (32 GiB of instants), a
+    /// new one is the empty text.
+    fn add_text(&mut self, text: &str) -> u32 {
+        match u32::try_from(self.text_ends.len())
+            .ok()
+            .filter(|&k| k & TEXT == 0)
+        {
+            Some(k) => {
+                self.texts.push_str(text);
+                self.text_ends.push(self.texts.len());
+                TEXT | k
+            }
+            None => TEXT | self.empty_text(),
+        }
+    }
+
+    /// The index of an empty text (the first, made at the first instant: the list is full).
+    #[cold]
+    fn empty_text(&self) -> u32 {
+        (0..self.text_ends.len())
+            .find(|&k| self.text(k as u64).is_empty())
+            .map_or(0, |k| k as u32)
     }
 
     /// Replaces the label of instant `i` (of this list) with `text`.
     pub(crate) fn set_text(&mut self, i: usize, text: &str) {
         let value = self.add_text(text);
         if let Some(inst) = self.list.get_mut(i) {
-            (inst.kind, inst.value) = (Kind::Text, value);
+            inst.value = value;
         }
     }
 
@@ -138,7 +159,7 @@ impl Instants {
             return;
         };
         let last = self.text_ends.len() as u64;
-        if inst.kind == Kind::Text && inst.value + 1 == last {
+        if inst.text_index().is_some_and(|k| u64::from(k) + 1 == last) {
             self.texts.push_str(more);
             if let Some(end) = self.text_ends.last_mut() {
                 *end = self.texts.len();
@@ -173,18 +194,23 @@ impl Instants {
     /// Appends the instants of `other`, their threads shifted by `thread_base` and their times
     /// by `offset` ticks.
     pub(crate) fn extend_shifted(&mut self, other: &Instants, thread_base: u32, offset: u64) {
-        let text_base = self.text_ends.len() as u64;
+        let text_base = self.text_ends.len();
         let byte_base = self.texts.len();
         self.texts.push_str(&other.texts);
         (self.text_ends).extend(other.text_ends.iter().map(|&e| e + byte_base));
+        // Past 2³¹ texts, the texts beyond are the empty one.
+        let full = u32::try_from(self.text_ends.len()).map_or(true, |n| n & TEXT != 0);
+        let empty = if full { self.empty_text() } else { 0 };
         self.list.extend(other.list.iter().map(|i| Instant {
             time: i.time + offset,
-            value: match i.kind {
-                Kind::Probe => i.value,
-                Kind::Text => i.value + text_base,
+            value: match i.text_index() {
+                None => i.value,
+                Some(k) => match u32::try_from(k as usize + text_base) {
+                    Ok(k) if k & TEXT == 0 => TEXT | k,
+                    _ => TEXT | empty,
+                },
             },
             thread: ThreadId(i.thread.0 + thread_base),
-            kind: i.kind,
         }));
     }
 }
@@ -199,7 +225,7 @@ mod tests {
 
     #[test]
     fn labels_are_probes_or_texts_and_texts_grow_in_place_or_once_copied() {
-        assert_eq!(std::mem::size_of::<Instant>(), 24);
+        assert_eq!(std::mem::size_of::<Instant>(), 16);
         let mut l = Instants::default();
         l.push_text(ThreadId(0), 5, "");
         l.push_probe(ThreadId(1), 6, u64::MAX);
@@ -217,8 +243,14 @@ mod tests {
                 "b\nb2\nb3"
             ]
         );
-        // "", "b", "a" (set), "b\nb2" (copied once, then grown), "a\na2", "probe …!".
-        assert_eq!(l.text_ends.len(), 6);
+        // "", "probe 18446744073709551615" (2³¹ or more: kept as its label), "b", "a" (set),
+        // "b\nb2" (copied once, then grown), "a\na2", "probe …!".
+        assert_eq!(l.text_ends.len(), 7);
+        let mut p = Instants::default();
+        p.push_probe(ThreadId(1), 8, (1 << 31) - 1);
+        p.push_probe(ThreadId(1), 9, 1 << 31);
+        assert_eq!(p.text_ends.len(), 1);
+        assert_eq!(labels(&p), ["probe 2147483647", "probe 2147483648"]);
 
         let mut m = Instants::default();
         m.push_text(ThreadId(0), 1, "x");

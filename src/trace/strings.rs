@@ -40,7 +40,7 @@ pub(crate) fn shorten_bytes(s: &mut Vec<u8>, max: usize) {
 }
 
 /// An append-only interner. [`StrId::EMPTY`] is always the empty string. Each string is stored once,
-/// all of them one after another in one buffer (a string costs its bytes and 8 for where it
+/// all of them one after another in one buffer (a string costs its bytes and 4 for where it
 /// ends, not an allocation and a 16-byte pointer: a file may name a million methods); the
 /// index holds ids only. Strings longer than [`MAX_STRING_BYTES`] are cut.
 #[derive(Debug, Clone)]
@@ -48,7 +48,7 @@ pub struct StringTable {
     /// Every string, one after another.
     bytes: String,
     /// Where each string ends in `bytes` (string `i` starts where string `i - 1` ends).
-    ends: Vec<usize>,
+    ends: Vec<u32>,
     /// Every string's id by its text, while strings are added: dropped when the table is
     /// finished ([`StringTable::shrink_to_fit`]) and made again by the next [`StringTable::intern`].
     index: HashTable<StrId>,
@@ -84,13 +84,16 @@ impl StringTable {
         if let Some(&id) = self.index.find(hash, |&id| self.get(id) == s) {
             return id;
         }
-        // A table holds at most 2³² − 1 strings (of 4 GiB at least): past that, a new string
-        // is the empty one.
+        // A table holds at most 2³² − 1 strings of 4 GiB together (a file of more than 4 GiB
+        // of distinct names): past that, a new string is the empty one.
         let Some(id) = u32::try_from(self.ends.len()).ok().and_then(StrId::new) else {
             return StrId::EMPTY;
         };
+        let Ok(end) = u32::try_from(self.bytes.len() + s.len()) else {
+            return StrId::EMPTY;
+        };
         self.bytes.push_str(s);
-        self.ends.push(self.bytes.len());
+        self.ends.push(end);
         let (bytes, ends) = (&self.bytes, &self.ends);
         self.index.insert_unique(hash, id, |&id| {
             FxBuildHasher.hash_one(Self::text_in(bytes, ends, id))
@@ -99,7 +102,7 @@ impl StringTable {
     }
 
     #[inline]
-    fn text_in<'a>(bytes: &'a str, ends: &[usize], id: StrId) -> &'a str {
+    fn text_in<'a>(bytes: &'a str, ends: &[u32], id: StrId) -> &'a str {
         &bytes[packed_range(ends, id.index())]
     }
 
@@ -228,9 +231,29 @@ impl<'a> TextRanks<'a> {
 /// Where item `i` of items stored back to back is, `ends[i]` being where it ends (the strings
 /// of a table, the names or values of duration series, a graph's children lists).
 #[inline]
-pub(crate) fn packed_range(ends: &[usize], i: usize) -> std::ops::Range<usize> {
-    let start = if i == 0 { 0 } else { ends[i - 1] };
-    start..ends[i]
+pub(crate) fn packed_range<E: End>(ends: &[E], i: usize) -> std::ops::Range<usize> {
+    let start = if i == 0 { 0 } else { ends[i - 1].at() };
+    start..ends[i].at()
+}
+
+/// Where an item ends ([`packed_range`]): a `usize`, or a `u32` where the items together are
+/// known to fit in 4 GiB (a string table's: 4 bytes a string).
+pub(crate) trait End: Copy {
+    fn at(self) -> usize;
+}
+
+impl End for usize {
+    #[inline]
+    fn at(self) -> usize {
+        self
+    }
+}
+
+impl End for u32 {
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
 }
 
 #[cfg(test)]
