@@ -27,10 +27,13 @@ pub struct SeriesRef<'a> {
 #[derive(Clone, Debug, Default)]
 struct Names {
     bytes: String,
-    /// `ends[s]`: where series `s`'s name ends in `bytes`.
-    ends: Vec<usize>,
+    /// `ends[s]`: where series `s`'s name ends in `bytes` (4 bytes a series: past 4 GiB of
+    /// names, which only a larger file can hold, a new name is empty).
+    ends: Vec<u32>,
     groups: Vec<Arc<str>>,
-    group_of: Vec<u32>,
+    /// `(first series, group)` of each run of series of one group, in series order: series
+    /// are made group after group (a segment's, a file's), so a group is not 4 bytes a series.
+    group_runs: Vec<(u32, u32)>,
     /// Counts of unfinished calls; a series past the end has none (most files have none).
     incomplete: Vec<u64>,
 }
@@ -44,6 +47,19 @@ impl Names {
         &self.bytes[packed_range(&self.ends, s)]
     }
 
+    /// The group of series `s`.
+    fn group_of(&self, s: usize) -> u32 {
+        let run = self.group_runs.partition_point(|r| r.0 as usize <= s);
+        run.checked_sub(1).map_or(0, |r| self.group_runs[r].1)
+    }
+
+    /// Makes series `s` (the next) of group `g`.
+    fn push_group(&mut self, s: usize, g: u32) {
+        if self.group_runs.last().is_none_or(|r| r.1 != g) {
+            self.group_runs.push((s as u32, g));
+        }
+    }
+
     fn incomplete(&self, s: usize) -> u64 {
         self.incomplete.get(s).copied().unwrap_or(0)
     }
@@ -52,7 +68,7 @@ impl Names {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
         self.groups.shrink_to_fit();
-        self.group_of.shrink_to_fit();
+        self.group_runs.shrink_to_fit();
         self.incomplete.shrink_to_fit();
     }
 }
@@ -84,7 +100,7 @@ impl Durations {
         let c = &*self.0;
         SeriesRef {
             name: c.names.name(s),
-            group: &c.names.groups[c.names.group_of[s] as usize],
+            group: &c.names.groups[c.names.group_of(s) as usize],
             durations_s: &c.values[packed_range(&c.value_ends, s)],
             incomplete: c.names.incomplete(s),
         }
@@ -106,13 +122,19 @@ impl Durations {
         let (names_base, values_base) = (this.names.bytes.len(), this.values.len());
         let groups_base = this.names.groups.len() as u32;
         let (names, o) = (&mut this.names, &other.names);
-        names.bytes.push_str(&o.bytes);
-        names.ends.extend(o.ends.iter().map(|e| e + names_base));
+        // Past 4 GiB of names, the names that do not fit are empty.
+        if u32::try_from(names_base + o.bytes.len()).is_ok() {
+            names.bytes.push_str(&o.bytes);
+            (names.ends).extend(o.ends.iter().map(|&e| e + names_base as u32));
+        } else {
+            let here = names_base as u32;
+            names.ends.extend(o.ends.iter().map(|_| here));
+        }
         let renamed = o.groups.iter().map(|g| Arc::from(group(g)));
         names.groups.extend(renamed);
-        names
-            .group_of
-            .extend(o.group_of.iter().map(|g| g + groups_base));
+        for &(first, g) in &o.group_runs {
+            names.push_group(n + first as usize, g + groups_base);
+        }
         if !o.incomplete.is_empty() {
             names.incomplete.resize(n, 0);
             names.incomplete.extend_from_slice(&o.incomplete);
@@ -154,16 +176,22 @@ impl DurationsBuilder {
     /// Adds a series and returns its index.
     pub fn push_series(&mut self, name: &str, group: &Arc<str>) -> usize {
         let s = self.len();
-        let g = match self.names.group_of.last() {
+        let g = match self.names.group_runs.last().map(|r| &r.1) {
             Some(&g) if Arc::ptr_eq(&self.names.groups[g as usize], group) => g,
             _ => *self.group_index.entry(group.clone()).or_insert_with(|| {
                 self.names.groups.push(group.clone());
                 (self.names.groups.len() - 1) as u32
             }),
         };
-        self.names.bytes.push_str(name);
-        self.names.ends.push(self.names.bytes.len());
-        self.names.group_of.push(g);
+        let names = &mut self.names;
+        match u32::try_from(names.bytes.len() + name.len()) {
+            Ok(end) => {
+                names.bytes.push_str(name);
+                names.ends.push(end);
+            }
+            Err(_) => names.ends.push(names.ends.last().copied().unwrap_or(0)),
+        }
+        names.push_group(s, g);
         s
     }
 
@@ -228,19 +256,20 @@ impl DurationsBuilder {
         let start = if from == 0 {
             0
         } else {
-            self.names.ends[from - 1]
+            self.names.ends[from - 1] as usize
         };
         let tail = self.names.bytes.split_off(start);
         let mut at = 0;
         for s in from..n {
-            let end = self.names.ends[s] - start;
+            let end = self.names.ends[s] as usize - start;
             let name = &tail[at..end];
             at = end;
             self.names.bytes.push_str(name);
-            if pick.get(s - from).copied().unwrap_or(false) && !name.ends_with(suffix) {
+            let fits = u32::try_from(self.names.bytes.len() + suffix.len()).is_ok();
+            if pick.get(s - from).copied().unwrap_or(false) && !name.ends_with(suffix) && fits {
                 self.names.bytes.push_str(suffix);
             }
-            self.names.ends[s] = self.names.bytes.len();
+            self.names.ends[s] = self.names.bytes.len() as u32;
         }
     }
 

@@ -60,10 +60,11 @@ struct Reader {
     segment_start: usize,
     /// The first value of the current segment: its values are in ticks until it ends.
     segment_values: usize,
-    /// The series by (segment, id): indices into `b.durations`, whose names begin with the id.
+    /// The current segment's series by id: indices into `b.durations`, whose names begin with
+    /// the id (emptied when a segment starts: only the current one's series are looked up).
     series: HashTable<u32>,
-    /// Per series: its segment and the length of its id (a name may gain ` [ticks]`).
-    series_keys: Vec<(u32, u32)>,
+    /// Per series: the length of its id (a name may gain ` [ticks]`).
+    id_lens: Vec<u32>,
     /// The group of the current segment's series.
     group: Arc<str>,
     /// (line, id) of the first records without a delta (C1), and how many there are.
@@ -109,7 +110,7 @@ impl Reader {
             segment_start: 0,
             segment_values: 0,
             series: HashTable::new(),
-            series_keys: Vec::new(),
+            id_lens: Vec::new(),
             incomplete_ids: Vec::new(),
             incomplete: 0,
             records: 0,
@@ -138,6 +139,7 @@ impl Reader {
         if self.seen_freq {
             self.segment += 1;
             self.segment_start = self.b.durations.len();
+            self.series.clear();
             let segment = self.segment;
             self.group = format!("{}#{segment}", self.base_group).into();
             self.b.diag(
@@ -234,30 +236,28 @@ impl Reader {
 
     /// The series of `id` in the current segment, made when new.
     fn series_of(&mut self, id: &str) -> usize {
-        // u32 keys (8 bytes a series, not 16): past 4 Gi segments or a 4 GiB id, which only a
-        // file of more than 4 GiB can hold, each record makes a series of its own.
-        let (Ok(segment), Ok(len)) = (u32::try_from(self.segment), u32::try_from(id.len())) else {
-            return self.new_series(id, u32::MAX, u32::MAX);
+        // A u32 length (4 bytes a series): past a 4 GiB id, which only a file of more than
+        // 4 GiB can hold, each record makes a series of its own.
+        let Ok(len) = u32::try_from(id.len()) else {
+            return self.new_series(id, u32::MAX);
         };
-        let hash = FxBuildHasher.hash_one((segment, id));
-        let (durations, keys) = (&self.b.durations, &self.series_keys);
-        let same = |&s: &u32| {
-            keys[s as usize] == (segment, len) && durations.name(s as usize).starts_with(id)
-        };
+        let hash = FxBuildHasher.hash_one(id);
+        let (durations, lens) = (&self.b.durations, &self.id_lens);
+        let same = |&s: &u32| lens[s as usize] == len && durations.name(s as usize).starts_with(id);
         if let Some(&s) = self.series.find(hash, same) {
             return s as usize;
         }
-        let s = self.new_series(id, segment, len);
-        let (durations, keys) = (&self.b.durations, &self.series_keys);
+        let s = self.new_series(id, len);
+        let (durations, lens) = (&self.b.durations, &self.id_lens);
         self.series.insert_unique(hash, s as u32, |&s| {
-            let (segment, len) = keys[s as usize];
-            FxBuildHasher.hash_one((segment, &durations.name(s as usize)[..len as usize]))
+            let len = lens[s as usize] as usize;
+            FxBuildHasher.hash_one(&durations.name(s as usize)[..len])
         });
         s
     }
 
-    fn new_series(&mut self, id: &str, segment: u32, len: u32) -> usize {
-        self.series_keys.push((segment, len));
+    fn new_series(&mut self, id: &str, len: u32) -> usize {
+        self.id_lens.push(len);
         self.b.durations.push_series(id, &self.group)
     }
 
