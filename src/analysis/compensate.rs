@@ -203,17 +203,23 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
     // Small threads are rewritten on this thread (see `small_here_large_parallel`): made on
     // the workers, the lanes of 60 000 threads of 16 calls took 45 MB more peak RSS in
     // `summary --compensate`.
-    let mut slots: Vec<Option<(Thread, bool)>> = trace.threads.iter().map(|_| None).collect();
+    // Each thread in its slot, and whether its compensation is exact apart (a list of both
+    // took 120 bytes a thread twice over, and kept the room of the pair per thread).
+    let mut slots: Vec<Option<Thread>> = trace.threads.iter().map(|_| None).collect();
+    let mut exact = vec![false; trace.threads.len()];
     crate::par::small_here_large_parallel(
-        trace.threads.iter().zip(&mut slots),
+        trace.threads.iter().zip(slots.iter_mut().zip(&mut exact)),
         |(t, _)| t.call_count() >= PARALLEL_THREAD_CALLS,
         || (),
-        |(), (t, slot)| *slot = Some(compensate_thread(t, &offsets, axis, factor)),
+        |(), (t, (slot, exact))| {
+            let (rewritten, is_exact) = compensate_thread(t, &offsets, axis, factor);
+            (*slot, *exact) = (Some(rewritten), is_exact);
+        },
     );
-    let rewritten: Vec<(Thread, bool)> = slots.into_iter().flatten().collect();
-    let approximate: Vec<u64> = rewritten
-        .iter()
-        .filter(|(_, exact)| !exact)
+    // In place: every slot is filled.
+    let rewritten: Vec<Thread> = slots.into_iter().map(Option::unwrap_or_default).collect();
+    let approximate: Vec<u64> = (rewritten.iter().zip(&exact))
+        .filter(|(_, exact)| !**exact)
         .map(|(t, _)| t.raw_id)
         .collect();
     let mut diagnostics = trace.diagnostics.clone();
@@ -237,7 +243,7 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
         ticks_per_sec,
         strings: trace.strings.clone(),
         methods: trace.methods.clone(),
-        threads: rewritten.into_iter().map(|(t, _)| t).collect(),
+        threads: rewritten,
         counters: trace
             .counters
             .iter()

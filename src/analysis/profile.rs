@@ -490,7 +490,9 @@ fn profile_split_cached<const K: usize>(
 ) -> [Profile; K] {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
-    let bins = balance(units, |u| u.calls, workers);
+    // The bins hold references (8 bytes a unit, where a unit is 72: a trace may have a unit
+    // per thread of 65 536).
+    let bins = balance(units.iter().collect(), |u| u.calls, workers);
     let mut accs: Vec<Acc<K>> = bins
         .into_par_iter()
         .map(|bin| {
@@ -500,7 +502,7 @@ fn profile_split_cached<const K: usize>(
                 let thread = &trace.threads[unit.thread];
                 let lanes = &thread.lanes;
                 let read = ClockRead::new(clocks, thread_has_cpu(thread));
-                walker.run(lanes, &unit, &mut acc, read);
+                walker.run(lanes, unit, &mut acc, read);
             }
             acc.flush_slots();
             acc

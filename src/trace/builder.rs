@@ -290,30 +290,44 @@ impl Builder {
         // the methods, all of it written (a file of many short threads calls them all).
         let methods = trace.methods.len();
         let on_stack_table = || vec![0u32; methods];
-        let plans: Vec<DepthPlan> = events
+        // Per thread, its calls and lanes; the plan itself is kept for the large threads only
+        // (built on the workers) and made again for a small one as it is built (a plan and its
+        // lists took ≈ 90 bytes a thread, and a file may have 65 536 threads of one call).
+        let counted: Vec<(usize, usize, Option<Box<DepthPlan>>)> = events
             .par_iter()
             .map_init(on_stack_table, |on_stack, events| {
-                DepthPlan::count(events, on_stack)
+                let plan = DepthPlan::count(events, on_stack);
+                let large = plan.calls() >= PARALLEL_THREAD_CALLS;
+                (plan.calls(), plan.lanes(), large.then(|| Box::new(plan)))
             })
             .collect();
-        let calls: usize = plans.iter().map(DepthPlan::calls).sum();
-        let lanes: Vec<usize> = plans.iter().map(DepthPlan::lanes).collect();
+        let calls: usize = counted.iter().map(|c| c.0).sum();
+        let lanes: Vec<usize> = counted.iter().map(|c| c.1).collect();
         let caps = lane_caps(&lanes, budget.max(calls / CALLS_PER_LANE));
-        let mut diags: Vec<Vec<Diagnostic>> = plans.iter().map(|_| Vec::new()).collect();
-        let work = (trace.threads.iter_mut().zip(events))
-            .zip(plans.iter().zip(caps))
-            .zip(diags.iter_mut());
+        drop(lanes);
+        // The diagnostics of the threads that have some, by thread (not a list per thread).
+        let diags = std::sync::Mutex::new(Vec::new());
+        let work =
+            (trace.threads.iter_mut().enumerate().zip(events)).zip(counted.into_iter().zip(caps));
         // Small threads' lanes are built on this thread, in the room their events (made here)
         // leave; see `small_here_large_parallel`.
         crate::par::small_here_large_parallel(
             work,
-            |((_, (plan, _)), _)| plan.calls() >= PARALLEL_THREAD_CALLS,
+            |(_, (c, _))| c.2.is_some(),
             on_stack_table,
-            |on_stack, (((thread, events), (plan, cap)), d)| {
-                *d = build_thread(thread, events, plan, cap, on_stack);
+            |on_stack, (((t, thread), events), ((_, _, plan), cap))| {
+                let plan = plan.map_or_else(|| DepthPlan::count(&events, on_stack), |p| *p);
+                let d = build_thread(thread, events, &plan, cap, on_stack);
+                if !d.is_empty() {
+                    diags.lock().unwrap_or_else(|e| e.into_inner()).push((t, d));
+                }
             },
         );
-        trace.diagnostics.extend(diags.into_iter().flatten());
+        let mut diags = diags.into_inner().unwrap_or_else(|e| e.into_inner());
+        diags.sort_unstable_by_key(|d| d.0);
+        trace
+            .diagnostics
+            .extend(diags.into_iter().flat_map(|d| d.1));
         trace
     }
 
