@@ -173,16 +173,19 @@ fn keep_first(a: &mut Seen, b: &Seen) {
 /// edge (a trace of methods called once has an edge per call; a hash map of them took twice
 /// that, and two while the threads' maps were merged).
 fn first_seen(trace: &Trace, clock: Clock) -> Vec<Seen> {
-    let threads: Vec<Vec<Seen>> = (trace.threads.par_iter().enumerate())
-        .map(|(ti, th)| thread_first_seen(ti, th, clock, &mut FxHashMap::default()))
-        .collect();
-    if threads.len() == 1 {
-        return threads.into_iter().next().unwrap_or_default();
+    if let [th] = &trace.threads[..] {
+        return thread_first_seen(0, th, clock, &mut FxHashMap::default());
     }
-    let mut all = Vec::with_capacity(threads.iter().map(Vec::len).sum());
-    for t in threads {
-        all.extend(t);
-    }
+    // Each thread's edges are appended as they are made, in any order (they are sorted by edge
+    // next, and an edge keeps its least key): every thread's list kept until all were made,
+    // then copied into one, held the edges twice.
+    let all = std::sync::Mutex::new(Vec::new());
+    (trace.threads.par_iter().enumerate()).for_each_init(FxHashMap::default, |counts, (ti, th)| {
+        let seen = thread_first_seen(ti, th, clock, counts);
+        let mut all = all.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.extend(seen);
+    });
+    let mut all = all.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     merge_sorted(&mut all, seen_edge, keep_first);
     all
 }
