@@ -182,10 +182,14 @@ fn first_seen(trace: &Trace, clock: Clock) -> Vec<Seen> {
     let all = std::sync::Mutex::new(Vec::new());
     (trace.threads.par_iter().enumerate()).for_each_init(FxHashMap::default, |counts, (ti, th)| {
         let seen = thread_first_seen(ti, th, clock, counts);
-        let mut all = all.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all = all
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         all.extend(seen);
     });
-    let mut all = all.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut all = all
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     merge_sorted(&mut all, seen_edge, keep_first);
     all
 }
