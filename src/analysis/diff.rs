@@ -185,23 +185,71 @@ impl<'a> KeyParts<'a> {
 }
 
 /// The keys of one trace's methods, without a [`MethodKey`] each: the trace's string table
-/// (shared with it) and each method's class, name and signature ids, 12 bytes a method. A
-/// comparison of runs of a million methods held ≈ 80 bytes a method per run in keys.
+/// (shared with it) and each method's class, name and signature ids. A comparison of runs of a
+/// million methods held ≈ 80 bytes a method per run in keys.
 #[derive(Clone, Debug, Default)]
 pub struct MethodNames {
     strings: Arc<StringTable>,
-    ids: Vec<[StrId; 3]>,
+    ids: NameIds,
+}
+
+/// Where [`MethodNames`] reads each method's (class, name, signature) ids.
+#[derive(Clone, Debug)]
+enum NameIds {
+    /// Of their own, 12 bytes a method: what is kept once the trace is dropped.
+    Own(Vec<[StrId; 3]>),
+    /// The trace's own method table, shared while the trace is alive anyway (32 bytes a
+    /// method, which would stay alive after it).
+    Table(Arc<Vec<Method>>),
+}
+
+impl Default for NameIds {
+    fn default() -> Self {
+        NameIds::Own(Vec::new())
+    }
+}
+
+impl NameIds {
+    fn get(&self, m: usize) -> Option<[StrId; 3]> {
+        match self {
+            NameIds::Own(ids) => ids.get(m).copied(),
+            NameIds::Table(methods) => (methods.get(m)).map(|m| [m.class, m.name, m.signature]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            NameIds::Own(ids) => ids.len(),
+            NameIds::Table(methods) => methods.len(),
+        }
+    }
 }
 
 impl MethodNames {
-    /// The keys of `trace`'s methods, by `MethodId`.
+    /// The keys of `trace`'s methods, by `MethodId`, of their own (kept after the trace).
     pub fn of(trace: &Trace) -> Self {
         MethodNames {
             strings: trace.strings.clone(),
-            ids: (trace.methods.iter())
-                .map(|m| [m.class, m.name, m.signature])
-                .collect(),
+            ids: NameIds::Own(
+                (trace.methods.iter())
+                    .map(|m| [m.class, m.name, m.signature])
+                    .collect(),
+            ),
         }
+    }
+
+    /// [`MethodNames::of`] reading the trace's own method table: for names used while the
+    /// trace is alive.
+    pub(crate) fn sharing(trace: &Trace) -> Self {
+        MethodNames {
+            strings: trace.strings.clone(),
+            ids: NameIds::Table(trace.methods.clone()),
+        }
+    }
+
+    /// Each method's (class, name, signature) ids, in id order.
+    fn all_ids(&self) -> impl Iterator<Item = [StrId; 3]> + '_ {
+        (0..self.ids.len()).filter_map(|m| self.ids.get(m))
     }
 
     /// Keys of their own (tests), in a table made for them; a pseudo-method's key must be
@@ -218,7 +266,7 @@ impl MethodNames {
             .collect();
         MethodNames {
             strings: Arc::new(strings),
-            ids,
+            ids: NameIds::Own(ids),
         }
     }
 
@@ -227,12 +275,17 @@ impl MethodNames {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 
-    /// Method `m`'s key, borrowed ([`KeyParts::of`]).
+    /// Method `m`'s class, name and signature ids, if the table has it.
+    fn ids(&self, m: usize) -> Option<[StrId; 3]> {
+        self.ids.get(m)
+    }
+
+    /// Method `m`'s key, borrowed ([`KeyParts::of`]). `m` is below [`MethodNames::len`].
     pub(crate) fn parts(&self, m: usize) -> KeyParts<'_> {
-        let [class, name, signature] = self.ids[m];
+        let [class, name, signature] = self.ids.get(m).unwrap_or([StrId::EMPTY; 3]);
         KeyParts::of_ids(&self.strings, class, name, signature)
     }
 
@@ -289,12 +342,10 @@ impl From<&MethodProfile> for Totals {
 /// trace's calls; a copy of its names would double them), or keys of its own.
 #[derive(Clone, Debug)]
 enum RunKeys {
-    /// Key `k` is method `k` of the table, or a pseudo-method ([`RunTotals::TOPLEVEL`],
-    /// [`RunTotals::UNKNOWN`]).
-    Trace {
-        strings: Arc<StringTable>,
-        methods: Arc<Vec<Method>>,
-    },
+    /// Key `k` is method `k` of a trace's names (12 bytes a method, where its methods' table is
+    /// 32 and would be kept alive), or a pseudo-method ([`RunTotals::TOPLEVEL`],
+    /// [`RunTotals::UNKNOWN`]). A trace's runs on two clocks share it.
+    Trace(Arc<MethodNames>),
     Owned(Vec<MethodKey>),
 }
 
@@ -312,32 +363,37 @@ impl RunTotals {
     const UNKNOWN: u32 = u32::MAX - 1;
 
     /// From a trace's profile: every method, plus `(toplevel)` and `(unknown)`. The profile is
-    /// used up as its totals are taken.
+    /// used up as its totals are taken. The run reads the trace's method table: for runs made
+    /// while the trace is alive (a run kept after it: [`RunTotals::of_trace`]).
     pub(crate) fn from_profile(trace: &Trace, profile: Profile) -> Self {
+        Self::from_names(Arc::new(MethodNames::sharing(trace)), profile)
+    }
+
+    /// [`RunTotals::from_profile`] of the trace whose method names are `names`.
+    fn from_names(names: Arc<MethodNames>, profile: Profile) -> Self {
         let mut methods: Vec<(u32, Totals)> = Vec::with_capacity(profile.methods.len() + 2);
         methods.push((Self::TOPLEVEL, (&profile.toplevel).into()));
         let mut has_unknown = false;
         for (i, p) in profile.methods.into_iter().enumerate() {
-            has_unknown |= KeyParts::is_unknown_placeholder(trace, MethodId(i as u32));
+            // The reader's `(unknown)` placeholder is keyed as the pseudo-method.
+            has_unknown |= names.parts(i).name.is_none();
             methods.push((i as u32, (&p).into()));
         }
         if !has_unknown {
             methods.push((Self::UNKNOWN, Totals::default()));
         }
-        let keys = RunKeys::Trace {
-            strings: trace.strings.clone(),
-            methods: trace.methods.clone(),
-        };
-        Self::in_order(profile.clock, keys, methods)
+        Self::in_order(profile.clock, RunKeys::Trace(names), methods)
     }
 
     /// The run of `trace` on `clock`, in the measured ticks of a compensated trace (totals only;
-    /// the profile is dropped once they are taken).
+    /// the profile is dropped once they are taken). The run keeps its names of its own (12 bytes
+    /// a method), not the trace's method table: the trace can be dropped.
     pub(crate) fn of_trace(trace: &Trace, clock: Clock) -> Self {
         use crate::analysis::compensate::in_measured_ticks;
         use crate::analysis::profile::{Detail, profile_shared};
         let p = profile_shared(trace, clock, 1, Detail::Totals);
-        Self::from_profile(trace, in_measured_ticks(trace, p))
+        let names = Arc::new(MethodNames::of(trace));
+        Self::from_names(names, in_measured_ticks(trace, p))
     }
 
     /// A run of keys of its own, sorted into dmtracedump's inclusive order; equal keys keep
@@ -354,13 +410,9 @@ impl RunTotals {
     fn key(&self, k: u32) -> KeyParts<'_> {
         match &self.keys {
             RunKeys::Owned(keys) => keys[k as usize].parts(),
-            RunKeys::Trace { .. } if k == Self::TOPLEVEL => {
-                KeyParts::pseudo(MethodKey::TOPLEVEL_CLASS)
-            }
-            RunKeys::Trace { .. } if k == Self::UNKNOWN => {
-                KeyParts::pseudo(MethodKey::UNKNOWN_CLASS)
-            }
-            RunKeys::Trace { strings, methods } => KeyParts::of_names(strings, methods, k),
+            RunKeys::Trace(_) if k == Self::TOPLEVEL => KeyParts::pseudo(MethodKey::TOPLEVEL_CLASS),
+            RunKeys::Trace(_) if k == Self::UNKNOWN => KeyParts::pseudo(MethodKey::UNKNOWN_CLASS),
+            RunKeys::Trace(names) => names.parts(k as usize),
         }
     }
 
@@ -381,14 +433,11 @@ impl RunTotals {
             methods: Vec::new(),
         };
         let mut order: Vec<u32> = match &run.keys {
-            RunKeys::Trace {
-                strings,
-                methods: table,
-            } => {
-                let ranks = TextRanks::new(strings, table);
+            RunKeys::Trace(names) => {
+                let ranks = TextRanks::of_names(&names.strings, names.all_ids());
                 let mut keyed: Vec<(u64, [u32; 3], u32)> = (methods.iter().enumerate())
                     .map(|(i, &(k, t))| {
-                        let key = tie_key(&ranks, run.key(k), table.get(k as usize));
+                        let key = tie_key(&ranks, run.key(k), names.ids(k as usize));
                         (u64::MAX - t.inclusive, key, i as u32)
                     })
                     .collect();
@@ -419,14 +468,14 @@ impl RunTotals {
 /// A key's [`KeyParts::tie_order`] as integers, from the ranks of its trace's strings: its
 /// class's place; then for an unnamed key its pseudo-method rank (0 `(toplevel)`, 1
 /// `(unknown)`, 2 others), for a named one 3 + its name's rank, and its signature's rank.
-/// `method` is the key's method in the table the ranks were made from, if it has one (its
-/// strings are ranked already).
-fn tie_key(ranks: &TextRanks, k: KeyParts, method: Option<&Method>) -> [u32; 3] {
+/// `method` is the (class, name, signature) ids of the key's method in the names the ranks
+/// were made from, if it has one (its strings are ranked already).
+fn tie_key(ranks: &TextRanks, k: KeyParts, method: Option<[StrId; 3]>) -> [u32; 3] {
     match (k.name, method) {
-        (Some(_), Some(m)) => [
-            ranks.place_of(m.class),
-            3 + ranks.rank(m.name),
-            ranks.rank(m.signature),
+        (Some(_), Some([class, name, signature])) => [
+            ranks.place_of(class),
+            3 + ranks.rank(name),
+            ranks.rank(signature),
         ],
         (None, _) => [
             ranks.place(k.class),

@@ -38,6 +38,14 @@ fn method_names_are_the_traces_keys() {
     assert_eq!(k[0], MethodKey::new("a.C", "m", "()V"));
     assert_eq!(k[3], MethodKey::pseudo(MethodKey::UNKNOWN_CLASS));
     assert!(Arc::ptr_eq(&names.strings, &trace.strings));
+    // Reading the trace's own method table, the names are the same.
+    let shared = MethodNames::sharing(&trace);
+    assert!(matches!(shared.ids, NameIds::Table(_)));
+    assert_eq!(shared, names);
+    assert_eq!(
+        shared.all_ids().collect::<Vec<_>>(),
+        names.all_ids().collect::<Vec<_>>()
+    );
     assert_eq!(MethodNames::from_keys(&k), names);
     assert_ne!(MethodNames::from_keys(&k[..3]), names);
     let mut other = k.clone();

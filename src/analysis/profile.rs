@@ -351,10 +351,38 @@ pub fn profile(trace: &Trace, clock: Clock) -> Profile {
 /// [`profile`] as one of `share` computations running at once, which share the workers'
 /// memory budget ([`WORKER_METHOD_BUDGET`]); with the edge lists or without.
 pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize, detail: Detail) -> Profile {
-    let calls = Some(call_count(trace));
-    let workers = workers_within::<1>(trace.methods.len(), calls, share, detail);
-    let [p] = profile_split(trace, [clock], workers, default_unit(trace), detail);
+    let (acc, totals) = accumulate_shared(trace, clock, share, detail);
+    let [p] = acc.into_profiles([clock], totals);
     p
+}
+
+/// [`profile_shared`] of a trace whose calls the caller reads no more: they are released
+/// ([`Trace::release_calls`]) once summed, before the rows and the edge lists are made. Those
+/// are a profile's peak on a file of millions of methods called once, where the calls take as
+/// much again.
+pub(crate) fn profile_releasing(
+    trace: &mut Trace,
+    clock: Clock,
+    share: usize,
+    detail: Detail,
+) -> Profile {
+    let (acc, totals) = accumulate_shared(trace, clock, share, detail);
+    trace.release_calls();
+    let [p] = acc.into_profiles([clock], totals);
+    p
+}
+
+/// The sums of [`profile_shared`], before its rows and edge lists are made.
+fn accumulate_shared(
+    trace: &Trace,
+    clock: Clock,
+    share: usize,
+    detail: Detail,
+) -> (Acc<1>, [u64; 1]) {
+    let calls = call_count(trace);
+    let workers = workers_within::<1>(trace.methods.len(), Some(calls), share, detail);
+    let cached = caches_parents(trace.methods.len(), Some(calls));
+    accumulate(trace, [clock], workers, default_unit(trace), cached, detail)
 }
 
 /// Profiles for every clock the trace has, primary first (both for a dual-clock trace, in one
@@ -488,6 +516,19 @@ fn profile_split_cached<const K: usize>(
     cached: bool,
     detail: Detail,
 ) -> [Profile; K] {
+    let (acc, totals) = accumulate(trace, clocks, workers, unit_calls, cached, detail);
+    acc.into_profiles(clocks, totals)
+}
+
+/// The workers' sums over every call of `trace`, merged, and the total time on each clock.
+fn accumulate<const K: usize>(
+    trace: &Trace,
+    clocks: [Clock; K],
+    workers: usize,
+    unit_calls: usize,
+    cached: bool,
+    detail: Detail,
+) -> (Acc<K>, [u64; K]) {
     let method_count = trace.methods.len();
     let units = split_units(&trace.threads, unit_calls);
     // The bins hold references (8 bytes a unit, where a unit is 72: a trace may have a unit
@@ -513,7 +554,7 @@ fn profile_split_cached<const K: usize>(
         acc.merge(other);
     }
     let totals = clocks.map(|clock| total_time(&trace.threads, clock));
-    acc.into_profiles(clocks, totals)
+    (acc, totals)
 }
 
 /// dmtracedump's "Total cycles": Σ over threads of last − first event time on `clock`.

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliError, ClockOpt};
-use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use crate::analysis::profile::{
+    Detail, ProfileSinkFactory, profile_events, profile_releasing, profile_sinks,
+};
 use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
 use crate::report::profile_text::{Style, write_report};
@@ -221,7 +223,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     use crate::analysis::compensate::{
                         MeasuredTimes, compensate, in_measured_ticks,
                     };
-                    use crate::analysis::profile::{Detail, profile_shared};
+                    use crate::analysis::profile::profile_shared;
                     let compensated = compensate(&trace, ns, from);
                     let m = prepare(trace)?;
                     // Only the measured sums are shown beside the report.
@@ -233,11 +235,12 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     )));
                     drop(m);
                     trace = prepare(compensated)?;
-                    in_measured_ticks(&trace, profile_shared(&trace, clock, 1, Detail::Edges))
+                    let p = profile_releasing(&mut trace, clock, 1, Detail::Edges);
+                    in_measured_ticks(&trace, p)
                 }
                 None => {
                     trace = prepare(trace)?;
-                    profile(&trace, clock)
+                    profile_releasing(&mut trace, clock, 1, Detail::Edges)
                 }
             }
         }

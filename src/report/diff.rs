@@ -169,8 +169,12 @@ pub(crate) fn write_diff_json<D: std::borrow::Borrow<TraceDiff>>(
         ticks_per_sec,
         clocks: Streamed::new(diffs.into_iter().map(JsonClock)),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
-    writeln!(out)
+    // serde_json writes token by token: through a buffer of a known type, not each token
+    // through `dyn Write`.
+    let mut w = io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut w, &doc).map_err(io::Error::other)?;
+    writeln!(w)?;
+    w.flush()
 }
 
 #[cfg(test)]

@@ -160,10 +160,21 @@ pub(crate) struct TextRanks<'a> {
 
 impl<'a> TextRanks<'a> {
     pub(crate) fn new(strings: &'a StringTable, methods: &[super::Method]) -> Self {
+        Self::of_names(
+            strings,
+            methods.iter().map(|m| [m.class, m.name, m.signature]),
+        )
+    }
+
+    /// The ranks of the strings that these (class, name, signature) ids name.
+    pub(crate) fn of_names(
+        strings: &'a StringTable,
+        names: impl Iterator<Item = [StrId; 3]>,
+    ) -> Self {
         use rayon::prelude::*;
         let mut used = vec![false; strings.len()];
-        for m in methods {
-            for id in [m.class, m.name, m.signature] {
+        for ids in names {
+            for id in ids {
                 used[id.index()] = true;
             }
         }

@@ -247,6 +247,15 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
                 let [c] = profile_split_cached(&trace, [clock], 2, 1, cached, Detail::Children);
                 assert_children_only(&c, &want, &format!("seed {seed} {clock:?} {cached}"));
             }
+            // Released once summed, the calls leave the same profile, and the trace without
+            // them.
+            if seed % 10 == 0 {
+                let mut released = trace.clone();
+                let p = profile_releasing(&mut released, clock, 1, Detail::Edges);
+                assert_eq!(p, want, "releasing: seed {seed}, clock {clock:?}");
+                assert_eq!(released.call_count(), 0);
+                assert_eq!(released.methods.len(), trace.methods.len());
+            }
             // The sums alone are the same sums.
             let [totals] = profile_split(&trace, [clock], 3, 1, Detail::Totals);
             assert_eq!(
