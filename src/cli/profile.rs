@@ -65,7 +65,7 @@ pub(crate) fn apply_transforms(
     if transforms.is_empty() {
         return Ok(trace);
     }
-    crate::analysis::transform::apply(&trace, transforms)
+    crate::analysis::transform::apply_owned(trace, transforms)
         .map_err(|e| CliError::Failed(format!("{}: {e}", file.display())))
 }
 

@@ -278,9 +278,15 @@ pub fn apply(trace: &Trace, stack: &[Transform]) -> Result<Trace, TransformError
     let Some((first, rest)) = stack.split_first() else {
         return Ok(trace.clone());
     };
-    let mut t = apply_one(trace, first)?;
-    for tr in rest {
-        t = apply_one(&t, tr)?;
+    apply_owned(apply_one(trace, first)?, rest)
+}
+
+/// [`apply`] to a trace that is used up: each thread's calls are freed as its rewritten thread
+/// is made.
+pub fn apply_owned(mut trace: Trace, stack: &[Transform]) -> Result<Trace, TransformError> {
+    for t in stack {
+        let rule = t.resolve(&trace)?;
+        trace = rewrite::rewrite_owned(trace, &rule);
     }
-    Ok(t)
+    Ok(trace)
 }

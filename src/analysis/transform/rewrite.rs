@@ -54,6 +54,18 @@ struct Frame {
     focused: bool,
 }
 
+/// [`rewrite`] of a trace that is used up: each thread's calls are freed as soon as its
+/// rewritten thread is made, so that the two sets of calls (tens of thousands of small
+/// allocations for as many threads, which the allocator keeps once freed) are not alive at once.
+pub(crate) fn rewrite_owned(mut trace: Trace, rule: &Rule) -> Trace {
+    let methods = trace.methods.len();
+    let threads = std::mem::take(&mut trace.threads);
+    trace.threads = (threads.into_par_iter())
+        .map(|t| rewrite_thread(&t, rule, methods))
+        .collect();
+    trace
+}
+
 /// Applies `rule` to every thread; everything but the calls is kept as it is.
 pub(crate) fn rewrite(trace: &Trace, rule: &Rule) -> Trace {
     let threads = trace

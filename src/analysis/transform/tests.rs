@@ -259,6 +259,19 @@ fn stacks_compose_and_round_trip() {
         assert_eq!(&Transform::parse(&t.spec()).unwrap(), t);
         apply_one(&trace, t).unwrap();
     }
+    // The stack applied to a trace that is used up (each thread's calls freed as its rewritten
+    // thread is made) is the same trace.
+    let borrowed = apply(&trace, &all).unwrap();
+    let owned = apply_owned(trace.clone(), &all).unwrap();
+    assert_eq!(owned.threads.len(), borrowed.threads.len());
+    for (x, y) in owned.threads.iter().zip(&borrowed.threads) {
+        assert_eq!(lanes_of(&x.lanes), lanes_of(&y.lanes));
+        assert_eq!(
+            (x.raw_id, x.axis_range, x.cpu_range),
+            (y.raw_id, y.axis_range, y.cpu_range)
+        );
+    }
+    assert_eq!(owned.methods, borrowed.methods);
     assert!(matches!(
         apply_one(
             &trace,
