@@ -70,6 +70,16 @@ fn check_against_reference(seed: u64, threads: usize, events: usize, o_ns: u64) 
     for clock in [Clock::Cpu, Clock::Wall] {
         assert_eq!(profile(&fast, clock), profile(&slow, clock));
     }
+    // Compensated thread by thread in the trace itself, the same trace.
+    let owned = compensate_owned(measured, o_ns, OverheadSource::Given);
+    assert_eq!(
+        flatten(&owned),
+        flatten(&fast),
+        "owned: seed {seed} o {o_ns}"
+    );
+    assert_eq!(owned.compensation, fast.compensation);
+    assert_eq!(owned.ticks_per_sec, fast.ticks_per_sec);
+    assert_eq!(owned.diagnostics.len(), fast.diagnostics.len());
 }
 
 #[test]

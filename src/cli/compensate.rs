@@ -7,7 +7,9 @@ use std::path::Path;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::compensate::{MAX_OVERHEAD_NS, OverheadSource, compensate, overhead_for};
+use crate::analysis::compensate::{
+    MAX_OVERHEAD_NS, OverheadSource, compensate_owned, overhead_for,
+};
 use crate::trace::Trace;
 
 /// The compensation options shared by the subcommands.
@@ -31,16 +33,9 @@ impl CompensateOpt {
         self.compensate || self.overhead_ns.is_some()
     }
 
-    /// The compensated trace of `trace` (read from `file`), or None when not asked for. A trace
-    /// without a stated overhead and no --overhead-ns is a usage error (exit status 2).
-    pub(crate) fn apply(&self, trace: &Trace, file: &Path) -> Result<Option<Trace>, CliError> {
-        Ok(self
-            .overhead(trace, file)?
-            .map(|(ns, from)| compensate(trace, ns, from)))
-    }
-
     /// The tracing cost per record to subtract from `trace` (read from `file`) and where it
-    /// comes from, or None when not asked for; a usage error as [`CompensateOpt::apply`].
+    /// comes from, or None when not asked for. A trace without a stated overhead and no
+    /// --overhead-ns is a usage error (exit status 2).
     pub(crate) fn overhead(
         &self,
         trace: &Trace,
@@ -61,8 +56,8 @@ impl CompensateOpt {
 
     /// `trace` compensated in place when asked for.
     pub(crate) fn apply_in_place(&self, trace: &mut Trace, file: &Path) -> Result<(), CliError> {
-        if let Some(t) = self.apply(trace, file)? {
-            *trace = t;
+        if let Some((ns, from)) = self.overhead(trace, file)? {
+            *trace = compensate_owned(std::mem::take(trace), ns, from);
         }
         Ok(())
     }

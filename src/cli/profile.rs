@@ -221,19 +221,25 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // compensated one is (both models and both profiles' workers were alive at
                     // once).
                     use crate::analysis::compensate::{
-                        MeasuredTimes, compensate, in_measured_ticks,
+                        MeasuredTimes, compensate, compensate_owned, in_measured_ticks,
                     };
                     use crate::analysis::profile::profile_shared;
-                    let compensated = compensate(&trace, ns, from);
-                    let m = prepare(trace)?;
                     // Only the measured sums are shown beside the report.
-                    measured = Some(MeasuredTimes::of(profile_shared(
-                        &m,
-                        clock,
-                        1,
-                        Detail::Totals,
-                    )));
-                    drop(m);
+                    let sums =
+                        |m: &Trace| MeasuredTimes::of(profile_shared(m, clock, 1, Detail::Totals));
+                    let compensated = if args.range.is_none() && args.transforms.is_empty() {
+                        // Nothing to prepare: the measured sums are the trace's, and the trace
+                        // is then compensated thread by thread (the two sets of calls are not
+                        // alive at once).
+                        measured = Some(sums(&trace));
+                        compensate_owned(trace, ns, from)
+                    } else {
+                        let compensated = compensate(&trace, ns, from);
+                        let m = prepare(trace)?;
+                        measured = Some(sums(&m));
+                        drop(m);
+                        compensated
+                    };
                     trace = prepare(compensated)?;
                     let p = profile_releasing(&mut trace, clock, 1, Detail::Edges);
                     in_measured_ticks(&trace, p)

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::analysis::compensate::MeasuredTimes;
-use crate::analysis::compensate::compensate;
+use crate::analysis::compensate::compensate_owned;
 use crate::analysis::profile::{Detail, profile_all_clocks_shared};
 use crate::formats::Progress;
 use crate::load::LoadError;
@@ -88,8 +88,7 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                                 .into_iter()
                                 .map(MeasuredTimes::of)
                                 .collect();
-                        let c = compensate(&trace, ns, from);
-                        drop(trace);
+                        let c = compensate_owned(trace, ns, from);
                         let after = profile_all_clocks_shared(&c, 1, Detail::Totals);
                         emit(summarize_compensated(&name, &c, &after, &before))?;
                     }
