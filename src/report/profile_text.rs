@@ -23,7 +23,7 @@ use crate::trace::{MethodId, Trace};
 use super::html::{TABLE_OF_CONTENTS, escape, html_header};
 use numbers::{pad, push_fixed, push_left, push_right};
 pub(crate) use rows::indices;
-use rows::{RankedRows, compare_names, ranked_rows};
+use rows::{RankedRows, ranked_rows, sort_by_time};
 pub(crate) use write::write_report;
 use write::{SPILL_BYTES, Spill};
 
@@ -55,9 +55,8 @@ const HUGE_BLOCK_LINES: usize = 1 << 14;
 
 const SEPARATOR: &str = "======================================================================";
 
-/// One printed method: a model method or a pseudo-method (20 bytes: a report may have a
-/// million rows; its names are looked up in the trace, its numbers in the profile, see
-/// [`RowView`]).
+/// A pseudo-method's row (`(toplevel)`, `(unknown)`); a model method's row is made as it is
+/// read ([`Rows::get`]): a report may have a million rows.
 #[derive(Clone, Copy)]
 struct Row {
     /// The model method, or [`Row::TOPLEVEL`] / [`Row::UNKNOWN`] for the pseudo-methods.
@@ -74,47 +73,95 @@ impl Row {
     const UNKNOWN: u32 = u32::MAX - 1;
 }
 
-/// The rows of a report, read with the trace and the profile they come from.
+/// The rows of a report, read with the trace and the profile they come from: the pseudo-rows,
+/// then one row per model method, whose names are ranked through the ranks of the strings
+/// (4 bytes a string; a row of its own was 20 bytes a method).
 #[derive(Clone)]
 struct Rows<'a> {
     trace: &'a Trace,
     profile: &'a Profile,
-    rows: Vec<Row>,
+    /// `(toplevel)`, and `(unknown)` unless a model method is it.
+    pseudo: Vec<Row>,
+    /// Each string's rank among the texts the methods name (`crate::trace::TextRanks`).
+    ranks: std::sync::Arc<[u32]>,
+    /// Each row's place in the order of [`rows::compare_names`] (equal for rows that compare
+    /// equal): what every sort of the report compares after a time.
+    name_order: std::sync::Arc<[u32]>,
 }
 
 impl<'a> Rows<'a> {
     fn len(&self) -> usize {
-        self.rows.len()
+        self.pseudo.len() + self.trace.methods.len()
     }
 
-    fn get(&self, r: usize) -> RowView<'a> {
+    /// Row `r`'s method ([`Row::method`]).
+    fn method(&self, r: usize) -> u32 {
+        match self.pseudo.get(r) {
+            Some(row) => row.method,
+            None => (r - self.pseudo.len()) as u32,
+        }
+    }
+
+    /// Row `r`'s numbers.
+    fn numbers(&self, r: usize) -> &'a MethodProfile {
         static EMPTY: MethodProfile = MethodProfile::EMPTY;
-        let row = self.rows[r];
+        match self.method(r) {
+            Row::TOPLEVEL => &self.profile.toplevel,
+            m => self.profile.methods.get(m as usize).unwrap_or(&EMPTY),
+        }
+    }
+
+    fn get(&self, r: usize) -> RowView<'a, '_> {
+        let (method, named, pseudo_rank) = match self.pseudo.get(r) {
+            Some(row) => (row.method, row.named, Some(row.rank)),
+            None => {
+                let method = (r - self.pseudo.len()) as u32;
+                let m = &self.trace.methods[method as usize];
+                (method, !m.name.is_empty(), None)
+            }
+        };
         RowView {
             trace: self.trace,
-            method: row.method,
-            rank: row.rank,
-            named: row.named,
-            profile: match row.method {
-                Row::TOPLEVEL => &self.profile.toplevel,
-                m => self.profile.methods.get(m as usize).unwrap_or(&EMPTY),
-            },
+            method,
+            named,
+            pseudo_rank,
+            ranks: &self.ranks,
+            profile: self.numbers(r),
         }
     }
 }
 
 /// A row with its names and numbers.
 #[derive(Clone, Copy)]
-struct RowView<'a> {
+struct RowView<'a, 'r> {
     trace: &'a Trace,
     /// See [`Row::method`].
     method: u32,
-    rank: NameRank,
     named: bool,
+    /// A pseudo-row's [`Row::rank`] (a model method's is read from `ranks`).
+    pseudo_rank: Option<NameRank>,
+    ranks: &'r [u32],
     profile: &'a MethodProfile,
 }
 
-impl<'a> RowView<'a> {
+impl<'a> RowView<'a, '_> {
+    /// See [`Row::rank`].
+    fn rank(&self) -> NameRank {
+        match (self.pseudo_rank, self.model()) {
+            (Some(rank), _) => rank,
+            (None, None) => NameRank::default(),
+            (None, Some(m)) => {
+                let rank = |id: crate::trace::StrId| self.ranks[id.index()];
+                // Placed as `TextRanks::place_of` places it.
+                NameRank {
+                    class: 2 * rank(m.class) + 1,
+                    name: rank(m.name),
+                    signature: rank(m.signature),
+                }
+            }
+        }
+    }
+
     fn model(&self) -> Option<&'a crate::trace::Method> {
         (self.method < Row::UNKNOWN).then(|| &self.trace.methods[self.method as usize])
     }
@@ -251,7 +298,7 @@ impl<'a> Printer<'a> {
 
     /// The callers and callees of row `r`'s method.
     fn edges(&self, r: usize) -> MethodEdges<'a> {
-        match self.rows.rows[r].method {
+        match self.rows.method(r) {
             Row::TOPLEVEL => self.rows.profile.edges(None),
             Row::UNKNOWN => MethodEdges::none(),
             m => self.rows.profile.edges(Some(MethodId(m))),
@@ -279,13 +326,7 @@ impl<'a> Printer<'a> {
     /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
     /// Stable: rows of equal id keep their order.
     fn sort_by_exclusive(&self, rows: &mut [u32]) {
-        rows.sort_by(|&a, &b| {
-            let (ra, rb) = (self.rows.get(a as usize), self.rows.get(b as usize));
-            rb.profile
-                .exclusive
-                .cmp(&ra.profile.exclusive)
-                .then_with(|| compare_names(&ra, &rb))
-        });
+        sort_by_time(&self.rows, rows, |&r| r, |p, _| p.exclusive);
     }
 
     fn exclusive_profile(&mut self, total_time: u64, spill: &mut Spill) {
@@ -498,14 +539,12 @@ impl<'a> Printer<'a> {
         let mut sorted: Vec<(u32, u32)> = (edges.iter().enumerate())
             .map(|(i, e)| (self.row_of(e.method()) as u32, i as u32))
             .collect();
-        sorted.sort_by(|a, b| {
-            edges[b.1 as usize]
-                .time
-                .cmp(&edges[a.1 as usize].time)
-                .then_with(|| {
-                    compare_names(&self.rows.get(a.0 as usize), &self.rows.get(b.0 as usize))
-                })
-        });
+        sort_by_time(
+            &self.rows,
+            &mut sorted,
+            |e| e.0,
+            |_, e| edges[e.1 as usize].time,
+        );
         let method_total = method_inclusive as f64;
         for (r, e) in sorted {
             let (r, edge) = (r as usize, &edges[e as usize]);

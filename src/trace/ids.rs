@@ -49,6 +49,13 @@ impl StrId {
         }
     }
 
+    /// Whether this is the empty string: a table holds `""` once, as [`StrId::EMPTY`] (its
+    /// first string, found again at every `intern("")`).
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self == StrId::EMPTY
+    }
+
     /// The index into the owning table.
     #[inline]
     pub fn index(self) -> usize {

@@ -217,6 +217,12 @@ impl<'a> TextRanks<'a> {
         }
     }
 
+    /// Each string's rank ([`TextRanks::rank`]), by index, without the order that places other
+    /// texts.
+    pub(crate) fn into_ranks(self) -> Vec<u32> {
+        self.rank
+    }
+
     /// The rank of a string a method of the table names.
     pub(crate) fn rank(&self, id: StrId) -> u32 {
         self.rank[id.index()]
@@ -282,6 +288,12 @@ mod tests {
         assert_eq!(t.get(StrId::EMPTY), "");
         assert_eq!(t.len(), 3);
         assert_eq!(t.shortened(), 0);
+        // The empty string is the table's first, found again (its id is what `is_empty` asks),
+        // also once the index is dropped.
+        assert!(t.intern("").is_empty() && !a.is_empty());
+        t.shrink_to_fit();
+        assert!(t.intern("").is_empty());
+        assert_eq!(t.len(), 3);
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! pseudo-methods, ranked by inclusive time with dmtracedump's tie breaks (class, name,
 //! signature, compared as byte-order ranks), and the `[n]` index of each row.
 
-use std::cmp::Ordering;
+use rayon::prelude::*;
 
-use super::{NameRank, Row, RowView, Rows};
+use super::{NameRank, Row, Rows};
 use crate::analysis::diff::KeyParts;
-use crate::analysis::profile::Profile;
+use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::{MethodId, TextRanks, Trace};
 
 /// dmtracedump's tie break after a time: class, then name and signature (or id when either
@@ -15,18 +15,14 @@ use crate::trace::{MethodId, TextRanks, Trace};
 /// A total order, as sorts need: dmtracedump compares names only when both methods have one,
 /// which is not transitive when named and unnamed methods share a class (see
 /// [`crate::analysis::diff::KeyParts::tie_order`]), so a class's unnamed methods come first.
-pub(super) fn compare_names(a: &RowView, b: &RowView) -> Ordering {
-    a.rank
-        .class
-        .cmp(&b.rank.class)
+#[cfg(test)]
+pub(super) fn compare_names(a: &super::RowView, b: &super::RowView) -> std::cmp::Ordering {
+    let (ra, rb) = (a.rank(), b.rank());
+    (ra.class.cmp(&rb.class))
         .then_with(|| a.named.cmp(&b.named))
         .then_with(|| match (a.named, b.named) {
-            (true, true) => a
-                .rank
-                .name
-                .cmp(&b.rank.name)
-                .then(a.rank.signature.cmp(&b.rank.signature)),
-            _ => Ordering::Equal,
+            (true, true) => (ra.name.cmp(&rb.name)).then(ra.signature.cmp(&rb.signature)),
+            _ => std::cmp::Ordering::Equal,
         })
         .then_with(|| a.id().cmp(&b.id()))
 }
@@ -56,59 +52,43 @@ pub(super) struct RankedRows<'a> {
 
 /// See [`RankedRows`].
 pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedRows<'a> {
-    let mut rows = Vec::with_capacity(trace.methods.len() + 2);
+    // Classes by their places among the trace's strings (the pseudo-methods' names fall between
+    // them); names and signatures by their ranks, compared only between named rows.
+    let ranks = TextRanks::new(&trace.strings, &trace.methods);
     let pseudo_row = |method| Row {
         method,
         named: false,
-        rank: NameRank::default(),
+        rank: NameRank {
+            class: ranks.place(if method == Row::TOPLEVEL {
+                "(toplevel)"
+            } else {
+                "(unknown)"
+            }),
+            name: 0,
+            signature: 0,
+        },
     };
-    rows.push(pseudo_row(Row::TOPLEVEL));
+    let mut pseudo = vec![pseudo_row(Row::TOPLEVEL)];
     let methods = trace.methods.len() as u32;
     if !(0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m))) {
-        rows.push(pseudo_row(Row::UNKNOWN));
-    }
-    let first_method_row = rows.len() as u32;
-    for (i, m) in trace.methods.iter().enumerate() {
-        rows.push(Row {
-            method: i as u32,
-            named: !trace.str(m.name).is_empty(),
-            rank: NameRank::default(),
-        });
+        pseudo.push(pseudo_row(Row::UNKNOWN));
     }
     let mut rows = Rows {
         trace,
         profile,
-        rows,
+        pseudo,
+        ranks: ranks.into_ranks().into(),
+        name_order: Vec::new().into(),
     };
-    // Classes by their places among the trace's strings (the pseudo-methods' names fall between
-    // them); names and signatures by their ranks, compared only between named rows.
-    let ranks = TextRanks::new(&trace.strings, &trace.methods);
-    for row in rows.rows.iter_mut() {
-        row.rank = match trace.methods.get(row.method as usize) {
-            Some(m) => NameRank {
-                class: ranks.place_of(m.class),
-                name: ranks.rank(m.name),
-                signature: ranks.rank(m.signature),
-            },
-            None => NameRank {
-                class: ranks.place(if row.method == Row::TOPLEVEL {
-                    "(toplevel)"
-                } else {
-                    "(unknown)"
-                }),
-                name: 0,
-                signature: 0,
-            },
-        };
-    }
+    rows.name_order = name_order(&rows).into();
     crate::timing::mark("render: rows ranked");
     let mut by_inclusive: Vec<u32> = (0..rows.len() as u32).collect();
-    by_inclusive.sort_by(|&a, &b| {
-        let (ra, rb) = (rows.get(a as usize), rows.get(b as usize));
-        rb.profile
-            .inclusive
-            .cmp(&ra.profile.inclusive)
-            .then_with(|| compare_names(&ra, &rb))
+    // Unique keys (the row last): the unstable sort gives the stable order.
+    let inclusive = |r: u32| rows.numbers(r as usize).inclusive;
+    by_inclusive.par_sort_unstable_by(|&a, &b| {
+        (inclusive(b).cmp(&inclusive(a)))
+            .then(rows.name_order[a as usize].cmp(&rows.name_order[b as usize]))
+            .then(a.cmp(&b))
     });
     let mut index = vec![0u32; rows.len()];
     for (rank, &r) in by_inclusive.iter().enumerate() {
@@ -116,9 +96,113 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     }
     crate::timing::mark("render: sorted");
     RankedRows {
+        first_method_row: rows.pseudo.len() as u32,
         rows,
-        first_method_row,
         index,
         by_inclusive,
+    }
+}
+
+/// Each row's place in the order of [`compare_names`], equal for rows that compare equal: the
+/// rows sorted once by keys made once (24 bytes a row while sorted), where every sort of the
+/// report would otherwise read both rows' names through the trace at each comparison.
+fn name_order(rows: &Rows) -> Vec<u32> {
+    // What `compare_names` compares, as integers: the class's place, then 0 for a row without
+    // a name and 1 + its name's rank for one with, then the signature's rank (0 without a
+    // name), then the id.
+    let key = |r: usize| {
+        let row = rows.get(r);
+        let rank = row.rank();
+        let names = match row.named {
+            true => [rank.class, 1 + rank.name, rank.signature],
+            false => [rank.class, 0, 0],
+        };
+        (names, row.id())
+    };
+    let mut keyed: Vec<(([u32; 3], i64), u32)> = (0..rows.len())
+        .into_par_iter()
+        .map(|r| (key(r), r as u32))
+        .collect();
+    keyed.par_sort_unstable();
+    let mut order = vec![0u32; rows.len()];
+    let mut place = 0u32;
+    for (n, k) in keyed.iter().enumerate() {
+        if n > 0 && keyed[n - 1].0 != k.0 {
+            place += 1;
+        }
+        order[k.1 as usize] = place;
+    }
+    order
+}
+
+/// Sorts `items` (each of row `row_of(item)`) by `time` (largest first), then by
+/// [`compare_names`] of their rows; equal items keep their order.
+pub(super) fn sort_by_time<T>(
+    rows: &Rows,
+    items: &mut [T],
+    row_of: impl Fn(&T) -> u32,
+    time: impl Fn(&MethodProfile, &T) -> u64,
+) {
+    let time = |item: &T| time(rows.numbers(row_of(item) as usize), item);
+    let names = |item: &T| rows.name_order[row_of(item) as usize];
+    items.sort_by(|a, b| (time(b).cmp(&time(a))).then(names(a).cmp(&names(b))));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::profile::profile;
+    use crate::trace::{Action, Builder, Clock, ClockMode};
+
+    /// The rows' name order is [`compare_names`]' (checked on every pair of rows of methods
+    /// with shared and unnamed names, duplicate ids and an `(unknown)` placeholder), and the
+    /// inclusive order is the stable sort by time and that comparison.
+    #[test]
+    fn the_name_order_is_compare_names() {
+        let mut b = Builder::new("test");
+        b.clock = Some(ClockMode::Wall);
+        let classes = ["a.B", "a.C", "(toplevel)", "(unknown)", "z"];
+        let names = ["", "m", "n", "(toplevel)"];
+        let mut n = 0u32;
+        for (i, class) in classes.iter().enumerate() {
+            for (j, name) in names.iter().enumerate() {
+                for sig in ["()V", "(I)V"] {
+                    // Some ids repeat: equal names and ids compare equal.
+                    b.add_method(((i * 7 + j) % 9) as u64 * 4, class, name, sig, None, None);
+                    n += 1;
+                }
+            }
+        }
+        let t = b.add_thread(1, "main");
+        for k in 0..n {
+            let ev = b.events_mut(t);
+            ev.push(Action::Enter, MethodId(k), u64::from(k) * 10, None);
+            ev.push(
+                Action::Exit,
+                MethodId(k),
+                u64::from(k) * 10 + u64::from(k % 3),
+                None,
+            );
+        }
+        let trace = b.finish();
+        let p = profile(&trace, Clock::Wall);
+        let ranked = ranked_rows(&trace, &p);
+        let rows = &ranked.rows;
+        // A method of class `(unknown)` without a name is the `(unknown)` row: `(toplevel)` is
+        // the only pseudo-row.
+        assert_eq!(rows.len(), n as usize + 1);
+        for a in 0..rows.len() {
+            for b in 0..rows.len() {
+                let want = compare_names(&rows.get(a), &rows.get(b));
+                let got = rows.name_order[a].cmp(&rows.name_order[b]);
+                assert_eq!(got, want, "rows {a} and {b}");
+            }
+        }
+        let mut want: Vec<u32> = (0..rows.len() as u32).collect();
+        want.sort_by(|&a, &b| {
+            let (ra, rb) = (rows.get(a as usize), rows.get(b as usize));
+            (rb.profile.inclusive.cmp(&ra.profile.inclusive)).then_with(|| compare_names(&ra, &rb))
+        });
+        assert_eq!(ranked.by_inclusive, want);
     }
 }

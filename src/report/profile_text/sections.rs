@@ -17,13 +17,14 @@ impl Printer<'_> {
     fn groups(&self, by_class: bool) -> (Vec<u32>, Vec<u32>) {
         // (key, row) in one integer, sorted: by key, then row (the exclusive sort below is
         // stable, and ties only rows of equal id).
-        let mut named: Vec<u64> = (self.rows.rows.iter().enumerate())
+        let mut named: Vec<u64> = (0..self.rows.len())
+            .map(|r| (r, self.rows.get(r)))
             .filter(|(_, row)| row.named)
             .map(|(r, row)| {
                 let key = if by_class {
-                    row.rank.class
+                    row.rank().class
                 } else {
-                    row.rank.name
+                    row.rank().name
                 };
                 u64::from(key) << 32 | r as u64
             })
@@ -128,7 +129,7 @@ impl Printer<'_> {
             );
             b.exclusive
                 .cmp(&a.exclusive)
-                .then(fa.rank.class.cmp(&fb.rank.class))
+                .then(fa.rank().class.cmp(&fb.rank().class))
                 .then_with(|| fa.id().cmp(&fb.id()))
                 .then(a.rows.start.cmp(&b.rows.start))
         });
