@@ -9,7 +9,7 @@ use clap::Args;
 use super::CliError;
 use crate::analysis::profile::{Detail, profile_shared};
 use crate::formats::Progress;
-use crate::report::graph::{DEFAULT_THRESHOLD_PCT, write_dot};
+use crate::report::graph::{DEFAULT_THRESHOLD_PCT, FirstSeen, write_dot_seen};
 
 /// Write the call graph as Graphviz DOT (dmtracedump -g); OUT ending in .png or .svg is rendered
 /// with Graphviz `dot`.
@@ -52,6 +52,10 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     // The graph reads the callee lists alone.
     let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Children);
     let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
+    // The graph reads the calls for when each edge was first seen alone: taken now, and the
+    // calls released before the graph is made.
+    let seen = FirstSeen::of(&trace, p.clock);
+    trace.release_calls();
     // The DOT text goes straight to its file (as large as the trace has methods): the output,
     // or beside it for Graphviz to render.
     let render = render_kind(&args.output);
@@ -66,7 +70,7 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     std::fs::File::create(&dot_path)
         .and_then(|f| {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            write_dot(&trace, &p, args.threshold, &mut w)?;
+            write_dot_seen(&trace, &p, seen, args.threshold, &mut w)?;
             w.flush()
         })
         .map_err(|source| CliError::Write {

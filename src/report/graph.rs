@@ -269,7 +269,24 @@ impl<'a> Graph<'a> {
     }
 }
 
+/// When each edge of a trace was first seen: what a graph reads from the trace's calls, so that
+/// the calls can be released before the graph is made ([`write_dot_seen`]).
+pub struct FirstSeen(Vec<Seen>);
+
+impl FirstSeen {
+    /// The edges of `trace` first seen on `clock` (the clock of the profile drawn).
+    pub fn of(trace: &Trace, clock: Clock) -> Self {
+        FirstSeen(first_seen(trace, clock))
+    }
+}
+
+#[cfg(test)]
 fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
+    graph_nodes_seen(trace, profile, FirstSeen::of(trace, profile.clock))
+}
+
+fn graph_nodes_seen<'a>(trace: &'a Trace, profile: &'a Profile, seen: FirstSeen) -> Graph<'a> {
+    let seen = seen.0;
     let methods = trace.methods.len();
     let has_unknown =
         (0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m as u32)));
@@ -293,7 +310,6 @@ fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
         }
     }
     let rank = |m: Option<MethodId>| m.map_or(top_rank as u32, |m| rank_of_method[m.index()]);
-    let seen = first_seen(trace, profile.clock);
     let edges_of = |s: Slot| match s {
         Slot::Top => profile.edges(None),
         Slot::Method(m) => profile.edges(Some(m)),
@@ -342,12 +358,30 @@ pub fn write_dot(
     threshold_pct: i64,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    write_dot_seen(
+        trace,
+        profile,
+        FirstSeen::of(trace, profile.clock),
+        threshold_pct,
+        out,
+    )
+}
+
+/// [`write_dot`] with the edges' first-seen times taken from the calls already: the trace's
+/// calls are not read (they may be released).
+pub fn write_dot_seen(
+    trace: &Trace,
+    profile: &Profile,
+    seen: FirstSeen,
+    threshold_pct: i64,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let threshold = if (0..100).contains(&threshold_pct) {
         threshold_pct
     } else {
         DEFAULT_THRESHOLD_PCT
     };
-    let g = graph_nodes(trace, profile);
+    let g = graph_nodes_seen(trace, profile, seen);
     let passes = |parent: usize, child: usize| {
         let pct = g.numbers(child).inclusive as f64 / g.numbers(parent).inclusive as f64 * 100.0;
         (pct as i64) >= threshold
@@ -427,6 +461,14 @@ mod tests {
         let full = write(&profile(trace, trace.primary_clock()));
         let children = profile_shared(trace, trace.primary_clock(), 1, Detail::Children);
         assert_eq!(write(&children), full);
+        // With the first-seen edges taken before the calls are released, as `graph` does.
+        let seen = FirstSeen::of(trace, children.clock);
+        let mut released = trace.clone();
+        released.release_calls();
+        assert_eq!(released.call_count(), 0);
+        let mut buf = Vec::new();
+        write_dot_seen(&released, &children, seen, threshold, &mut buf).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap(), full);
         full
     }
 
