@@ -323,13 +323,14 @@ fn transforms(trace: &Trace, byte: u8) {
         let r = crate::analysis::search::search(trace, &q, 1_000);
         let _ = r.first_at_or_after(0);
     }
-    use crate::analysis::compensate::{OverheadSource, compensate, overhead_for};
+    use crate::analysis::compensate::{OverheadSource, compensate, compensate_owned, overhead_for};
     let given = (byte >= 128).then(|| u64::from(byte) * 37);
     if let Some((ns, from)) = overhead_for(trace, given) {
         let c = compensate(trace, ns, from);
         check(&c);
     }
-    let c = compensate(trace, u64::MAX / 3, OverheadSource::Given);
+    // The command line's way: the trace used up, thread by thread.
+    let c = compensate_owned(trace.clone(), u64::MAX / 3, OverheadSource::Given);
     check(&c);
 }
 
