@@ -40,10 +40,8 @@ pub struct ConvertArgs {
 
 /// Writes the export to the output file or stdout.
 pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
-    let (mapping, trace) = rayon::join(
-        || args.mapping.load(),
-        || crate::load::load_path(&args.file, &Progress::default()),
-    );
+    let (mapping, trace) =
+        (args.mapping).load_beside(|| crate::load::load_path(&args.file, &Progress::default()));
     let (mapping, mut trace) = (mapping?, trace?);
     // No export writes the instants (probe hits, messages): a Logger file holds one per line.
     trace.release_instants();

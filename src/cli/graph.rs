@@ -41,10 +41,8 @@ fn render_kind(path: &Path) -> Option<&'static str> {
 
 /// Writes the DOT file, and renders it with Graphviz when OUT asks for an image.
 pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
-    let (mapping, trace) = rayon::join(
-        || args.mapping.load(),
-        || crate::load::load_path(&args.file, &Progress::default()),
-    );
+    let (mapping, trace) =
+        (args.mapping).load_beside(|| crate::load::load_path(&args.file, &Progress::default()));
     let (mapping, mut trace) = (mapping?, trace?);
     trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;

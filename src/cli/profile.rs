@@ -148,16 +148,13 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     let input_len = std::fs::metadata(&args.file).map_or(0, |m| m.len());
     let factory = ProfileSinkFactory::for_input(args.clock.clock.map(Clock::from), input_len);
     // The mapping is read while the trace is.
-    let (mapping, streamed) = rayon::join(
-        || args.mapping.load(),
-        || {
-            if whole {
-                crate::load::load_to_sinks(&args.file, &progress, &factory)
-            } else {
-                Ok(None)
-            }
-        },
-    );
+    let (mapping, streamed) = args.mapping.load_beside(|| {
+        if whole {
+            crate::load::load_to_sinks(&args.file, &progress, &factory)
+        } else {
+            Ok(None)
+        }
+    });
     let (mut mapping, streamed) = (mapping?, streamed?);
     let (mut trace, mut ready, events) = match streamed {
         Some((b, sinks)) => {
