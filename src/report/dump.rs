@@ -234,16 +234,14 @@ impl<'o, 'k> Printer<'o, 'k> {
             out.write_all(t.name)?;
             out.write_all(b"\n")?;
         }
-        let mut lines: Vec<(u64, u32)> = (0..methods.len() as u32)
-            .map(|i| (methods[i as usize].id, i))
-            .collect();
-        lines.sort_unstable();
-        lines.dedup_by_key(|(id, _)| *id);
+        // Each id's first line: the lines in key order, the first of an id kept.
+        let lines =
+            MethodLookup::build((methods.iter().enumerate()).map(|(i, m)| (m.id, i as u32)));
         Ok(Printer {
             out,
             methods,
             mapping,
-            lines: MethodLookup::build(lines),
+            lines,
             names: vec![None; methods.len()],
             depth: vec![2; 65536],
             dots: vec![b'.'; MAX_DEPTH],

@@ -444,8 +444,7 @@ impl Tables {
             named(&MethodLookup::build(
                 lines
                     .filter(|(_, (_, r))| !**r)
-                    .map(|(i, (m, _))| (m.id, i as u32))
-                    .collect(),
+                    .map(|(i, (m, _))| (m.id, i as u32)),
             ))
         });
         let mut pairs: Vec<(u64, u32)> = Vec::new();
@@ -493,7 +492,7 @@ impl Tables {
         }
         Tables {
             thread_of_tid,
-            methods: MethodLookup::build(pairs),
+            methods: MethodLookup::build(pairs.iter().copied()),
         }
     }
 }
@@ -517,22 +516,31 @@ impl MethodLookup {
 }
 
 impl MethodLookup {
-    /// The lookup of `(id, index)` pairs with distinct ids. Ids that are not multiples of 4 or
-    /// do not fit 32 bits can never match a record.
-    pub(crate) fn build(pairs: Vec<(u64, u32)>) -> MethodLookup {
-        let count = pairs.len();
-        let usable = pairs
-            .into_iter()
-            .filter(|(id, _)| *id <= u32::MAX as u64 && *id & 3 == 0);
-        let max = usable.clone().map(|(id, _)| id >> 2).max().unwrap_or(0) as usize;
+    /// The lookup of `(id, index)` pairs with distinct ids (the first pair of an id is kept),
+    /// read twice and not collected: a list of them took 16 bytes a method line. Ids that are
+    /// not multiples of 4 or do not fit 32 bits can never match a record.
+    pub(crate) fn build(pairs: impl Iterator<Item = (u64, u32)> + Clone) -> MethodLookup {
+        let usable = pairs.filter(|(id, _)| *id <= u32::MAX as u64 && *id & 3 == 0);
+        let (count, max) = usable.clone().fold((0usize, 0u64), |(n, max), (id, _)| {
+            (n + 1, max.max(id >> 2))
+        });
+        let max = max as usize;
         if max <= (count * 8).max(1 << 16) {
             let mut t = vec![NONE; max + 1];
             for (id, idx) in usable {
-                t[(id >> 2) as usize] = idx;
+                let slot = &mut t[(id >> 2) as usize];
+                if *slot == NONE {
+                    *slot = idx;
+                }
             }
             MethodLookup::Dense(t)
         } else {
-            MethodLookup::Hashed(usable.map(|(id, idx)| (id as u32, idx)).collect())
+            let mut h = rustc_hash::FxHashMap::default();
+            h.reserve(count);
+            for (id, idx) in usable {
+                h.entry(id as u32).or_insert(idx);
+            }
+            MethodLookup::Hashed(h)
         }
     }
 }

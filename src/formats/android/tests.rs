@@ -357,3 +357,42 @@ fn a_large_key_keeps_only_the_named_methods() {
         assert!(!ts.diagnostics.iter().any(|d| d.code == "uncalled-methods"));
     }
 }
+
+/// [`super::MethodLookup::build`] maps each record value to the first line of its id, in both
+/// of its layouts (a table for ids up to 8 per line, a hash map past that), and never maps ids
+/// that cannot be a record's; checked against a map filled first-wins.
+#[test]
+fn the_method_lookup_keeps_each_ids_first_line() {
+    use super::{MethodLookup, NONE};
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for (lines, span) in [(0, 4), (1, 4), (50, 40), (300, 2_000), (300, 1 << 40)] {
+        for _ in 0..20 {
+            // Ids from a small span repeat; some are not multiples of 4, some do not fit 32 bits.
+            let pairs: Vec<(u64, u32)> = (0..lines as u32).map(|i| (next() % span, i)).collect();
+            let lookup = MethodLookup::build(pairs.iter().copied());
+            let mut want = std::collections::HashMap::new();
+            for &(id, i) in &pairs {
+                want.entry(id).or_insert(i);
+            }
+            for &(id, _) in &pairs {
+                let got = u32::try_from(id).map_or(NONE, |id| lookup.get(id & !3));
+                let first = if id & 3 == 0 && id <= u64::from(u32::MAX) {
+                    want[&id]
+                } else {
+                    // A value the records can carry (low bits clear) maps to its own id's line.
+                    match u32::try_from(id & !3) {
+                        Ok(v) => want.get(&u64::from(v)).copied().unwrap_or(NONE),
+                        Err(_) => NONE,
+                    }
+                };
+                assert_eq!(got, first, "id {id:#x} of {lines} lines over {span}");
+            }
+        }
+    }
+}
