@@ -139,42 +139,56 @@ pub(crate) enum EdgeList {
 
 /// Every method's four edge lists (callers, callees, and both for recursive calls), all back to
 /// back in one list: the methods' in id order, then `(toplevel)`'s. A list per method behind a
-/// box cost a called-once method ≈ 40 bytes more per clock than its one edge; here it costs the
-/// end of each of its lists (4 bytes each, 8 past 4 G edges). Empty in a profile of totals.
+/// box cost a called-once method ≈ 40 bytes more per clock than its one edge; here it costs
+/// where its parents and its last list end (4 bytes each, 8 past 4 G edges), and, for the few
+/// owners with recursive edges, where their children and recursive parents end (the end of
+/// each of four lists took 16 bytes an owner). Empty in a profile of totals.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EdgeLists {
     all: Vec<Edge>,
-    /// Where each list ends in `all`: list `l` of owner `o` at `4 · o + l`.
+    /// Owner `o`'s parents end at `2 · o` and its last list at `2 · o + 1`; its lists start
+    /// where the previous owner's end.
     ends: DurColumn,
+    /// The owners with recursive edges, in order.
+    recursive: Vec<u32>,
+    /// For `recursive[i]`: where its children end (`2 · i`) and its recursive parents end
+    /// (`2 · i + 1`). Any other owner's children run to its end.
+    recursive_ends: DurColumn,
 }
 
 impl EdgeLists {
-    /// Room for `counts[4 · o + l]` edges in list `l` of owner `o` (filled with placeholders);
-    /// the counts become the lists' ends in place (a second array of a million owners' ends
-    /// would be alive beside them at the peak of a profile).
-    pub(crate) fn from_counts(mut counts: Vec<u32>) -> Self {
+    /// Room for `counts[4 · o + l]` edges in list `l` of owner `o` (filled with placeholders).
+    /// The counts are freed before the edges' room is made (a million owners' counts took
+    /// 16 MB).
+    pub(crate) fn from_counts(counts: Vec<u32>) -> Self {
         let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
-        let ends = if total <= u64::from(u32::MAX) {
-            let mut end = 0u32;
-            for n in &mut counts {
-                end += *n;
-                *n = end;
-            }
-            DurColumn::Narrow(counts)
-        } else {
-            let mut end = 0u64;
-            DurColumn::Wide(
-                (counts.into_iter())
-                    .map(|n| {
-                        end += u64::from(n);
-                        end
-                    })
-                    .collect(),
-            )
+        let column = |n: usize| match total <= u64::from(u32::MAX) {
+            true => DurColumn::Narrow(Vec::with_capacity(n)),
+            false => DurColumn::Wide(Vec::with_capacity(n)),
         };
+        let owners = counts.len() / 4;
+        let mut ends = column(2 * owners);
+        let mut recursive = Vec::new();
+        let mut recursive_ends = column(0);
+        let mut end = 0u64;
+        for (o, c) in counts.chunks_exact(4).enumerate() {
+            let [parents, children, rec_parents, rec_children] = [c[0], c[1], c[2], c[3]];
+            end += u64::from(parents);
+            ends.push(end);
+            if rec_parents > 0 || rec_children > 0 {
+                recursive.push(o as u32);
+                recursive_ends.push(end + u64::from(children));
+                recursive_ends.push(end + u64::from(children) + u64::from(rec_parents));
+            }
+            end += u64::from(children) + u64::from(rec_parents) + u64::from(rec_children);
+            ends.push(end);
+        }
+        drop(counts);
         EdgeLists {
             all: vec![Edge::PLACEHOLDER; total as usize],
             ends,
+            recursive,
+            recursive_ends,
         }
     }
 
@@ -193,13 +207,25 @@ impl EdgeLists {
 
     /// Where list `list` of owner `o` is in `all` (empty past the owners that have lists).
     fn range(&self, o: usize, list: EdgeList) -> std::ops::Range<usize> {
-        let i = o.saturating_mul(4).saturating_add(list as usize);
-        if i >= self.ends.len() {
+        if o >= self.ends.len() / 2 {
             return 0..0;
         }
-        let end = |i: usize| self.ends.get(i) as usize;
-        let start = if i == 0 { 0 } else { end(i - 1) };
-        start..end(i)
+        let at = |i: usize| self.ends.get(i) as usize;
+        let start = if o == 0 { 0 } else { at(2 * o - 1) };
+        let (parents_end, end) = (at(2 * o), at(2 * o + 1));
+        let (children_end, rec_parents_end) = match self.recursive.binary_search(&(o as u32)) {
+            Ok(i) => (
+                self.recursive_ends.get(2 * i) as usize,
+                self.recursive_ends.get(2 * i + 1) as usize,
+            ),
+            Err(_) => (end, end),
+        };
+        match list {
+            EdgeList::Parents => start..parents_end,
+            EdgeList::Children => parents_end..children_end,
+            EdgeList::RecursiveParents => children_end..rec_parents_end,
+            EdgeList::RecursiveChildren => rec_parents_end..end,
+        }
     }
 
     pub(crate) fn list(&self, o: usize, list: EdgeList) -> &[Edge] {
@@ -233,6 +259,8 @@ impl<'a> MethodEdges<'a> {
         static NO_EDGES: EdgeLists = EdgeLists {
             all: Vec::new(),
             ends: DurColumn::Narrow(Vec::new()),
+            recursive: Vec::new(),
+            recursive_ends: DurColumn::Narrow(Vec::new()),
         };
         MethodEdges {
             lists: &NO_EDGES,

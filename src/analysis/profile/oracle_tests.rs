@@ -486,3 +486,50 @@ fn worker_sums_stay_within_their_budget() {
     assert_eq!(method_bytes::<1>(true, Detail::Totals), 32 + 4);
     assert_eq!(method_bytes::<2>(false, Detail::Totals), 64 + 4);
 }
+
+/// Every owner's four lists read back as they were given, whichever of them are empty (the
+/// ends of the children and recursive parents are kept only for owners with recursive edges),
+/// and owners past the last have none.
+#[test]
+fn edge_lists_read_back_each_list() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    for owners in [0usize, 1, 2, 7, 40] {
+        for _ in 0..50 {
+            let lists: Vec<[Vec<Edge>; 4]> = (0..owners)
+                .map(|_| {
+                    std::array::from_fn(|l| {
+                        // Recursive lists are mostly empty, as in real traces.
+                        let len = if l >= 2 && next(3) != 0 { 0 } else { next(4) };
+                        (0..len)
+                            .map(|_| {
+                                Edge::new(Some(MethodId(next(50) as u32)), next(9), next(1000))
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            let edges = EdgeLists::from_lists(lists.clone());
+            let kinds = [
+                EdgeList::Parents,
+                EdgeList::Children,
+                EdgeList::RecursiveParents,
+                EdgeList::RecursiveChildren,
+            ];
+            for (o, want) in lists.iter().enumerate() {
+                for (l, kind) in kinds.into_iter().enumerate() {
+                    assert_eq!(edges.list(o, kind), &want[l][..], "owner {o} list {l}");
+                }
+            }
+            for kind in kinds {
+                assert!(edges.list(owners, kind).is_empty());
+                assert!(edges.list(owners + 5, kind).is_empty());
+            }
+        }
+    }
+}
