@@ -238,3 +238,58 @@ fn large_threads_rewritten_in_parallel_keep_their_places_among_small_ones() {
     let ids = |t: &Trace| t.threads.iter().map(|t| t.raw_id).collect::<Vec<_>>();
     assert_eq!(ids(&fast), ids(&measured));
 }
+
+/// The measured times read back as the profile had them, in 32 bits while every time fits and
+/// in 64 once one does not, and flag the same methods as the profile would.
+#[test]
+fn measured_times_read_back_narrow_or_wide() {
+    use crate::analysis::profile::{EdgeLists, MethodProfile, Profile};
+    for top in [
+        0u64,
+        1000,
+        u64::from(u32::MAX),
+        u64::from(u32::MAX) + 1,
+        u64::MAX,
+    ] {
+        let methods: Vec<MethodProfile> = (0..50u64)
+            .map(|i| MethodProfile {
+                inclusive: top.saturating_sub(i * 7),
+                exclusive: (top / 3).saturating_sub(i),
+                ..MethodProfile::EMPTY
+            })
+            .collect();
+        let profile = Profile {
+            clock: Clock::Wall,
+            total_time: top,
+            methods: methods.clone(),
+            toplevel: MethodProfile::EMPTY,
+            edge_lists: EdgeLists::default(),
+        };
+        let measured = MeasuredTimes::of(profile.clone());
+        assert_eq!(measured.len(), methods.len());
+        for (i, m) in methods.iter().enumerate() {
+            assert_eq!(
+                measured.get(MethodId(i as u32)),
+                [m.inclusive, m.exclusive],
+                "{top}"
+            );
+        }
+        let compensated = Profile {
+            // Every other method kept a quarter of its time: mostly tracing.
+            methods: (methods.iter().enumerate())
+                .map(|(i, m)| MethodProfile {
+                    inclusive: if i % 2 == 0 {
+                        m.inclusive / 4
+                    } else {
+                        m.inclusive
+                    },
+                    ..m.clone()
+                })
+                .collect(),
+            ..profile
+        };
+        let want = flag_mostly_tracing(methods.iter().map(|m| m.inclusive), &compensated, 1);
+        assert_eq!(measured.mostly_tracing(&compensated, 1), want);
+        assert_eq!(want.iter().any(|&f| f), top > 0, "{top}");
+    }
+}

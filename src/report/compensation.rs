@@ -52,7 +52,7 @@ pub(crate) fn flagged_methods(
     drop(flags);
     let count = v.len();
     let order = |a: &MethodId, b: &MethodId| {
-        let incl = |m: MethodId| measured.methods[m.index()][0];
+        let incl = |m: MethodId| measured.get(m)[0];
         incl(*b)
             .cmp(&incl(*a))
             .then_with(|| full_name_bytes(trace, *a).cmp(full_name_bytes(trace, *b)))
@@ -98,7 +98,7 @@ pub(crate) fn text_section(
         let _ = writeln!(
             s,
             "{:>11} {:>12} {:>8}  {}",
-            measured.methods[m.index()][0],
+            measured.get(m)[0],
             b.inclusive,
             b.total_calls(),
             trace.method_full_name(m)

@@ -295,7 +295,7 @@ impl<'a> RowSource<'a> {
             self.measured.map(|ms| {
                 let mut v = PerClock::default();
                 for m in ms {
-                    v.set(m.clock, us(m.methods[i][k]) * factor);
+                    v.set(m.clock, us(m.get(id)[k]) * factor);
                 }
                 v
             })
