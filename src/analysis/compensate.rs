@@ -243,12 +243,13 @@ struct Plan {
 
 impl Plan {
     fn of(trace: &Trace, overhead_ns: u64) -> Plan {
-        let last = trace
-            .threads
-            .iter()
+        // The instants are scaled too, and may come after every call (a Logger probe hit
+        // after its thread's last block).
+        let last = (trace.threads.iter())
             .flat_map(|t| [t.axis_range, t.cpu_range])
             .flatten()
             .map(|r| r.1)
+            .chain(trace.instants.iter().map(|i| i.time))
             .max()
             .unwrap_or(0);
         let fits = last < u64::MAX / 4 / TICK_FACTOR;
