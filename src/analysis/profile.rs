@@ -90,10 +90,10 @@ impl Edge {
         u64::from(self.calls)
     }
 
-    /// Adds `calls` calls of `time` (the count modulo 2³²).
+    /// Adds `calls` calls of `time` (the count modulo 2³², the time modulo 2⁶⁴).
     pub(crate) fn add(&mut self, calls: u64, time: u64) {
         self.calls = self.calls.wrapping_add(calls as u32);
-        self.time += time;
+        self.time = self.time.wrapping_add(time);
     }
 }
 
@@ -590,7 +590,7 @@ fn total_time(threads: &[Thread], clock: Clock) -> u64 {
     threads
         .iter()
         .map(|t| thread_range(t, clock).map_or(0, |(a, b)| b.saturating_sub(a)))
-        .sum()
+        .fold(0, u64::wrapping_add)
 }
 
 fn thread_has_cpu(thread: &Thread) -> bool {

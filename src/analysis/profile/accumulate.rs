@@ -47,10 +47,12 @@ impl<const K: usize> ClockRead<K> {
     }
 }
 
+/// Adds `b` to `a`, wrapping at 2⁶⁴ as dmtracedump's unsigned sums do (only a file whose times
+/// were pushed past 2⁶⁴ in total gets there: a compensated trace counts finer ticks).
 #[inline]
 pub(super) fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
     for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
+        *x = x.wrapping_add(y);
     }
 }
 

@@ -302,7 +302,7 @@ impl<T: StackCounts> ThreadWalk<T> {
         let m = op >> 2;
         if op & 3 == 0 {
             if let Some(top) = self.frames.last_mut() {
-                top.exclusive += gap;
+                top.exclusive = top.exclusive.wrapping_add(gap);
             }
             let recursive = self.on_stack.get(m) > 0;
             self.on_stack.add(m, 1);
@@ -319,14 +319,14 @@ impl<T: StackCounts> ThreadWalk<T> {
             None => {
                 // Entered before tracing began: charged from time 0.
                 let a = acc.sums(m);
-                a.inclusive[0] += t;
+                a.inclusive[0] = a.inclusive[0].wrapping_add(t);
                 a.calls[0] = a.calls[0].wrapping_add(1);
                 acc.edge(TOP, m, false, false, [t]);
                 acc.exclusive(m, [gap], true);
             }
             Some(top) => {
                 // The gap is the top's whether the exit closes it or is ignored.
-                top.exclusive += gap;
+                top.exclusive = top.exclusive.wrapping_add(gap);
                 // The recursion table says at once whether `m` is on the stack: an exit of a
                 // method that is not costs no scan (a scan per such exit would make a deep stack
                 // quadratic). When it is, the scan ends at the frame that the exit pops with
@@ -376,7 +376,7 @@ impl<T: StackCounts> ThreadWalk<T> {
         let dur = t - f.start;
         let a = acc.sums(m);
         if !f.recursive {
-            a.inclusive[0] += dur;
+            a.inclusive[0] = a.inclusive[0].wrapping_add(dur);
         }
         let rec = f.recursive as usize;
         a.calls[rec] = a.calls[rec].wrapping_add(1);
