@@ -31,7 +31,6 @@ use serde::Serialize;
 
 use crate::analysis::profile::Profile;
 use crate::trace::builder::PARALLEL_THREAD_CALLS;
-
 use crate::trace::{
     Call, Clock, Counter, Diagnostic, DurColumn, Lane, LaneBuilder, Location, MethodId, Thread,
     Trace,
