@@ -492,13 +492,8 @@ fn worker_sums_stay_within_their_budget() {
 /// and owners past the last have none.
 #[test]
 fn edge_lists_read_back_each_list() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut rng = crate::analysis::testutil::Rng::new(11);
+    let mut next = move |n: u64| rng.below(n);
     for owners in [0usize, 1, 2, 7, 40] {
         for _ in 0..50 {
             let lists: Vec<[Vec<Edge>; 4]> = (0..owners)

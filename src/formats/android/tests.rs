@@ -364,13 +364,8 @@ fn a_large_key_keeps_only_the_named_methods() {
 #[test]
 fn the_method_lookup_keeps_each_ids_first_line() {
     use super::{MethodLookup, NONE};
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = crate::analysis::testutil::Rng::new(14);
+    let mut next = move || rng.next();
     for (lines, span) in [(0, 4), (1, 4), (50, 40), (300, 2_000), (300, 1 << 40)] {
         for _ in 0..20 {
             // Ids from a small span repeat; some are not multiples of 4, some do not fit 32 bits.
