@@ -156,34 +156,120 @@ pub struct EdgeLists {
     recursive_ends: DurColumn,
 }
 
-impl EdgeLists {
-    /// Room for `counts[4 · o + l]` edges in list `l` of owner `o` (filled with placeholders).
-    /// The counts are freed before the edges' room is made (a million owners' counts took
-    /// 16 MB).
-    pub(crate) fn from_counts(counts: Vec<u32>) -> Self {
-        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
-        let column = |n: usize| match total <= u64::from(u32::MAX) {
-            true => DurColumn::Narrow(Vec::with_capacity(n)),
-            false => DurColumn::Wide(Vec::with_capacity(n)),
-        };
-        let owners = counts.len() / 4;
-        let mut ends = column(2 * owners);
-        let mut recursive = Vec::new();
-        let mut recursive_ends = column(0);
-        let mut end = 0u64;
-        for (o, c) in counts.chunks_exact(4).enumerate() {
-            let [parents, children, rec_parents, rec_children] = [c[0], c[1], c[2], c[3]];
-            end += u64::from(parents);
-            ends.push(end);
-            if rec_parents > 0 || rec_children > 0 {
-                recursive.push(o as u32);
-                recursive_ends.push(end + u64::from(children));
-                recursive_ends.push(end + u64::from(children) + u64::from(rec_parents));
-            }
-            end += u64::from(children) + u64::from(rec_parents) + u64::from(rec_children);
-            ends.push(end);
+/// How many edges each owner's lists will hold, counted list by list ([`EdgeLists::from_counts`]).
+/// 8 bytes an owner, which become the lists' ends in place: four counts an owner took 16, and
+/// the ends were made beside them.
+pub(crate) struct ListCounts {
+    /// Owner `o`'s parents at `2 · o`, its three other lists together at `2 · o + 1`.
+    counts: Vec<u32>,
+    /// The owners with recursive children, and how many.
+    recursive_children: Vec<(u32, u32)>,
+    /// The owners with recursive parents, and how many.
+    recursive_parents: Vec<(u32, u32)>,
+}
+
+impl ListCounts {
+    pub(crate) fn new(owners: usize) -> Self {
+        ListCounts {
+            counts: vec![0; 2 * owners],
+            recursive_children: Vec::new(),
+            recursive_parents: Vec::new(),
         }
-        drop(counts);
+    }
+
+    /// One more edge in list `list` of owner `o`. The edges of a list come owner after owner
+    /// (any order works, at the cost of a sort).
+    pub(crate) fn add(&mut self, o: usize, list: EdgeList) {
+        let side = match list {
+            EdgeList::Parents => {
+                self.counts[2 * o] += 1;
+                return;
+            }
+            EdgeList::Children => None,
+            EdgeList::RecursiveParents => Some(&mut self.recursive_parents),
+            EdgeList::RecursiveChildren => Some(&mut self.recursive_children),
+        };
+        self.counts[2 * o + 1] += 1;
+        if let Some(side) = side {
+            match side.last_mut() {
+                Some(last) if last.0 == o as u32 => last.1 += 1,
+                _ => side.push((o as u32, 1)),
+            }
+        }
+    }
+}
+
+/// `side` in owner order, one entry an owner.
+fn by_owner(mut side: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    if !side.is_sorted_by(|a, b| a.0 < b.0) {
+        side.sort_unstable_by_key(|e| e.0);
+        side.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 += later.1;
+            }
+            same
+        });
+    }
+    side
+}
+
+impl EdgeLists {
+    /// Room for the lists `counts` counted (filled with placeholders). The counts become the
+    /// ends where they are, before the edges' room is made: nothing else is made between the
+    /// two, so the room for the edges can be one run of memory freed earlier (a trace's calls).
+    pub(crate) fn from_counts(counts: ListCounts) -> Self {
+        let ListCounts {
+            mut counts,
+            recursive_children,
+            recursive_parents,
+        } = counts;
+        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
+        let ends = if total <= u64::from(u32::MAX) {
+            let mut end = 0u32;
+            for c in &mut counts {
+                end += *c;
+                *c = end;
+            }
+            DurColumn::Narrow(counts)
+        } else {
+            let mut end = 0u64;
+            let wide = (counts.iter())
+                .map(|&c| {
+                    end += u64::from(c);
+                    end
+                })
+                .collect();
+            drop(counts);
+            DurColumn::Wide(wide)
+        };
+        // Owners with recursive lists: their children end before both recursive lists, their
+        // recursive parents before their recursive children.
+        let (rec_children, rec_parents) =
+            (by_owner(recursive_children), by_owner(recursive_parents));
+        let mut recursive = Vec::with_capacity(rec_children.len().max(rec_parents.len()));
+        let mut recursive_ends = match &ends {
+            DurColumn::Narrow(_) => DurColumn::Narrow(Vec::new()),
+            DurColumn::Wide(_) => DurColumn::Wide(Vec::new()),
+        };
+        let (mut c, mut p) = (
+            rec_children.iter().peekable(),
+            rec_parents.iter().peekable(),
+        );
+        loop {
+            let o = match (c.peek(), p.peek()) {
+                (Some(a), Some(b)) => a.0.min(b.0),
+                (Some(a), None) => a.0,
+                (None, Some(b)) => b.0,
+                (None, None) => break,
+            };
+            let children = c.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
+            let parents = p.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
+            let end = ends.get(2 * o as usize + 1);
+            recursive.push(o);
+            recursive_ends.push(end - children - parents);
+            recursive_ends.push(end - children);
+        }
         EdgeLists {
             all: vec![Edge::PLACEHOLDER; total as usize],
             ends,
@@ -197,12 +283,34 @@ impl EdgeLists {
     #[cfg(test)]
     pub(crate) fn from_lists(owners: impl IntoIterator<Item = [Vec<Edge>; 4]>) -> Self {
         let owners: Vec<[Vec<Edge>; 4]> = owners.into_iter().collect();
-        let counts: Vec<u32> = (owners.iter())
-            .flat_map(|o| o.each_ref().map(|l| l.len() as u32))
-            .collect();
+        let mut counts = ListCounts::new(owners.len());
+        // As the profile counts them: children lists owner after owner, then parents lists.
+        let kinds = [
+            EdgeList::Parents,
+            EdgeList::Children,
+            EdgeList::RecursiveParents,
+            EdgeList::RecursiveChildren,
+        ];
+        for pass in [[1, 3], [0, 2]] {
+            for (o, lists) in owners.iter().enumerate() {
+                for l in pass {
+                    for _ in &lists[l] {
+                        counts.add(o, kinds[l]);
+                    }
+                }
+            }
+        }
         let mut lists = Self::from_counts(counts);
         lists.all = owners.into_iter().flatten().flatten().collect();
         lists
+    }
+
+    /// The edges of `id` (`None`: `(toplevel)`, the owner after the `method_count` methods).
+    pub(crate) fn of(&self, id: Option<MethodId>, method_count: usize) -> MethodEdges<'_> {
+        MethodEdges {
+            lists: self,
+            owner: id.map_or(method_count, MethodId::index),
+        }
     }
 
     /// Where list `list` of owner `o` is in `all` (empty past the owners that have lists).
@@ -346,10 +454,7 @@ impl Profile {
 
     /// The callers and callees of `id`, or of `(toplevel)` for `None`.
     pub fn edges(&self, id: Option<MethodId>) -> MethodEdges<'_> {
-        MethodEdges {
-            lists: &self.edge_lists,
-            owner: id.map_or(self.methods.len(), MethodId::index),
-        }
+        self.edge_lists.of(id, self.methods.len())
     }
 
     /// The profile of `id`, or of `(toplevel)` for `None`.

@@ -196,7 +196,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         });
     }
     let mut measured = None;
-    let p = match (ready.take(), events) {
+    let mut p = match (ready.take(), events) {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
         (None, None) => {
@@ -268,7 +268,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         .filter(|_| !args.html)
         .map(|measured| crate::report::compensation::text_section(&trace, &measured, &p));
     let mut out = std::io::stdout().lock();
-    let written = write_report(&trace, &p, &style, &mut out).and_then(|()| {
+    let written = write_report(&trace, &mut p, &style, &mut out).and_then(|()| {
         use std::io::Write;
         if let Some(section) = &section {
             out.write_all(section.as_bytes())?;

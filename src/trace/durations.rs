@@ -87,6 +87,14 @@ struct Columns {
 }
 
 impl Durations {
+    /// No series: emptied in place when no other trace shares them (nothing is allocated).
+    pub(crate) fn clear(&mut self) {
+        match Arc::get_mut(&mut self.0) {
+            Some(columns) => *columns = Columns::default(),
+            None => *self = Self::default(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.0.names.len()
     }

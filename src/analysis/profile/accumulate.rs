@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::trace::{Clock, Lane, MethodId};
 
-use super::{Detail, Edge, EdgeList, EdgeLists, MethodProfile, Profile};
+use super::{Detail, Edge, EdgeList, EdgeLists, ListCounts, MethodProfile, Profile};
 use crate::analysis::merged::MergedList;
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
@@ -424,16 +424,15 @@ fn fill_edges<const K: usize>(
             EdgeList::Parents
         }
     };
-    // Each list's length, list `l` of owner `o` at `4 · o + l`.
-    let mut counts = vec![0u32; 4 * owners];
-    let at = |o: usize, list: EdgeList| 4 * o + list as usize;
+    // Each list's length.
+    let mut counts = ListCounts::new(owners);
     // Children: (parent: 31 bits, parent-recursive, child: 30 bits) as one integer; only counted
     // in this order, written in the parents' order below.
     edges.par_sort_unstable_by_key(|e| {
         (parent_of(e.0) as u64) << 31 | (e.0 & 2) << 29 | child_of(e.0) as u64
     });
     for group in edges.chunk_by(|a, b| (a.0 | 1) == (b.0 | 1)) {
-        counts[at(owner(parent_of(group[0].0)), children_list(group[0].0))] += 1;
+        counts.add(owner(parent_of(group[0].0)), children_list(group[0].0));
     }
     // Parents: (child: 30 bits, child-recursive, parent order: 31 bits), `(toplevel)` first.
     let parent_order = |k: u64| match parent_of(k) {
@@ -446,7 +445,7 @@ fn fill_edges<const K: usize>(
     let parent_groups = || edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2));
     if parents {
         for group in parent_groups() {
-            counts[at(child_of(group[0].0) as usize, parents_list(group[0].0))] += 1;
+            counts.add(child_of(group[0].0) as usize, parents_list(group[0].0));
         }
     }
     let lists = EdgeLists::from_counts(counts);

@@ -528,3 +528,59 @@ fn edge_lists_read_back_each_list() {
         }
     }
 }
+
+/// Counts given in any order (owners out of order, an owner's recursive lists counted in
+/// several runs) make the same lists as counts given owner after owner, as the profile gives
+/// them.
+#[test]
+fn list_counts_in_any_order_make_the_same_lists() {
+    use super::ListCounts;
+    let mut rng = crate::analysis::testutil::Rng::new(15);
+    let kinds = [
+        EdgeList::Parents,
+        EdgeList::Children,
+        EdgeList::RecursiveParents,
+        EdgeList::RecursiveChildren,
+    ];
+    for owners in [1usize, 2, 9, 60] {
+        let counts: Vec<[u64; 4]> = (0..owners)
+            .map(|_| {
+                std::array::from_fn(|l| {
+                    if l >= 2 && rng.below(2) == 0 {
+                        0
+                    } else {
+                        rng.below(4)
+                    }
+                })
+            })
+            .collect();
+        let mut in_order = ListCounts::new(owners);
+        for pass in [[1, 3], [0, 2]] {
+            for (o, c) in counts.iter().enumerate() {
+                for l in pass {
+                    (0..c[l]).for_each(|_| in_order.add(o, kinds[l]));
+                }
+            }
+        }
+        let mut shuffled = ListCounts::new(owners);
+        let mut adds: Vec<(usize, usize)> = (counts.iter().enumerate())
+            .flat_map(|(o, c)| (0..4).flat_map(move |l| (0..c[l]).map(move |_| (o, l))))
+            .collect();
+        for i in (1..adds.len()).rev() {
+            adds.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        for (o, l) in adds {
+            shuffled.add(o, kinds[l]);
+        }
+        let (a, b) = (
+            EdgeLists::from_counts(in_order),
+            EdgeLists::from_counts(shuffled),
+        );
+        assert_eq!(a, b, "{owners} owners");
+        for (o, c) in counts.iter().enumerate() {
+            for (l, kind) in kinds.into_iter().enumerate() {
+                assert_eq!(a.list(o, kind).len() as u64, c[l], "owner {o} list {l}");
+            }
+        }
+    }
+}

@@ -159,6 +159,25 @@ pub(super) fn sort_by_time<T>(
     items.sort_by(|a, b| (time(b).cmp(&time(a))).then(names(a).cmp(&names(b))));
 }
 
+/// [`sort_by_time`] of items that each have a distinct `place` (their order before the sort):
+/// the same order, by an unstable sort with the place as the last key, which needs no buffer
+/// (the stable sort's took as much again as a list of a million callers).
+pub(super) fn sort_by_time_placed<T>(
+    rows: &Rows,
+    items: &mut [T],
+    row_of: impl Fn(&T) -> u32,
+    time: impl Fn(&MethodProfile, &T) -> u64,
+    place: impl Fn(&T) -> u32,
+) {
+    let time = |item: &T| time(rows.numbers(row_of(item) as usize), item);
+    let names = |item: &T| rows.name_order[row_of(item) as usize];
+    items.sort_unstable_by(|a, b| {
+        (time(b).cmp(&time(a)))
+            .then(names(a).cmp(&names(b)))
+            .then(place(a).cmp(&place(b)))
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
