@@ -280,21 +280,7 @@ impl Plan {
 
     /// Everything of `trace` but its threads, compensated (a copy).
     fn rest(&self, trace: &Trace) -> Trace {
-        self.rest_owned(Trace {
-            source: trace.source.clone(),
-            clock: trace.clock,
-            axis_synthesized: trace.axis_synthesized,
-            ticks_per_sec: trace.ticks_per_sec,
-            strings: trace.strings.clone(),
-            methods: trace.methods.clone(),
-            threads: Vec::new(),
-            counters: trace.counters.clone(),
-            instants: trace.instants.clone(),
-            durations: trace.durations.clone(),
-            diagnostics: trace.diagnostics.clone(),
-            deobfuscation: trace.deobfuscation.clone(),
-            compensation: trace.compensation.clone(),
-        })
+        self.rest_owned(trace.with_threads(Vec::new()))
     }
 
     /// `trace` (its threads taken) with its counters and instants on the compensation's ticks.

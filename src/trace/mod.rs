@@ -268,6 +268,25 @@ impl Trace {
         }
     }
 
+    /// A copy of the trace with `threads` in place of its own (shared parts shared).
+    pub(crate) fn with_threads(&self, threads: Vec<Thread>) -> Trace {
+        Trace {
+            source: self.source.clone(),
+            clock: self.clock,
+            axis_synthesized: self.axis_synthesized,
+            ticks_per_sec: self.ticks_per_sec,
+            strings: self.strings.clone(),
+            methods: self.methods.clone(),
+            threads,
+            counters: self.counters.clone(),
+            instants: self.instants.clone(),
+            durations: self.durations.clone(),
+            diagnostics: self.diagnostics.clone(),
+            deobfuscation: self.deobfuscation.clone(),
+            compensation: self.compensation.clone(),
+        }
+    }
+
     /// Frees the calls, instants, counters and duration samples, keeping what a report made
     /// from a profile reads: the names, the methods, the threads (ids, names, time ranges,
     /// event counts) and the diagnostics. A file of nothing but probe hits holds more in these

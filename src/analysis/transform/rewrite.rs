@@ -87,21 +87,7 @@ pub(crate) fn rewrite(trace: &Trace, rule: &Rule) -> Trace {
             rewrite_thread(t, rule, open, trace.methods.len())
         })
         .collect();
-    Trace {
-        source: trace.source.clone(),
-        clock: trace.clock,
-        axis_synthesized: trace.axis_synthesized,
-        ticks_per_sec: trace.ticks_per_sec,
-        strings: trace.strings.clone(),
-        methods: trace.methods.clone(),
-        threads,
-        counters: trace.counters.clone(),
-        instants: trace.instants.clone(),
-        durations: trace.durations.clone(),
-        diagnostics: trace.diagnostics.clone(),
-        deobfuscation: trace.deobfuscation.clone(),
-        compensation: trace.compensation.clone(),
-    }
+    trace.with_threads(threads)
 }
 
 fn children_of(lanes: &[Lane], depth: usize, i: usize) -> (usize, usize) {
