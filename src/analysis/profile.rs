@@ -137,6 +137,16 @@ pub(crate) enum EdgeList {
     RecursiveChildren = 3,
 }
 
+impl EdgeList {
+    /// The four lists, in their order in [`EdgeLists`].
+    pub(crate) const ALL: [EdgeList; 4] = [
+        EdgeList::Parents,
+        EdgeList::Children,
+        EdgeList::RecursiveParents,
+        EdgeList::RecursiveChildren,
+    ];
+}
+
 /// Every method's four edge lists (callers, callees, and both for recursive calls), all back to
 /// back in one list: the methods' in id order, then `(toplevel)`'s. A list per method behind a
 /// box cost a called-once method ≈ 40 bytes more per clock than its one edge; here it costs
@@ -285,17 +295,11 @@ impl EdgeLists {
         let owners: Vec<[Vec<Edge>; 4]> = owners.into_iter().collect();
         let mut counts = ListCounts::new(owners.len());
         // As the profile counts them: children lists owner after owner, then parents lists.
-        let kinds = [
-            EdgeList::Parents,
-            EdgeList::Children,
-            EdgeList::RecursiveParents,
-            EdgeList::RecursiveChildren,
-        ];
         for pass in [[1, 3], [0, 2]] {
             for (o, lists) in owners.iter().enumerate() {
                 for l in pass {
                     for _ in &lists[l] {
-                        counts.add(o, kinds[l]);
+                        counts.add(o, EdgeList::ALL[l]);
                     }
                 }
             }
@@ -402,15 +406,7 @@ impl<'a> MethodEdges<'a> {
 
     /// How many edges the four lists hold.
     pub fn len(&self) -> usize {
-        [
-            EdgeList::Parents,
-            EdgeList::Children,
-            EdgeList::RecursiveParents,
-            EdgeList::RecursiveChildren,
-        ]
-        .iter()
-        .map(|&l| self.list(l).len())
-        .sum()
+        EdgeList::ALL.iter().map(|&l| self.list(l).len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {

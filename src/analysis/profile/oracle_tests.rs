@@ -510,12 +510,7 @@ fn edge_lists_read_back_each_list() {
                 })
                 .collect();
             let edges = EdgeLists::from_lists(lists.clone());
-            let kinds = [
-                EdgeList::Parents,
-                EdgeList::Children,
-                EdgeList::RecursiveParents,
-                EdgeList::RecursiveChildren,
-            ];
+            let kinds = EdgeList::ALL;
             for (o, want) in lists.iter().enumerate() {
                 for (l, kind) in kinds.into_iter().enumerate() {
                     assert_eq!(edges.list(o, kind), &want[l][..], "owner {o} list {l}");
@@ -536,12 +531,7 @@ fn edge_lists_read_back_each_list() {
 fn list_counts_in_any_order_make_the_same_lists() {
     use super::ListCounts;
     let mut rng = crate::analysis::testutil::Rng::new(15);
-    let kinds = [
-        EdgeList::Parents,
-        EdgeList::Children,
-        EdgeList::RecursiveParents,
-        EdgeList::RecursiveChildren,
-    ];
+    let kinds = EdgeList::ALL;
     for owners in [1usize, 2, 9, 60] {
         let counts: Vec<[u64; 4]> = (0..owners)
             .map(|_| {

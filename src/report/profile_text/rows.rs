@@ -154,9 +154,7 @@ pub(super) fn sort_by_time<T>(
     row_of: impl Fn(&T) -> u32,
     time: impl Fn(&MethodProfile, &T) -> u64,
 ) {
-    let time = |item: &T| time(rows.numbers(row_of(item) as usize), item);
-    let names = |item: &T| rows.name_order[row_of(item) as usize];
-    items.sort_by(|a, b| (time(b).cmp(&time(a))).then(names(a).cmp(&names(b))));
+    items.sort_by(by_time(rows, row_of, time));
 }
 
 /// [`sort_by_time`] of items that each have a distinct `place` (their order before the sort):
@@ -169,13 +167,21 @@ pub(super) fn sort_by_time_placed<T>(
     time: impl Fn(&MethodProfile, &T) -> u64,
     place: impl Fn(&T) -> u32,
 ) {
-    let time = |item: &T| time(rows.numbers(row_of(item) as usize), item);
-    let names = |item: &T| rows.name_order[row_of(item) as usize];
-    items.sort_unstable_by(|a, b| {
-        (time(b).cmp(&time(a)))
-            .then(names(a).cmp(&names(b)))
-            .then(place(a).cmp(&place(b)))
-    });
+    let by_time = by_time(rows, row_of, time);
+    items.sort_unstable_by(|a, b| by_time(a, b).then(place(a).cmp(&place(b))));
+}
+
+/// The order of [`sort_by_time`]: time (largest first), then the rows' name order.
+fn by_time<T>(
+    rows: &Rows,
+    row_of: impl Fn(&T) -> u32,
+    time: impl Fn(&MethodProfile, &T) -> u64,
+) -> impl Fn(&T, &T) -> std::cmp::Ordering {
+    move |a, b| {
+        let time = |item: &T| time(rows.numbers(row_of(item) as usize), item);
+        let names = |item: &T| rows.name_order[row_of(item) as usize];
+        (time(b).cmp(&time(a))).then(names(a).cmp(&names(b)))
+    }
 }
 
 #[cfg(test)]
