@@ -168,8 +168,12 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::Summary => {
             if let Some(trace) = load(bytes, &ctx) {
-                let profiles = crate::analysis::profile::profile_all_clocks(&trace);
-                let s = crate::report::summary::summarize_with_profiles("fuzz", &trace, &profiles);
+                let profiles = crate::analysis::profile::summary_profiles(&trace, 1);
+                let s = crate::report::summary::summarize_with_profiles(
+                    "fuzz",
+                    &trace,
+                    profiles.as_ref(),
+                );
                 let _ = crate::report::summary::write_json(
                     std::slice::from_ref(&s),
                     &mut std::io::sink(),
@@ -179,15 +183,19 @@ pub fn run(target: Target, bytes: &[u8]) {
                 drop(s);
                 // `summary --compensate`: the measured times kept, the trace compensated in
                 // place, both beside each other in the report.
-                use crate::analysis::compensate::{
-                    MeasuredTimes, OverheadSource, compensate_owned,
-                };
-                let measured: Vec<MeasuredTimes> =
-                    profiles.into_iter().map(MeasuredTimes::of).collect();
+                use crate::analysis::compensate::{OverheadSource, compensate_owned};
+                use crate::analysis::profile::{ClockTimes, profile_all_clocks, summary_profiles};
+                let measured: Vec<ClockTimes> = (profile_all_clocks(&trace).into_iter())
+                    .map(ClockTimes::of)
+                    .collect();
                 let c = compensate_owned(trace, 700, OverheadSource::Given);
-                let after = crate::analysis::profile::profile_all_clocks(&c);
-                let s =
-                    crate::report::summary::summarize_compensated("fuzz", &c, &after, &measured);
+                let after = summary_profiles(&c, 1);
+                let s = crate::report::summary::summarize_compensated(
+                    "fuzz",
+                    &c,
+                    after.as_ref(),
+                    &measured,
+                );
                 let _ = crate::report::summary::write_json(
                     std::slice::from_ref(&s),
                     &mut std::io::sink(),

@@ -29,11 +29,9 @@
 
 use serde::Serialize;
 
-use crate::analysis::profile::Profile;
+use crate::analysis::profile::{ClockTimes, Profile};
 use crate::trace::builder::PARALLEL_THREAD_CALLS;
-use crate::trace::{
-    Call, Clock, Diagnostic, DurColumn, Lane, LaneBuilder, Location, MethodId, Thread, Trace,
-};
+use crate::trace::{Call, Diagnostic, Lane, LaneBuilder, Location, MethodId, Thread, Trace};
 
 /// The largest per-record overhead taken from a key or an option, ns: a clock read costs
 /// nanoseconds to tens of microseconds even on an emulator; more is a broken value.
@@ -517,51 +515,10 @@ fn flag_mostly_tracing(
         .collect()
 }
 
-/// What a compensated summary shows of the measured run on one clock: each method's inclusive
-/// and exclusive time, kept while the compensated trace is profiled: 8 bytes a method when
-/// every time fits 32 bits, as they do in all but the longest traces, 16 otherwise (its
-/// profile takes 32).
-#[derive(Clone, Debug)]
-pub struct MeasuredTimes {
-    pub clock: Clock,
-    /// Inclusive then exclusive time of each method in turn, in the measured ticks.
-    times: DurColumn,
-}
-
-impl MeasuredTimes {
-    pub fn of(profile: Profile) -> Self {
-        let pairs = || (profile.methods.iter()).flat_map(|m| [m.inclusive, m.exclusive]);
-        let times = if pairs().all(|t| t <= u64::from(u32::MAX)) {
-            DurColumn::Narrow(pairs().map(|t| t as u32).collect())
-        } else {
-            DurColumn::Wide(pairs().collect())
-        };
-        MeasuredTimes {
-            clock: profile.clock,
-            times,
-        }
-    }
-
-    /// How many methods have times.
-    pub fn len(&self) -> usize {
-        self.times.len() / 2
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The measured `[inclusive, exclusive]` time of `m`.
-    pub fn get(&self, m: MethodId) -> [u64; 2] {
-        [
-            self.times.get(2 * m.index()),
-            self.times.get(2 * m.index() + 1),
-        ]
-    }
-
+impl ClockTimes {
     /// [`mostly_tracing`] of these times.
     pub fn mostly_tracing(&self, compensated: &Profile, tick_factor: u64) -> Vec<bool> {
-        let inclusive = (0..self.len()).map(|i| self.times.get(2 * i));
+        let inclusive = (0..self.len() as u32).map(|i| self.get(MethodId(i))[0]);
         flag_mostly_tracing(inclusive, compensated, tick_factor)
     }
 }

@@ -265,7 +265,7 @@ fn measured_times_read_back_narrow_or_wide() {
             toplevel: MethodProfile::EMPTY,
             edge_lists: EdgeLists::default(),
         };
-        let measured = MeasuredTimes::of(profile.clone());
+        let measured = ClockTimes::of(profile.clone());
         assert_eq!(measured.len(), methods.len());
         for (i, m) in methods.iter().enumerate() {
             assert_eq!(

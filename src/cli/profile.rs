@@ -218,12 +218,12 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // compensated one is (both models and both profiles' workers were alive at
                     // once).
                     use crate::analysis::compensate::{
-                        MeasuredTimes, compensate, compensate_owned, in_measured_ticks,
+                        compensate, compensate_owned, in_measured_ticks,
                     };
-                    use crate::analysis::profile::profile_shared;
+                    use crate::analysis::profile::{ClockTimes, profile_shared};
                     // Only the measured sums are shown beside the report.
                     let sums =
-                        |m: &Trace| MeasuredTimes::of(profile_shared(m, clock, 1, Detail::Totals));
+                        |m: &Trace| ClockTimes::of(profile_shared(m, clock, 1, Detail::Totals));
                     let compensated = if args.range.is_none() && args.transforms.is_empty() {
                         // Nothing to prepare: the measured sums are the trace's, and the trace
                         // is then compensated thread by thread (the two sets of calls are not

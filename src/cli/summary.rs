@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::compensate::MeasuredTimes;
 use crate::analysis::compensate::compensate_owned;
-use crate::analysis::profile::{Detail, profile_all_clocks_shared};
+use crate::analysis::profile::ClockTimes;
+use crate::analysis::profile::{Detail, profile_all_clocks_shared, summary_profiles};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
@@ -68,8 +68,10 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
     };
     for path in &args.files {
         let name = path.display().to_string();
+        crate::timing::mark("start");
         match crate::load::load_path(path, &Progress::default()) {
             Ok(mut trace) => {
+                crate::timing::mark("loaded");
                 super::mapping::apply_mapping(&mut trace, mapping.as_ref(), path);
                 // Only counted: the instants are not kept while the calls are profiled.
                 let instants = trace.instants.len() as u64;
@@ -83,18 +85,19 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         // The measured profiles first; then the trace is compensated and
                         // dropped: the two models and two profiles' workers are not all alive
                         // at once.
-                        let before: Vec<MeasuredTimes> =
+                        let before: Vec<ClockTimes> =
                             profile_all_clocks_shared(&trace, 1, Detail::Totals)
                                 .into_iter()
-                                .map(MeasuredTimes::of)
+                                .map(ClockTimes::of)
                                 .collect();
                         let c = compensate_owned(trace, ns, from);
-                        let after = profile_all_clocks_shared(&c, 1, Detail::Totals);
-                        emit(summarize_compensated(&name, &c, &after, &before))?;
+                        let after = summary_profiles(&c, 1);
+                        emit(summarize_compensated(&name, &c, after.as_ref(), &before))?;
                     }
                     None => {
-                        let profiles = profile_all_clocks_shared(&trace, 1, Detail::Totals);
-                        emit(summarize_with_profiles(&name, &trace, &profiles))?;
+                        let profiles = summary_profiles(&trace, 1);
+                        crate::timing::mark("profiled");
+                        emit(summarize_with_profiles(&name, &trace, profiles.as_ref()))?;
                     }
                 }
             }

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::analysis::compensate::{MOSTLY_TRACING_PERCENT, MeasuredTimes, OverheadSource};
+use crate::analysis::compensate::{MOSTLY_TRACING_PERCENT, OverheadSource};
+use crate::analysis::profile::ClockTimes;
 use crate::analysis::profile::Profile;
 use crate::report::summary::full_name_bytes;
 use crate::trace::{MethodId, Trace};
@@ -40,7 +41,7 @@ pub(crate) fn overhead_text(trace: &Trace) -> String {
 /// a million methods.
 pub(crate) fn flagged_methods(
     trace: &Trace,
-    measured: &MeasuredTimes,
+    measured: &ClockTimes,
     compensated: &Profile,
     at_most: usize,
 ) -> (usize, Vec<MethodId>) {
@@ -69,11 +70,7 @@ pub(crate) fn flagged_methods(
 /// The section printed after the profile with `--compensate`: what was subtracted, and the
 /// methods whose compensated inclusive time is below half of the measured one (both profiles in
 /// the measured ticks; the measured run's times only: the calls are the compensated run's).
-pub(crate) fn text_section(
-    trace: &Trace,
-    measured: &MeasuredTimes,
-    compensated: &Profile,
-) -> String {
+pub(crate) fn text_section(trace: &Trace, measured: &ClockTimes, compensated: &Profile) -> String {
     let mut s = String::new();
     let _ = writeln!(s);
     let _ = writeln!(
@@ -163,7 +160,7 @@ mod tests {
                 })
                 .collect();
             want.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let times = MeasuredTimes::of(measured.clone());
+            let times = ClockTimes::of(measured.clone());
             let (count, got) = flagged_methods(&trace, &times, &compensated, MAX_LISTED);
             assert_eq!(count, want.len());
             let want: Vec<MethodId> = want.iter().take(MAX_LISTED).map(|w| w.2).collect();

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::analysis::compensate::MeasuredTimes;
-use crate::analysis::profile::{MethodProfile, Profile};
+use crate::analysis::profile::ClockTimes;
+use crate::analysis::profile::Profile;
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
 /// The summary of one file (one element of the JSON array). It borrows the trace and its
@@ -185,8 +185,10 @@ pub(crate) struct MethodRows<'a> {
 
 struct RowSource<'a> {
     trace: &'a Trace,
-    profiles: &'a [Profile],
-    measured: Option<&'a [MeasuredTimes]>,
+    /// The primary clock's profile, and each other clock's times.
+    primary: &'a Profile,
+    others: &'a [ClockTimes],
+    measured: Option<&'a [ClockTimes]>,
     /// Per method, with `measured`: mostly tracing overhead.
     flags: Option<Vec<bool>>,
 }
@@ -209,33 +211,31 @@ impl<'a> MethodRows<'a> {
         source: None,
     };
 
-    /// The called methods of `profiles[0]` in the summary's order: inclusive time (descending),
+    /// The called methods of `primary` in the summary's order: inclusive time (descending),
     /// then full name.
     fn new(
         trace: &'a Trace,
-        profiles: &'a [Profile],
-        measured: Option<&'a [MeasuredTimes]>,
+        (primary, others): (&'a Profile, &'a [ClockTimes]),
+        measured: Option<&'a [ClockTimes]>,
         flags: Option<Vec<bool>>,
     ) -> Self {
-        let mut ids: Vec<MethodId> = profiles.first().map_or_else(Vec::new, |p| {
-            (0..p.methods.len() as u32)
-                .map(MethodId)
-                .filter(|&m| p.method(m).total_calls() > 0)
-                .collect()
+        let p = primary;
+        let mut ids: Vec<MethodId> = (0..p.methods.len() as u32)
+            .map(MethodId)
+            .filter(|&m| p.method(m).total_calls() > 0)
+            .collect();
+        ids.sort_by(|&a, &b| {
+            let incl = |m| p.method(m).inclusive;
+            incl(b)
+                .cmp(&incl(a))
+                .then_with(|| full_name_bytes(trace, a).cmp(full_name_bytes(trace, b)))
         });
-        if let Some(p) = profiles.first() {
-            ids.sort_by(|&a, &b| {
-                let incl = |m| p.method(m).inclusive;
-                incl(b)
-                    .cmp(&incl(a))
-                    .then_with(|| full_name_bytes(trace, a).cmp(full_name_bytes(trace, b)))
-            });
-        }
         MethodRows {
             ids,
             source: Some(RowSource {
                 trace,
-                profiles,
+                primary,
+                others,
                 measured,
                 flags,
             }),
@@ -284,23 +284,18 @@ impl<'a> RowSource<'a> {
         let us = |ticks: u64| ticks as f64 * 1e6 / tps;
         // The measured profiles count the measured trace's (coarser) ticks.
         let factor = crate::analysis::compensate::tick_factor(trace) as f64;
-        let per_clock = |profiles: &[Profile], f: &dyn Fn(&MethodProfile) -> u64, scale: f64| {
+        let mp = self.primary.method(id);
+        // Time `k` (inclusive, exclusive) of each clock in `times`, with `primary`'s first.
+        let per_clock = |primary: Option<u64>, times: &[ClockTimes], k: usize, scale: f64| {
             let mut v = PerClock::default();
-            for p in profiles {
-                v.set(p.clock, us(f(&p.methods[i])) * scale);
+            if let Some(t) = primary {
+                v.set(self.primary.clock, us(t) * scale);
+            }
+            for c in times {
+                v.set(c.clock, us(c.get(id)[k]) * scale);
             }
             v
         };
-        let measured = |k: usize| {
-            self.measured.map(|ms| {
-                let mut v = PerClock::default();
-                for m in ms {
-                    v.set(m.clock, us(m.get(id)[k]) * factor);
-                }
-                v
-            })
-        };
-        let mp = self.profiles[0].method(id);
         let m = trace.method(id);
         MethodSummary {
             name: trace.method_full_name(id),
@@ -310,10 +305,10 @@ impl<'a> RowSource<'a> {
             id: m.raw_id,
             calls: mp.calls.into(),
             recursive_calls: mp.recursive_calls.into(),
-            inclusive_us: per_clock(self.profiles, &|p| p.inclusive, 1.0),
-            exclusive_us: per_clock(self.profiles, &|p| p.exclusive, 1.0),
-            measured_inclusive_us: measured(0),
-            measured_exclusive_us: measured(1),
+            inclusive_us: per_clock(Some(mp.inclusive), self.others, 0, 1.0),
+            exclusive_us: per_clock(Some(mp.exclusive), self.others, 1, 1.0),
+            measured_inclusive_us: self.measured.map(|m| per_clock(None, m, 0, factor)),
+            measured_exclusive_us: self.measured.map(|m| per_clock(None, m, 1, factor)),
             mostly_tracing_overhead: self.flags.as_ref().map(|f| f[i]),
         }
     }
@@ -418,30 +413,37 @@ pub(crate) fn error_summary(
 pub(crate) fn summarize_compensated<'a>(
     file: &str,
     compensated: &'a Trace,
-    after: &'a [Profile],
-    before: &'a [MeasuredTimes],
+    after: Option<&'a SummaryProfiles>,
+    before: &'a [ClockTimes],
 ) -> FileSummary<'a> {
     summarize_full(file, compensated, after, Some(before))
 }
 
-/// Summarizes a trace whose profiles (one per clock, primary first) are already computed.
+/// Summarizes a trace whose profiles ([`summary_profiles`]) are already computed.
+///
+/// [`summary_profiles`]: crate::analysis::profile::summary_profiles
 pub(crate) fn summarize_with_profiles<'a>(
     file: &str,
     trace: &'a Trace,
-    profiles: &'a [Profile],
+    profiles: Option<&'a SummaryProfiles>,
 ) -> FileSummary<'a> {
     summarize_full(file, trace, profiles, None)
 }
+
+/// What a summary's profile numbers come from: the primary clock's profile and the other
+/// clocks' times.
+pub(crate) type SummaryProfiles = (Profile, Vec<ClockTimes>);
 
 /// [`summarize_with_profiles`], with the measured profiles of a compensated trace.
 fn summarize_full<'a>(
     file: &str,
     trace: &'a Trace,
-    profiles: &'a [Profile],
-    measured: Option<&'a [MeasuredTimes]>,
+    profiles: Option<&'a SummaryProfiles>,
+    measured: Option<&'a [ClockTimes]>,
 ) -> FileSummary<'a> {
-    let flags = match (measured.and_then(|m| m.first()), profiles.first()) {
-        (Some(m), Some(c)) => {
+    let profiles = profiles.map(|(p, others)| (p, &others[..]));
+    let flags = match (measured.and_then(|m| m.first()), profiles) {
+        (Some(m), Some((c, _))) => {
             Some(m.mostly_tracing(c, crate::analysis::compensate::tick_factor(trace)))
         }
         _ => None,
@@ -449,8 +451,13 @@ fn summarize_full<'a>(
     let tps = trace.ticks_per_sec.max(1) as f64;
     let us = |ticks: u64| ticks as f64 * 1e6 / tps;
     let mut total_us = PerClock::default();
-    for p in profiles {
-        total_us.set(p.clock, us(p.total_time));
+    let mut clocks = Vec::new();
+    if let Some((p, others)) = profiles {
+        let others = others.iter().map(|c| (c.clock, c.total_time));
+        for (clock, total) in std::iter::once((p.clock, p.total_time)).chain(others) {
+            total_us.set(clock, us(total));
+            clocks.push(clock);
+        }
     }
     let mostly_tracing_methods = flags
         .as_ref()
@@ -461,7 +468,7 @@ fn summarize_full<'a>(
         format: trace.source.format.clone(),
         version: trace.source.version,
         clock_mode: trace.clock.map(|c| c.key_name().to_string()),
-        clocks: profiles.iter().map(|p| p.clock).collect(),
+        clocks,
         ticks_per_sec: trace.ticks_per_sec,
         byte_len: trace.source.byte_len,
         record_count: trace.source.record_count,
@@ -478,7 +485,9 @@ fn summarize_full<'a>(
                 events: t.event_count,
             })
             .collect(),
-        methods: MethodRows::new(trace, profiles, measured, flags),
+        methods: profiles.map_or(MethodRows::NONE, |p| {
+            MethodRows::new(trace, p, measured, flags)
+        }),
         durations: DurationRows(Some(&trace.durations)),
         counters: trace
             .counters

@@ -275,6 +275,23 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
         let totals = profile_all_clocks_shared(&trace, 2, Detail::Totals);
         let expected: Vec<Profile> = expected.iter().map(without_edges).collect();
         assert_eq!(totals, expected, "dual totals: seed {seed}");
+        assert_summary_profiles(&trace, &expected, &format!("seed {seed}"));
+    }
+}
+
+/// [`summary_profiles`] of `trace` are `full`'s totals: the primary profile whole, the other
+/// clock's inclusive and exclusive times and total.
+fn assert_summary_profiles(trace: &Trace, full: &[Profile], what: &str) {
+    let (primary, others) = summary_profiles(trace, 1).expect("a trace with clocks");
+    assert_eq!(primary, full[0], "summary primary: {what}");
+    assert_eq!(others.len(), full.len() - 1, "{what}");
+    for (times, p) in others.iter().zip(&full[1..]) {
+        assert_eq!((times.clock, times.total_time), (p.clock, p.total_time));
+        assert_eq!(times.len(), p.methods.len(), "{what}");
+        for (i, m) in p.methods.iter().enumerate() {
+            let got = times.get(MethodId(i as u32));
+            assert_eq!(got, [m.inclusive, m.exclusive], "{what}: method {i}");
+        }
     }
 }
 
@@ -325,6 +342,7 @@ fn totals_of_many_methods_called_once_walk_one_clock_at_a_time() {
         .map(without_edges)
         .collect();
     assert_eq!(per_clock, with_edges);
+    assert_summary_profiles(&trace, &per_clock, "called once");
 }
 
 /// `p` with every edge list empty: what [`Detail::Totals`] gives.
