@@ -463,9 +463,6 @@ impl Profile {
 pub(crate) enum Detail {
     /// Every method's sums and its caller and callee lists (the report, the viewer).
     Edges,
-    /// The sums and the callee lists, every caller list empty (the graph): the edges are
-    /// counted as for [`Detail::Edges`], and the profile keeps half of them.
-    Children,
     /// The sums alone, every edge list empty (`summary`, `diff`): no edge map, no parent caches,
     /// a worker's 4 + 32 bytes per method on one clock.
     Totals,

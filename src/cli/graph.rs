@@ -44,16 +44,19 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     let (mapping, trace) =
         (args.mapping).load_beside(|| crate::load::load_path(&args.file, &Progress::default()));
     let (mapping, mut trace) = (mapping?, trace?);
+    crate::timing::mark("loaded");
     trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
-    // The graph reads the callee lists alone.
-    let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Children);
+    // The graph reads each method's sums; its edges come from the calls (`FirstSeen`).
+    let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Totals);
     let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
+    crate::timing::mark("profiled");
     // The graph reads the calls for when each edge was first seen alone: taken now, and the
     // calls released before the graph is made.
-    let seen = FirstSeen::of(&trace, p.clock);
+    let seen = FirstSeen::of(&trace, &p, args.threshold);
     trace.release_calls();
+    crate::timing::mark("first seen; calls released");
     // The DOT text goes straight to its file (as large as the trace has methods): the output,
     // or beside it for Graphviz to render.
     let render = render_kind(&args.output);
@@ -68,7 +71,8 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     std::fs::File::create(&dot_path)
         .and_then(|f| {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            write_dot_seen(&trace, &p, seen, args.threshold, &mut w)?;
+            write_dot_seen(&trace, &p, seen, &mut w)?;
+            crate::timing::mark("graph written");
             w.flush()
         })
         .map_err(|source| CliError::Write {

@@ -29,9 +29,9 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::diff::{KeyParts, MethodKey};
 use crate::analysis::merged::{MergedList, merge_sorted};
-use crate::analysis::profile::{MethodEdges, MethodProfile, Profile};
+use crate::analysis::profile::{MethodProfile, Profile};
 use crate::trace::walk::{Step, walk_calls};
-use crate::trace::{Clock, MethodId, Thread, Trace};
+use crate::trace::{MethodId, Thread, Trace};
 
 /// dmtracedump's default threshold (also used for values outside 0..=99).
 pub(crate) const DEFAULT_THRESHOLD_PCT: i64 = 20;
@@ -40,7 +40,7 @@ const TOP: u32 = u32::MAX;
 
 /// When dmtracedump first saw an edge; smaller is earlier. At an exit record: (its time, the
 /// thread's index, the exit's number in the thread); after all records: (the thread's id, the
-/// depth); never: last. 16 bytes (a tuple of those took 32, and a trace of methods called once
+/// depth). 16 bytes (a tuple of those took 32, and a trace of methods called once
 /// has an edge per call): the phase and the tie-breaks share `rest`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct SeenKey {
@@ -54,10 +54,6 @@ struct SeenKey {
 impl SeenKey {
     const PHASE_SHIFT: u32 = 62;
     const EXIT_BITS: u32 = 38;
-    const NEVER: SeenKey = SeenKey {
-        first: 0,
-        rest: 2 << Self::PHASE_SHIFT,
-    };
 
     /// Seen at an exit record. Thread indices past 2^24 (a merge of hundreds of files of
     /// 65 536 threads) and exit numbers past 2^38 saturate: only ties of equal times among
@@ -96,22 +92,65 @@ impl PartialOrd for SeenKey {
     }
 }
 
-/// First-seen keys of the non-recursive-parent edges `(parent or TOP, child)` of one thread.
+/// Whether a graph at `threshold` follows an edge from a node of inclusive time `parent` to
+/// one of `child`: `trunc(child / parent × 100) >= threshold` (every edge at 0).
+fn follows(parent: u64, child: u64, threshold: i64) -> bool {
+    let pct = child as f64 / parent as f64 * 100.0;
+    (pct as i64) >= threshold
+}
+
+/// dmtracedump's threshold for `pct`: values outside 0..=99 are its default.
+fn effective_threshold(pct: i64) -> i64 {
+    if (0..100).contains(&pct) {
+        pct
+    } else {
+        DEFAULT_THRESHOLD_PCT
+    }
+}
+
+/// The edges a graph follows: those of `(parent or TOP, child)` that pass `threshold` on
+/// `profile`'s inclusive times.
+#[derive(Clone, Copy)]
+struct Followed<'a> {
+    profile: &'a Profile,
+    threshold: i64,
+}
+
+impl Followed<'_> {
+    fn inclusive(&self, m: u32) -> u64 {
+        match m {
+            TOP => self.profile.toplevel.inclusive,
+            m => self.profile.method(MethodId(m)).inclusive,
+        }
+    }
+
+    fn edge(&self, parent: u32, child: u32) -> bool {
+        // At 0 every edge passes, whatever the times.
+        self.threshold == 0
+            || follows(
+                self.inclusive(parent),
+                self.inclusive(child),
+                self.threshold,
+            )
+    }
+}
+
+/// First-seen keys of the non-recursive-parent edges `(parent or TOP, child)` of one thread
+/// that the graph follows.
 fn thread_first_seen(
     ti: usize,
     th: &Thread,
-    clock: Clock,
+    followed: Followed<'_>,
     counts: &mut FxHashMap<u32, u32>,
 ) -> Vec<Seen> {
     let mut seen: MergedList<Seen> = MergedList::default();
     let lanes = &th.lanes;
-    let _ = clock; // the order of records is the axis order whatever clock is profiled
     counts.clear();
     // Non-synthesized ancestors' methods, innermost last.
     let mut anc: Vec<u32> = Vec::new();
     let mut record = |parent: u32, child: u32, key: SeenKey, counts: &FxHashMap<u32, u32>| {
         let parent_rec = parent != TOP && counts.get(&parent).copied().unwrap_or(0) >= 2;
-        if !parent_rec {
+        if !parent_rec && followed.edge(parent, child) {
             seen.push(((parent, child), key), seen_edge, keep_first);
         }
     };
@@ -169,19 +208,19 @@ fn keep_first(a: &mut Seen, b: &Seen) {
     a.1 = a.1.min(b.1);
 }
 
-/// First-seen keys of every non-recursive-parent edge of the trace, sorted by edge: 24 bytes an
-/// edge (a trace of methods called once has an edge per call; a hash map of them took twice
-/// that, and two while the threads' maps were merged).
-fn first_seen(trace: &Trace, clock: Clock) -> Vec<Seen> {
+/// First-seen keys of every non-recursive-parent edge of the trace that the graph follows,
+/// sorted by edge: 24 bytes an edge (a trace of methods called once has an edge per call; a
+/// hash map of them took twice that, and two while the threads' maps were merged).
+fn first_seen(trace: &Trace, followed: Followed<'_>) -> Vec<Seen> {
     if let [th] = &trace.threads[..] {
-        return thread_first_seen(0, th, clock, &mut FxHashMap::default());
+        return thread_first_seen(0, th, followed, &mut FxHashMap::default());
     }
     // Each thread's edges are appended as they are made, in any order (they are sorted by edge
     // next, and an edge keeps its least key): every thread's list kept until all were made,
     // then copied into one, held the edges twice.
     let all = std::sync::Mutex::new(Vec::new());
     (trace.threads.par_iter().enumerate()).for_each_init(FxHashMap::default, |counts, (ti, th)| {
-        let seen = thread_first_seen(ti, th, clock, counts);
+        let seen = thread_first_seen(ti, th, followed, counts);
         let mut all = all
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -269,24 +308,38 @@ impl<'a> Graph<'a> {
     }
 }
 
-/// When each edge of a trace was first seen: what a graph reads from the trace's calls, so that
-/// the calls can be released before the graph is made ([`write_dot_seen`]).
-pub struct FirstSeen(Vec<Seen>);
+/// When each edge of a graph was first seen: what a graph reads from the trace's calls, so that
+/// the calls can be released before the graph is made ([`write_dot_seen`]). Only the edges the
+/// graph follows at its threshold are kept (a Logger file's `(toplevel)` has a child per
+/// call, and 24 bytes each).
+pub struct FirstSeen {
+    seen: Vec<Seen>,
+    /// The graph's threshold (0..=99).
+    threshold: i64,
+}
 
 impl FirstSeen {
-    /// The edges of `trace` first seen on `clock` (the clock of the profile drawn).
-    pub fn of(trace: &Trace, clock: Clock) -> Self {
-        FirstSeen(first_seen(trace, clock))
+    /// The edges of `trace` that a graph of `profile` follows at `threshold_pct` (the
+    /// default for values outside 0..=99), and when each was first seen.
+    pub fn of(trace: &Trace, profile: &Profile, threshold_pct: i64) -> Self {
+        let threshold = effective_threshold(threshold_pct);
+        let followed = Followed { profile, threshold };
+        FirstSeen {
+            seen: first_seen(trace, followed),
+            threshold,
+        }
     }
 }
 
+/// The graph with every edge.
 #[cfg(test)]
 fn graph_nodes<'a>(trace: &'a Trace, profile: &'a Profile) -> Graph<'a> {
-    graph_nodes_seen(trace, profile, FirstSeen::of(trace, profile.clock))
+    graph_nodes_seen(trace, profile, FirstSeen::of(trace, profile, 0))
 }
 
+/// The graph's nodes and the children lists of the edges it follows (see [`FirstSeen`]).
 fn graph_nodes_seen<'a>(trace: &'a Trace, profile: &'a Profile, seen: FirstSeen) -> Graph<'a> {
-    let seen = seen.0;
+    let seen = seen.seen;
     let methods = trace.methods.len();
     let has_unknown =
         (0..methods).any(|m| KeyParts::is_unknown_placeholder(trace, MethodId(m as u32)));
@@ -309,35 +362,27 @@ fn graph_nodes_seen<'a>(trace: &'a Trace, profile: &'a Profile, seen: FirstSeen)
             Slot::MissingUnknown => {}
         }
     }
-    let rank = |m: Option<MethodId>| m.map_or(top_rank as u32, |m| rank_of_method[m.index()]);
-    let edges_of = |s: Slot| match s {
-        Slot::Top => profile.edges(None),
-        Slot::Method(m) => profile.edges(Some(m)),
-        Slot::MissingUnknown => MethodEdges::none(),
-    };
-    let all_children: usize = (order.iter())
-        .map(|&s| edges_of(of(s)).children().len())
-        .sum();
-    let mut children = Vec::with_capacity(all_children);
+    let mut children = Vec::new();
     let mut child_ends = Vec::with_capacity(order.len());
-    // Each child's place in `seen` (`usize::MAX`: never seen) and rank: 16 bytes, where a copy
-    // of its key took 24 (`(toplevel)` may have a child per method).
+    // Each child's place in `seen` and rank: 16 bytes, where a copy of its key took 24
+    // (`(toplevel)` may have a child per method).
     let mut kids: Vec<(usize, u32)> = Vec::new();
-    let key_of = |at: usize| seen.get(at).map_or(SeenKey::NEVER, |s| s.1);
     for &s in &order {
-        let s = of(s);
-        let pk = match s {
+        // A node's children are its edges in `seen` (sorted by parent, then child).
+        let pk = match of(s) {
             Slot::Method(m) => m.0,
-            _ => TOP,
+            Slot::Top => TOP,
+            Slot::MissingUnknown => {
+                child_ends.push(children.len());
+                continue;
+            }
         };
+        let start = seen.partition_point(|e| e.0.0 < pk);
+        let end = start + seen[start..].partition_point(|e| e.0.0 == pk);
         kids.clear();
-        kids.extend(edges_of(s).children().iter().map(|edge| {
-            let ck = edge.method().map_or(TOP, |m| m.0);
-            let at = (seen.binary_search_by_key(&(pk, ck), seen_edge)).unwrap_or(usize::MAX);
-            (at, rank(edge.method()))
-        }));
+        kids.extend((start..end).map(|at| (at, rank_of_method[seen[at].0.1 as usize])));
         // Most recently discovered first.
-        kids.sort_by_key(|k| std::cmp::Reverse(key_of(k.0)));
+        kids.sort_by_key(|k| std::cmp::Reverse(seen[k.0].1));
         children.extend(kids.iter().map(|k| k.1));
         child_ends.push(children.len());
     }
@@ -361,30 +406,28 @@ pub fn write_dot(
     write_dot_seen(
         trace,
         profile,
-        FirstSeen::of(trace, profile.clock),
-        threshold_pct,
+        FirstSeen::of(trace, profile, threshold_pct),
         out,
     )
 }
 
-/// [`write_dot`] with the edges' first-seen times taken from the calls already: the trace's
-/// calls are not read (they may be released).
+/// [`write_dot`] with the edges' first-seen times taken from the calls already, at the
+/// threshold they were taken for: the trace's calls are not read (they may be released).
 pub fn write_dot_seen(
     trace: &Trace,
     profile: &Profile,
     seen: FirstSeen,
-    threshold_pct: i64,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let threshold = if (0..100).contains(&threshold_pct) {
-        threshold_pct
-    } else {
-        DEFAULT_THRESHOLD_PCT
-    };
+    let threshold = seen.threshold;
     let g = graph_nodes_seen(trace, profile, seen);
+    // The children lists hold the followed edges only; checked again as dmtracedump does.
     let passes = |parent: usize, child: usize| {
-        let pct = g.numbers(child).inclusive as f64 / g.numbers(parent).inclusive as f64 * 100.0;
-        (pct as i64) >= threshold
+        follows(
+            g.numbers(parent).inclusive,
+            g.numbers(child).inclusive,
+            threshold,
+        )
     };
 
     out.write_all(b"digraph g {\nnode [shape = record,height=.1];\n")?;
@@ -447,10 +490,10 @@ mod tests {
     use super::*;
     use crate::analysis::profile::profile;
     use crate::analysis::testutil::{random_events, simple_trace, trace_from_events};
-    use crate::trace::Action;
+    use crate::trace::{Action, Clock};
 
-    /// The graph from the full profile, checked equal to the graph from the callee lists alone
-    /// (what `tracelens graph` computes).
+    /// The graph from the full profile, checked equal to the graph from the sums alone (what
+    /// `tracelens graph` computes: the edges come from the calls).
     fn dot(trace: &Trace, threshold: i64) -> String {
         use crate::analysis::profile::{Detail, profile_shared};
         let write = |p: &Profile| {
@@ -459,35 +502,33 @@ mod tests {
             String::from_utf8(buf).unwrap()
         };
         let full = write(&profile(trace, trace.primary_clock()));
-        let children = profile_shared(trace, trace.primary_clock(), 1, Detail::Children);
-        assert_eq!(write(&children), full);
+        let totals = profile_shared(trace, trace.primary_clock(), 1, Detail::Totals);
+        assert_eq!(write(&totals), full);
         // With the first-seen edges taken before the calls are released, as `graph` does.
-        let seen = FirstSeen::of(trace, children.clock);
+        let seen = FirstSeen::of(trace, &totals, threshold);
         let mut released = trace.clone();
         released.release_calls();
         assert_eq!(released.call_count(), 0);
         let mut buf = Vec::new();
-        write_dot_seen(&released, &children, seen, threshold, &mut buf).unwrap();
+        write_dot_seen(&released, &totals, seen, &mut buf).unwrap();
         assert_eq!(String::from_utf8(buf).unwrap(), full);
         full
     }
 
     /// The packed key orders as the tuple it replaced: (phase, time or thread id, thread index
-    /// or depth, exit number), never last.
+    /// or depth, exit number).
     #[test]
     fn seen_keys_order_as_their_tuples() {
         use proptest::prelude::*;
-        let key = (0u8..3, 0u64..4, any::<u64>(), 0usize..5, 0u64..(1 << 38));
+        let key = (0u8..2, 0u64..4, any::<u64>(), 0usize..5, 0u64..(1 << 38));
         proptest!(|(a in key.clone(), b in key)| {
             let packed = |k: (u8, u64, u64, usize, u64)| match k.0 {
                 0 => SeenKey::at_exit(k.1.min(1) * k.2, k.3, k.4),
-                1 => SeenKey::at_end(k.2, k.3),
-                _ => SeenKey::NEVER,
+                _ => SeenKey::at_end(k.2, k.3),
             };
             let tuple = |k: (u8, u64, u64, usize, u64)| match k.0 {
                 0 => (0, k.1.min(1) * k.2, k.3 as u64, k.4),
-                1 => (1, k.2, k.3 as u64, 0),
-                _ => (2, 0, 0, 0),
+                _ => (1, k.2, k.3 as u64, 0),
             };
             prop_assert_eq!(packed(a).cmp(&packed(b)), tuple(a).cmp(&tuple(b)));
         });
@@ -522,6 +563,37 @@ mod tests {
         assert!(at60.contains("node0 -> node1\n}"), "{at60}");
         let at99 = dot(&simple_trace(), 99);
         assert_eq!(at99.lines().count(), 4, "{at99}");
+    }
+
+    /// The first-seen edges are only those the graph follows: all of them at 0, fewer above,
+    /// each passing the threshold.
+    #[test]
+    fn first_seen_keeps_the_followed_edges() {
+        let trace = simple_trace();
+        let p = profile(&trace, trace.primary_clock());
+        let all = FirstSeen::of(&trace, &p, 0).seen;
+        for threshold in [20, 50, 99] {
+            let kept = FirstSeen::of(&trace, &p, threshold).seen;
+            // (Every edge of this trace passes 20%.)
+            assert!(
+                kept.len() < all.len() || threshold == 20,
+                "{threshold}: {kept:?}"
+            );
+            for e in &kept {
+                assert!(all.contains(e), "{threshold}: {e:?}");
+                let incl = |m: u32| match m {
+                    TOP => p.toplevel.inclusive,
+                    m => p.method(MethodId(m)).inclusive,
+                };
+                let pct = incl(e.0.1) * 100 / incl(e.0.0);
+                assert!(pct as i64 >= threshold, "{threshold}: {e:?}");
+            }
+        }
+        // Out of range: the default.
+        assert_eq!(
+            FirstSeen::of(&trace, &p, 100).seen,
+            FirstSeen::of(&trace, &p, 20).seen
+        );
     }
 
     /// dmtracedump's event loop, reduced to the order of each non-recursive children list:

@@ -199,8 +199,6 @@ pub(super) struct Acc<const K: usize> {
     pub(super) exclusive_sum: [u64; K],
     /// False for [`Detail::Totals`]: edges are not counted, and the profiles' lists stay empty.
     keeps_edges: bool,
-    /// False for [`Detail::Children`]: the profiles' caller lists stay empty.
-    keeps_parents: bool,
 }
 
 /// Whether a worker keeps a [`ParentCache`] per method, given the trace's calls when they are
@@ -219,8 +217,8 @@ pub(crate) fn caches_parents(method_count: usize, calls: Option<usize>) -> bool 
 pub(crate) fn method_bytes<const K: usize>(cached: bool, detail: Detail) -> usize {
     4 + match (detail, cached) {
         (Detail::Totals, _) => std::mem::size_of::<MethodAcc<K>>(),
-        (Detail::Edges | Detail::Children, true) => std::mem::size_of::<CachedMethod<K>>(),
-        (Detail::Edges | Detail::Children, false) => {
+        (Detail::Edges, true) => std::mem::size_of::<CachedMethod<K>>(),
+        (Detail::Edges, false) => {
             std::mem::size_of::<MethodAcc<K>>() + 2 * std::mem::size_of::<EdgeEntry<K>>()
         }
     }
@@ -247,7 +245,6 @@ impl<const K: usize> Acc<K> {
             spilled: Vec::new(),
             exclusive_sum: [0; K],
             keeps_edges: true,
-            keeps_parents: true,
         }
     }
 
@@ -256,10 +253,6 @@ impl<const K: usize> Acc<K> {
     pub(super) fn for_detail(method_count: usize, cached: bool, detail: Detail) -> Self {
         match detail {
             Detail::Edges => Self::new(method_count, cached),
-            Detail::Children => Self {
-                keeps_parents: false,
-                ..Self::new(method_count, cached)
-            },
             Detail::Totals => Self {
                 keeps_edges: false,
                 ..Self::new(method_count, false)
@@ -389,7 +382,7 @@ impl<const K: usize> Acc<K> {
         if self.keeps_edges {
             let mut edges = self.edges.into_unmerged();
             edges.extend(self.spilled);
-            fill_edges(&mut profiles, &mut edges, self.keeps_parents);
+            fill_edges(&mut profiles, &mut edges);
         }
         profiles
     }
@@ -399,12 +392,8 @@ impl<const K: usize> Acc<K> {
 /// entries are reordered). All lists go in one allocation of their exact length, so the lists
 /// are counted first: children are keyed by (parent, parent-recursive, child) and
 /// summed over child-recursive, parents by (child, child-recursive, parent) and summed over
-/// parent-recursive. Without `parents`, the caller lists stay empty.
-fn fill_edges<const K: usize>(
-    profiles: &mut [Profile; K],
-    edges: &mut [EdgeEntry<K>],
-    parents: bool,
-) {
+/// parent-recursive.
+fn fill_edges<const K: usize>(profiles: &mut [Profile; K], edges: &mut [EdgeEntry<K>]) {
     let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
     let parent_of = |k: u64| (k >> 32) as u32;
     let owners = profiles[0].methods.len() + 1;
@@ -443,10 +432,8 @@ fn fill_edges<const K: usize>(
         (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
     });
     let parent_groups = || edges.chunk_by(|a, b| (a.0 | 2) == (b.0 | 2));
-    if parents {
-        for group in parent_groups() {
-            counts.add(child_of(group[0].0) as usize, parents_list(group[0].0));
-        }
+    for group in parent_groups() {
+        counts.add(child_of(group[0].0) as usize, parents_list(group[0].0));
     }
     let lists = EdgeLists::from_counts(counts);
     for p in profiles.iter_mut().skip(1) {
@@ -464,7 +451,7 @@ fn fill_edges<const K: usize>(
     // A list's groups come one after another in this order: each is written at the place
     // after the previous one of its list.
     let mut filling = (usize::MAX, EdgeList::Parents, 0usize);
-    for group in parent_groups().filter(|_| parents) {
+    for group in parent_groups() {
         let key = group[0].0;
         let (o, list) = (child_of(key) as usize, parents_list(key));
         let (calls, time) = sum(group);

@@ -73,14 +73,17 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatErro
     let (cols, candidates) = column_count(rows())?;
     b.source.options.push(("columns".into(), cols.to_string()));
     let (hits, records) = probe_hits(&mut b, rows(), cols, candidates);
+    crate::timing::mark("logger: hits");
     // The decoded text is read (a copy of the file when it was not UTF-8 without NULs): freed
     // before the trace is made.
     drop(dec);
+    crate::timing::mark("logger: text dropped");
     b.source.record_count = records;
     ctx.progress.add_records(records);
     // The blocks are made from the hits alone, once the input is released.
     Ok(Parsed::later(move || {
         let base = blocks(&mut b, hits);
+        crate::timing::mark("logger: events");
         b.source
             .options
             .push(("wall_base_ns".into(), base.to_string()));
@@ -355,6 +358,7 @@ fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
         start = end;
     }
     let blocks = name_blocks(b, &all, base);
+    crate::timing::mark("logger: named");
     let l5 = block_events(b, all, blocks, base);
     if l6 > 0 {
         b.diag(Diagnostic::warning(
