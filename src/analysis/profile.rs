@@ -590,6 +590,21 @@ impl ClockTimes {
     }
 }
 
+/// Each clock's [`ClockTimes`], primary first. When each clock is walked on its own, each
+/// profile is narrowed before the next one is made.
+pub(crate) fn all_clock_times(trace: &Trace, share: usize) -> Vec<ClockTimes> {
+    let detail = Detail::Totals;
+    match trace.clocks()[..] {
+        [a, b] if !caches_parents(trace.methods.len(), Some(call_count(trace))) => vec![
+            ClockTimes::of(profile_shared(trace, a, share, detail)),
+            ClockTimes::of(profile_shared(trace, b, share, detail)),
+        ],
+        _ => (profile_all_clocks_shared(trace, share, detail).into_iter())
+            .map(ClockTimes::of)
+            .collect(),
+    }
+}
+
 /// What a summary shows of a trace's clocks: the primary clock's profile of totals (calls,
 /// recursive calls and the methods' order come from it) and the other clock's times only
 /// (None for a trace without clocks). The other clock is profiled first, when each clock is

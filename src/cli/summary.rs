@@ -8,7 +8,7 @@ use clap::Args;
 use super::CliError;
 use crate::analysis::compensate::compensate_owned;
 use crate::analysis::profile::ClockTimes;
-use crate::analysis::profile::{Detail, profile_all_clocks_shared, summary_profiles};
+use crate::analysis::profile::{all_clock_times, summary_profiles};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
@@ -85,12 +85,10 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         // The measured profiles first; then the trace is compensated and
                         // dropped: the two models and two profiles' workers are not all alive
                         // at once.
-                        let before: Vec<ClockTimes> =
-                            profile_all_clocks_shared(&trace, 1, Detail::Totals)
-                                .into_iter()
-                                .map(ClockTimes::of)
-                                .collect();
+                        let before: Vec<ClockTimes> = all_clock_times(&trace, 1);
+                        crate::timing::mark("measured");
                         let c = compensate_owned(trace, ns, from);
+                        crate::timing::mark("compensated");
                         let after = summary_profiles(&c, 1);
                         emit(summarize_compensated(&name, &c, after.as_ref(), &before))?;
                     }

@@ -275,12 +275,14 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
 }
 
 /// [`summary_profiles`] of `trace` are `full`'s totals: the primary profile whole, the other
-/// clock's inclusive and exclusive times and total.
+/// clock's inclusive and exclusive times and total; [`all_clock_times`] are every clock's.
 fn assert_summary_profiles(trace: &Trace, full: &[Profile], what: &str) {
     let (primary, others) = summary_profiles(trace, 1).expect("a trace with clocks");
     assert_eq!(primary, full[0], "summary primary: {what}");
     assert_eq!(others.len(), full.len() - 1, "{what}");
-    for (times, p) in others.iter().zip(&full[1..]) {
+    let all = all_clock_times(trace, 1);
+    assert_eq!(all.len(), full.len(), "{what}");
+    for (times, p) in others.iter().zip(&full[1..]).chain(all.iter().zip(full)) {
         assert_eq!((times.clock, times.total_time), (p.clock, p.total_time));
         assert_eq!(times.len(), p.methods.len(), "{what}");
         for (i, m) in p.methods.iter().enumerate() {
