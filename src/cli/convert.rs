@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CliError, ClockOpt};
+use crate::analysis::calltree::{CallTree, TreeOptions};
 use crate::formats::Progress;
 use crate::report::export::{self, ExportFormat, ExportOptions};
 
@@ -47,7 +48,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
     trace.release_instants();
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
-    let trace = super::profile::apply_transforms(trace, &args.transforms, &args.file)?;
+    let mut trace = super::profile::apply_transforms(trace, &args.transforms, &args.file)?;
     let mut clock = args.clock.or_primary(&trace);
     if !trace.clocks().is_empty() && !trace.clocks().contains(&clock) {
         super::warn(format_args!(
@@ -66,12 +67,21 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         max_depth: args.max_depth,
         max_bytes: None,
     };
+    // Collapsed stacks are written from the call tree alone: the calls are released once it
+    // is made (a file of 940 000 calls: 40 MB).
+    let tree = (args.to == ExportFormat::Collapsed).then(|| {
+        let tree = CallTree::top_down(&trace, TreeOptions::new(clock));
+        trace.release_calls();
+        tree
+    });
+    let write = |w: &mut dyn Write| match &tree {
+        Some(tree) => export::write_collapsed_tree(&trace, tree, &options, w),
+        None => export::export(&trace, args.to, clock, &name, &options, w),
+    };
     let cut = if args.output.as_os_str() == "-" {
         let stdout = std::io::stdout();
         let mut w = BufWriter::new(stdout.lock());
-        match export::export(&trace, args.to, clock, &name, &options, &mut w)
-            .and_then(|cut| w.flush().map(|()| cut))
-        {
+        match write(&mut w).and_then(|cut| w.flush().map(|()| cut)) {
             Ok(cut) => cut,
             Err(e) => return CliError::stdout(e),
         }
@@ -79,7 +89,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         std::fs::File::create(&args.output)
             .and_then(|f| {
                 let mut w = BufWriter::with_capacity(1 << 20, f);
-                let cut = export::export(&trace, args.to, clock, &name, &options, &mut w)?;
+                let cut = write(&mut w)?;
                 w.flush().map(|()| cut)
             })
             .map_err(|source| CliError::Write {

@@ -233,7 +233,7 @@ pub(crate) fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()>
         b"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"tracelens\"}}",
     )?;
     // Each name as a JSON string once, not escaped again for every event.
-    let names = MethodTexts::try_new(trace, |m| {
+    let names = MethodTexts::try_new(trace, None, |m| {
         serde_json::to_string(&frame_name(trace, m)).map_err(io::Error::other)
     })?;
     for th in &trace.threads {
@@ -273,12 +273,16 @@ struct MethodTexts {
 }
 
 impl MethodTexts {
+    /// The texts `f` makes; `capacity`, when given, is their total length (the text is then
+    /// one allocation of its size, not grown by doubling, which held up to 1.5 times the
+    /// text while it was copied).
     fn try_new(
         trace: &Trace,
+        capacity: Option<usize>,
         mut f: impl FnMut(MethodId) -> io::Result<String>,
     ) -> io::Result<Self> {
         let mut texts = MethodTexts {
-            text: String::new(),
+            text: String::with_capacity(capacity.unwrap_or(0)),
             ends: Vec::with_capacity(trace.methods.len()),
         };
         for i in 0..trace.methods.len() {
@@ -292,6 +296,15 @@ impl MethodTexts {
     fn get(&self, i: usize) -> &str {
         &self.text[crate::trace::packed_range(&self.ends, i)]
     }
+}
+
+/// The length of [`collapsed_frame`] of `m`, without making it: its replacements keep the
+/// length.
+fn collapsed_frame_len(trace: &Trace, m: MethodId) -> usize {
+    let method = trace.method(m);
+    let (class, name) = (trace.str(method.class), trace.str(method.name));
+    let dot = usize::from(!class.is_empty() && !name.is_empty());
+    class.len() + dot + name.len() + trace.str(method.signature).len()
 }
 
 /// A frame of a collapsed stack: no `;` and no spaces.
@@ -366,7 +379,20 @@ pub(crate) fn write_collapsed(
     out: &mut dyn Write,
 ) -> io::Result<Option<CollapsedCut>> {
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
-    let frames = MethodTexts::try_new(trace, |m| io::Result::Ok(collapsed_frame(trace, m)))?;
+    write_collapsed_tree(trace, &tree, options, out)
+}
+
+/// [`write_collapsed`] of the top-down tree of `trace` made already: the trace's calls are not
+/// read, so they may be released first (the tree and the frames' texts then take their room).
+pub(crate) fn write_collapsed_tree(
+    trace: &Trace,
+    tree: &CallTree,
+    options: &ExportOptions,
+    out: &mut dyn Write,
+) -> io::Result<Option<CollapsedCut>> {
+    let total = (0..trace.methods.len() as u32).map(|m| collapsed_frame_len(trace, MethodId(m)));
+    let frame_text = |m| io::Result::Ok(collapsed_frame(trace, m));
+    let frames = MethodTexts::try_new(trace, Some(total.sum()), frame_text)?;
     let tps = trace.ticks_per_sec.max(1) as u128;
     let us = |ticks: u64| (ticks as u128 * 1_000_000 / tps) as u64;
     let frame = |n: NodeId| frames.get(tree.method(n).map_or(0, |m| m.index()));
@@ -658,6 +684,32 @@ mod tests {
             *out.entry(cut.join(";")).or_insert(0) += w;
         }
         out
+    }
+
+    /// The frames' texts are sized before they are made: each frame's length, from its parts.
+    #[test]
+    fn collapsed_frame_len_is_the_frame_length() {
+        let mut b = crate::trace::Builder::new("test");
+        let names = [
+            ("com.a.B", "run", "()V"),
+            ("", "main", ""),
+            ("Cls", "", "(I)V"),
+            ("", "", ""),
+            ("a;b c", "x\ty\nz", "(Ljava/lang/String; I)V"),
+            ("é;ü", "名前 ", " ;"),
+        ];
+        for (i, (class, name, sig)) in names.iter().enumerate() {
+            b.add_method(i as u64 * 4, class, name, sig, None, None);
+        }
+        let trace = b.finish();
+        for m in 0..names.len() as u32 {
+            let frame = collapsed_frame(&trace, MethodId(m));
+            assert_eq!(
+                collapsed_frame_len(&trace, MethodId(m)),
+                frame.len(),
+                "{frame}"
+            );
+        }
     }
 
     #[test]

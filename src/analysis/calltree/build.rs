@@ -85,6 +85,8 @@ impl RawTree {
         self.index = hashbrown::HashTable::new();
         let n = self.parent.len();
         // Children lists as one flat array (CSR): kids_of(p) = kids[start[p]..start[p + 1]].
+        // Each list is filled from its end, which leaves `start[p]` at its beginning (no copy
+        // of the ends to fill from); the order within a list is set by the sort below.
         let mut start = vec![0u32; n + 1];
         for &p in &self.parent[1..] {
             start[p as usize + 1] += 1;
@@ -92,12 +94,17 @@ impl RawTree {
         for i in 0..n {
             start[i + 1] += start[i];
         }
-        let mut fill = start.clone();
+        // `start[p + 1]` is now where list p ends; shifted down by one place, each entry is
+        // the end of its own list, moved to its beginning as the list is filled.
+        start.copy_within(1.., 0);
         let mut kids = vec![0u32; n.saturating_sub(1)];
         for (i, &p) in self.parent.iter().enumerate().skip(1) {
-            kids[fill[p as usize] as usize] = i as u32;
-            fill[p as usize] += 1;
+            start[p as usize] -= 1;
+            kids[start[p as usize] as usize] = i as u32;
         }
+        start[n] = kids.len() as u32;
+        // The raw parents are not read again: the new ones are made in the walk below.
+        self.parent = Vec::new();
         for p in 0..n {
             kids[start[p] as usize..start[p + 1] as usize].sort_unstable_by(|&a, &b| {
                 self.inclusive[b as usize]
@@ -107,36 +114,30 @@ impl RawTree {
         }
         let kids_of = |p: u32| &kids[start[p as usize] as usize..start[p as usize + 1] as usize];
         let mut order = Vec::with_capacity(n);
-        let mut new_index = vec![0u32; n];
+        let mut parent = vec![NO_PARENT; n];
         let mut depth = vec![0u32; n];
         let mut subtree_end = vec![0u32; n];
-        // Iterative preorder; subtree ends filled when a node is left.
-        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-        new_index[0] = 0;
+        // Iterative preorder: (raw node, its place in preorder, next child); a node's parent is
+        // the place of the node below it on the stack, its subtree end filled when it is left.
+        let mut stack: Vec<(u32, u32, usize)> = vec![(0, 0, 0)];
         order.push(0u32);
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+        while let Some(&mut (node, at, ref mut next)) = stack.last_mut() {
             if let Some(&c) = kids_of(node).get(*next) {
                 *next += 1;
-                new_index[c as usize] = order.len() as u32;
-                depth[order.len()] = stack.len() as u32;
+                let place = order.len();
+                parent[place] = at;
+                depth[place] = stack.len() as u32;
                 order.push(c);
-                stack.push((c, 0));
+                stack.push((c, place as u32, 0));
             } else {
-                subtree_end[new_index[node as usize] as usize] = order.len() as u32;
+                subtree_end[at as usize] = order.len() as u32;
                 stack.pop();
             }
         }
-        drop((start, fill, kids, stack));
+        drop((start, kids, stack));
         // Each column in preorder, the raw one freed once copied: a tree of a million nodes
         // does not hold both trees whole at once.
         let in_order = |v: &[u64]| -> Vec<u64> { order.iter().map(|&o| v[o as usize]).collect() };
-        let parent = (order.iter())
-            .map(|&o| match self.parent[o as usize] {
-                NO_PARENT => NO_PARENT,
-                p => new_index[p as usize],
-            })
-            .collect();
-        drop((new_index, std::mem::take(&mut self.parent)));
         let method = order.iter().map(|&o| self.method[o as usize]).collect();
         self.method = Vec::new();
         let inclusive = in_order(&self.inclusive);
@@ -208,28 +209,61 @@ pub(super) fn build_raw(trace: &Trace, options: &TreeOptions) -> RawTree {
         Some(t) => trace.threads.get(t.index()).into_iter().collect(),
         None => trace.threads.iter().collect(),
     };
-    threads
-        .par_iter()
+    // Merges the smaller into the larger; the final order is fixed by `finish`.
+    let merged = |a: RawTree, b: RawTree| {
+        let (mut big, small) = if a.parent.len() >= b.parent.len() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        big.merge(&small);
+        big
+    };
+    // Small threads go straight into one tree on this thread, large ones into a tree each on
+    // the workers, merged into it: a tree per thread, merged, held the nodes twice (a file of
+    // 60 000 short threads whose calls are all different: 20 MB), and small blocks made on the
+    // workers stay in their heaps.
+    let large = |t: &&Thread| t.call_count() >= crate::trace::builder::PARALLEL_THREAD_CALLS;
+    let mut here = RawTree::new();
+    let mut scratch = (Vec::new(), Vec::new());
+    for t in threads.iter().filter(|t| !large(t)) {
+        build_thread_into(&mut here, t, options.clock, options.range, &mut scratch);
+    }
+    drop(scratch);
+    let large: Vec<&Thread> = threads.into_iter().filter(large).collect();
+    let built = (large.par_iter())
         .map(|t| build_thread(t, options.clock, options.range))
-        .reduce_with(|a, b| {
-            // Merge the smaller into the larger; the final order is fixed by `finish`.
-            let (mut big, small) = if a.parent.len() >= b.parent.len() {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            big.merge(&small);
-            big
-        })
-        .unwrap_or_else(RawTree::new)
+        .reduce_with(merged);
+    match built {
+        Some(built) => merged(here, built),
+        None => here,
+    }
 }
 
-/// One thread's tree, lane by lane: the nodes of lane d's calls give their children's parents.
+/// One thread's tree (see [`build_thread_into`]).
 pub(super) fn build_thread(thread: &Thread, clock: Clock, range: Option<TickRange>) -> RawTree {
     let mut raw = RawTree::new();
+    build_thread_into(
+        &mut raw,
+        thread,
+        clock,
+        range,
+        &mut (Vec::new(), Vec::new()),
+    );
+    raw
+}
+
+/// Adds one thread's calls to `raw`, lane by lane: the nodes of lane d's calls give their
+/// children's parents. `scratch` is reused from thread to thread.
+fn build_thread_into(
+    raw: &mut RawTree,
+    thread: &Thread,
+    clock: Clock,
+    range: Option<TickRange>,
+    (node_of, next_node_of): &mut (Vec<u32>, Vec<u32>),
+) {
     // node_of[i] = node of call i of the current lane (u32::MAX = left out).
-    let mut node_of: Vec<u32> = Vec::new();
-    let mut next_node_of: Vec<u32> = Vec::new();
+    node_of.clear();
     let lanes = &thread.lanes;
     if let Some(lane) = lanes.first() {
         let calls = lane.calls_in(range);
@@ -267,7 +301,6 @@ pub(super) fn build_thread(thread: &Thread, clock: Clock, range: Option<TickRang
                 }
             }
         }
-        std::mem::swap(&mut node_of, &mut next_node_of);
+        std::mem::swap(node_of, next_node_of);
     }
-    raw
 }

@@ -163,6 +163,31 @@ fn top_down_matches_naive_on_random_traces() {
     }
 }
 
+/// Small threads go into one tree on the calling thread and large ones into trees of their own
+/// on the workers, merged: the same tree as the naive one either way.
+#[test]
+fn top_down_of_small_and_large_threads_matches_naive() {
+    use crate::analysis::testutil::{random_events, trace_from_events};
+    use crate::trace::builder::PARALLEL_THREAD_CALLS;
+    for seed in 0..3u64 {
+        let mut events = random_events(seed, 2, 3 * PARALLEL_THREAD_CALLS);
+        events.extend(random_events(seed + 100, 3 + seed as usize, 500));
+        let trace = trace_from_events(&events);
+        let large = |t: &Thread| t.call_count() >= PARALLEL_THREAD_CALLS;
+        assert!(trace.threads.iter().any(large), "seed {seed}");
+        assert!(trace.threads.iter().any(|t| !large(t)), "seed {seed}");
+        for clock in [Clock::Wall, Clock::Cpu] {
+            let opts = TreeOptions::new(clock);
+            let tree = CallTree::top_down(&trace, opts);
+            assert_eq!(
+                to_naive(&tree, NodeId::ROOT),
+                naive(&trace, opts),
+                "seed {seed} {clock:?}"
+            );
+        }
+    }
+}
+
 /// Naive bottom-up: every call walks up its own stack of callers.
 fn naive_bottom_up(trace: &Trace, clock: Clock) -> Naive {
     let mut root = Naive::default();
