@@ -527,7 +527,7 @@ pub(crate) fn profile_all_clocks_shared(
     match trace.clocks()[..] {
         [a, b] => {
             let calls = Some(call_count(trace));
-            if detail == Detail::Totals && !caches_parents(trace.methods.len(), calls) {
+            if detail == Detail::Totals && totals_walk_clocks_apart(trace) {
                 // Methods called a few times each: one walk per clock, so that the two-clock
                 // sums (64 bytes a method) are not alive beside both profiles (80); a walk's
                 // sums (32) live beside one profile and the next.
@@ -595,7 +595,7 @@ impl ClockTimes {
 pub(crate) fn all_clock_times(trace: &Trace, share: usize) -> Vec<ClockTimes> {
     let detail = Detail::Totals;
     match trace.clocks()[..] {
-        [a, b] if !caches_parents(trace.methods.len(), Some(call_count(trace))) => vec![
+        [a, b] if totals_walk_clocks_apart(trace) => vec![
             ClockTimes::of(profile_shared(trace, a, share, detail)),
             ClockTimes::of(profile_shared(trace, b, share, detail)),
         ],
@@ -603,6 +603,12 @@ pub(crate) fn all_clock_times(trace: &Trace, share: usize) -> Vec<ClockTimes> {
             .map(ClockTimes::of)
             .collect(),
     }
+}
+
+/// Whether the totals of a two-clock trace come from one walk per clock (methods called a few
+/// times each; see [`profile_all_clocks_shared`]).
+fn totals_walk_clocks_apart(trace: &Trace) -> bool {
+    !caches_parents(trace.methods.len(), Some(call_count(trace)))
 }
 
 /// What a summary shows of a trace's clocks: the primary clock's profile of totals (calls,
@@ -613,18 +619,15 @@ pub(crate) fn all_clock_times(trace: &Trace, share: usize) -> Vec<ClockTimes> {
 pub(crate) fn summary_profiles(trace: &Trace, share: usize) -> Option<(Profile, Vec<ClockTimes>)> {
     let detail = Detail::Totals;
     match trace.clocks()[..] {
-        [a, b] => {
-            let calls = Some(call_count(trace));
-            if caches_parents(trace.methods.len(), calls) {
-                let workers = workers_within::<2>(trace.methods.len(), calls, share, detail);
-                let [pa, pb] = profile_split(trace, [a, b], workers, default_unit(trace), detail);
-                return Some((pa, vec![ClockTimes::of(pb)]));
-            }
+        [a, b] if totals_walk_clocks_apart(trace) => {
             let times = ClockTimes::of(profile_shared(trace, b, share, detail));
             Some((profile_shared(trace, a, share, detail), vec![times]))
         }
-        [a] => Some((profile_shared(trace, a, share, detail), Vec::new())),
-        _ => None,
+        _ => {
+            let mut profiles = profile_all_clocks_shared(trace, share, detail).into_iter();
+            let primary = profiles.next()?;
+            Some((primary, profiles.map(ClockTimes::of).collect()))
+        }
     }
 }
 

@@ -7,8 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::analysis::compensate::compensate_owned;
-use crate::analysis::profile::ClockTimes;
-use crate::analysis::profile::{all_clock_times, summary_profiles};
+use crate::analysis::profile::{ClockTimes, all_clock_times, summary_profiles};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
