@@ -20,7 +20,8 @@
 //! open at the end, after all records, thread by thread, outermost first), so the list runs from
 //! the most recently discovered edge to the first. This module recovers that order from the
 //! model: exits in time order (inner calls before the outer calls ending at the same time), then
-//! open calls.
+//! open calls. The same walk gives the edges themselves, kept only where the graph follows them
+//! ([`FirstSeen`]); the profile gives each node's numbers.
 
 use std::io::{self, Write};
 
