@@ -315,8 +315,6 @@ impl<'a> Graph<'a> {
 /// call, and 24 bytes each).
 pub struct FirstSeen {
     seen: Vec<Seen>,
-    /// The graph's threshold (0..=99).
-    threshold: i64,
 }
 
 impl FirstSeen {
@@ -327,7 +325,6 @@ impl FirstSeen {
         let followed = Followed { profile, threshold };
         FirstSeen {
             seen: first_seen(trace, followed),
-            threshold,
         }
     }
 }
@@ -420,16 +417,8 @@ pub fn write_dot_seen(
     seen: FirstSeen,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let threshold = seen.threshold;
+    // The children lists hold the edges the graph follows, and only those.
     let g = graph_nodes_seen(trace, profile, seen);
-    // The children lists hold the followed edges only; checked again as dmtracedump does.
-    let passes = |parent: usize, child: usize| {
-        follows(
-            g.numbers(parent).inclusive,
-            g.numbers(child).inclusive,
-            threshold,
-        )
-    };
 
     out.write_all(b"digraph g {\nnode [shape = record,height=.1];\n")?;
     // Labels: depth-first, each node once.
@@ -458,7 +447,7 @@ pub fn write_dot_seen(
         };
         let c = c as usize;
         *k += 1;
-        if !labelled[c] && passes(n, c) {
+        if !labelled[c] {
             label(c, out)?;
             labelled[c] = true;
             stack.push((c, 0));
@@ -475,12 +464,10 @@ pub fn write_dot_seen(
         };
         let c = c as usize;
         *k += 1;
-        if passes(n, c) {
-            writeln!(out, "node{n} -> node{c}")?;
-            if !visited[c] {
-                visited[c] = true;
-                stack.push((c, 0));
-            }
+        writeln!(out, "node{n} -> node{c}")?;
+        if !visited[c] {
+            visited[c] = true;
+            stack.push((c, 0));
         }
     }
     out.write_all(b"}")
