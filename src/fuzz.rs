@@ -133,10 +133,7 @@ impl Target {
 /// Runs `target` on `bytes`. Returns normally for every input unless there is a bug.
 pub fn run(target: Target, bytes: &[u8]) {
     let progress = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &progress,
-    };
+    let ctx = ReadContext::new(None, &progress);
     match target {
         Target::Detect => {
             let _ = detect::detect(bytes);
@@ -412,10 +409,7 @@ fn session(bytes: &[u8]) {
     static SAMPLE: OnceLock<Option<Trace>> = OnceLock::new();
     let sample = SAMPLE.get_or_init(|| {
         let progress = Progress::default();
-        let ctx = ReadContext {
-            path: None,
-            progress: &progress,
-        };
+        let ctx = ReadContext::new(None, &progress);
         load(crate::SAMPLE_TRACE, &ctx)
     });
     let Some(trace) = sample else { return };

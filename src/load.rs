@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::formats::{self, FormatError, Parsed, Progress, ReadContext};
+use crate::formats::{self, FormatError, Parsed, Progress, ReadContext, ReleaseInput};
 use crate::trace::Trace;
 
 /// The bytes of an input file.
@@ -46,6 +46,50 @@ impl Source {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         Ok(Source::Owned(bytes))
+    }
+}
+
+/// The unit in which a mapped input's pages are given back: the smallest page size, so the
+/// pages at either end of a part given back, which may hold bytes still to be read, are kept.
+const PAGE: usize = 4096;
+
+impl ReleaseInput for Source {
+    fn release(&self, part: &[u8]) {
+        let Source::Mapped(map) = self else {
+            return;
+        };
+        let base = map.as_ptr() as usize;
+        let start = part.as_ptr() as usize;
+        if start < base || start + part.len() > base + map.len() {
+            return; // not a piece of this input (e.g. text decoded into a buffer)
+        }
+        let from = (start - base).next_multiple_of(PAGE);
+        let to = (start - base + part.len()) / PAGE * PAGE;
+        if to <= from {
+            return;
+        }
+        #[cfg(unix)]
+        {
+            // SAFETY: the map is private and read-only and nothing ever wrote to it, so its
+            // pages are clean copies of the file's: MADV_DONTNEED drops them from this
+            // process, and a later read of these addresses (the readers' borrows stay valid)
+            // faults the same bytes in again from the file. They differ only if another
+            // process rewrote the file meanwhile, the risk already accepted when mapping it.
+            #[allow(unsafe_code)]
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+            };
+        }
+    }
+}
+
+/// A `.key` file and its `.data` file, as one input whose parts are given back.
+struct Pair<'a>(&'a Source, &'a Source);
+
+impl ReleaseInput for Pair<'_> {
+    fn release(&self, part: &[u8]) {
+        self.0.release(part);
+        self.1.release(part);
     }
 }
 
@@ -158,9 +202,11 @@ pub fn load_parsed(path: &Path, progress: &Progress) -> Result<Parsed, LoadError
                 (key_bytes.len() + data_bytes.len()) as u64,
                 std::sync::atomic::Ordering::Relaxed,
             );
+            let pair = Pair(&key_bytes, &data_bytes);
             let ctx = ReadContext {
                 path: Some(key),
                 progress,
+                input: Some(&pair),
             };
             formats::android::read_pair(&key_bytes, &data_bytes, &ctx)
                 .map(Parsed::Unfinished)
@@ -197,6 +243,7 @@ pub fn load_to_sinks<F: crate::trace::SinkFactory>(
             let ctx = ReadContext {
                 path: Some(&p),
                 progress,
+                input: Some(&source),
             };
             formats::android::read_to_sinks(&source, &ctx, factory).map_err(format_error(&p))
         }
@@ -207,9 +254,11 @@ pub fn load_to_sinks<F: crate::trace::SinkFactory>(
                 (key_bytes.len() + data_bytes.len()) as u64,
                 std::sync::atomic::Ordering::Relaxed,
             );
+            let pair = Pair(&key_bytes, &data_bytes);
             let ctx = ReadContext {
                 path: Some(&key),
                 progress,
+                input: Some(&pair),
             };
             formats::android::read_pair_to_sinks(&key_bytes, &data_bytes, &ctx, factory)
                 .map(Some)
@@ -218,19 +267,27 @@ pub fn load_to_sinks<F: crate::trace::SinkFactory>(
     }
 }
 
-fn read_builder(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Parsed, LoadError> {
-    read_with(path, bytes, progress, formats::read_to_builder)
+fn read_builder(path: &Path, source: &Source, progress: &Progress) -> Result<Parsed, LoadError> {
+    read_with(
+        path,
+        source,
+        Some(source),
+        progress,
+        formats::read_to_builder,
+    )
 }
 
 /// Parses `bytes` that came from `path` (the path is used for messages and as a hint only).
 pub fn load_bytes(path: &Path, bytes: &[u8], progress: &Progress) -> Result<Trace, LoadError> {
-    read_with(path, bytes, progress, formats::read_bytes)
+    read_with(path, bytes, None, progress, formats::read_bytes)
 }
 
-/// Runs a reader on `bytes` from `path`, with the progress's byte total set; errors name `path`.
+/// Runs a reader on `bytes` from `path` (which `input` takes back as it is read), with the
+/// progress's byte total set; errors name `path`.
 fn read_with<T>(
     path: &Path,
     bytes: &[u8],
+    input: Option<&dyn ReleaseInput>,
     progress: &Progress,
     read: impl FnOnce(&[u8], &ReadContext) -> Result<T, formats::FormatError>,
 ) -> Result<T, LoadError> {
@@ -240,9 +297,96 @@ fn read_with<T>(
     let ctx = ReadContext {
         path: Some(path),
         progress,
+        input,
     };
     read(bytes, &ctx).map_err(|error| LoadError::Format {
         path: path.to_path_buf(),
         error,
     })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The resident kB of the mapping that starts at `addr`, from `/proc/self/smaps`.
+    fn resident_kb(addr: usize) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines();
+        while let Some(line) = lines.next() {
+            let range = line.split(' ').next().unwrap_or("");
+            let Some((start, _)) = range.split_once('-') else {
+                continue;
+            };
+            if usize::from_str_radix(start, 16) != Ok(addr) {
+                continue;
+            }
+            for field in lines.by_ref() {
+                if let Some(kb) = field.strip_prefix("Rss:") {
+                    return kb.trim().trim_end_matches(" kB").trim().parse().unwrap();
+                }
+            }
+        }
+        panic!("no mapping at {addr:#x}");
+    }
+
+    #[test]
+    fn released_pages_leave_resident_memory_and_read_back_the_same() {
+        let content: Vec<u8> = (0..64 * PAGE).map(|i| (i * 7 % 251) as u8).collect();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &content).unwrap();
+        let source = Source::open(file.path()).unwrap();
+        assert!(matches!(source, Source::Mapped(_)));
+        let addr = source.as_ptr() as usize;
+        let sum = |b: &[u8]| b.iter().map(|&x| x as u64).sum::<u64>();
+        let whole = sum(&source);
+        assert_eq!(resident_kb(addr), 256, "every page read is resident");
+
+        let copy = source[..20 * PAGE].to_vec();
+        // Only the whole pages inside the part go: pages 1..=9 of [100, 10 pages + 100).
+        source.release(&source[100..10 * PAGE + 100]);
+        assert_eq!(resident_kb(addr), 256 - 9 * 4);
+        // A part that is not a piece of the map (a copy) is left alone.
+        source.release(&copy);
+        assert_eq!(resident_kb(addr), 256 - 9 * 4);
+        source.release(&source);
+        assert_eq!(resident_kb(addr), 0);
+
+        // The bytes read after their release are the file's.
+        assert_eq!(sum(&source), whole);
+        assert_eq!(&source[..], &content[..]);
+    }
+
+    #[test]
+    fn a_reader_gives_back_the_input_it_went_through() {
+        // A CProfiler file of 2 MB (its lines are read once): once read, less of it is resident
+        // than was read; the trace is the one read from a buffer.
+        let mut text = String::from("Frequency,1000\n");
+        let mut i = 0;
+        while text.len() < (2 << 20) + 1000 {
+            text.push_str(&format!("F{},{}\n", i % 50, i));
+            i += 1;
+        }
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &text).unwrap();
+        let source = Source::open(file.path()).unwrap();
+        let addr = source.as_ptr() as usize;
+        let progress = Progress::default();
+        let parsed = read_builder(file.path(), &source, &progress).unwrap();
+        let resident = resident_kb(addr);
+        assert!(
+            resident < 1100,
+            "{resident} kB of a 2 MB input still resident"
+        );
+        let trace = parsed.finish();
+        let from_buffer = load_bytes(file.path(), text.as_bytes(), &Progress::default()).unwrap();
+        let series = |t: &Trace| {
+            let d = &t.durations;
+            d.iter()
+                .map(|s| (s.name.to_string(), s.durations_s.to_vec()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(series(&trace), series(&from_buffer));
+        assert_eq!(series(&trace).len(), 50);
+    }
 }

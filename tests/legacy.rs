@@ -20,15 +20,7 @@ fn load(path: &Path) -> Trace {
     let kind =
         sniff(&bytes, Some(path)).unwrap_or_else(|| panic!("{} not sniffed", path.display()));
     let progress = Progress::default();
-    read(
-        kind,
-        &bytes,
-        &ReadContext {
-            path: Some(path),
-            progress: &progress,
-        },
-    )
-    .expect("read")
+    read(kind, &bytes, &ReadContext::new(Some(path), &progress)).expect("read")
 }
 
 fn fx(name: &str) -> Trace {
@@ -936,14 +928,7 @@ fn truncations_and_garbage_never_panic() {
             LegacyKind::Logger,
         ] {
             for cut in (0..=bytes.len()).step_by(7) {
-                let _ = read(
-                    kind,
-                    &bytes[..cut],
-                    &ReadContext {
-                        path: None,
-                        progress: &progress,
-                    },
-                );
+                let _ = read(kind, &bytes[..cut], &ReadContext::new(None, &progress));
             }
             let mut garbled = bytes.clone();
             for _ in 0..8 {
@@ -955,14 +940,7 @@ fn truncations_and_garbage_never_panic() {
                     garbled[i] = (seed >> 32) as u8;
                 }
             }
-            if let Ok(t) = read(
-                kind,
-                &garbled,
-                &ReadContext {
-                    path: None,
-                    progress: &progress,
-                },
-            ) {
+            if let Ok(t) = read(kind, &garbled, &ReadContext::new(None, &progress)) {
                 for d in &t.diagnostics {
                     assert!(
                         matches!(d.location, Location::Line(n) if n >= 1)
@@ -1100,10 +1078,7 @@ fn r05_glued_message_opening_a_logical_scope() {
     let text =
         "Process id is 7\n000010 1 | : { scope : 000012 2 | : hello\nworld\n000013 2 | done\n";
     let progress = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &progress,
-    };
+    let ctx = ReadContext::new(None, &progress);
     let t = read(LegacyKind::Rtl, text.as_bytes(), &ctx).expect("read");
     assert!(has_code(&t, "R5"));
     assert_eq!(t.methods.len(), 1);

@@ -31,10 +31,7 @@ fn inputs() -> Vec<PathBuf> {
 
 fn read(bytes: &[u8]) {
     let p = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &p,
-    };
+    let ctx = ReadContext::new(None, &p);
     let lanes = read_bytes(bytes, &ctx);
     // The profile made while decoding (what `tracelens profile` runs) agrees with the lanes on
     // damaged input too: same profile, same diagnostics, same error.
@@ -96,10 +93,7 @@ fn truncated_trace_loads_what_is_valid_with_a_diagnostic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(root.join("sample-traces/v3-dual.trace")).unwrap();
     let p = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &p,
-    };
+    let ctx = ReadContext::new(None, &p);
     let cut = bytes.len() - 7;
     let t = read_bytes(&bytes[..cut], &ctx).unwrap();
     let whole = read_bytes(&bytes, &ctx).unwrap();
@@ -135,10 +129,7 @@ fn threads_beyond_max_threads_are_left_out_with_a_diagnostic() {
     let n = MAX_THREADS + 10;
     let load = |bytes: Vec<u8>| {
         let progress = Progress::default();
-        let ctx = ReadContext {
-            path: None,
-            progress: &progress,
-        };
+        let ctx = ReadContext::new(None, &progress);
         read_bytes(&bytes, &ctx).expect("loads")
     };
     let check = |t: &tracelens::trace::Trace, kept: usize, message: &str| {

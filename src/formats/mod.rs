@@ -100,6 +100,38 @@ pub struct ReadContext<'a> {
     /// The file's path, when there is one (used only as a hint, e.g. a pid in a file name).
     pub path: Option<&'a Path>,
     pub progress: &'a Progress,
+    /// Takes back the parts of the input a reader has read (see [`ReadContext::done_with`]);
+    /// `None` when nothing can be given back (bytes in a buffer).
+    pub input: Option<&'a dyn ReleaseInput>,
+}
+
+/// An input whose pages can be given back once read: a memory map's pages count in the
+/// process's resident memory as long as they are mapped, so a reader that went through a
+/// file of 1 GB would hold 1 GB beside what it made of it.
+pub trait ReleaseInput: Sync {
+    /// Gives back the whole pages that lie inside `part`, if `part` is a piece of this input.
+    /// The bytes stay readable (a page read again is read from the file again).
+    fn release(&self, part: &[u8]);
+}
+
+impl<'a> ReadContext<'a> {
+    /// A context with nothing to give back.
+    pub fn new(path: Option<&'a Path>, progress: &'a Progress) -> Self {
+        ReadContext {
+            path,
+            progress,
+            input: None,
+        }
+    }
+
+    /// Says that the reader has read `part` of its input and will not read it again: its pages
+    /// are given back to the system when the input is a memory map. Reading it again still
+    /// works (the pages come back from the file), it only costs the time to read them.
+    pub(crate) fn done_with(&self, part: &[u8]) {
+        if let Some(input) = self.input {
+            input.release(part);
+        }
+    }
 }
 
 /// Error for a cancelled load.

@@ -61,6 +61,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             let data_offset = key.end_offset;
             read_key_and_data(
                 key,
+                &bytes[..data_offset],
                 &bytes[data_offset..],
                 data_offset as u64,
                 bytes.len() as u64,
@@ -108,7 +109,7 @@ pub(crate) fn read_pair(
 ) -> Result<Builder, FormatError> {
     let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
     let total = (key_bytes.len() + data.len()) as u64;
-    read_key_and_data(key, data, 0, total, ctx)
+    read_key_and_data(key, key_bytes, data, 0, total, ctx)
 }
 
 /// The error for data versions no reader handles (ART V2, SW64, unknown), if `detected` is one.
@@ -134,16 +135,19 @@ pub(crate) fn unsupported(detected: Detected, offset: u64) -> Option<FormatError
     }
 }
 
-/// Reads the data section `data` that belongs to `key`. `data_offset` is where `data` starts in
-/// its file (for messages); `byte_len` the input size.
+/// Reads the data section `data` that belongs to `key` (parsed from `key_bytes`, given back once
+/// the builder has what it needs of them). `data_offset` is where `data` starts in its file (for
+/// messages); `byte_len` the input size.
 fn read_key_and_data(
     key: Key,
+    key_bytes: &[u8],
     data: &[u8],
     data_offset: u64,
     byte_len: u64,
     ctx: &ReadContext,
 ) -> Result<Builder, FormatError> {
     let (mut b, tables, header, clock) = prepare(key, data, data_offset, byte_len)?;
+    ctx.done_with(key_bytes);
     let section = data::Section {
         data,
         offset: data_offset,
@@ -173,6 +177,7 @@ pub fn read_to_sinks<F: SinkFactory>(
             let key = parse_key(bytes, FORMAT_TRACE, 0)?;
             let end = key.end_offset;
             let prepared = prepare(key, &bytes[end..], end as u64, bytes.len() as u64)?;
+            ctx.done_with(&bytes[..end]);
             crate::timing::mark("key and tables");
             Ok::<_, FormatError>((end, prepared))
         },
@@ -206,7 +211,11 @@ pub(crate) fn read_pair_to_sinks<F: SinkFactory>(
 ) -> Result<Streamed<F::Sink>, FormatError> {
     let total = (key_bytes.len() + data.len()) as u64;
     let (prepared, pass1) = rayon::join(
-        || prepare(parse_key(key_bytes, FORMAT_TRACE, 0)?, data, 0, total),
+        || {
+            let prepared = prepare(parse_key(key_bytes, FORMAT_TRACE, 0)?, data, 0, total);
+            ctx.done_with(key_bytes);
+            prepared
+        },
         || {
             let header = DataHeader::parse(data, 0).ok()?;
             data::count_records(data, &header, false, ctx).ok()

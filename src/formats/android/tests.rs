@@ -40,10 +40,7 @@ fn spec(layout: Layout, clock: ClockMode) -> TraceSpec {
 }
 
 fn ctx(p: &Progress) -> ReadContext<'_> {
-    ReadContext {
-        path: None,
-        progress: p,
-    }
+    ReadContext::new(None, p)
 }
 
 /// The events of a trace per thread as (tid, class, action, time1, time2).

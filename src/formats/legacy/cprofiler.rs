@@ -13,7 +13,7 @@ use std::sync::Arc;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::{decode, lines};
+use super::{decode_input, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::{Builder, Diagnostic, Location};
 
@@ -22,9 +22,9 @@ const FORMAT: &str = "cprofiler-csv";
 /// Reads a CProfiler CSV or temp file: `Frequency` lines start segments, the other lines are
 /// `id,delta` records.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
-    let dec = decode(bytes);
+    let dec = decode_input(bytes, ctx);
     let mut rd = Reader::new(bytes.len(), ctx);
-    for (line_no, line, _eol) in lines(&dec.text) {
+    for (line_no, line, _eol) in lines_once(&dec.text, ctx) {
         let loc = Location::Line(line_no);
         let t = line.trim();
         if t.is_empty() {

@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{decode, lines};
+use super::{decode_input, lines, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::{
@@ -63,16 +63,17 @@ fn ns(s: &str, ns_: &str) -> Option<u64> {
 /// Reads a Logger CSV: the column count, the probe hits per thread, then one block (call) per
 /// pair of consecutive hits of a thread.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
-    let dec = decode(bytes);
+    let dec = decode_input(bytes, ctx);
     let mut b = Builder::new(FORMAT);
     b.source.byte_len = bytes.len() as u64;
     b.ticks_per_sec = 1_000_000_000;
     // The lines are read twice (column count, then hits) rather than kept split: a line may be
     // 14 bytes, its fields as a list 130.
-    let rows = || lines(&dec.text).filter(|(_, l, _)| !l.trim().is_empty());
-    let (cols, candidates) = column_count(rows())?;
+    let (cols, candidates) = column_count(rows(lines(&dec.text)))?;
     b.source.options.push(("columns".into(), cols.to_string()));
-    let (hits, records) = probe_hits(&mut b, rows(), cols, candidates);
+    // The second reading is the last: the input is given back behind it.
+    let rows_once = rows(lines_once(&dec.text, ctx));
+    let (hits, records) = probe_hits(&mut b, rows_once, cols, candidates);
     crate::timing::mark("logger: hits");
     // The decoded text is read (a copy of the file when it was not UTF-8 without NULs): freed
     // before the trace is made.
@@ -107,6 +108,11 @@ fn all_integers(f: &[&str]) -> bool {
 
 /// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
 /// more all-integer rows have; and how many rows have that many (at most one hit each).
+/// The lines that are not blank.
+fn rows<'a>(lines: impl Iterator<Item = Row<'a>>) -> impl Iterator<Item = Row<'a>> {
+    lines.filter(|(_, l, _)| !l.trim().is_empty())
+}
+
 fn column_count<'a>(rows: impl Iterator<Item = Row<'a>>) -> Result<(usize, usize), FormatError> {
     let (mut seven, mut five) = (0usize, 0usize);
     let mut f = Vec::new();
@@ -486,10 +492,7 @@ mod tests {
 
     fn load(text: &str) -> Trace {
         let progress = Progress::default();
-        let ctx = ReadContext {
-            path: None,
-            progress: &progress,
-        };
+        let ctx = ReadContext::new(None, &progress);
         read(text.as_bytes(), &ctx).expect("a Logger CSV").finish()
     }
 

@@ -137,6 +137,36 @@ pub(crate) fn decode(bytes: &[u8]) -> DecodedText<'_> {
     }
 }
 
+/// [`decode`] for a reader: a text that is a copy (decoded from UTF-16, freed of NULs or read
+/// as Windows-1252) is all the reader reads, so the input is given back at once.
+pub(crate) fn decode_input<'a>(bytes: &'a [u8], ctx: &ReadContext) -> DecodedText<'a> {
+    let dec = decode(bytes);
+    if matches!(dec.text, Cow::Owned(_)) {
+        ctx.done_with(bytes);
+    }
+    dec
+}
+
+/// How much of its text a reader goes through before the input behind it is given back.
+const RELEASE_STEP: usize = 1 << 20;
+
+/// [`lines`] of the text a reader reads once, giving the input back behind them (see
+/// [`ReadContext::done_with`]) every [`RELEASE_STEP`] bytes. The lines stay readable.
+pub(crate) fn lines_once<'t>(
+    text: &'t str,
+    ctx: &'t ReadContext,
+) -> impl Iterator<Item = (u64, &'t str, bool)> {
+    let base = text.as_ptr() as usize;
+    let mut released = 0;
+    lines(text).inspect(move |(_, line, _)| {
+        let at = line.as_ptr() as usize - base;
+        if at - released >= RELEASE_STEP {
+            ctx.done_with(&text.as_bytes()[released..at]);
+            released = at;
+        }
+    })
+}
+
 /// Lines with 1-based numbers, trailing `\r` stripped. A final empty line is not returned.
 /// The bool is true if the line ended with `\n` (false for a last line without EOL).
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = (u64, &str, bool)> {

@@ -16,7 +16,7 @@ use compact_str::CompactString;
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use super::{decode, lines};
+use super::{decode_input, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::{Builder, Counter, Diagnostic, Location, Severity};
 
@@ -471,7 +471,7 @@ impl Reader {
 
 /// Reads a PerfLog file: each `## PERF ##` record goes to the step for its kind.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
-    let dec = decode(bytes);
+    let dec = decode_input(bytes, ctx);
     let mut rd = Reader {
         b: Builder::new(FORMAT),
         sessions: Vec::new(),
@@ -484,7 +484,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatErro
     let mut records = 0u64;
     let mut skipped = 0u64;
     let mut last_was_app = false;
-    for (line_no, line, eol) in lines(&dec.text) {
+    for (line_no, line, eol) in lines_once(&dec.text, ctx) {
         if line_no % 4096 == 0 && ctx.progress.is_cancelled() {
             return Err(crate::formats::cancelled(FORMAT));
         }

@@ -14,7 +14,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::{decode, lines};
+use super::{decode_input, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::packed_range;
@@ -644,9 +644,9 @@ impl Reader {
 /// Reads an RTL log: header lines, records (split where two are glued on one line), unprefixed
 /// continuation lines; then the scopes still open are closed and the header facts stated.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
-    let dec = decode(bytes);
+    let dec = decode_input(bytes, ctx);
     let mut rd = Reader::new(bytes.len(), dec.nuls_removed, dec.utf16);
-    for (line_no, line, _eol) in lines(&dec.text) {
+    for (line_no, line, _eol) in lines_once(&dec.text, ctx) {
         if line_no % 4096 == 0 && ctx.progress.is_cancelled() {
             return Err(crate::formats::cancelled(FORMAT));
         }

@@ -293,10 +293,7 @@ fn sinks_agree_with_lanes(
 ) -> (bool, bool, bool) {
     use crate::formats::{Progress, ReadContext, android};
     let progress = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &progress,
-    };
+    let ctx = ReadContext::new(None, &progress);
     let finished = android::read(bytes, &ctx).expect("readable").finish();
     let expected = profile(&finished, clock);
     let factory = ProfileSinkFactory {
@@ -360,10 +357,7 @@ fn sinks_equal_the_lane_engine_on_damaged_files() {
             }
         }
         let progress = crate::formats::Progress::default();
-        let ctx = crate::formats::ReadContext {
-            path: None,
-            progress: &progress,
-        };
+        let ctx = crate::formats::ReadContext::new(None, &progress);
         let t = crate::formats::android::read(&bytes, &ctx).expect("readable");
         seen.extend(t.diagnostics.iter().map(|d| d.code.clone()));
     }
@@ -438,10 +432,7 @@ fn sinks_read_key_and_data_pairs() {
     let key = std::fs::read(dir.join("pair.key")).expect("pair.key");
     let data = std::fs::read(dir.join("pair.data")).expect("pair.data");
     let progress = Progress::default();
-    let ctx = ReadContext {
-        path: None,
-        progress: &progress,
-    };
+    let ctx = ReadContext::new(None, &progress);
     let finished = android::read_pair(&key, &data, &ctx)
         .expect("pair")
         .finish();

@@ -222,6 +222,7 @@ pub(crate) fn decode(
             };
             progress.add_bytes(chunk.len() as u64);
             progress.add_records((chunk.len() / rs) as u64);
+            ctx.done_with(chunk);
             (unknown, first.map(|i| ci * chunk_records + i))
         })
         .collect();

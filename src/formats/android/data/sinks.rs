@@ -2,6 +2,8 @@
 //! those threads' records to their sink as they are decoded (other threads' runs are skipped
 //! unread); nothing is stored.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::*;
 
 /// Decodes the records of `data` into sinks instead of `b`'s threads, storing none of them: the
@@ -55,6 +57,10 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
         chunk_records: counted.chunk_records,
         lookup,
         unknown_id,
+        passed: &(0..counted.chunks.len())
+            .map(|_| AtomicUsize::new(0))
+            .collect::<Vec<_>>(),
+        workers: bins.len(),
     };
     let results: Vec<(F::Sink, Unknown)> = bins
         .par_iter()
@@ -66,7 +72,7 @@ pub(crate) fn decode_to_sinks<'a, F: SinkFactory>(
             let report = (w == 0).then_some(progress);
             macro_rules! run {
                 ($tb:literal, $t2:literal, $rs:literal) => {
-                    scan.run::<$tb, $t2, $rs, _>(&slots, &mut sink, progress, report)
+                    scan.run::<$tb, $t2, $rs, _>(&slots, &mut sink, ctx, report)
                 };
             }
             let unknown = by_layout!(counted.tid_bytes, has_t2, counted.record_size, run);
@@ -90,6 +96,9 @@ pub(super) struct SinkScan<'a> {
     pub(super) chunk_records: usize,
     pub(super) lookup: &'a crate::formats::android::MethodLookup,
     pub(super) unknown_id: u32,
+    /// How many workers went through each chunk: the last one gives its input back.
+    pub(super) passed: &'a [AtomicUsize],
+    pub(super) workers: usize,
 }
 
 impl SinkScan<'_> {
@@ -99,9 +108,10 @@ impl SinkScan<'_> {
         &self,
         slot_of_tid: &[u32],
         sink: &mut S,
-        progress: &crate::formats::Progress,
+        ctx: &ReadContext,
         report: Option<&crate::formats::Progress>,
     ) -> Unknown {
+        let progress = ctx.progress;
         let mut unknown = (0u64, None);
         let slot_of = |tid: usize| slot_of_tid.get(tid).copied().unwrap_or(NONE);
         for (ci, (chunk, counted)) in self.chunks.iter().zip(self.counts).enumerate() {
@@ -139,6 +149,9 @@ impl SinkScan<'_> {
             if let Some(p) = report {
                 p.add_bytes(chunk.len() as u64);
                 p.add_records((chunk.len() / self.rs) as u64);
+            }
+            if self.passed[ci].fetch_add(1, Ordering::Relaxed) + 1 == self.workers {
+                ctx.done_with(chunk);
             }
         }
         unknown
