@@ -1,6 +1,6 @@
-//! `TRACELENS_TIMING=1`: phase marks on stderr, each with the milliseconds since the first mark
-//! and the resident memory (for benchmark notes; nothing is printed otherwise). With
-//! `TRACELENS_TIMING=alloc`, each mark also allocates and frees a block of `MARK_BYTES + n`
+//! `TRACELENS_TIMING=1`: phase marks on stderr, each with the milliseconds since the first mark,
+//! the resident memory and its peak so far (for benchmark notes; nothing is printed otherwise).
+//! With `TRACELENS_TIMING=alloc`, each mark also allocates and frees a block of `MARK_BYTES + n`
 //! bytes (mark `n`), so that a log of every allocation (`scripts/malloc-trace/`) can be cut at
 //! the marks.
 
@@ -27,12 +27,11 @@ pub(crate) fn mark(what: &str) {
     if alloc {
         std::hint::black_box(Vec::<u8>::with_capacity(MARK_BYTES + n));
     }
-    let rss = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
-            Some(line.trim_start_matches("VmRSS:").trim().to_string())
-        })
-        .unwrap_or_default();
-    eprintln!("timing: {what:<28} {ms:>8.1} ms  rss {rss:>10}  mark {n}");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name));
+        line.map_or("", |l| l[name.len()..].trim()).to_string()
+    };
+    let (rss, peak) = (field("VmRSS:"), field("VmHWM:"));
+    eprintln!("timing: {what:<28} {ms:>8.1} ms  rss {rss:>10}  peak {peak:>10}  mark {n}");
 }

@@ -225,6 +225,11 @@ fn by_owner(mut side: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 }
 
 impl EdgeLists {
+    /// How many edges all the lists hold together.
+    pub(crate) fn edge_count(&self) -> usize {
+        self.all.len()
+    }
+
     /// Room for the lists `counts` counted (filled with placeholders). The counts become the
     /// ends where they are, before the edges' room is made: nothing else is made between the
     /// two, so the room for the edges can be one run of memory freed earlier (a trace's calls).

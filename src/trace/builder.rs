@@ -275,6 +275,12 @@ impl Builder {
         self.diagnostics.push(d);
     }
 
+    /// [`Builder::diag`] of a diagnostic of `code` made only if it is kept (see
+    /// [`super::Diagnostics::push_lazy`]).
+    pub(crate) fn diag_lazy(&mut self, code: &str, make: impl FnOnce() -> Diagnostic) {
+        self.diagnostics.push_lazy(code, make);
+    }
+
     /// Builds lanes for every thread (in parallel) and returns the trace.
     pub fn finish(self) -> Trace {
         self.finish_with_lane_budget(LANE_BUDGET)

@@ -128,6 +128,21 @@ impl Diagnostics {
         self.kept.push(d);
     }
 
+    /// [`Diagnostics::push`] of a diagnostic of `code` that `make` makes only when it is kept:
+    /// the others are only counted. A reader that quotes a line in each of a million
+    /// diagnostics, to keep 100, reads and copies those 100 lines only.
+    pub(crate) fn push_lazy(&mut self, code: &str, make: impl FnOnce() -> Diagnostic) {
+        if let Some((_, _, n)) = self.codes.iter_mut().find(|(c, _, _)| c == code)
+            && *n >= MAX_DIAGNOSTICS_PER_CODE
+        {
+            *n += 1;
+            return;
+        }
+        let d = make();
+        debug_assert_eq!(d.code, code);
+        self.push(d);
+    }
+
     /// Adds `other`'s diagnostics after these, with the counts of those it left out.
     pub(crate) fn append(&mut self, other: Diagnostics) {
         for d in other.kept {
@@ -227,5 +242,24 @@ mod tests {
         // The summaries come last, in the order the codes first appeared.
         assert_eq!(v[v.len() - 2].code, "bad-line");
         assert_eq!(v[v.len() - 1].code, "third");
+    }
+
+    #[test]
+    fn a_lazy_diagnostic_is_made_only_when_kept_and_counts_as_one_pushed() {
+        let (mut lazy, mut eager) = (Diagnostics::default(), Diagnostics::default());
+        let mut made = 0;
+        for i in 0..250 {
+            lazy.push_lazy("repeated", || {
+                made += 1;
+                d("repeated", i)
+            });
+            eager.push(d("repeated", i));
+            if i % 100 == 0 {
+                lazy.push(d("other", i));
+                eager.push(d("other", i));
+            }
+        }
+        assert_eq!(made, MAX_DIAGNOSTICS_PER_CODE);
+        assert_eq!(lazy.into_vec(), eager.into_vec());
     }
 }

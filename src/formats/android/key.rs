@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use crate::formats::FormatError;
+use crate::formats::{FormatError, ReadContext};
 use crate::trace::{Diagnostic, Diagnostics, Location};
 
 /// A thread line of the key.
@@ -192,6 +192,22 @@ pub(crate) fn parse_key<'a>(
     format: &str,
     base_offset: u64,
 ) -> Result<Key<'a>, FormatError> {
+    parse_key_once(bytes, format, base_offset, None)
+}
+
+/// How much of a key is read before the input behind it is given back.
+const RELEASE_STEP: usize = 1 << 20;
+
+/// [`parse_key`] giving the input back to `ctx` behind the lines read (see
+/// [`ReadContext::done_with`]): the method lines are kept as pieces of the input, and only those
+/// the model takes are read again.
+pub(crate) fn parse_key_once<'a>(
+    bytes: &'a [u8],
+    format: &str,
+    base_offset: u64,
+    ctx: Option<&ReadContext>,
+) -> Result<Key<'a>, FormatError> {
+    let mut released = 0;
     let mut key = Key::default();
     let mut pos = 0usize;
     let mut line_no = 0u64;
@@ -213,6 +229,12 @@ pub(crate) fn parse_key<'a>(
         }
         let line_start = pos;
         pos = next;
+        if let Some(ctx) = ctx
+            && pos - released >= RELEASE_STEP
+        {
+            ctx.done_with(&bytes[released..pos]);
+            released = pos;
+        }
         if let Some(name) = line.strip_prefix(b"*") {
             section = Some(match name {
                 b"version" => Section::Version,

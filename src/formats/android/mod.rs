@@ -42,7 +42,7 @@ use crate::trace::{
 };
 
 pub(crate) use data::DataHeader;
-pub(crate) use key::{Key, KeyMethod, KeyThread, parse_key};
+pub(crate) use key::{Key, KeyMethod, KeyThread, parse_key, parse_key_once};
 
 /// Format name of combined traces and `.key`/`.data` pairs.
 pub(crate) const FORMAT_TRACE: &str = "android-trace";
@@ -57,7 +57,7 @@ pub(crate) const UNKNOWN_METHOD_CLASS: &str = "(unknown)";
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     match detect(bytes) {
         Detected::AndroidKey => {
-            let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+            let key = parse_key_once(bytes, FORMAT_TRACE, 0, Some(ctx))?;
             let data_offset = key.end_offset;
             read_key_and_data(
                 key,
@@ -107,7 +107,7 @@ pub(crate) fn read_pair(
     data: &[u8],
     ctx: &ReadContext,
 ) -> Result<Builder, FormatError> {
-    let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
+    let key = parse_key_once(key_bytes, FORMAT_TRACE, 0, Some(ctx))?;
     let total = (key_bytes.len() + data.len()) as u64;
     read_key_and_data(key, key_bytes, data, 0, total, ctx)
 }
@@ -174,7 +174,7 @@ pub fn read_to_sinks<F: SinkFactory>(
     // says they start (recounted if the parsed key ends elsewhere).
     let (prepared, early) = rayon::join(
         || {
-            let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+            let key = parse_key_once(bytes, FORMAT_TRACE, 0, Some(ctx))?;
             let end = key.end_offset;
             let prepared = prepare(key, &bytes[end..], end as u64, bytes.len() as u64)?;
             ctx.done_with(&bytes[..end]);
@@ -212,7 +212,8 @@ pub(crate) fn read_pair_to_sinks<F: SinkFactory>(
     let total = (key_bytes.len() + data.len()) as u64;
     let (prepared, pass1) = rayon::join(
         || {
-            let prepared = prepare(parse_key(key_bytes, FORMAT_TRACE, 0)?, data, 0, total);
+            let key = parse_key_once(key_bytes, FORMAT_TRACE, 0, Some(ctx))?;
+            let prepared = prepare(key, data, 0, total);
             ctx.done_with(key_bytes);
             prepared
         },
@@ -460,14 +461,15 @@ impl Tables {
         let mut unnamed = 0u64;
         for (i, (m, repeated)) in methods.iter().zip(repeated).enumerate() {
             if repeated {
-                b.diag(
+                // The line is read again only for the diagnostics that are kept.
+                b.diag_lazy("key-duplicate-method", || {
                     Diagnostic::warning(
                         "key-duplicate-method",
                         Location::File,
                         format!("method id {:#x} is listed twice; the first is used", m.id),
                     )
-                    .with_raw(String::from_utf8_lossy(m.raw)),
-                );
+                    .with_raw(String::from_utf8_lossy(m.raw))
+                });
                 continue;
             }
             if named

@@ -81,10 +81,16 @@ fn le16(b: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([b[i], b[i + 1]])
 }
 
-/// Walks a streaming file, calling `on_record` for every record in file order.
+/// How much of a file the walk goes through before the input behind it is given back.
+const RELEASE_STEP: usize = 1 << 20;
+
+/// Walks a streaming file, calling `on_record` for every record in file order. With a `ctx`,
+/// the input behind the walk is given back to it (see [`ReadContext::done_with`]): the method
+/// and thread lines are kept as pieces of the input, and read again when the model is made.
 pub(crate) fn scan<'a>(
     bytes: &'a [u8],
     mut on_record: impl FnMut(RawRecord),
+    ctx: Option<&ReadContext>,
 ) -> Result<StreamScan<'a>, FormatError> {
     let header = DataHeader::parse(bytes, 0).map_err(|mut e| {
         e.format = FORMAT_STREAMING.to_string();
@@ -120,7 +126,14 @@ pub(crate) fn scan<'a>(
             format!("file truncated inside a {what}; everything before it was read"),
         )
     };
+    let mut released = 0;
     while pos < bytes.len() {
+        if let Some(ctx) = ctx
+            && pos - released >= RELEASE_STEP
+        {
+            ctx.done_with(&bytes[released..pos]);
+            released = pos;
+        }
         let rest = &bytes[pos..];
         if rest.len() < 2 {
             s.diagnostics.push(truncated("record", pos));
@@ -270,7 +283,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         l.t2.push(r.time2);
         l.axis.push(clock_us);
     };
-    let mut scan = scan(bytes, &mut on_record)?;
+    let mut scan = scan(bytes, &mut on_record, Some(ctx))?;
     if cancelled_at || ctx.progress.is_cancelled() {
         return Err(cancelled(FORMAT_STREAMING));
     }
