@@ -33,10 +33,13 @@ pub(crate) fn run(args: &DumpArgs) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &input {
-        Input::Single(p) => dump_mapped(&open(p)?, mapping, &mut out),
+        Input::Single(p) => {
+            let source = open(p)?;
+            dump_mapped(&source, Some(&source), mapping, &mut out)
+        }
         Input::Pair { key, data } => {
             let (key, data) = (open(key)?, open(data)?);
-            dump_pair_mapped(&key, &data, mapping, &mut out)
+            dump_pair_mapped(&key, &data, Some(&key), mapping, &mut out)
         }
     };
     match result.and_then(|diags| Ok((diags, out.flush()?))) {

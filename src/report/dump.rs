@@ -20,12 +20,12 @@
 
 use std::io::{self, Write};
 
-use crate::formats::FormatError;
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
 use crate::formats::android::{
-    FORMAT_TRACE, KeyMethod, KeyThread, MethodLookup, parse_key, streaming,
+    FORMAT_TRACE, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming,
 };
 use crate::formats::detect::{Detected, detect};
+use crate::formats::{FormatError, ReadContext, ReleaseInput};
 use crate::mapping::Mapping;
 use crate::trace::{Diagnostic, Location};
 
@@ -49,18 +49,35 @@ const MAX_NAME_BYTES: usize = 2 * crate::trace::MAX_STRING_BYTES;
 /// Dumps a combined or streaming trace. Returns what damage it found that did not stop it (a
 /// record cut short by the end of the file: dmtracedump's "hit EOF mid-record" warning).
 pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<Vec<Diagnostic>, DumpError> {
-    dump_mapped(bytes, None, out)
+    dump_mapped(bytes, None, None, out)
 }
 
-/// [`dump`] with the method names mapped back through an R8/ProGuard mapping.
+/// A context that gives the key's input back to `input` as it is read (its lines are read
+/// again only for the methods the records name).
+fn key_context<'a>(
+    progress: &'a crate::formats::Progress,
+    input: Option<&'a dyn ReleaseInput>,
+) -> ReadContext<'a> {
+    ReadContext {
+        path: None,
+        progress,
+        input,
+    }
+}
+
+/// [`dump`] with the method names mapped back through an R8/ProGuard mapping; `input`, when
+/// given, takes back the key's pages once they are read.
 pub(crate) fn dump_mapped(
     bytes: &[u8],
+    input: Option<&dyn ReleaseInput>,
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
 ) -> Result<Vec<Diagnostic>, DumpError> {
     match detect(bytes) {
         Detected::AndroidKey => {
-            let key = parse_key(bytes, FORMAT_TRACE, 0)?;
+            let progress = crate::formats::Progress::default();
+            let ctx = key_context(&progress, input);
+            let key = parse_key_once(bytes, FORMAT_TRACE, 0, Some(&ctx))?;
             dump_key_and_data(
                 key.version,
                 &key.threads,
@@ -100,14 +117,17 @@ pub(crate) fn dump_mapped(
 }
 
 /// Dumps a `.key` + `.data` pair, the method names mapped back through an R8/ProGuard mapping
-/// when one is given.
+/// when one is given; `input`, when given, takes back the key's pages once they are read.
 pub(crate) fn dump_pair_mapped(
     key_bytes: &[u8],
     data: &[u8],
+    input: Option<&dyn ReleaseInput>,
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
 ) -> Result<Vec<Diagnostic>, DumpError> {
-    let key = parse_key(key_bytes, FORMAT_TRACE, 0)?;
+    let progress = crate::formats::Progress::default();
+    let ctx = key_context(&progress, input);
+    let key = parse_key_once(key_bytes, FORMAT_TRACE, 0, Some(&ctx))?;
     dump_key_and_data(
         key.version,
         &key.threads,
