@@ -114,6 +114,10 @@ pub trait ReleaseInput: Sync {
     fn release(&self, part: &[u8]);
 }
 
+/// How much of its input a reader that goes through it in order reads before it gives the part
+/// behind it back ([`ReadContext::done_with`]): one call per MiB.
+pub(crate) const RELEASE_STEP: usize = 1 << 20;
+
 impl<'a> ReadContext<'a> {
     /// A context with nothing to give back.
     pub fn new(path: Option<&'a Path>, progress: &'a Progress) -> Self {

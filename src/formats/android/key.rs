@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use crate::formats::{FormatError, ReadContext};
+use crate::formats::{FormatError, RELEASE_STEP, ReadContext};
 use crate::trace::{Diagnostic, Diagnostics, Location};
 
 /// A thread line of the key.
@@ -194,9 +194,6 @@ pub(crate) fn parse_key<'a>(
 ) -> Result<Key<'a>, FormatError> {
     parse_key_once(bytes, format, base_offset, None)
 }
-
-/// How much of a key is read before the input behind it is given back.
-const RELEASE_STEP: usize = 1 << 20;
 
 /// [`parse_key`] giving the input back to `ctx` behind the lines read (see
 /// [`ReadContext::done_with`]): the method lines are kept as pieces of the input, and only those

@@ -15,7 +15,7 @@
 use super::data::{DataHeader, RawRecord, decode_record};
 use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
 use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
-use crate::formats::{FormatError, ReadContext, cancelled};
+use crate::formats::{FormatError, RELEASE_STEP, ReadContext, cancelled};
 use crate::trace::{
     Builder, ClockMode, Diagnostic, Diagnostics, Location, Severity, ThreadId, Times,
 };
@@ -80,9 +80,6 @@ impl<'a> StreamScan<'a> {
 fn le16(b: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([b[i], b[i + 1]])
 }
-
-/// How much of a file the walk goes through before the input behind it is given back.
-const RELEASE_STEP: usize = 1 << 20;
 
 /// Walks a streaming file, calling `on_record` for every record in file order. With a `ctx`,
 /// the input behind the walk is given back to it (see [`ReadContext::done_with`]): the method

@@ -106,13 +106,13 @@ fn all_integers(f: &[&str]) -> bool {
         .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
 }
 
-/// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
-/// more all-integer rows have; and how many rows have that many (at most one hit each).
 /// The lines that are not blank.
 fn rows<'a>(lines: impl Iterator<Item = Row<'a>>) -> impl Iterator<Item = Row<'a>> {
     lines.filter(|(_, l, _)| !l.trim().is_empty())
 }
 
+/// L9: 7 columns (pid, tid, probe, CPU s and ns, wall s and ns) or 5 (no CPU time), whichever
+/// more all-integer rows have; and how many rows have that many (at most one hit each).
 fn column_count<'a>(rows: impl Iterator<Item = Row<'a>>) -> Result<(usize, usize), FormatError> {
     let (mut seven, mut five) = (0usize, 0usize);
     let mut f = Vec::new();

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::formats::{FormatError, Parsed, ReadContext};
+use crate::formats::{FormatError, Parsed, RELEASE_STEP, ReadContext};
 use crate::trace::{Location, Trace};
 
 pub(crate) mod cprofiler;
@@ -146,9 +146,6 @@ pub(crate) fn decode_input<'a>(bytes: &'a [u8], ctx: &ReadContext) -> DecodedTex
     }
     dec
 }
-
-/// How much of its text a reader goes through before the input behind it is given back.
-const RELEASE_STEP: usize = 1 << 20;
 
 /// [`lines`] of the text a reader reads once, giving the input back behind them (see
 /// [`ReadContext::done_with`]) every [`RELEASE_STEP`] bytes. The lines stay readable.
