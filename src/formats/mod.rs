@@ -115,8 +115,8 @@ pub trait ReleaseInput: Sync {
 }
 
 /// How much of its input a reader that goes through it in order reads before it gives the part
-/// behind it back ([`ReadContext::done_with`]): one call per MiB.
-pub(crate) const RELEASE_STEP: usize = 1 << 20;
+/// behind it back ([`ReadContext::done_up_to`]): one call per MiB.
+const RELEASE_STEP: usize = 1 << 20;
 
 impl<'a> ReadContext<'a> {
     /// A context with nothing to give back.
@@ -134,6 +134,15 @@ impl<'a> ReadContext<'a> {
     pub(crate) fn done_with(&self, part: &[u8]) {
         if let Some(input) = self.input {
             input.release(part);
+        }
+    }
+
+    /// For a reader that goes through `bytes` in order and is at `pos`: gives back what lies
+    /// between `*released` and `pos` once it is a MiB or more, and moves `*released` there.
+    pub(crate) fn done_up_to(&self, bytes: &[u8], pos: usize, released: &mut usize) {
+        if pos - *released >= RELEASE_STEP {
+            self.done_with(&bytes[*released..pos]);
+            *released = pos;
         }
     }
 }

@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use crate::formats::{FormatError, RELEASE_STEP, ReadContext};
+use crate::formats::{FormatError, ReadContext};
 use crate::trace::{Diagnostic, Diagnostics, Location};
 
 /// A thread line of the key.
@@ -226,11 +226,8 @@ pub(crate) fn parse_key_once<'a>(
         }
         let line_start = pos;
         pos = next;
-        if let Some(ctx) = ctx
-            && pos - released >= RELEASE_STEP
-        {
-            ctx.done_with(&bytes[released..pos]);
-            released = pos;
+        if let Some(ctx) = ctx {
+            ctx.done_up_to(bytes, pos, &mut released);
         }
         if let Some(name) = line.strip_prefix(b"*") {
             section = Some(match name {

@@ -15,7 +15,7 @@
 use super::data::{DataHeader, RawRecord, decode_record};
 use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
 use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
-use crate::formats::{FormatError, RELEASE_STEP, ReadContext, cancelled};
+use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::{
     Builder, ClockMode, Diagnostic, Diagnostics, Location, Severity, ThreadId, Times,
 };
@@ -125,11 +125,8 @@ pub(crate) fn scan<'a>(
     };
     let mut released = 0;
     while pos < bytes.len() {
-        if let Some(ctx) = ctx
-            && pos - released >= RELEASE_STEP
-        {
-            ctx.done_with(&bytes[released..pos]);
-            released = pos;
+        if let Some(ctx) = ctx {
+            ctx.done_up_to(bytes, pos, &mut released);
         }
         let rest = &bytes[pos..];
         if rest.len() < 2 {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::formats::{FormatError, Parsed, RELEASE_STEP, ReadContext};
+use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::{Location, Trace};
 
 pub(crate) mod cprofiler;
@@ -148,7 +148,7 @@ pub(crate) fn decode_input<'a>(bytes: &'a [u8], ctx: &ReadContext) -> DecodedTex
 }
 
 /// [`lines`] of the text a reader reads once, giving the input back behind them (see
-/// [`ReadContext::done_with`]) every [`RELEASE_STEP`] bytes. The lines stay readable.
+/// [`ReadContext::done_up_to`]) a MiB at a time. The lines stay readable.
 pub(crate) fn lines_once<'t>(
     text: &'t str,
     ctx: &'t ReadContext,
@@ -157,10 +157,7 @@ pub(crate) fn lines_once<'t>(
     let mut released = 0;
     lines(text).inspect(move |(_, line, _)| {
         let at = line.as_ptr() as usize - base;
-        if at - released >= RELEASE_STEP {
-            ctx.done_with(&text.as_bytes()[released..at]);
-            released = at;
-        }
+        ctx.done_up_to(text.as_bytes(), at, &mut released);
     })
 }
 
