@@ -22,7 +22,7 @@ use std::io::{self, Write};
 
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
 use crate::formats::android::{
-    FORMAT_TRACE, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming,
+    FORMAT_TRACE, Key, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming,
 };
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext, ReleaseInput};
@@ -52,17 +52,19 @@ pub fn dump(bytes: &[u8], out: &mut dyn Write) -> Result<Vec<Diagnostic>, DumpEr
     dump_mapped(bytes, None, None, out)
 }
 
-/// A context that gives the key's input back to `input` as it is read (its lines are read
-/// again only for the methods the records name).
-fn key_context<'a>(
-    progress: &'a crate::formats::Progress,
-    input: Option<&'a dyn ReleaseInput>,
-) -> ReadContext<'a> {
-    ReadContext {
+/// Parses the key at the start of `bytes`, giving its pages back to `input` as it goes (its
+/// lines are read again only for the methods the records name).
+fn parse_key_giving_back<'a>(
+    bytes: &'a [u8],
+    input: Option<&dyn ReleaseInput>,
+) -> Result<Key<'a>, FormatError> {
+    let progress = crate::formats::Progress::default();
+    let ctx = ReadContext {
         path: None,
-        progress,
+        progress: &progress,
         input,
-    }
+    };
+    parse_key_once(bytes, FORMAT_TRACE, 0, Some(&ctx))
 }
 
 /// [`dump`] with the method names mapped back through an R8/ProGuard mapping; `input`, when
@@ -75,9 +77,7 @@ pub(crate) fn dump_mapped(
 ) -> Result<Vec<Diagnostic>, DumpError> {
     match detect(bytes) {
         Detected::AndroidKey => {
-            let progress = crate::formats::Progress::default();
-            let ctx = key_context(&progress, input);
-            let key = parse_key_once(bytes, FORMAT_TRACE, 0, Some(&ctx))?;
+            let key = parse_key_giving_back(bytes, input)?;
             dump_key_and_data(
                 key.version,
                 &key.threads,
@@ -125,9 +125,7 @@ pub(crate) fn dump_pair_mapped(
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
 ) -> Result<Vec<Diagnostic>, DumpError> {
-    let progress = crate::formats::Progress::default();
-    let ctx = key_context(&progress, input);
-    let key = parse_key_once(key_bytes, FORMAT_TRACE, 0, Some(&ctx))?;
+    let key = parse_key_giving_back(key_bytes, input)?;
     dump_key_and_data(
         key.version,
         &key.threads,
