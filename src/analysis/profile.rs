@@ -65,9 +65,6 @@ pub struct Edge {
 impl Edge {
     const TOPLEVEL: u32 = u32::MAX;
 
-    /// What a list holds before it is filled (a child is never `(toplevel)`).
-    pub(crate) const PLACEHOLDER: Edge = Edge::new(None, 0, 0);
-
     /// An edge to `method` (`None`: `(toplevel)`); `calls` is kept modulo 2³².
     pub const fn new(method: Option<MethodId>, calls: u64, time: u64) -> Edge {
         Edge {
@@ -88,12 +85,6 @@ impl Edge {
 
     pub fn calls(&self) -> u64 {
         u64::from(self.calls)
-    }
-
-    /// Adds `calls` calls of `time` (the count modulo 2³², the time modulo 2⁶⁴).
-    pub(crate) fn add(&mut self, calls: u64, time: u64) {
-        self.calls = self.calls.wrapping_add(calls as u32);
-        self.time = self.time.wrapping_add(time);
     }
 }
 
@@ -147,22 +138,26 @@ impl EdgeList {
     ];
 }
 
-/// Every method's four edge lists (callers, callees, and both for recursive calls), all back to
-/// back in one list: the methods' in id order, then `(toplevel)`'s. A list per method behind a
-/// box cost a called-once method ≈ 40 bytes more per clock than its one edge; here it costs
-/// where its parents and its last list end (4 bytes each, 8 past 4 G edges), and, for the few
-/// owners with recursive edges, where their children and recursive parents end (the end of
-/// each of four lists took 16 bytes an owner). Empty in a profile of totals.
+/// Every method's four edge lists (callers, callees, and both for recursive calls), in two
+/// lists: each owner's parents and recursive parents back to back in `callers`, its children
+/// and recursive children in `callees`, the methods' in id order, then `(toplevel)`'s. A list
+/// per method behind a box cost a called-once method ≈ 40 bytes more per clock than its one
+/// edge; here it costs where its callers and its callees end (4 bytes each, 8 past 4 G edges),
+/// and, for the few owners with recursive edges, where their parents and children end (the end
+/// of each of four lists took 16 bytes an owner). Two lists, each made as the workers' raw
+/// edges are read in its order, so that the raw edges are given back while the second is made
+/// (see `accumulate::fill_edges`). Empty in a profile of totals.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EdgeLists {
-    all: Vec<Edge>,
-    /// Owner `o`'s parents end at `2 · o` and its last list at `2 · o + 1`; its lists start
-    /// where the previous owner's end.
+    callers: Vec<Edge>,
+    callees: Vec<Edge>,
+    /// Owner `o`'s callers end at `2 · o` (in `callers`) and its callees at `2 · o + 1` (in
+    /// `callees`); its lists start where the previous owner's end.
     ends: DurColumn,
     /// The owners with recursive edges, in order.
     recursive: Vec<u32>,
-    /// For `recursive[i]`: where its children end (`2 · i`) and its recursive parents end
-    /// (`2 · i + 1`). Any other owner's children run to its end.
+    /// For `recursive[i]`: where its parents end (`2 · i`) and its children end (`2 · i + 1`).
+    /// Any other owner's parents and children run to the end of its callers and callees.
     recursive_ends: DurColumn,
 }
 
@@ -170,7 +165,8 @@ pub struct EdgeLists {
 /// 8 bytes an owner, which become the lists' ends in place: four counts an owner took 16, and
 /// the ends were made beside them.
 pub(crate) struct ListCounts {
-    /// Owner `o`'s parents at `2 · o`, its three other lists together at `2 · o + 1`.
+    /// Owner `o`'s parents and recursive parents at `2 · o`, its children and recursive
+    /// children at `2 · o + 1`.
     counts: Vec<u32>,
     /// The owners with recursive children, and how many.
     recursive_children: Vec<(u32, u32)>,
@@ -190,22 +186,26 @@ impl ListCounts {
     /// One more edge in list `list` of owner `o`. The edges of a list come owner after owner
     /// (any order works, at the cost of a sort).
     pub(crate) fn add(&mut self, o: usize, list: EdgeList) {
-        let side = match list {
-            EdgeList::Parents => {
-                self.counts[2 * o] += 1;
-                return;
-            }
-            EdgeList::Children => None,
-            EdgeList::RecursiveParents => Some(&mut self.recursive_parents),
-            EdgeList::RecursiveChildren => Some(&mut self.recursive_children),
+        let (at, recursive) = match list {
+            EdgeList::Parents => (2 * o, None),
+            EdgeList::Children => (2 * o + 1, None),
+            EdgeList::RecursiveParents => (2 * o, Some(&mut self.recursive_parents)),
+            EdgeList::RecursiveChildren => (2 * o + 1, Some(&mut self.recursive_children)),
         };
-        self.counts[2 * o + 1] += 1;
-        if let Some(side) = side {
+        self.counts[at] += 1;
+        if let Some(side) = recursive {
             match side.last_mut() {
                 Some(last) if last.0 == o as u32 => last.1 += 1,
                 _ => side.push((o as u32, 1)),
             }
         }
+    }
+
+    /// How many callers (`side` 0) or callees (1) all owners have.
+    pub(crate) fn total(&self, side: usize) -> usize {
+        (self.counts.iter().skip(side).step_by(2))
+            .map(|&n| n as usize)
+            .sum()
     }
 }
 
@@ -227,39 +227,43 @@ fn by_owner(mut side: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 impl EdgeLists {
     /// How many edges all the lists hold together.
     pub(crate) fn edge_count(&self) -> usize {
-        self.all.len()
+        self.callers.len() + self.callees.len()
     }
 
-    /// Room for the lists `counts` counted (filled with placeholders). The counts become the
-    /// ends where they are, before the edges' room is made: nothing else is made between the
-    /// two, so the room for the edges can be one run of memory freed earlier (a trace's calls).
+    /// The ends of the lists `counts` counted; the edges are given with
+    /// [`EdgeLists::with_edges`]. The counts become the ends where they are.
     pub(crate) fn from_counts(counts: ListCounts) -> Self {
         let ListCounts {
             mut counts,
             recursive_children,
             recursive_parents,
         } = counts;
-        let total: u64 = counts.iter().map(|&n| u64::from(n)).sum();
-        let ends = if total <= u64::from(u32::MAX) {
-            let mut end = 0u32;
-            for c in &mut counts {
-                end += *c;
-                *c = end;
+        let total = |side: usize| -> u64 {
+            (counts.iter().skip(side).step_by(2))
+                .map(|&n| u64::from(n))
+                .sum()
+        };
+        let narrow = total(0).max(total(1)) <= u64::from(u32::MAX);
+        let ends = if narrow {
+            let mut end = [0u32; 2];
+            for (i, c) in counts.iter_mut().enumerate() {
+                end[i % 2] += *c;
+                *c = end[i % 2];
             }
             DurColumn::Narrow(counts)
         } else {
-            let mut end = 0u64;
-            let wide = (counts.iter())
-                .map(|&c| {
-                    end += u64::from(c);
-                    end
+            let mut end = [0u64; 2];
+            let wide = (counts.iter().enumerate())
+                .map(|(i, &c)| {
+                    end[i % 2] += u64::from(c);
+                    end[i % 2]
                 })
                 .collect();
             drop(counts);
             DurColumn::Wide(wide)
         };
-        // Owners with recursive lists: their children end before both recursive lists, their
-        // recursive parents before their recursive children.
+        // Owners with recursive lists: their parents end before their recursive parents, their
+        // children before their recursive children.
         let (rec_children, rec_parents) =
             (by_owner(recursive_children), by_owner(recursive_parents));
         let mut recursive = Vec::with_capacity(rec_children.len().max(rec_parents.len()));
@@ -280,17 +284,38 @@ impl EdgeLists {
             };
             let children = c.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
             let parents = p.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
-            let end = ends.get(2 * o as usize + 1);
             recursive.push(o);
-            recursive_ends.push(end - children - parents);
-            recursive_ends.push(end - children);
+            recursive_ends.push(ends.get(2 * o as usize) - parents);
+            recursive_ends.push(ends.get(2 * o as usize + 1) - children);
         }
         EdgeLists {
-            all: vec![Edge::PLACEHOLDER; total as usize],
+            callers: Vec::new(),
+            callees: Vec::new(),
             ends,
             recursive,
             recursive_ends,
         }
+    }
+
+    /// How many callers and callees the lists hold when filled.
+    fn totals(&self) -> [usize; 2] {
+        let n = self.ends.len();
+        if n == 0 {
+            return [0, 0];
+        }
+        [self.ends.get(n - 2) as usize, self.ends.get(n - 1) as usize]
+    }
+
+    /// The lists with their edges: `callers` and `callees` in the lists' order, as many as
+    /// they were counted.
+    pub(crate) fn with_edges(mut self, callers: Vec<Edge>, callees: Vec<Edge>) -> Self {
+        assert_eq!(
+            [callers.len(), callees.len()],
+            self.totals(),
+            "edges as counted"
+        );
+        (self.callers, self.callees) = (callers, callees);
+        self
     }
 
     /// The lists of each owner in turn (parents, children, recursive parents, recursive
@@ -309,9 +334,12 @@ impl EdgeLists {
                 }
             }
         }
-        let mut lists = Self::from_counts(counts);
-        lists.all = owners.into_iter().flatten().flatten().collect();
-        lists
+        let side = |a: usize, b: usize| -> Vec<Edge> {
+            (owners.iter())
+                .flat_map(|lists| lists[a].iter().chain(&lists[b]).copied())
+                .collect()
+        };
+        Self::from_counts(counts).with_edges(side(0, 2), side(1, 3))
     }
 
     /// The edges of `id` (`None`: `(toplevel)`, the owner after the `method_count` methods).
@@ -322,41 +350,44 @@ impl EdgeLists {
         }
     }
 
-    /// Where list `list` of owner `o` is in `all` (empty past the owners that have lists).
+    /// Where list `list` of owner `o` is in `callers` (parents lists) or `callees` (children
+    /// lists); empty past the owners that have lists.
     fn range(&self, o: usize, list: EdgeList) -> std::ops::Range<usize> {
         if o >= self.ends.len() / 2 {
             return 0..0;
         }
+        let side = match list {
+            EdgeList::Parents | EdgeList::RecursiveParents => 0,
+            EdgeList::Children | EdgeList::RecursiveChildren => 1,
+        };
         let at = |i: usize| self.ends.get(i) as usize;
-        let start = if o == 0 { 0 } else { at(2 * o - 1) };
-        let (parents_end, end) = (at(2 * o), at(2 * o + 1));
-        let (children_end, rec_parents_end) = match self.recursive.binary_search(&(o as u32)) {
-            Ok(i) => (
-                self.recursive_ends.get(2 * i) as usize,
-                self.recursive_ends.get(2 * i + 1) as usize,
-            ),
-            Err(_) => (end, end),
+        let start = if o == 0 { 0 } else { at(2 * o - 2 + side) };
+        let end = at(2 * o + side);
+        let split = match self.recursive.binary_search(&(o as u32)) {
+            Ok(i) => self.recursive_ends.get(2 * i + side) as usize,
+            Err(_) => end,
         };
         match list {
-            EdgeList::Parents => start..parents_end,
-            EdgeList::Children => parents_end..children_end,
-            EdgeList::RecursiveParents => children_end..rec_parents_end,
-            EdgeList::RecursiveChildren => rec_parents_end..end,
+            EdgeList::Parents | EdgeList::Children => start..split,
+            EdgeList::RecursiveParents | EdgeList::RecursiveChildren => split..end,
+        }
+    }
+
+    /// The list that holds `list`'s edges.
+    fn side(&self, list: EdgeList) -> &[Edge] {
+        match list {
+            EdgeList::Parents | EdgeList::RecursiveParents => &self.callers,
+            EdgeList::Children | EdgeList::RecursiveChildren => &self.callees,
         }
     }
 
     pub(crate) fn list(&self, o: usize, list: EdgeList) -> &[Edge] {
-        &self.all[self.range(o, list)]
-    }
-
-    pub(crate) fn list_mut(&mut self, o: usize, list: EdgeList) -> &mut [Edge] {
-        let range = self.range(o, list);
-        &mut self.all[range]
+        &self.side(list)[self.range(o, list)]
     }
 
     /// Every edge with its time mapped by `f` (the lists unchanged).
     pub(crate) fn map_times(mut self, f: impl Fn(u64) -> u64) -> Self {
-        for e in &mut self.all {
+        for e in self.callers.iter_mut().chain(&mut self.callees) {
             e.time = f(e.time);
         }
         self
@@ -374,7 +405,8 @@ impl<'a> MethodEdges<'a> {
     /// No edges (a pseudo-method the trace lacks).
     pub fn none() -> MethodEdges<'static> {
         static NO_EDGES: EdgeLists = EdgeLists {
-            all: Vec::new(),
+            callers: Vec::new(),
+            callees: Vec::new(),
             ends: DurColumn::Narrow(Vec::new()),
             recursive: Vec::new(),
             recursive_ends: DurColumn::Narrow(Vec::new()),

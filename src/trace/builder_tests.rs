@@ -292,3 +292,95 @@ fn large_threads_built_in_parallel_keep_their_places_among_small_ones() {
     assert_eq!(got, diags);
     assert!(diags.len() >= all.len());
 }
+
+/// A block: method, start, end, CPU start, CPU end.
+type TestBlock = (u32, u64, u64, u64, u64);
+
+/// Threads given as blocks ([`Builder::push_blocks`]) get the lanes, time ranges, event counts
+/// and diagnostics of the same blocks pushed as an enter and an exit each, times running
+/// backwards on either clock included, beside threads of nested events (whose lanes share the
+/// budget) and threads without blocks.
+#[test]
+fn blocks_make_what_their_events_make() {
+    let mut rng = crate::analysis::testutil::Rng::new(23);
+    for round in 0..40 {
+        let cpu = round % 2 == 0;
+        // Per thread: blocks, or None for nested events.
+        let threads: Vec<Option<Vec<TestBlock>>> = (0..1 + rng.below(6))
+            .map(|_| {
+                if rng.below(4) == 0 {
+                    return None;
+                }
+                let (mut t, mut c) = (rng.below(50), rng.below(50));
+                let blocks = (0..rng.below(8))
+                    .map(|_| {
+                        // Mostly forward; now and then a time before the last.
+                        let mut step = |x: &mut u64| {
+                            *x = if rng.below(6) == 0 {
+                                x.saturating_sub(rng.below(20))
+                            } else {
+                                *x + rng.below(20)
+                            };
+                            *x
+                        };
+                        let (s, cs) = (step(&mut t), step(&mut c));
+                        let (e, ce) = (step(&mut t), step(&mut c));
+                        (rng.below(4) as u32, s, e, cs, ce)
+                    })
+                    .collect();
+                Some(blocks)
+            })
+            .collect();
+        let make = |as_blocks: bool| {
+            let mut b = four_methods();
+            b.clock = Some(if cpu {
+                ClockMode::Dual
+            } else {
+                ClockMode::Wall
+            });
+            for (i, thread) in threads.iter().enumerate() {
+                let t = b.add_thread(10 + i as u64, "t");
+                let Some(blocks) = thread else {
+                    let ev = b.events_mut(t);
+                    for (a, m, time) in [(Enter, 0, 1), (Enter, 1, 2), (Exit, 1, 3), (Exit, 0, 4)] {
+                        ev.push(a, MethodId(m), time, cpu.then_some(time));
+                    }
+                    continue;
+                };
+                if as_blocks {
+                    let blocks = blocks.iter().map(|&(m, s, e, cs, ce)| Block {
+                        method: MethodId(m),
+                        start: s,
+                        end: e,
+                        cpu: (cs, ce),
+                    });
+                    b.push_blocks(t, cpu, blocks);
+                } else {
+                    let ev = b.events_mut(t);
+                    for &(m, s, e, cs, ce) in blocks {
+                        ev.push(Enter, MethodId(m), s, cpu.then_some(cs));
+                        ev.push(Exit, MethodId(m), e, cpu.then_some(ce));
+                    }
+                }
+            }
+            b.finish_with_lane_budget(2)
+        };
+        let (want, got) = (make(false), make(true));
+        let view = |t: &Trace| {
+            let threads: Vec<_> = (t.threads.iter())
+                .map(|th| {
+                    let calls: Vec<_> = (th.lanes.iter().enumerate())
+                        .flat_map(|(d, lane)| (0..lane.len()).map(move |i| (d, lane.call(i))))
+                        .map(|(d, c)| format!("{d} {c:?}"))
+                        .collect();
+                    (calls, th.axis_range, th.cpu_range, th.event_count)
+                })
+                .collect();
+            let diags: Vec<_> = (t.diagnostics.iter())
+                .map(|d| format!("{} {}", d.code, d.message))
+                .collect();
+            (threads, diags)
+        };
+        assert_eq!(view(&got), view(&want), "round {round}");
+    }
+}

@@ -24,6 +24,7 @@ pub(crate) mod walk;
 
 pub mod merge;
 
+pub(crate) use builder::Block;
 pub use builder::MAX_THREADS;
 pub use builder::{Action, Builder, ThreadEvents, Times};
 pub use diag::{Diagnostic, Diagnostics, Location, MAX_DIAGNOSTICS_PER_CODE, Severity, summarize};

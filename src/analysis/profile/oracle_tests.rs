@@ -565,7 +565,7 @@ fn list_counts_in_any_order_make_the_same_lists() {
         assert_eq!(a, b, "{owners} owners");
         for (o, c) in counts.iter().enumerate() {
             for (l, kind) in kinds.into_iter().enumerate() {
-                assert_eq!(a.list(o, kind).len() as u64, c[l], "owner {o} list {l}");
+                assert_eq!(a.range(o, kind).len() as u64, c[l], "owner {o} list {l}");
             }
         }
     }

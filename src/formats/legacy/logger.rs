@@ -14,9 +14,7 @@ use rustc_hash::FxHashMap;
 use super::{decode_input, lines, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
-use crate::trace::{
-    Action, Builder, ClockMode, Diagnostic, Location, MethodId, Severity, ThreadId,
-};
+use crate::trace::{Block, Builder, ClockMode, Diagnostic, Location, MethodId, Severity, ThreadId};
 
 const FORMAT: &str = "logger-csv";
 
@@ -84,7 +82,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatErro
     // The blocks are made from the hits alone, once the input is released.
     Ok(Parsed::later(move || {
         let base = blocks(&mut b, hits);
-        crate::timing::mark("logger: events");
+        crate::timing::mark("logger: lanes");
         b.source
             .options
             .push(("wall_base_ns".into(), base.to_string()));
@@ -365,7 +363,7 @@ fn blocks(b: &mut Builder, mut all: Hits) -> u64 {
     }
     let blocks = name_blocks(b, &all, base);
     crate::timing::mark("logger: named");
-    let l5 = block_events(b, all, blocks, base);
+    let l5 = block_lanes(b, all, blocks, base);
     if l6 > 0 {
         b.diag(Diagnostic::warning(
             "L6",
@@ -433,21 +431,20 @@ fn name_blocks(b: &mut Builder, all: &Hits, base: u64) -> Vec<MethodId> {
             ));
         }
     }
-    // Every name is in: the strings' index and the methods' spare room go before the events
+    // Every name is in: the strings' index and the methods' spare room go before the lanes
     // are made.
     b.strings.shrink_to_fit();
     b.methods.shrink_to_fit();
     blocks
 }
 
-/// Pass 2 of [`blocks`]: each thread's events (enter and exit of each block, back to back), from
-/// the last thread to the first, the hits and block methods of each thread freed once its
-/// events are made (a file of nothing but hits has as many bytes in them as in its events).
-/// Returns how many blocks have a CPU time inconsistent with their wall time (L5).
-fn block_events(b: &mut Builder, mut all: Hits, mut blocks: Vec<MethodId>, base: u64) -> u64 {
+/// Pass 2 of [`blocks`]: each thread's lane (a call per block, back to back), from the last
+/// thread to the first, the hits and block methods of each thread freed once its lane is made
+/// (a file of nothing but hits has as many bytes in them as in its lanes). Returns how many
+/// blocks have a CPU time inconsistent with their wall time (L5).
+fn block_lanes(b: &mut Builder, mut all: Hits, mut blocks: Vec<MethodId>, base: u64) -> u64 {
     let axis = all.axis;
     let dual = axis.has_cpu && axis.has_wall;
-    let cpu = |h: &Hit| dual.then_some(h.cpu_ns);
     let mut l5 = 0u64;
     let mut freed = 0usize;
     for t in (0..all.keys.len()).rev() {
@@ -455,22 +452,20 @@ fn block_events(b: &mut Builder, mut all: Hits, mut blocks: Vec<MethodId>, base:
         let hits = &all.hits[start..];
         // Every thread has a hit: the threads before this one have `start - t` blocks.
         let methods = &blocks[start - t..];
-        let ev = b.events_mut(ThreadId(t as u32));
-        ev.reserve(methods.len() * 2, dual);
-        for (w, &m) in hits.windows(2).zip(methods) {
+        let calls = hits.windows(2).zip(methods).map(|(w, &method)| {
             let (a, c) = (&w[0], &w[1]);
             if dual && (c.cpu_ns < a.cpu_ns || c.cpu_ns - a.cpu_ns > c.wall_ns - a.wall_ns) {
                 l5 += 1;
             }
-            // Blocks are back to back: exit of one and enter of the next share a time.
-            ev.push(Action::Enter, m, axis.of(a) - base, cpu(a));
-            ev.push(
-                Action::Exit,
-                m,
-                axis.of(c) - base,
-                cpu(c).map(|x| x.max(a.cpu_ns)),
-            );
-        }
+            // Blocks are back to back: the end of one is the start of the next.
+            Block {
+                method,
+                start: axis.of(a) - base,
+                end: axis.of(c) - base,
+                cpu: (a.cpu_ns, c.cpu_ns.max(a.cpu_ns)),
+            }
+        });
+        b.push_blocks(ThreadId(t as u32), dual, calls);
         freed += all.hits.len() - start;
         blocks.truncate(blocks.len() - methods.len());
         all.hits.truncate(start);
@@ -538,7 +533,7 @@ mod tests {
 
     #[test]
     fn blocks_made_from_the_last_thread_back_are_those_of_each_thread_in_order() {
-        // Enough hits that the hits are given back while the events are made (every 4 MB):
+        // Enough hits that the hits are given back while the lanes are made (every 4 MB):
         // threads of 1 to 40 hits, probes repeating, so blocks repeat across threads.
         let mut rng = crate::analysis::testutil::Rng::new(7);
         let mut next = |m: u64| rng.below(m);
