@@ -23,7 +23,7 @@ use crate::trace::{MethodId, Trace};
 use super::html::{TABLE_OF_CONTENTS, escape, html_header};
 use numbers::{pad, push_fixed, push_left, push_right};
 pub(crate) use rows::indices;
-use rows::{RankedRows, ranked_rows, sort_by_time, sort_by_time_placed};
+use rows::{RankedRows, ranked_rows, sort_by_time_placed};
 pub(crate) use write::write_report;
 use write::{SPILL_BYTES, Spill};
 
@@ -330,10 +330,11 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Rows sorted by exclusive time (dmtracedump `compareElapsedExclusive`).
-    /// Stable: rows of equal id keep their order.
+    /// Rows in increasing order sorted by exclusive time (dmtracedump
+    /// `compareElapsedExclusive`), rows that compare equal in their order.
     fn sort_by_exclusive(&self, rows: &mut [u32]) {
-        sort_by_time(&self.rows, rows, |&r| r, |p, _| p.exclusive);
+        debug_assert!(rows.is_sorted());
+        sort_by_time_placed(&self.rows, rows, |&r| r, |p, _| p.exclusive, |&r| r);
     }
 
     fn exclusive_profile(&mut self, total_time: u64, spill: &mut Spill) {
@@ -543,20 +544,20 @@ impl<'a> Printer<'a> {
         recursive: bool,
         spill: &mut Spill,
     ) {
-        // (row, edge) as 4-byte numbers: a method may have a million callers.
-        let mut sorted: Vec<(u32, u32)> = (edges.iter().enumerate())
-            .map(|(i, e)| (self.row_of(e.method()) as u32, i as u32))
-            .collect();
+        // The edges' places, 4 bytes each (a method may have a million callers; with each
+        // edge's row beside it, 8).
+        let row = |e: u32| self.row_of(edges[e as usize].method());
+        let mut sorted: Vec<u32> = (0..edges.len() as u32).collect();
         sort_by_time_placed(
             &self.rows,
             &mut sorted,
-            |e| e.0,
-            |_, e| edges[e.1 as usize].time,
-            |e| e.1,
+            |&e| row(e) as u32,
+            |_, &e| edges[e as usize].time,
+            |&e| e,
         );
         let method_total = method_inclusive as f64;
-        for (r, e) in sorted {
-            let (r, edge) = (r as usize, &edges[e as usize]);
+        for e in sorted {
+            let (r, edge) = (row(e), &edges[e as usize]);
             let row = self.rows.get(r);
             let idx = self.index[r];
             let calls_of = if total_calls == 0 {

@@ -189,26 +189,31 @@ impl<'a> TextRanks<'a> {
             b[..n].copy_from_slice(&t[..n]);
             u64::from_be_bytes(b)
         };
-        let mut keyed: Vec<(u64, u32)> = (0..used.len() as u32)
+        // 12 bytes a string (a pair of a u64 and a u32 took 16): the prefix's halves, the id.
+        let mut keyed: Vec<[u32; 3]> = (0..used.len() as u32)
             .filter(|&i| used[i as usize])
-            .map(|i| (prefix(i), i))
+            .map(|i| {
+                let p = prefix(i);
+                [(p >> 32) as u32, p as u32, i]
+            })
             .collect();
         drop(used);
         keyed.par_sort_unstable_by(|a, b| {
-            (a.0.cmp(&b.0))
-                .then_with(|| text(a.1).cmp(text(b.1)))
-                .then(a.1.cmp(&b.1))
+            (a[..2].cmp(&b[..2]))
+                .then_with(|| text(a[2]).cmp(text(b[2])))
+                .then(a[2].cmp(&b[2]))
         });
         let mut rank = vec![0u32; strings.len()];
         let mut r = 0u32;
-        for (n, &(p, id)) in keyed.iter().enumerate() {
-            if n > 0 && (keyed[n - 1].0 != p || text(keyed[n - 1].1) != text(id)) {
+        for (n, k) in keyed.iter().enumerate() {
+            let prev = n.checked_sub(1).map(|p| &keyed[p]);
+            if prev.is_some_and(|q| q[..2] != k[..2] || text(q[2]) != text(k[2])) {
                 r += 1;
             }
-            rank[id as usize] = r;
+            rank[k[2] as usize] = r;
         }
-        // Collected in place, the ids would keep the 16-byte pairs' room: given back.
-        let mut sorted: Vec<u32> = keyed.into_iter().map(|k| k.1).collect();
+        // Collected in place, the ids would keep the 12-byte keys' room: given back.
+        let mut sorted: Vec<u32> = keyed.into_iter().map(|k| k[2]).collect();
         sorted.shrink_to_fit();
         TextRanks {
             strings,

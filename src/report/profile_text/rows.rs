@@ -147,18 +147,8 @@ fn name_order(rows: &Rows) -> Vec<u32> {
 }
 
 /// Sorts `items` (each of row `row_of(item)`) by `time` (largest first), then by
-/// [`compare_names`] of their rows; equal items keep their order.
-pub(super) fn sort_by_time<T>(
-    rows: &Rows,
-    items: &mut [T],
-    row_of: impl Fn(&T) -> u32,
-    time: impl Fn(&MethodProfile, &T) -> u64,
-) {
-    items.sort_by(by_time(rows, row_of, time));
-}
-
-/// [`sort_by_time`] of items that each have a distinct `place` (their order before the sort):
-/// the same order, by an unstable sort with the place as the last key, which needs no buffer
+/// [`compare_names`] of their rows, then by `place`, distinct for each item (their order
+/// before the sort): the order of a stable sort, by an unstable sort, which needs no buffer
 /// (the stable sort's took as much again as a list of a million callers).
 pub(super) fn sort_by_time_placed<T>(
     rows: &Rows,
@@ -171,7 +161,8 @@ pub(super) fn sort_by_time_placed<T>(
     items.sort_unstable_by(|a, b| by_time(a, b).then(place(a).cmp(&place(b))));
 }
 
-/// The order of [`sort_by_time`]: time (largest first), then the rows' name order.
+/// The order of [`sort_by_time_placed`] before the places: time (largest first), then the rows'
+/// name order.
 fn by_time<T>(
     rows: &Rows,
     row_of: impl Fn(&T) -> u32,
