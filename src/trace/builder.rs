@@ -296,7 +296,6 @@ impl Builder {
         blocks: impl ExactSizeIterator<Item = Block>,
     ) {
         debug_assert!(self.threads[id.index()].2.ops.is_empty());
-        debug_assert!(self.built.iter().all(|b| b.thread != id));
         let n = blocks.len();
         if n == 0 {
             return;
