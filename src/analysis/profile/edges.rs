@@ -165,17 +165,12 @@ impl EdgeLists {
     /// The ends of the lists `counts` counted; the edges are given with
     /// [`EdgeLists::with_edges`]. The counts become the ends where they are.
     pub(crate) fn from_counts(counts: ListCounts) -> Self {
+        let narrow = counts.total(0).max(counts.total(1)) as u64 <= u64::from(u32::MAX);
         let ListCounts {
             mut counts,
             recursive_children,
             recursive_parents,
         } = counts;
-        let total = |side: usize| -> u64 {
-            (counts.iter().skip(side).step_by(2))
-                .map(|&n| u64::from(n))
-                .sum()
-        };
-        let narrow = total(0).max(total(1)) <= u64::from(u32::MAX);
         let ends = if narrow {
             let mut end = [0u32; 2];
             for (i, c) in counts.iter_mut().enumerate() {
