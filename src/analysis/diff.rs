@@ -14,7 +14,7 @@ use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 
 use crate::analysis::profile::{MethodProfile, Profile};
-use crate::trace::{Clock, Method, MethodId, StrId, StringTable, TextRanks, Trace};
+use crate::trace::{Clock, Method, MethodId, Methods, StrId, StringTable, TextRanks, Trace};
 
 /// What a method is matched by (the keys of a trace's many methods: [`MethodNames`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -198,9 +198,9 @@ pub struct MethodNames {
 enum NameIds {
     /// Of their own, 12 bytes a method: what is kept once the trace is dropped.
     Own(Vec<[StrId; 3]>),
-    /// The trace's own method table, shared while the trace is alive anyway (32 bytes a
+    /// The trace's own method table, shared while the trace is alive anyway (24 bytes a
     /// method, which would stay alive after it).
-    Table(Arc<Vec<Method>>),
+    Table(Arc<Methods>),
 }
 
 impl Default for NameIds {

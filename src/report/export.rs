@@ -179,7 +179,7 @@ pub(crate) fn write_speedscope(
             out.write_all(b",\"file\":")?;
             json_str(out, trace.str(f))?;
         }
-        if let Some(l) = m.line {
+        if let Some(l) = trace.methods.line(MethodId(i as u32)) {
             write!(out, ",\"line\":{l}")?;
         }
         out.write_all(b"}")?;

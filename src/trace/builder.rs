@@ -19,7 +19,7 @@ use super::nesting::{
 };
 use super::{
     ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instants, Location, Method,
-    MethodId, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
+    MethodId, Methods, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -204,7 +204,7 @@ pub struct Builder {
     pub axis_synthesized: bool,
     pub ticks_per_sec: u64,
     pub strings: StringTable,
-    pub methods: Vec<Method>,
+    pub methods: Methods,
     threads: Vec<(u64, String, ThreadEvents)>,
     /// The threads whose calls were given as blocks ([`Builder::push_blocks`]), lanes built.
     built: Vec<BuiltThread>,
@@ -236,17 +236,14 @@ impl Builder {
         source_file: Option<&str>,
         line: Option<i32>,
     ) -> MethodId {
-        let id = MethodId(self.methods.len() as u32);
         let method = Method {
             raw_id,
             class: self.strings.intern(class),
             name: self.strings.intern(name),
             signature: self.strings.intern(signature),
             source_file: source_file.map(|f| self.strings.intern(f)),
-            line,
         };
-        self.methods.push(method);
-        id
+        self.methods.push(method, line)
     }
 
     /// Adds a thread and returns its id. Readers of formats that do not bound their thread ids
@@ -428,10 +425,6 @@ impl Builder {
 
     /// [`Builder::finish_events`], the events kept when `keep_events`.
     fn finish_parts(mut self, keep_events: bool) -> (Trace, Vec<ThreadEvents>) {
-        fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
-            v.shrink_to_fit();
-            v
-        }
         let shortened = self.strings.shortened();
         if shortened > 0 {
             self.diagnostics.push(Diagnostic::warning(
@@ -464,7 +457,11 @@ impl Builder {
             ticks_per_sec: self.ticks_per_sec,
             strings: Arc::new(self.strings),
             // Grown by doubling: up to half of each is room no one will use.
-            methods: Arc::new(shrunk(self.methods)),
+            methods: Arc::new({
+                let mut m = self.methods;
+                m.shrink_to_fit();
+                m
+            }),
             threads,
             counters: self.counters,
             instants: Arc::new({

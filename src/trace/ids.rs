@@ -111,6 +111,6 @@ mod tests {
         );
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(StrId::new(u32::MAX), None);
-        assert_eq!(std::mem::size_of::<crate::trace::Method>(), 32);
+        assert_eq!(std::mem::size_of::<crate::trace::Method>(), 24);
     }
 }

@@ -83,23 +83,22 @@ pub(crate) fn merge(parts: &[Part]) -> Result<Trace, MergeError> {
         let remap: Vec<MethodId> = t
             .methods
             .iter()
-            .map(|m| {
+            .enumerate()
+            .map(|(i, m)| {
                 let key = (
                     t.str(m.class).to_string(),
                     t.str(m.name).to_string(),
                     t.str(m.signature).to_string(),
                 );
                 *by_name.entry(key).or_insert_with(|| {
-                    let id = MethodId(methods.len() as u32);
-                    methods.push(Method {
+                    let method = Method {
                         raw_id: m.raw_id,
                         class: strings.intern(t.str(m.class)),
                         name: strings.intern(t.str(m.name)),
                         signature: strings.intern(t.str(m.signature)),
                         source_file: m.source_file.map(|s| strings.intern(t.str(s))),
-                        line: m.line,
-                    });
-                    id
+                    };
+                    methods.push(method, t.methods.line(MethodId(i as u32)))
                 })
             })
             .collect();

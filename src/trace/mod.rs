@@ -75,7 +75,8 @@ pub enum Clock {
     Wall,
 }
 
-/// A method (or scope, probe block, marker...).
+/// A method (or scope, probe block, marker...): 24 bytes. Its source line, which few methods
+/// have, is kept beside the list ([`Methods::line`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Method {
     /// The method's id in the file (Android: the key's id with its low two bits clear).
@@ -84,7 +85,55 @@ pub struct Method {
     pub name: StrId,
     pub signature: StrId,
     pub source_file: Option<StrId>,
-    pub line: Option<i32>,
+}
+
+/// The methods of a trace, numbered by [`MethodId`], and the source lines of those that have
+/// one. Only Android keys give lines, and most keys give none: a line in every [`Method`] took
+/// 8 of its 32 bytes (7.5 MB on a file of 940 000 methods).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Methods {
+    list: Vec<Method>,
+    /// (method, line) of the methods that have a line, in method order.
+    lines: Vec<(MethodId, i32)>,
+}
+
+impl std::ops::Deref for Methods {
+    type Target = [Method];
+    fn deref(&self) -> &[Method] {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for Methods {
+    fn deref_mut(&mut self) -> &mut [Method] {
+        &mut self.list
+    }
+}
+
+impl Methods {
+    /// Adds a method and returns its id.
+    pub fn push(&mut self, method: Method, line: Option<i32>) -> MethodId {
+        let id = MethodId(self.list.len() as u32);
+        self.list.push(method);
+        if let Some(line) = line {
+            self.lines.push((id, line));
+        }
+        id
+    }
+
+    /// The source line of `id`, if the file gave one.
+    pub fn line(&self, id: MethodId) -> Option<i32> {
+        self.lines
+            .binary_search_by_key(&id, |&(m, _)| m)
+            .ok()
+            .map(|i| self.lines[i].1)
+    }
+
+    /// Drops the room kept for more methods.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.list.shrink_to_fit();
+        self.lines.shrink_to_fit();
+    }
 }
 
 /// A thread: its name, its calls by depth, and its time extent.
@@ -220,7 +269,7 @@ pub struct Trace {
     /// Shared by the traces made from this one (a range, a transform, a compensation): the
     /// names and the method table of a file of a million methods are tens of MB.
     pub strings: std::sync::Arc<StringTable>,
-    pub methods: std::sync::Arc<Vec<Method>>,
+    pub methods: std::sync::Arc<Methods>,
     pub threads: Vec<Thread>,
     pub counters: Vec<Counter>,
     /// Shared as the strings are.

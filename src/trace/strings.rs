@@ -335,7 +335,6 @@ mod tests {
                     name: c[c.len() / 2],
                     signature: c[c.len() - 1],
                     source_file: None,
-                    line: None,
                 })
                 .collect();
             let ranks = TextRanks::new(&t, &methods);

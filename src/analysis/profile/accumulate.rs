@@ -4,9 +4,9 @@
 
 use rayon::prelude::*;
 
-use crate::trace::{Clock, Lane, MethodId};
+use crate::trace::{Clock, DurColumn, Lane, MethodId};
 
-use super::{Detail, Edge, EdgeList, EdgeLists, ListCounts, MethodProfile, Profile};
+use super::{Callers, Detail, Edge, EdgeList, EdgeLists, ListCounts, MethodProfile, Profile};
 use crate::analysis::merged::MergedList;
 
 /// Reads calls' durations on `K` clocks: for each, the CPU columns or the axis.
@@ -199,6 +199,60 @@ pub(super) struct Acc<const K: usize> {
     pub(super) exclusive_sum: [u64; K],
     /// False for [`Detail::Totals`]: edges are not counted, and the profiles' lists stay empty.
     keeps_edges: bool,
+    /// `(toplevel)`'s edges, summed in place when [`Acc::with_top_in_place`] (empty otherwise).
+    top: TopEdges<K>,
+}
+
+/// `(toplevel)`'s edge to each method, summed in place: 12 bytes a method on one clock, where
+/// the list takes 24 bytes for each edge, up to twice (see [`EdgeBuf`]). For walks with about
+/// as many top-level calls as methods or more ([`top_in_place`]): a file of a million blocks
+/// one after another, each a method of its own, made 25 MB of raw edges beside the calls.
+#[derive(Debug, Default)]
+pub(super) struct TopEdges<const K: usize> {
+    calls: Vec<u32>,
+    time: Vec<[u64; K]>,
+}
+
+impl<const K: usize> TopEdges<K> {
+    fn new(method_count: usize) -> Self {
+        TopEdges {
+            calls: vec![0; method_count],
+            time: vec![[0; K]; method_count],
+        }
+    }
+
+    /// Whether `(toplevel)` calls method `m` (a call counted 2³² times with no time would not
+    /// show: it would take more memory than any machine has).
+    fn has(&self, m: usize) -> bool {
+        self.calls[m] != 0 || self.time[m] != [0; K]
+    }
+
+    fn merge(&mut self, other: TopEdges<K>) {
+        if self.calls.is_empty() {
+            *self = other;
+            return;
+        }
+        for (a, b) in self.calls.iter_mut().zip(other.calls) {
+            *a = a.wrapping_add(b);
+        }
+        for (a, b) in self.time.iter_mut().zip(other.time) {
+            add_k(a, b);
+        }
+    }
+
+    /// The edges as raw edges.
+    fn into_raw(self) -> impl Iterator<Item = EdgeEntry<K>> {
+        (self.calls.into_iter().zip(self.time).enumerate())
+            .filter(|&(_, (c, t))| c != 0 || t != [0; K])
+            .map(|(m, (c, t))| (edge_key(TOP, m as u32, false, false), u64::from(c), t))
+    }
+}
+
+/// Whether a lane walk of `method_count` methods with `top_calls` calls on its threads' first
+/// lanes sums `(toplevel)`'s edges in place ([`TopEdges`]): without parent caches, which hold
+/// those edges anyway, and with at least as many top-level calls as methods.
+pub(crate) fn top_in_place(method_count: usize, top_calls: usize, cached: bool) -> bool {
+    !cached && top_calls >= method_count.max(1)
 }
 
 /// Whether a worker keeps a [`ParentCache`] per method, given the trace's calls when they are
@@ -245,7 +299,17 @@ impl<const K: usize> Acc<K> {
             spilled: Vec::new(),
             exclusive_sum: [0; K],
             keeps_edges: true,
+            top: TopEdges::default(),
         }
+    }
+
+    /// These sums with `(toplevel)`'s edges summed in place (see [`TopEdges`]), unless they
+    /// keep no edges or keep parent caches.
+    pub(super) fn with_top_in_place(mut self, method_count: usize) -> Self {
+        if self.keeps_edges && self.cached.is_empty() {
+            self.top = TopEdges::new(method_count);
+        }
+        self
     }
 
     /// Sums made for `detail`: with parent caches when `cached` and edges are kept; without
@@ -284,6 +348,14 @@ impl<const K: usize> Acc<K> {
             return;
         }
         let Some(cache) = self.cached.get_mut(child as usize).map(|c| &mut c.parents) else {
+            if parent == TOP
+                && !(parent_rec || child_rec)
+                && let Some(calls) = self.top.calls.get_mut(child as usize)
+            {
+                *calls = calls.wrapping_add(1);
+                add_k(&mut self.top.time[child as usize], time);
+                return;
+            }
             self.edges.push(
                 (edge_key(parent, child, parent_rec, child_rec), 1, time),
                 edge_entry_key,
@@ -330,6 +402,7 @@ impl<const K: usize> Acc<K> {
         }
         self.spilled.extend(other.edges.into_unmerged());
         self.spilled.extend(other.spilled);
+        self.top.merge(other.top);
         add_k(&mut self.exclusive_sum, other.exclusive_sum);
     }
 
@@ -382,7 +455,7 @@ impl<const K: usize> Acc<K> {
         if self.keeps_edges {
             let mut edges = self.edges.into_unmerged();
             edges.extend(self.spilled);
-            fill_edges(&mut profiles, edges, GIVE_BACK_EDGES);
+            fill_edges(&mut profiles, edges, self.top, GIVE_BACK_EDGES);
         }
         profiles
     }
@@ -405,10 +478,17 @@ const GIVE_BACK_EDGES: usize = 1 << 16;
 fn fill_edges<const K: usize>(
     profiles: &mut [Profile; K],
     mut edges: Vec<EdgeEntry<K>>,
+    mut top: TopEdges<K>,
     batch: usize,
 ) {
     let child_of = |k: u64| ((k >> 2) as u32) & 0x3FFF_FFFF;
     let parent_of = |k: u64| (k >> 32) as u32;
+    // `(toplevel)`'s edges summed in place come after the listed ones, as the last owner's
+    // children, and first among each child's parents: listed ones would have to be merged in
+    // (a walk lists none), so they take the summed ones with them.
+    if !top.calls.is_empty() && edges.iter().any(|e| parent_of(e.0) == TOP) {
+        edges.extend(std::mem::take(&mut top).into_raw());
+    }
     let owners = profiles[0].methods.len() + 1;
     // `(toplevel)` is the last owner.
     let owner = |m: u32| if m == TOP { owners - 1 } else { m as usize };
@@ -427,9 +507,12 @@ fn fill_edges<const K: usize>(
         }
     };
     let id = |m: u32| (m != TOP).then_some(MethodId(m));
+    // A raw edge's calls are summed modulo 2³² (an edge keeps them so); once its callee edge
+    // is made, the bits above say which callee edge it alone makes (its place + 1, 0 for none).
+    const CALLS: u64 = u32::MAX as u64;
     let sum = |group: &[EdgeEntry<K>]| {
         group.iter().fold((0u64, [0u64; K]), |mut s, e| {
-            s.0 += e.1;
+            s.0 = s.0.wrapping_add(e.1 & CALLS);
             add_k(&mut s.1, e.2);
             s
         })
@@ -445,14 +528,37 @@ fn fill_edges<const K: usize>(
     for group in edges.chunk_by(same_callee) {
         counts.add(owner(parent_of(group[0].0)), children_list(group[0].0));
     }
-    let mut callees: [Vec<Edge>; K] = std::array::from_fn(|_| Vec::with_capacity(counts.total(1)));
-    for group in edges.chunk_by(same_callee) {
+    for _ in (0..top.calls.len()).filter(|&m| top.has(m)) {
+        counts.add(owners - 1, EdgeList::Children);
+    }
+    let callee_count = counts.total(1);
+    // A callee edge's place + 1 fits above the calls, and twice it in a caller's reference.
+    let refer = callee_count < 1 << 31;
+    let mut callees: [Vec<Edge>; K] = std::array::from_fn(|_| Vec::with_capacity(callee_count));
+    for group in edges.chunk_by_mut(same_callee) {
         let (calls, time) = sum(group);
         let child = Some(MethodId(child_of(group[0].0)));
+        // Raw edges of one key (repeated in the workers' lists), and so of one caller edge
+        // too, when that edge sums the same raw edges (see below).
+        if refer && group.iter().all(|e| e.0 == group[0].0) {
+            let tag = (callees[0].len() as u64 + 1) << 32;
+            group.iter_mut().for_each(|e| e.1 = tag | e.1 & CALLS);
+        }
         for (list, t) in callees.iter_mut().zip(time) {
             list.push(Edge::new(child, calls, t));
         }
     }
+    // `(toplevel)`'s children from its sums, which go: the edges are in the callees now.
+    let top_base = callees[0].len();
+    for m in (0..top.calls.len()).filter(|&m| top.has(m)) {
+        let child = Some(MethodId(m as u32));
+        for (list, t) in callees.iter_mut().zip(top.time[m]) {
+            list.push(Edge::new(child, u64::from(top.calls[m]), t));
+        }
+    }
+    drop(top);
+    let top_children = callees[0].len() - top_base;
+    let top_child = |j: usize| callees[0][top_base + j].method().map_or(0, |m| m.0);
     // Callers: (child: 30 bits, child-recursive, parent order: 31 bits), `(toplevel)` first, so
     // each owner's parents then recursive parents come in parent order; a group is one edge
     // (parent-recursive or not).
@@ -464,31 +570,104 @@ fn fill_edges<const K: usize>(
     edges.par_sort_unstable_by_key(|e| {
         (child_of(e.0) as u64) << 32 | (e.0 & 1) << 31 | parent_order(e.0)
     });
+    // The callee edge a caller group is (its place + 1), when both sum the raw edges of one
+    // key and nothing else.
+    let callee_of = |group: &[EdgeEntry<K>]| {
+        let tag = group[0].1 >> 32;
+        (tag > 0 && group.iter().all(|e| e.0 == group[0].0)).then(|| tag - 1)
+    };
+    let mut own = 0usize;
     for group in edges.chunk_by(same_caller) {
         counts.add(child_of(group[0].0) as usize, parents_list(group[0].0));
+        own += usize::from(callee_of(group).is_none());
+    }
+    for j in 0..top_children {
+        counts.add(top_child(j) as usize, EdgeList::Parents);
+    }
+    if !refer {
+        own += top_children;
     }
     // Pushed from the last edge back (and turned around at the end), a batch of raw edges at a
-    // time, each batch given back once read; a group never straddles two batches.
-    let mut callers: [Vec<Edge>; K] = std::array::from_fn(|_| Vec::with_capacity(counts.total(0)));
+    // time, each batch given back once read; a group never straddles two batches. A caller
+    // that one raw edge makes, which alone made its callee edge, is that callee edge.
+    let caller_count = counts.total(0);
+    let mut refs = match 2 * callee_count.max(own) < u32::MAX as usize {
+        true => DurColumn::Narrow(Vec::with_capacity(caller_count)),
+        false => DurColumn::Wide(Vec::with_capacity(caller_count)),
+    };
+    let mut own_callers: [Vec<Edge>; K] = std::array::from_fn(|_| Vec::with_capacity(own));
+    fn push_own<const K: usize>(
+        (refs, own): (&mut DurColumn, &mut [Vec<Edge>; K]),
+        parent: Option<MethodId>,
+        calls: u64,
+        time: [u64; K],
+    ) {
+        // Numbered from the last: turned around below.
+        refs.push(2 * own[0].len() as u64 + 1);
+        for (list, t) in own.iter_mut().zip(time) {
+            list.push(Edge::new(parent, calls, t));
+        }
+    }
+    // `(toplevel)`'s children not yet read back, from the last: each is its child's first
+    // parent, so it goes once that child's listed callers are read (from the end).
+    let mut top_left = top_children;
+    let mut top_callers_above = |sides: (&mut DurColumn, &mut [Vec<Edge>; K]),
+                                 child: Option<u32>| {
+        while top_left > 0 && child.is_none_or(|c| top_child(top_left - 1) > c) {
+            top_left -= 1;
+            let at = top_base + top_left;
+            match refer {
+                true => sides.0.push(2 * at as u64),
+                false => {
+                    let time = std::array::from_fn(|k| callees[k][at].time);
+                    push_own(
+                        (&mut *sides.0, &mut *sides.1),
+                        None,
+                        callees[0][at].calls(),
+                        time,
+                    );
+                }
+            }
+        }
+    };
     while !edges.is_empty() {
         let mut cut = edges.len().saturating_sub(batch.max(1));
         while cut > 0 && same_caller(&edges[cut - 1], &edges[cut]) {
             cut -= 1;
         }
         for group in edges[cut..].chunk_by(same_caller).rev() {
-            let (calls, time) = sum(group);
-            let parent = id(parent_of(group[0].0));
-            for (list, t) in callers.iter_mut().zip(time) {
-                list.push(Edge::new(parent, calls, t));
+            top_callers_above((&mut refs, &mut own_callers), Some(child_of(group[0].0)));
+            match callee_of(group) {
+                Some(callee) => refs.push(2 * callee),
+                None => {
+                    let (calls, time) = sum(group);
+                    let parent = id(parent_of(group[0].0));
+                    push_own((&mut refs, &mut own_callers), parent, calls, time);
+                }
             }
         }
         edges.truncate(cut);
         edges.shrink_to_fit();
     }
+    top_callers_above((&mut refs, &mut own_callers), None);
+    let own = own_callers[0].len() as u64;
+    refs.reverse_with(|v| match v % 2 {
+        1 => 2 * (own - 1 - v / 2) + 1,
+        _ => v,
+    });
     let lists = EdgeLists::from_counts(counts);
-    for ((p, mut callers), callees) in profiles.iter_mut().zip(callers).zip(callees) {
-        callers.reverse();
-        p.edge_lists = lists.clone().with_edges(callers, callees);
+    let mut refs = Some(refs);
+    for (k, ((p, mut own_callers), callees)) in
+        (profiles.iter_mut().zip(own_callers).zip(callees)).enumerate()
+    {
+        own_callers.reverse();
+        // The last clock's lists take the references, the others a copy.
+        let refs = match k + 1 < K {
+            true => refs.clone(),
+            false => refs.take(),
+        };
+        let callers = Callers::new(refs.unwrap_or_default(), own_callers);
+        p.edge_lists = lists.clone().with_sides(callers, callees);
     }
 }
 
@@ -547,7 +726,7 @@ mod tests {
                     toplevel: MethodProfile::default(),
                     edge_lists: EdgeLists::default(),
                 });
-                fill_edges(&mut profiles, raw.clone(), batch);
+                fill_edges(&mut profiles, raw.clone(), TopEdges::default(), batch);
                 profiles.map(|p| p.edge_lists)
             };
             let whole = lists(usize::MAX);
@@ -584,6 +763,112 @@ mod tests {
                         .collect();
                     assert_eq!(got, want, "child {child}, flag {flag}");
                 }
+            }
+        }
+    }
+
+    /// `(toplevel)`'s edges summed in place make the lists that listing them makes, read a
+    /// batch at a time or at once, on two clocks, beside listed edges of every kind; and a
+    /// caller that one raw edge makes, alone in its callee edge, is kept as that edge's place.
+    #[test]
+    fn toplevel_edges_summed_in_place_make_the_listed_lists() {
+        let mut rng = crate::analysis::testutil::Rng::new(43);
+        for methods in [1u32, 2, 5, 40] {
+            for round in 0..20 {
+                let mut raw: Vec<EdgeEntry<2>> = Vec::new();
+                let mut top = TopEdges::<2>::new(methods as usize);
+                for _ in 0..rng.below(u64::from(methods) * 6) {
+                    let child = rng.below(u64::from(methods)) as u32;
+                    let time = [rng.below(1000), rng.below(1000)];
+                    if rng.below(3) == 0 {
+                        // As a walk counts them: one call at a time, no recursive flags.
+                        raw.push((edge_key(TOP, child, false, false), 1, time));
+                        top.calls[child as usize] += 1;
+                        add_k(&mut top.time[child as usize], time);
+                    } else {
+                        let parent = rng.below(u64::from(methods)) as u32;
+                        let key = edge_key(parent, child, rng.below(4) == 0, rng.below(4) == 0);
+                        raw.push((key, 1 + rng.below(3), time));
+                    }
+                }
+                let lists = |edges: Vec<EdgeEntry<2>>, top: TopEdges<2>, batch: usize| {
+                    let mut profiles: [Profile; 2] = std::array::from_fn(|k| Profile {
+                        clock: [Clock::Cpu, Clock::Wall][k],
+                        total_time: 0,
+                        methods: vec![MethodProfile::default(); methods as usize],
+                        toplevel: MethodProfile::default(),
+                        edge_lists: EdgeLists::default(),
+                    });
+                    fill_edges(&mut profiles, edges, top, batch);
+                    profiles.map(|p| p.edge_lists)
+                };
+                let listed = lists(raw.clone(), TopEdges::default(), usize::MAX);
+                let rest: Vec<EdgeEntry<2>> = (raw.iter().copied())
+                    .filter(|e| (e.0 >> 32) as u32 != TOP)
+                    .collect();
+                for batch in [1, 2, 5, usize::MAX] {
+                    let copy = TopEdges {
+                        calls: top.calls.clone(),
+                        time: top.time.clone(),
+                    };
+                    let in_place = lists(rest.clone(), copy, batch);
+                    assert_eq!(
+                        in_place, listed,
+                        "{methods} methods, round {round}, {batch}"
+                    );
+                }
+                // Listed `(toplevel)` edges (to even methods here) beside summed ones (to odd
+                // methods) take those with them.
+                let even = |m: u64| m % 2 == 0;
+                let mixed: Vec<EdgeEntry<2>> = (raw.iter().copied())
+                    .filter(|e| (e.0 >> 32) as u32 != TOP || even(e.0 >> 2 & 0x3FFF_FFFF))
+                    .collect();
+                let mut odd = TopEdges {
+                    calls: top.calls.clone(),
+                    time: top.time.clone(),
+                };
+                for m in (0..methods as usize).filter(|&m| even(m as u64)) {
+                    (odd.calls[m], odd.time[m]) = (0, [0, 0]);
+                }
+                assert_eq!(lists(mixed, odd, 3), listed);
+                // Own edges only for the callers that are not one callee edge: a caller group
+                // (child, child-recursive, parent) of raw edges of one parent-recursive flag,
+                // whose callee group (parent, that flag, child) has one child-recursive flag.
+                let keys = |pick: &dyn Fn(u64) -> bool| {
+                    let mut k: Vec<u64> = (raw.iter().map(|e| e.0)).filter(|&k| pick(k)).collect();
+                    k.sort_unstable();
+                    k.dedup();
+                    k
+                };
+                let groups = keys(&|_| true);
+                let pair = |k: u64| k & !3;
+                let own = (groups.iter())
+                    .map(|&k| (pair(k), k & 1))
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .filter(|&(p, crec)| {
+                        let caller = keys(&|k| pair(k) == p && k & 1 == crec);
+                        let single = caller.len() == 1
+                            && keys(&|k| pair(k) == p && k & 2 == caller[0] & 2).len() == 1;
+                        !single
+                    })
+                    .count();
+                assert_eq!(
+                    listed[0].own_caller_count(),
+                    own,
+                    "{methods} methods, {round}"
+                );
+                assert_eq!(
+                    listed[1].own_caller_count(),
+                    own,
+                    "{methods} methods, {round}"
+                );
+                let copy = TopEdges {
+                    calls: top.calls.clone(),
+                    time: top.time.clone(),
+                };
+                let in_place = lists(rest.clone(), copy, 4);
+                assert_eq!(in_place[0].own_caller_count(), own);
             }
         }
     }

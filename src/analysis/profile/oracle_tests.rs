@@ -239,9 +239,16 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
             // Splitting into many small units and bins must not change anything.
             let [split] = profile_split(&trace, [clock], 3, 1, Detail::Edges);
             assert_eq!(split, want, "split: seed {seed}, clock {clock:?}");
-            // And without the parent caches (every edge in the map).
-            let [uncached] = profile_split_cached(&trace, [clock], 2, 1, false, Detail::Edges);
-            assert_eq!(uncached, want, "uncached: seed {seed}, clock {clock:?}");
+            // And without the parent caches (every edge in the map), `(toplevel)`'s edges
+            // listed or summed in place.
+            for in_place in [false, true] {
+                let sums = (false, in_place);
+                let [uncached] = profile_split_cached(&trace, [clock], 2, 1, sums, Detail::Edges);
+                assert_eq!(
+                    uncached, want,
+                    "uncached ({in_place}): seed {seed}, {clock:?}"
+                );
+            }
             // Released once summed, the calls leave the same profile, and the trace without
             // them.
             if seed % 10 == 0 {
@@ -265,8 +272,14 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
         let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1, Detail::Edges);
         assert_eq!(both.to_vec(), expected, "dual split: seed {seed}");
         let dual = [Clock::Cpu, Clock::Wall];
-        let both = profile_split_cached(&trace, dual, 3, 1, false, Detail::Edges);
-        assert_eq!(both.to_vec(), expected, "dual uncached: seed {seed}");
+        for in_place in [false, true] {
+            let both = profile_split_cached(&trace, dual, 3, 1, (false, in_place), Detail::Edges);
+            assert_eq!(
+                both.to_vec(),
+                expected,
+                "dual uncached ({in_place}): seed {seed}"
+            );
+        }
         let totals = profile_all_clocks_shared(&trace, 2, Detail::Totals);
         let expected: Vec<Profile> = expected.iter().map(without_edges).collect();
         assert_eq!(totals, expected, "dual totals: seed {seed}");
@@ -379,11 +392,11 @@ fn simple_synthetic_trace_numbers() {
     assert_eq!((b.inclusive, b.exclusive, b.top_exclusive), (15, 13, 5));
     assert_eq!((b.calls, b.recursive_calls), (1, 2));
     assert_eq!(
-        p.edges(Some(MethodId(b_))).recursive_parents(),
+        *p.edges(Some(MethodId(b_))).recursive_parents(),
         [Edge::new(Some(MethodId(b_)), 2, 12)]
     );
     assert_eq!(
-        p.edges(Some(MethodId(b_))).recursive_children(),
+        *p.edges(Some(MethodId(b_))).recursive_children(),
         [Edge::new(Some(MethodId(b_)), 1, 4)]
     );
     assert_eq!(p.toplevel.inclusive, 38);
@@ -406,7 +419,7 @@ fn unmatched_exit_is_charged_from_time_zero() {
     assert_eq!(m0.inclusive, 105);
     assert_eq!(m0.exclusive, 0, "first event of the thread");
     assert_eq!(
-        p.edges(Some(MethodId(0))).parents(),
+        *p.edges(Some(MethodId(0))).parents(),
         [Edge::new(None, 1, 105)]
     );
     assert_eq!(p.total_time, 5);
@@ -567,6 +580,46 @@ fn list_counts_in_any_order_make_the_same_lists() {
             for (l, kind) in kinds.into_iter().enumerate() {
                 assert_eq!(a.range(o, kind).len() as u64, c[l], "owner {o} list {l}");
             }
+        }
+    }
+}
+
+/// A clock's times read back are the profile's, whether the exclusive times equal to the
+/// inclusive ones are left out (most methods call nothing) or every one is kept, and whether
+/// the times fit 32 bits or not.
+#[test]
+fn clock_times_read_back_the_profile() {
+    let mut rng = Rng(5);
+    for round in 0..200u64 {
+        let n = rng.below(40) as usize;
+        let differing = rng.below(101);
+        let wide = round % 5 == 0;
+        let methods: Vec<MethodProfile> = (0..n)
+            .map(|_| {
+                let inclusive = rng.below(1000) + if wide { 1 << 33 } else { 0 };
+                let exclusive = match rng.chance(differing) {
+                    true => rng.below(2000),
+                    false => inclusive,
+                };
+                MethodProfile {
+                    inclusive,
+                    exclusive,
+                    ..MethodProfile::default()
+                }
+            })
+            .collect();
+        let profile = Profile {
+            clock: Clock::Wall,
+            total_time: 7,
+            methods: methods.clone(),
+            toplevel: MethodProfile::default(),
+            edge_lists: EdgeLists::default(),
+        };
+        let times = ClockTimes::of(profile);
+        assert_eq!((times.len(), times.total_time), (n, 7));
+        for (i, m) in methods.iter().enumerate() {
+            let got = times.get(MethodId(i as u32));
+            assert_eq!(got, [m.inclusive, m.exclusive], "round {round}, method {i}");
         }
     }
 }

@@ -164,7 +164,7 @@ impl EdgeKind {
             EdgeKind::RecursiveChildren => "Children while recursive",
         }
     }
-    fn list(self, p: MethodEdges<'_>) -> &[Edge] {
+    fn list(self, p: MethodEdges<'_>) -> std::borrow::Cow<'_, [Edge]> {
         match self {
             EdgeKind::Parents => p.parents(),
             EdgeKind::Children => p.children(),
@@ -622,7 +622,8 @@ fn row_cells(
                 let e = kind
                     .list(p.edges(m))
                     .iter()
-                    .find(|e| Some(e.method()) == target);
+                    .find(|e| Some(e.method()) == target)
+                    .copied();
                 let total = if kind.is_parent() {
                     own.total_calls()
                 } else {

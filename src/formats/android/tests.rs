@@ -89,7 +89,7 @@ fn round_trip_every_layout() {
         assert_eq!(t.threads[0].name, "main");
         assert_eq!(t.threads[0].event_count, 6);
         assert_eq!(t.threads[1].event_count, 3);
-        assert_eq!(t.method(t.threads[0].lanes[0].method(0)).line, Some(3));
+        assert_eq!(t.methods.line(t.threads[0].lanes[0].method(0)), Some(3));
         // Times are raw: the dual axis is time2, wall is time1.
         let axis_of_main_first = match clock {
             ClockMode::Dual => 100,
