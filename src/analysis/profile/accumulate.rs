@@ -819,7 +819,7 @@ mod tests {
                 }
                 // Listed `(toplevel)` edges (to even methods here) beside summed ones (to odd
                 // methods) take those with them.
-                let even = |m: u64| m % 2 == 0;
+                let even = |m: u64| m.is_multiple_of(2);
                 let mixed: Vec<EdgeEntry<2>> = (raw.iter().copied())
                     .filter(|e| (e.0 >> 32) as u32 != TOP || even(e.0 >> 2 & 0x3FFF_FFFF))
                     .collect();
