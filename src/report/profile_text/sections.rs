@@ -2,7 +2,6 @@
 //! name, groups by exclusive time, each group's methods under it.
 
 use std::fmt::Write;
-use std::ops::Range;
 
 use super::numbers::{push_right, push_shares_and_calls};
 use super::write::{SPILL_BYTES, Spill};
@@ -100,47 +99,50 @@ impl Printer<'_> {
         } else {
             let _ = writeln!(self.out, "   Cycles %/total Cumul.%  Calls+Recur  {title}");
         }
-        // 16 bytes a group (a file of a million method names has a million): the calls are
-        // summed when a group is printed.
-        struct Group {
-            rows: Range<u32>,
-            exclusive: u64,
-        }
-        let group_rows = |g: &Group| &rows[g.rows.start as usize..g.rows.end as usize];
-        let starts = std::iter::once(0).chain(ends.iter().copied());
-        let mut groups: Vec<Group> = Vec::with_capacity(ends.len());
-        for (start, &end) in starts.zip(&ends) {
-            let mut g = Group {
-                exclusive: 0,
-                rows: start..end,
-            };
-            for &r in group_rows(&g) {
-                g.exclusive += self.rows.get(r as usize).profile.exclusive;
-            }
-            groups.push(g);
-        }
-        drop(ends);
-        // Groups come in increasing `rows.start`: the last tie break makes the unstable sort
-        // (no buffer of half the groups) give the stable order.
-        groups.sort_unstable_by(|a, b| {
+        // Groups in order by their number (where they end in `rows`): 8 bytes a group with its
+        // end (a file of a million method names has a million), the exclusive time of a group
+        // of one row read from that row and the others' summed once, the calls summed when a
+        // group is printed. A group of its range and sum took 16 bytes.
+        let group_rows = |g: u32| {
+            let start = g.checked_sub(1).map_or(0, |p| ends[p as usize]);
+            &rows[start as usize..ends[g as usize] as usize]
+        };
+        let exclusive_of = |rows: &[u32]| -> u64 {
+            (rows.iter())
+                .map(|&r| self.rows.get(r as usize).profile.exclusive)
+                .fold(0, u64::wrapping_add)
+        };
+        let summed: Vec<(u32, u64)> = (0..ends.len() as u32)
+            .filter(|&g| group_rows(g).len() > 1)
+            .map(|g| (g, exclusive_of(group_rows(g))))
+            .collect();
+        let exclusive = |g: u32| match summed.binary_search_by_key(&g, |s| s.0) {
+            Ok(i) => summed[i].1,
+            Err(_) => exclusive_of(group_rows(g)),
+        };
+        let mut groups: Vec<u32> = (0..ends.len() as u32).collect();
+        // The group number as the last tie break makes the unstable sort (no buffer of half the
+        // groups) give the stable order.
+        groups.sort_unstable_by(|&a, &b| {
             let (fa, fb) = (
                 self.rows.get(group_rows(a)[0] as usize),
                 self.rows.get(group_rows(b)[0] as usize),
             );
-            b.exclusive
-                .cmp(&a.exclusive)
+            exclusive(b)
+                .cmp(&exclusive(a))
                 .then(fa.rank().class.cmp(&fb.rank().class))
                 .then_with(|| fa.id().cmp(&fb.id()))
-                .then(a.rows.start.cmp(&b.rows.start))
+                .then(a.cmp(&b))
         });
         let letter = if by_class { 'd' } else { 'e' };
         let mut sum = 0.0f64;
-        for (ii, g) in groups.iter().enumerate() {
-            if g.exclusive == 0 {
+        for (ii, &g) in groups.iter().enumerate() {
+            let group_exclusive = exclusive(g);
+            if group_exclusive == 0 {
                 break;
             }
-            sum += g.exclusive as f64;
-            let per = 100.0 * g.exclusive as f64 / self.total;
+            sum += group_exclusive as f64;
+            let per = 100.0 * group_exclusive as f64 / self.total;
             let sum_per = 100.0 * sum / self.total;
             let first = self.rows.get(group_rows(g)[0] as usize);
             let calls = group_rows(g).iter().fold([0u64; 2], |[c, r], &row| {
@@ -161,7 +163,7 @@ impl Printer<'_> {
                      id=\"x{letter}{ii}\">+</span>"
                 );
                 let mut s = String::new();
-                html_field(&mut s, &g.exclusive.to_string(), 9);
+                html_field(&mut s, &group_exclusive.to_string(), 9);
                 s.push(' ');
                 html_shares_and_calls(&mut s, per, sum_per, calls, " ");
                 s.push(' ');
@@ -175,14 +177,14 @@ impl Printer<'_> {
                 // `{:9} {per:7.1} {sum_per:7.1} {:6}+{:<6} {group_name}`, by hand.
                 let out = &mut self.out;
                 out.push_str("---------------------------------------------\n");
-                push_right(out, g.exclusive, 9);
+                push_right(out, group_exclusive, 9);
                 out.push(' ');
                 push_shares_and_calls(out, per, sum_per, calls);
                 out.push(' ');
                 out.push_str(group_name);
                 out.push('\n');
             }
-            let group_exclusive = g.exclusive as f64;
+            let group_exclusive = group_exclusive as f64;
             let mut sum_methods = 0.0f64;
             for &r in group_rows(g) {
                 let r = r as usize;
