@@ -99,26 +99,41 @@ impl Printer<'_> {
         } else {
             let _ = writeln!(self.out, "   Cycles %/total Cumul.%  Calls+Recur  {title}");
         }
-        // Groups in order by their number (where they end in `rows`): 8 bytes a group with its
-        // end (a file of a million method names has a million), the exclusive time of a group
-        // of one row read from that row and the others' summed once, the calls summed when a
-        // group is printed. A group of its range and sum took 16 bytes.
+        // Groups in order by their number (where they end in `rows`), the calls summed when a
+        // group is printed. The exclusive times: each group's, read at every comparison of the
+        // sort, unless there are many groups and most are of one row (a file of a million
+        // method names has a million), whose time is read from the row, the others' kept by
+        // group (8 bytes a group and its end, where a group of its range and sum took 16).
         let group_rows = |g: u32| {
             let start = g.checked_sub(1).map_or(0, |p| ends[p as usize]);
             &rows[start as usize..ends[g as usize] as usize]
         };
         let exclusive_of = |rows: &[u32]| -> u64 {
             (rows.iter())
-                .map(|&r| self.rows.get(r as usize).profile.exclusive)
+                .map(|&r| self.rows.numbers(r as usize).exclusive)
                 .fold(0, u64::wrapping_add)
         };
-        let summed: Vec<(u32, u64)> = (0..ends.len() as u32)
-            .filter(|&g| group_rows(g).len() > 1)
-            .map(|g| (g, exclusive_of(group_rows(g))))
-            .collect();
-        let exclusive = |g: u32| match summed.binary_search_by_key(&g, |s| s.0) {
-            Ok(i) => summed[i].1,
-            Err(_) => exclusive_of(group_rows(g)),
+        let count = ends.len() as u32;
+        let several = |g: &u32| group_rows(*g).len() > 1;
+        let (each, summed): (Vec<u64>, Vec<(u32, u64)>) =
+            match ends.len() <= 1 << 16 || 4 * (0..count).filter(several).count() > ends.len() {
+                true => (
+                    (0..count).map(|g| exclusive_of(group_rows(g))).collect(),
+                    Vec::new(),
+                ),
+                false => (
+                    Vec::new(),
+                    ((0..count).filter(several))
+                        .map(|g| (g, exclusive_of(group_rows(g))))
+                        .collect(),
+                ),
+            };
+        let exclusive = |g: u32| match each.get(g as usize) {
+            Some(&e) => e,
+            None => match summed.binary_search_by_key(&g, |s| s.0) {
+                Ok(i) => summed[i].1,
+                Err(_) => exclusive_of(group_rows(g)),
+            },
         };
         let mut groups: Vec<u32> = (0..ends.len() as u32).collect();
         // The group number as the last tie break makes the unstable sort (no buffer of half the
