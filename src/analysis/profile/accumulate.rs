@@ -700,6 +700,25 @@ mod tests {
         assert_eq!(b.methods.capacity(), 1000);
     }
 
+    /// The edge lists of `methods` methods on two clocks made from `edges` and `top`, `batch`
+    /// raw edges read at a time.
+    fn two_clock_lists(
+        methods: u32,
+        edges: Vec<EdgeEntry<2>>,
+        top: TopEdges<2>,
+        batch: usize,
+    ) -> [EdgeLists; 2] {
+        let mut profiles: [Profile; 2] = std::array::from_fn(|k| Profile {
+            clock: [Clock::Cpu, Clock::Wall][k],
+            total_time: 0,
+            methods: vec![MethodProfile::default(); methods as usize],
+            toplevel: MethodProfile::default(),
+            edge_lists: EdgeLists::default(),
+        });
+        fill_edges(&mut profiles, edges, top, batch);
+        profiles.map(|p| p.edge_lists)
+    }
+
     /// The parents lists read from the end of the raw edges a batch at a time, the batch cut
     /// anywhere (inside runs of equal keys too), are the lists read in one go; keys repeat, in
     /// both recursive flags, with `(toplevel)` among the parents; on two clocks.
@@ -718,17 +737,8 @@ mod tests {
                     (key, 1 + rng.below(3), [rng.below(1000), rng.below(1000)])
                 })
                 .collect();
-            let lists = |batch: usize| {
-                let mut profiles: [Profile; 2] = std::array::from_fn(|k| Profile {
-                    clock: [Clock::Cpu, Clock::Wall][k],
-                    total_time: 0,
-                    methods: vec![MethodProfile::default(); methods as usize],
-                    toplevel: MethodProfile::default(),
-                    edge_lists: EdgeLists::default(),
-                });
-                fill_edges(&mut profiles, raw.clone(), TopEdges::default(), batch);
-                profiles.map(|p| p.edge_lists)
-            };
+            let lists =
+                |batch: usize| two_clock_lists(methods, raw.clone(), TopEdges::default(), batch);
             let whole = lists(usize::MAX);
             for batch in [1, 2, 3, 7, 64] {
                 assert_eq!(lists(batch), whole, "{methods} methods, batch {batch}");
@@ -792,15 +802,7 @@ mod tests {
                     }
                 }
                 let lists = |edges: Vec<EdgeEntry<2>>, top: TopEdges<2>, batch: usize| {
-                    let mut profiles: [Profile; 2] = std::array::from_fn(|k| Profile {
-                        clock: [Clock::Cpu, Clock::Wall][k],
-                        total_time: 0,
-                        methods: vec![MethodProfile::default(); methods as usize],
-                        toplevel: MethodProfile::default(),
-                        edge_lists: EdgeLists::default(),
-                    });
-                    fill_edges(&mut profiles, edges, top, batch);
-                    profiles.map(|p| p.edge_lists)
+                    two_clock_lists(methods, edges, top, batch)
                 };
                 let listed = lists(raw.clone(), TopEdges::default(), usize::MAX);
                 let rest: Vec<EdgeEntry<2>> = (raw.iter().copied())
