@@ -167,14 +167,12 @@ fn accumulate_shared(
 ) -> (Acc<1>, [u64; 1]) {
     let calls = call_count(trace);
     let workers = workers_within::<1>(trace.methods.len(), Some(calls), share, detail);
-    let cached = caches_parents(trace.methods.len(), Some(calls));
-    let in_place = top_in_place(trace.methods.len(), top_call_count(trace), cached);
     accumulate(
         trace,
         [clock],
         workers,
         default_unit(trace),
-        (cached, in_place),
+        sums(trace),
         detail,
     )
 }
@@ -238,15 +236,6 @@ enum Exclusive {
     Differing { methods: Vec<u32>, times: DurColumn },
 }
 
-/// `times` in a column as narrow as they fit.
-fn column(times: impl Iterator<Item = u64> + Clone) -> DurColumn {
-    if times.clone().all(|t| t <= u64::from(u32::MAX)) {
-        DurColumn::Narrow(times.map(|t| t as u32).collect())
-    } else {
-        DurColumn::Wide(times.collect())
-    }
-}
-
 impl ClockTimes {
     pub fn of(profile: Profile) -> Self {
         let methods = &profile.methods;
@@ -254,15 +243,15 @@ impl ClockTimes {
         let exclusive = if 2 * differing().count() <= methods.len() {
             Exclusive::Differing {
                 methods: differing().map(|(i, _)| i as u32).collect(),
-                times: column(differing().map(|(_, m)| m.exclusive)),
+                times: DurColumn::narrowest(differing().map(|(_, m)| m.exclusive)),
             }
         } else {
-            Exclusive::Every(column(methods.iter().map(|m| m.exclusive)))
+            Exclusive::Every(DurColumn::narrowest(methods.iter().map(|m| m.exclusive)))
         };
         ClockTimes {
             clock: profile.clock,
             total_time: profile.total_time,
-            inclusive: column(methods.iter().map(|m| m.inclusive)),
+            inclusive: DurColumn::narrowest(methods.iter().map(|m| m.inclusive)),
             exclusive,
         }
     }
@@ -423,16 +412,15 @@ fn profile_split<const K: usize>(
     unit_calls: usize,
     detail: Detail,
 ) -> [Profile; K] {
+    profile_split_cached(trace, clocks, workers, unit_calls, sums(trace), detail)
+}
+
+/// How a lane walk of `trace` sums its edges: (with parent caches, `(toplevel)`'s edges in
+/// place); see [`caches_parents`] and [`top_in_place`].
+fn sums(trace: &Trace) -> (bool, bool) {
     let cached = caches_parents(trace.methods.len(), Some(call_count(trace)));
     let in_place = top_in_place(trace.methods.len(), top_call_count(trace), cached);
-    profile_split_cached(
-        trace,
-        clocks,
-        workers,
-        unit_calls,
-        (cached, in_place),
-        detail,
-    )
+    (cached, in_place)
 }
 
 /// [`profile_split`] with parent caches or without (see [`caches_parents`]), and `(toplevel)`'s

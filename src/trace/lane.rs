@@ -114,6 +114,15 @@ impl Default for DurColumn {
 }
 
 impl DurColumn {
+    /// `values` as u32 if they all fit, else as u64.
+    pub(crate) fn narrowest(values: impl Iterator<Item = u64> + Clone) -> Self {
+        if values.clone().all(|v| v <= u64::from(u32::MAX)) {
+            DurColumn::Narrow(values.map(|v| v as u32).collect())
+        } else {
+            DurColumn::Wide(values.collect())
+        }
+    }
+
     /// Appends a duration, switching to u64 storage on the first one above `u32::MAX`.
     #[inline]
     pub(crate) fn push(&mut self, d: u64) {

@@ -275,7 +275,7 @@ impl EdgeLists {
         self
     }
 
-    /// Caller `i`, an edge of its own or callee edge `2 · i` read from the other end.
+    /// Caller `i`: an edge of its own, or the callee edge it names read from the other end.
     fn caller(&self, i: usize) -> Edge {
         let v = self.callers.get(i);
         let j = (v / 2) as usize;
