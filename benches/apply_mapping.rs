@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tracelens::app::Document;
 use tracelens::formats::Progress;
-use tracelens::mapping::{Mapping, apply, obfuscate::obfuscate_trace, unapply};
+use tracelens::mapping::{apply, obfuscate::obfuscate_trace, unapply};
 use tracelens::trace::Trace;
 
 fn ms(d: Duration) -> f64 {
@@ -55,7 +55,9 @@ fn main() {
     );
     let (t_new, doc) = best_of(3, || Document::new(trace.clone()));
     let doc = Arc::new(doc);
-    let (t_read, mapping) = best_of(3, || Mapping::load(Path::new(&map_path)).expect("mapping"));
+    let (t_read, mapping) = best_of(3, || {
+        tracelens::load::load_mapping(Path::new(&map_path)).expect("mapping")
+    });
     let (t_clone, _) = best_of(3, || Trace::clone(&doc.trace));
     let (t_apply, (res, renamed)) = best_of(3, || {
         let mut t = Trace::clone(&doc.trace);

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use tracelens::mapping::{Mapping, Outcome, obfuscate::synthetic_mapping, resolve};
+use tracelens::mapping::{Outcome, obfuscate::synthetic_mapping, resolve};
 
 fn main() {
     let arg = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -38,7 +38,7 @@ fn main() {
     for _ in 0..5 {
         drop(mapping.take());
         let t0 = Instant::now();
-        let m = Mapping::load(&path).expect("load the mapping");
+        let m = tracelens::load::load_mapping(&path).expect("load the mapping");
         best = best.min(t0.elapsed());
         mapping = Some(m);
     }

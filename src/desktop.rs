@@ -37,11 +37,11 @@ impl Paths {
 
 /// The `.desktop` text with `Exec` pointing at `exe`.
 pub(crate) fn desktop_entry(exe: &Path) -> String {
-    let exec = exe.display().to_string();
-    let quoted = if exec.contains(' ') {
-        format!("\"{exec}\"")
+    let path = exe.display().to_string();
+    let quoted = if path.contains(' ') {
+        format!("\"{path}\"")
     } else {
-        exec
+        path
     };
     DESKTOP.replace("Exec=tracelens %F", &format!("Exec={quoted} %F"))
 }

@@ -56,8 +56,8 @@ pub enum Target {
     Convert,
     /// `tracelens profile --range`: a range chosen by the input's first two bytes.
     Restrict,
-    /// What the viewer computes when a file is opened (the load job's document) and the call
-    /// trees of its lower panel.
+    /// What the viewer computes when a file is opened (the load job's document, with the `gui`
+    /// feature) and the call trees of its lower panel.
     Viewer,
     /// What the Transform, Search and compensation switches compute: every kind of call-tree
     /// transform on methods of the trace (alone and stacked), a search, and the compensated
@@ -67,7 +67,7 @@ pub enum Target {
     /// with a budget.
     Regress,
     /// A session sidecar (`FILE.tracelens.json`) from the input, resolved against the sample
-    /// trace as the viewer does when it reopens a trace.
+    /// trace as the viewer does when it reopens a trace (nothing without the `gui` feature).
     Session,
 }
 
@@ -404,6 +404,7 @@ fn regress(a: &Trace, b: &Trace) {
 }
 
 /// A sidecar session from `bytes`, resolved against the embedded sample trace.
+#[cfg(feature = "gui")]
 fn session(bytes: &[u8]) {
     use std::sync::OnceLock;
     static SAMPLE: OnceLock<Option<Trace>> = OnceLock::new();
@@ -419,6 +420,10 @@ fn session(bytes: &[u8]) {
         let _ = crate::analysis::transform::apply(trace, &r.transforms);
     }
 }
+
+/// Sessions belong to the viewer: without it there is nothing to fuzz.
+#[cfg(not(feature = "gui"))]
+fn session(_bytes: &[u8]) {}
 
 /// The clocks of `trace`, or its primary clock when it has none.
 fn clocks_of(trace: &Trace) -> Vec<Clock> {
@@ -550,6 +555,6 @@ fn viewer(trace: Trace) {
             opened += 1;
         }
     }
-    let doc = crate::app::Document::new(trace);
-    let _ = doc.ranked();
+    #[cfg(feature = "gui")]
+    let _ = crate::app::Document::new(trace).ranked();
 }

@@ -5,7 +5,7 @@
 //!
 //! Data flows one way: bytes ([`load`]) → a format reader ([`formats`]) → a [`trace::Builder`] →
 //! a [`trace::Trace`] → pure analyses ([`analysis`]) → text reports ([`report`]) or the GUI
-//! ([`app`]).
+//! (`app`, behind the default cargo feature `gui`).
 //!
 //! ```
 //! use tracelens::trace::{Action, Builder, ClockMode, MethodId};
@@ -29,22 +29,29 @@
 #![deny(unsafe_code)]
 
 pub mod analysis;
+#[cfg(feature = "gui")]
 pub mod app;
 pub mod cli;
+#[cfg(feature = "gui")]
 pub(crate) mod desktop;
 pub mod formats;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod glob;
 pub mod load;
 pub mod mapping;
 mod par;
 pub mod report;
+#[cfg(test)]
+pub(crate) mod testutil;
 pub(crate) mod timing;
 pub mod trace;
 
 /// The sample trace the viewer shows when started without a file: a realistic dual-clock Android
 /// trace written by `tracelens gen --records 40000 --threads 4 --methods 400 --seed 7`.
+#[cfg(feature = "gui")]
 pub(crate) static SAMPLE_TRACE: &[u8] = include_bytes!("../sample-traces/sample-app.trace");
 
 /// The name shown for [`SAMPLE_TRACE`].
+#[cfg(feature = "gui")]
 pub const SAMPLE_TRACE_NAME: &str = "sample-app.trace";

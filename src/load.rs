@@ -3,12 +3,14 @@
 //! A file is memory-mapped read-only (falling back to reading it into memory when mapping fails,
 //! e.g. for pipes or special files); readers see `&[u8]` either way. [`load_path`] detects the
 //! format and builds the trace; the GUI calls it on a rayon worker with a shared [`Progress`].
+//! [`load_mapping`] reads an R8/ProGuard mapping file the same way.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::formats::{self, FormatError, Parsed, Progress, ReadContext, ReleaseInput};
+use crate::mapping::{Mapping, MappingLoadError};
 use crate::trace::Trace;
 
 /// The bytes of an input file.
@@ -24,6 +26,12 @@ impl std::ops::Deref for Source {
             Source::Mapped(m) => m,
             Source::Owned(v) => v,
         }
+    }
+}
+
+impl AsRef<[u8]> for Source {
+    fn as_ref(&self) -> &[u8] {
+        self
     }
 }
 
@@ -275,6 +283,22 @@ fn read_builder(path: &Path, source: &Source, progress: &Progress) -> Result<Par
         progress,
         formats::read_to_builder,
     )
+}
+
+/// Reads the R8/ProGuard mapping file at `path` (memory-mapped; the mapping keeps the map).
+pub fn load_mapping(path: &Path) -> Result<Mapping, MappingLoadError> {
+    let bytes = Source::open(path).map_err(|source| MappingLoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Mapping::parse_bytes(&name, bytes).map_err(|error| MappingLoadError::Parse {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Parses `bytes` that came from `path` (the path is used for messages and as a hint only).

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tracelens::analysis::stats::{Stats, compare_runs, series_stats};
+use tracelens::analysis::series::series_stats;
+use tracelens::analysis::stats::{Stats, compare_runs};
 use tracelens::formats::legacy::{LegacyKind, read, sniff};
 use tracelens::formats::{Progress, ReadContext};
 use tracelens::trace::{Location, Trace};

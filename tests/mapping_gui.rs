@@ -459,7 +459,7 @@ fn the_timeline_call_tooltip_shows_both_names() {
     let dir = tempfile::tempdir().unwrap();
     let (trace, mapping) = obfuscated_sample(dir.path(), "m.txt");
     let mut t = load(&trace);
-    let m = tracelens::mapping::Mapping::load(&mapping).unwrap();
+    let m = tracelens::load::load_mapping(&mapping).unwrap();
     tracelens::mapping::apply(&mut t, &m);
     // The first call of a renamed method.
     let (ti, d, i) = t

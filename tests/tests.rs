@@ -29,30 +29,45 @@ mod legacy;
 /// Truncated and corrupted traces: reading never panics.
 mod robustness;
 
-// The GUI (egui_kittest, headless wgpu) and the desktop integration
+// The code base
+/// The layers of src/ point one way, and no file imports itself in a circle.
+mod layers;
+
+// The GUI (egui_kittest, headless wgpu) and the desktop integration: with the `gui` feature
 /// Compare > Groups of runs: tabs in two groups, the injected regression first, its chart.
+#[cfg(feature = "gui")]
 mod compare_groups_gui;
 /// View > Compensate tracing overhead: true times shown, marked, and back.
+#[cfg(feature = "gui")]
 mod compensate_gui;
 /// `--install-desktop` / `--uninstall-desktop`.
+#[cfg(feature = "gui")]
 mod desktop;
 /// The whole viewer driven through egui_kittest.
+#[cfg(feature = "gui")]
 mod gui;
 /// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
+#[cfg(feature = "gui")]
 mod gui_corners;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
+#[cfg(feature = "gui")]
 mod mapping_gui;
 /// Search that finds calls: query, calls found, Enter walking the timeline, the list.
+#[cfg(feature = "gui")]
 mod search_gui;
 /// Sessions: save, close, reopen gives the same view; broken sidecars; Open session….
+#[cfg(feature = "gui")]
 mod session_gui;
 /// Call-tree transforms in the viewer: context menu, breadcrumbs, undo/redo, package rules.
+#[cfg(feature = "gui")]
 mod transforms_gui;
 /// Each analysis view driven on its own.
+#[cfg(feature = "gui")]
 mod views_gui;
 
 /// The app in a kittest harness, stepping, dropped files: shared by the GUI modules.
+#[cfg(feature = "gui")]
 mod gui_util;
 /// Helpers shared by the modules above.
 mod util;

@@ -27,15 +27,13 @@
 //! a diagnostic. The rebuilt timeline axis of thread-CPU-only traces is not a clock and is left
 //! as it is; their CPU times are compensated.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::analysis::profile::{ClockTimes, Profile};
-use crate::trace::builder::PARALLEL_THREAD_CALLS;
 use crate::trace::{Call, Diagnostic, Lane, LaneBuilder, Location, MethodId, Thread, Trace};
 
-/// The largest per-record overhead taken from a key or an option, ns: a clock read costs
-/// nanoseconds to tens of microseconds even on an emulator; more is a broken value.
-pub const MAX_OVERHEAD_NS: u64 = 1_000_000;
+pub use crate::trace::MAX_OVERHEAD_NS;
 
 /// A method is flagged as mostly tracing cost when its compensated inclusive time is below this
 /// share of its measured one (see [`mostly_tracing`]).
@@ -185,52 +183,27 @@ impl Clamp {
 /// the threads compensated approximately.
 pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
     let plan = Plan::of(trace, overhead_ns);
-    // Small threads are rewritten on this thread (see `small_here_large_parallel`): made on
-    // the workers, the lanes of 60 000 threads of 16 calls took 45 MB more peak RSS in
-    // `summary --compensate`.
-    // Each thread in its slot, and whether its compensation is exact apart (a list of both
-    // took 120 bytes a thread twice over, and kept the room of the pair per thread).
-    let mut slots: Vec<Option<Thread>> = trace.threads.iter().map(|_| None).collect();
-    let mut exact = vec![false; trace.threads.len()];
-    crate::par::small_here_large_parallel(
-        trace.threads.iter().zip(slots.iter_mut().zip(&mut exact)),
-        |(t, _)| t.call_count() >= PARALLEL_THREAD_CALLS,
-        || (),
-        |(), (t, (slot, exact))| {
-            let (rewritten, is_exact) = plan.thread(t);
-            (*slot, *exact) = (Some(rewritten), is_exact);
-        },
-    );
-    // In place: every slot is filled.
-    let rewritten: Vec<Thread> = slots.into_iter().map(Option::unwrap_or_default).collect();
+    // Each thread in its slot, and apart from it whether its compensation is exact (a list of
+    // pairs would take their padded size per thread, twice over).
+    let (rewritten, exact): (Vec<Thread>, Vec<bool>) =
+        trace.threads.par_iter().map(|t| plan.thread(t)).unzip();
     plan.finish(plan.rest(trace), rewritten, &exact, from)
 }
 
 /// [`compensate`] of a trace that is used up: each thread's calls are replaced by their
-/// compensated calls as soon as these are made, so that the two sets (tens of thousands of
-/// small allocations for as many threads, which the allocator keeps once freed) are not alive
-/// at once.
-///
-/// Nothing else is made while the calls are replaced: the rest of the trace is compensated
-/// first, and each thread keeps its name. The freed calls are then one run of memory that the
-/// profile's large lists are made in; a few small blocks made in its middle (a name, a copied
-/// file name) split it, and the lists took 29 MB of new memory on a Logger file.
+/// compensated calls as soon as these are made, so that the two sets are not alive at once. The
+/// rest of the trace is compensated first; each thread keeps its name.
 pub fn compensate_owned(mut trace: Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
     let plan = Plan::of(&trace, overhead_ns);
     let mut threads = std::mem::take(&mut trace.threads);
     let rest = plan.rest_owned(trace);
     let mut exact = vec![false; threads.len()];
-    crate::par::small_here_large_parallel(
-        threads.iter_mut().zip(&mut exact),
-        |(t, _)| t.call_count() >= PARALLEL_THREAD_CALLS,
-        || (),
-        |(), (t, exact)| {
-            let name = std::mem::take(&mut t.name);
-            let (rewritten, is_exact) = plan.thread(t);
-            (*t, *exact) = (rewritten, is_exact);
-            t.name = name;
-        },
-    );
+    (threads.par_iter_mut().zip(&mut exact)).for_each(|(t, exact)| {
+        let name = std::mem::take(&mut t.name);
+        let (rewritten, is_exact) = plan.thread(t);
+        (*t, *exact) = (rewritten, is_exact);
+        t.name = name;
+    });
     plan.finish(rest, threads, &exact, from)
 }
 

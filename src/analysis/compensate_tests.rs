@@ -4,6 +4,7 @@
 use super::*;
 use crate::analysis::profile::profile;
 use crate::analysis::testutil::{Events, random_events, trace_from_events};
+use crate::trace::builder::PARALLEL_THREAD_CALLS;
 use crate::trace::{Action, Clock, MethodId};
 use proptest::prelude::*;
 
@@ -215,8 +216,8 @@ fn a_rebuilt_axis_is_kept() {
 
 #[test]
 fn large_threads_rewritten_in_parallel_keep_their_places_among_small_ones() {
-    // Large threads are compensated on the workers, small ones in order on the calling thread:
-    // each rewritten thread must land in its own place.
+    // Threads of very different sizes, compensated in parallel: each rewritten thread must land
+    // in its own place.
     let small = random_events(7, 6, 60);
     let large = random_events(8, 3, 50_000);
     let ev: Vec<Events> = [&small[0], &large[0], &small[1], &small[2], &large[1]]

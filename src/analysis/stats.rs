@@ -1,6 +1,5 @@
-//! Duration statistics for the legacy formats: per series (PerfLog marker, CProfiler id),
-//! per method (RTL scope, Logger block), run comparison against a baseline, RTL multi-process
-//! alignment on absolute time.
+//! Duration statistics for the legacy formats: summary statistics of a set of durations
+//! ([`Stats`], per series in [`super::series`]) and run comparison against a baseline.
 
 use serde::Serialize;
 
@@ -46,35 +45,6 @@ impl Stats {
             total,
         }
     }
-}
-
-/// One row of a per-series table.
-#[derive(Clone, Debug, Serialize)]
-pub struct SeriesStats {
-    pub name: String,
-    pub group: String,
-    pub stats: Stats,
-    pub incomplete: u64,
-    /// `key=value` attributes of the name (PerfLog's CETK convention), formulas evaluated.
-    pub attributes: Vec<crate::analysis::attributes::Attribute>,
-}
-
-/// Statistics of every `DurationSeries` of a trace, in trace order.
-pub fn series_stats(trace: &Trace) -> Vec<SeriesStats> {
-    trace
-        .durations
-        .iter()
-        .map(|d| {
-            let stats = Stats::of(d.durations_s);
-            SeriesStats {
-                name: d.name.to_string(),
-                group: d.group.to_string(),
-                attributes: crate::analysis::attributes::attributes(d.name, &stats),
-                stats,
-                incomplete: d.incomplete,
-            }
-        })
-        .collect()
 }
 
 /// One id's mean duration across runs compared with the baseline run.

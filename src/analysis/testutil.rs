@@ -1,5 +1,6 @@
 //! Test helpers: small traces built through the public [`Builder`], hand-written or random.
 
+pub(crate) use crate::testutil::Rng;
 use crate::trace::{Action, Builder, ClockMode, MethodId, Trace};
 
 /// dmtracedump's synthetic `simple.trace` (traces/synthetic/simple.txt): thread-cpu clock,
@@ -87,24 +88,6 @@ pub(crate) fn trace_from_txt(txt: &str) -> Trace {
 
 pub(crate) fn simple_trace() -> Trace {
     trace_from_txt(SIMPLE_TXT)
-}
-
-/// xorshift64*: deterministic and dependency-free.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// One thread's events: (action, method, axis time, CPU time).

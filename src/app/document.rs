@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::analysis::profile::{Profile, profile_all_clocks};
 use crate::analysis::restrict::restrict;
-use crate::analysis::stats::{SeriesStats, series_stats};
+use crate::analysis::series::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
 use crate::trace::{Clock, MethodId, Trace};
 

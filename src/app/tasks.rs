@@ -281,7 +281,7 @@ impl MappingJob {
             let t0 = std::time::Instant::now();
             let mapping = match loaded {
                 Some(m) => m,
-                None => Arc::new(Mapping::load(&p).map_err(|e| e.to_string())?),
+                None => Arc::new(crate::load::load_mapping(&p).map_err(|e| e.to_string())?),
             };
             let load_ms = t0.elapsed().as_millis() as u64;
             let t1 = std::time::Instant::now();

@@ -44,8 +44,10 @@ pub struct DiffArgs {
 
 /// Prints the comparison (text of the primary clock, or JSON).
 pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
+    let mapping_a = args.mapping_a.as_ref().or(args.mapping.as_ref());
+    let mapping_b = args.mapping_b.as_ref().or(args.mapping.as_ref());
     let (Some(a_path), Some(b_path)) = (&args.a, &args.b) else {
-        return super::regress::run(args);
+        return super::regress::run(&args.groups, mapping_a, mapping_b, args.json);
     };
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
@@ -55,8 +57,6 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
         Ok::<_, CliError>(trace)
     };
-    let mapping_a = args.mapping_a.as_ref().or(args.mapping.as_ref());
-    let mapping_b = args.mapping_b.as_ref().or(args.mapping.as_ref());
     // The profiles are in each trace's measured ticks (compensation counts finer ones).
     let tps =
         |t: &crate::trace::Trace| t.ticks_per_sec / crate::analysis::compensate::tick_factor(t);

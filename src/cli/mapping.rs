@@ -50,7 +50,7 @@ impl MappingOpt {
 
 /// Reads the mapping at `path`, if any.
 pub(crate) fn load_mapping(path: Option<&Path>) -> Result<Option<Mapping>, CliError> {
-    path.map(|p| Mapping::load(p).map_err(CliError::from))
+    path.map(|p| crate::load::load_mapping(p).map_err(CliError::from))
         .transpose()
 }
 

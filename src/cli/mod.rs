@@ -32,9 +32,11 @@ pub struct Cli {
     /// Install the desktop entry, icon and `.trace` MIME type for the current user (under
     /// $XDG_DATA_HOME, default ~/.local/share), so tracelens is in the menu and opens traces on
     /// double-click.
+    #[cfg(feature = "gui")]
     #[arg(long, conflicts_with = "uninstall_desktop")]
     pub install_desktop: bool,
     /// Remove what --install-desktop installed.
+    #[cfg(feature = "gui")]
     #[arg(long)]
     pub uninstall_desktop: bool,
 }
@@ -63,17 +65,9 @@ pub enum Command {
 /// Runs the command line. Errors are returned, not printed: `main` prints them once with the
 /// `tracelens: ` prefix and exits with [`CliError::exit_code`].
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    #[cfg(feature = "gui")]
     if cli.install_desktop || cli.uninstall_desktop {
-        let report = if cli.install_desktop {
-            let exe = std::env::current_exe()
-                .map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?;
-            crate::desktop::install(&exe.canonicalize().unwrap_or(exe))
-        } else {
-            crate::desktop::uninstall()
-        }
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-        report.lines.iter().for_each(|l| println!("{l}"));
-        return Ok(());
+        return desktop_integration(cli.install_desktop);
     }
     match cli.command {
         Some(Command::Profile(args)) => profile::run(&args),
@@ -84,9 +78,40 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Convert(args)) => convert::run(&args),
         Some(Command::Graph(args)) => graph::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
-        None => crate::app::run_native(cli.files)
-            .map_err(|e| CliError::Failed(format!("cannot start the window: {e}"))),
+        None => open_window(cli.files),
     }
+}
+
+/// `--install-desktop` (`install`) or `--uninstall-desktop`: prints what was done.
+#[cfg(feature = "gui")]
+fn desktop_integration(install: bool) -> Result<(), CliError> {
+    let report = if install {
+        let exe = std::env::current_exe()
+            .map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?;
+        crate::desktop::install(&exe.canonicalize().unwrap_or(exe))
+    } else {
+        crate::desktop::uninstall()
+    }
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    report.lines.iter().for_each(|l| println!("{l}"));
+    Ok(())
+}
+
+/// Opens the viewer on `files` (the sample trace when there are none).
+#[cfg(feature = "gui")]
+fn open_window(files: Vec<PathBuf>) -> Result<(), CliError> {
+    crate::app::run_native(files)
+        .map_err(|e| CliError::Failed(format!("cannot start the window: {e}")))
+}
+
+/// This binary was built without the window (`--no-default-features`): only the subcommands.
+#[cfg(not(feature = "gui"))]
+fn open_window(_files: Vec<PathBuf>) -> Result<(), CliError> {
+    Err(CliError::Usage(
+        "this build has no viewer window (built without the `gui` feature); \
+         use a subcommand (see `tracelens --help`)"
+            .into(),
+    ))
 }
 
 /// Writes `parts` one after the other to stdout; a closed pipe (`| head`) is not an error.

@@ -127,9 +127,14 @@ fn load_run(
     Ok((samples, clock))
 }
 
-/// Runs the group comparison; `Err(BudgetBroken)` (exit 3) after the report when a budget broke.
-pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
-    let g = &args.groups;
+/// Runs the group comparison, each group's runs with their mapping (if any), the report as
+/// text or `json`; `Err(BudgetBroken)` (exit 3) after the report when a budget broke.
+pub(crate) fn run(
+    g: &GroupArgs,
+    mapping_base: Option<&PathBuf>,
+    mapping_new: Option<&PathBuf>,
+    json: bool,
+) -> Result<(), CliError> {
     let mut rules = g.fail_on.clone();
     if let Some(path) = &g.budget {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -144,12 +149,8 @@ pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
     } else {
         Keying::Methods
     };
-    // A group's own mapping, else the one for both.
-    let mapping_of = |own: &Option<PathBuf>| {
-        super::mapping::load_mapping(own.as_ref().or(args.mapping.as_ref()).map(PathBuf::as_path))
-    };
-    let map_base = mapping_of(&args.mapping_a)?;
-    let map_new = mapping_of(&args.mapping_b)?;
+    let map_base = super::mapping::load_mapping(mapping_base.map(PathBuf::as_path))?;
+    let map_new = super::mapping::load_mapping(mapping_new.map(PathBuf::as_path))?;
     // The first base run decides the clock when none is asked for.
     let (first, clock) = load_run(
         &g.base[0],
@@ -212,7 +213,7 @@ pub(crate) fn run(args: &super::diff::DiffArgs) -> Result<(), CliError> {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
     };
-    let written = if args.json {
+    let written = if json {
         write_json(
             &cmp,
             clock,

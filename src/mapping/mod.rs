@@ -15,9 +15,9 @@
 //!     # {"id":"com.android.tools.r8.residualsignature","signature":"(J)V"}
 //! ```
 //!
-//! Names are kept as spans of the file's bytes (the file is memory-mapped, see
-//! [`crate::load::Source`]); an index of obfuscated and original class names is built after the
-//! one pass over the lines. Errors name the line.
+//! Names are kept as spans of the bytes the mapping owns (a memory map when the file is read from
+//! disk); an index of obfuscated and original class names is built after the one pass over the
+//! lines. Errors name the line. Reading the file is the caller's: this module parses bytes.
 //!
 //! ```
 //! use tracelens::mapping::{Mapping, resolve, Outcome};
@@ -43,13 +43,10 @@ pub use apply::{Outcome, Resolution, apply, resolve};
 pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 
 use std::hash::BuildHasher;
-use std::ops::Range;
-use std::path::Path;
+use std::ops::{Deref, Range};
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
-
-use crate::load::Source;
 
 /// A byte range of the mapping's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -166,11 +163,21 @@ pub enum MappingLoadError {
     },
 }
 
+/// The text of a mapping, in whatever holds it (a memory map, a vector); names are spans of it.
+struct Text(Box<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Deref for Text {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
 /// A parsed `mapping.txt`.
 pub struct Mapping {
     /// The name shown in messages (the file name).
     pub name: String,
-    bytes: Source,
+    bytes: Text,
     classes: Vec<ClassMap>,
     methods: Vec<MethodMap>,
     fields: Vec<FieldMap>,
@@ -198,37 +205,15 @@ fn hash(s: &str) -> u64 {
 }
 
 impl Mapping {
-    /// Reads the mapping file at `path` (memory-mapped).
-    pub fn load(path: &Path) -> Result<Mapping, MappingLoadError> {
-        let bytes = Source::open(path).map_err(|source| MappingLoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        Mapping::from_source(name, bytes).map_err(|error| MappingLoadError::Parse {
-            path: path.to_path_buf(),
-            error,
-        })
-    }
-
-    /// Parses a mapping held in memory.
-    pub(crate) fn parse_bytes(name: &str, bytes: Vec<u8>) -> Result<Mapping, MappingError> {
-        Mapping::from_source(name.to_string(), Source::Owned(bytes))
-    }
-
-    /// Parses a mapping given as text.
-    pub fn parse_str(name: &str, text: &str) -> Result<Mapping, MappingError> {
-        Mapping::parse_bytes(name, text.as_bytes().to_vec())
-    }
-
-    /// Parses `bytes`; the mapping keeps them (names are spans of them).
-    pub(crate) fn from_source(name: String, bytes: Source) -> Result<Mapping, MappingError> {
+    /// Parses `bytes`, named `name` in messages; the mapping keeps them (names are spans of
+    /// them).
+    pub fn parse_bytes(
+        name: &str,
+        bytes: impl AsRef<[u8]> + Send + Sync + 'static,
+    ) -> Result<Mapping, MappingError> {
         let mut m = Mapping {
-            name,
-            bytes,
+            name: name.to_string(),
+            bytes: Text(Box::new(bytes)),
             classes: Vec::new(),
             methods: Vec::new(),
             fields: Vec::new(),
@@ -243,6 +228,11 @@ impl Mapping {
         m.mark_inlined();
         m.build_index()?;
         Ok(m)
+    }
+
+    /// Parses a mapping given as text.
+    pub fn parse_str(name: &str, text: &str) -> Result<Mapping, MappingError> {
+        Mapping::parse_bytes(name, text.as_bytes().to_vec())
     }
 
     /// Marks inlined frames: within a class, consecutive method lines with the same obfuscated

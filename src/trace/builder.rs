@@ -158,8 +158,8 @@ impl ThreadEvents {
 /// per thread: 300 000 one-line RTL threads (5.3 MB) took 341 MB.
 pub const MAX_THREADS: usize = 1 << 16;
 
-/// Threads of at least this many calls have their lanes built (and compensated) on the rayon
-/// workers; smaller ones on the calling thread ([`crate::par::small_here_large_parallel`]).
+/// Threads of at least this many calls are large: the builder keeps their depth plans between
+/// its two passes (a small thread's plan is counted again), and the call tree builds them apart.
 pub(crate) const PARALLEL_THREAD_CALLS: usize = 1 << 14;
 
 /// A reader's count of what it left out past [`MAX_THREADS`], shared by the readers whose
@@ -371,13 +371,9 @@ impl Builder {
         drop(lanes);
         // The diagnostics of the threads that have some, by thread (not a list per thread).
         let diags = std::sync::Mutex::new(Vec::new());
-        let work =
-            (trace.threads.iter_mut().enumerate().zip(events)).zip(counted.into_iter().zip(caps));
-        // Small threads' lanes are built on this thread, in the room their events (made here)
-        // leave; see `small_here_large_parallel`.
-        crate::par::small_here_large_parallel(
-            work,
-            |(_, (c, _))| c.2.is_some(),
+        let work = (trace.threads.par_iter_mut().enumerate().zip(events))
+            .zip(counted.into_par_iter().zip(caps));
+        work.for_each_init(
             on_stack_table,
             |on_stack, (((t, thread), events), ((_, _, plan), cap))| {
                 let plan = plan.map_or_else(|| DepthPlan::count(&events, on_stack), |p| *p);

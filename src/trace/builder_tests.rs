@@ -302,7 +302,7 @@ type TestBlock = (u32, u64, u64, u64, u64);
 /// budget) and threads without blocks.
 #[test]
 fn blocks_make_what_their_events_make() {
-    let mut rng = crate::analysis::testutil::Rng::new(23);
+    let mut rng = crate::testutil::Rng::new(23);
     for round in 0..40 {
         let cpu = round % 2 == 0;
         // Per thread: blocks, or None for nested events.

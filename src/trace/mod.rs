@@ -186,6 +186,11 @@ pub struct Counter {
     pub x_is_time: bool,
 }
 
+/// The largest per-record tracing cost a trace may state or a user may give, ns
+/// ([`SourceInfo::call_overhead_ns`]): a clock read costs nanoseconds to tens of microseconds
+/// even on an emulator; more is a broken value.
+pub const MAX_OVERHEAD_NS: u64 = 1_000_000;
+
 /// What kind of file the trace came from, plus the header facts it states.
 ///
 /// The facts the program uses (start time, VM, pid, ...) are typed fields filled by the readers;
@@ -215,8 +220,7 @@ pub struct SourceInfo {
     /// `data-file-overflow`).
     pub overflowed: Option<bool>,
     /// What one clock read costs the tracer, ns (Android key `clock-call-overhead-nsec`; at most
-    /// [`crate::analysis::compensate::MAX_OVERHEAD_NS`]): the per-record cost `--compensate`
-    /// subtracts (docs/compensation.md).
+    /// [`MAX_OVERHEAD_NS`]): the per-record cost `--compensate` subtracts (docs/compensation.md).
     pub call_overhead_ns: Option<u64>,
 }
 

@@ -11,7 +11,7 @@
 //! ```
 
 use super::{Comparison, Status};
-use crate::analysis::glob::glob_match;
+use crate::glob::glob_match;
 
 /// The largest allowed increase of the time per call.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,32 +9,8 @@
 //! A *package glob* (`android.*`, `com.example.**`) is a glob over `class.name`; one without a
 //! wildcard names a package or class prefix: `android` means `android.*`.
 
+use crate::glob::glob_match;
 use crate::trace::{MethodId, Trace};
-
-/// Whether `text` matches the glob `pat` (`*` any run, `?` one character; no escapes).
-pub(crate) fn glob_match(pat: &str, text: &str) -> bool {
-    let (p, t) = (pat.as_bytes(), text.as_bytes());
-    let (mut pi, mut ti) = (0usize, 0usize);
-    // Where the last `*` was and which text position it was tried against (the classic
-    // backtracking matcher: linear for one star, O(p·t) at worst).
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == b'?' || (p[pi] != b'*' && p[pi] == t[ti])) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == b'*')
-}
 
 fn is_glob(p: &str) -> bool {
     p.contains(['*', '?'])

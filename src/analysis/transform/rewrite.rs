@@ -8,7 +8,6 @@
 
 use rayon::prelude::*;
 
-use crate::trace::builder::PARALLEL_THREAD_CALLS;
 use crate::trace::{Call, Lane, LaneBuilder, MethodId, Thread, Trace};
 
 /// A transform resolved against one trace: methods as per-method masks.
@@ -56,25 +55,18 @@ struct Frame {
 }
 
 /// [`rewrite`] of a trace that is used up: each thread's calls are freed as soon as its
-/// rewritten thread is made, so that the two sets of calls (tens of thousands of small
-/// allocations for as many threads, which the allocator keeps once freed) are not alive at once.
-///
-/// Small threads are rewritten on this thread, each in its place and keeping its name (see
-/// [`crate::par::small_here_large_parallel`]): rewritten on the workers, the calls of 60 000
-/// small threads stayed in the workers' heaps once freed, and the profile's lists made after
-/// took new memory (a Logger file's `profile --transform`: 29 MB).
+/// rewritten thread is made, so that the two sets of calls are not alive at once. Each thread
+/// keeps its place and its name.
 pub(crate) fn rewrite_owned(mut trace: Trace, rule: &Rule) -> Trace {
     let methods = trace.methods.len();
-    crate::par::small_here_large_parallel(
-        trace.threads.iter_mut(),
-        |t| t.call_count() >= PARALLEL_THREAD_CALLS,
-        Vec::new,
-        |open, t| {
+    trace
+        .threads
+        .par_iter_mut()
+        .for_each_init(Vec::new, |open, t| {
             let name = std::mem::take(&mut t.name);
             *t = rewrite_thread(t, rule, open, methods);
             t.name = name;
-        },
-    );
+        });
     trace
 }
 

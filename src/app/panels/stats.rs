@@ -8,7 +8,8 @@ use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, Line, Plot};
 
 use crate::analysis::attributes::Attribute;
-use crate::analysis::stats::{ComparisonRow, SeriesStats, compare_runs};
+use crate::analysis::series::SeriesStats;
+use crate::analysis::stats::{ComparisonRow, compare_runs};
 use crate::app::context::{OtherDoc, PanelCtx};
 use crate::app::tasks::Cached;
 use crate::trace::{SeriesRef, Trace};

@@ -32,13 +32,12 @@ pub(crate) mod streaming;
 pub mod synth;
 pub(crate) mod writer;
 
-use crate::analysis::compensate::MAX_OVERHEAD_NS;
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::builder::ThreadCap;
 use crate::trace::{
-    Builder, ClockMode, Diagnostic, Location, Severity, SinkFactory, SourceInfo, StartStatedBy,
-    StartTime, Streamed,
+    Builder, ClockMode, Diagnostic, Location, MAX_OVERHEAD_NS, Severity, SinkFactory, SourceInfo,
+    StartStatedBy, StartTime, Streamed,
 };
 
 pub(crate) use data::DataHeader;

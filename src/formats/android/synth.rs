@@ -13,6 +13,7 @@ use std::io::{self, Write};
 use super::writer::{
     Layout, MethodDef, TraceSpec, data_header, key_text, method_line, record_size,
 };
+use crate::glob::glob_match;
 use crate::trace::{Action, ClockMode};
 
 /// What to generate.
@@ -58,8 +59,7 @@ impl MethodMatch {
             MethodMatch::Index(i) => *i as usize == index,
             MethodMatch::Glob(g) => {
                 let dotted = format!("{}.{}", m.class, m.name);
-                crate::analysis::glob::glob_match(g, &dotted)
-                    || crate::analysis::glob::glob_match(g, &format!("{dotted} {}", m.signature))
+                glob_match(g, &dotted) || glob_match(g, &format!("{dotted} {}", m.signature))
             }
         }
     }

@@ -252,7 +252,7 @@ fn header_facts_are_typed() {
 /// records find the first line's method (against a hash set over the lines in order).
 #[test]
 fn repeated_method_ids_keep_the_first_line() {
-    use crate::analysis::testutil::Rng;
+    use crate::testutil::Rng;
     let mut rng = Rng::new(5);
     for round in 0..200 {
         let n = 1 + rng.below(40) as usize;
@@ -361,7 +361,7 @@ fn a_large_key_keeps_only_the_named_methods() {
 #[test]
 fn the_method_lookup_keeps_each_ids_first_line() {
     use super::{MethodLookup, NONE};
-    let mut rng = crate::analysis::testutil::Rng::new(14);
+    let mut rng = crate::testutil::Rng::new(14);
     let mut next = move || rng.next();
     for (lines, span) in [(0, 4), (1, 4), (50, 40), (300, 2_000), (300, 1 << 40)] {
         for _ in 0..20 {

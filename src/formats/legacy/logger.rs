@@ -535,7 +535,7 @@ mod tests {
     fn blocks_made_from_the_last_thread_back_are_those_of_each_thread_in_order() {
         // Enough hits that the hits are given back while the lanes are made (every 4 MB):
         // threads of 1 to 40 hits, probes repeating, so blocks repeat across threads.
-        let mut rng = crate::analysis::testutil::Rng::new(7);
+        let mut rng = crate::testutil::Rng::new(7);
         let mut next = |m: u64| rng.below(m);
         let mut lines: Vec<[u64; 7]> = Vec::new();
         let mut tid = 0;

@@ -1,5 +1,5 @@
 use super::counting::count_chunk;
-use crate::analysis::testutil::Rng;
+use crate::testutil::Rng;
 
 /// Pass 1's runs and counts against a plain grouping of consecutive records, on chunks
 /// from one long run per thread to a thread switch at every record.
