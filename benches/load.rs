@@ -127,7 +127,8 @@ fn main() {
         let third = (b - a) / 3;
         let (t, _) = best_of(RUNS, || {
             let r = tracelens::analysis::restrict::restrict(&trace, a + third, b - third);
-            tracelens::analysis::profile::profile_all_clocks(&r)
+            use tracelens::analysis::profile::{Detail, profiles};
+            profiles(&r, &r.clocks(), Detail::Edges, |p| p)
         });
         println!(
             "range profile   {:>8.1} ms   (middle third: restrict + both profiles)",

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use tracelens::analysis::profile::{profile, profile_all_clocks};
+use tracelens::analysis::profile::{Detail, profile, profiles};
 use tracelens::report::profile_text::{Style, render};
 use tracelens::trace::{Action, Builder, Clock, ClockMode, MethodId, Trace};
 
@@ -106,7 +106,7 @@ fn main() {
     if trace.clocks().len() == 2 {
         for run in 0..3 {
             time(&format!("both clocks, one walk ({run})"), || {
-                profile_all_clocks(&trace)
+                profiles(&trace, &trace.clocks(), Detail::Edges, |p| p)
             });
         }
     }

@@ -165,7 +165,7 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::Summary => {
             if let Some(trace) = load(bytes, &ctx) {
-                let profiles = crate::analysis::profile::summary_profiles(&trace, 1);
+                let profiles = crate::report::summary::summary_profiles(&trace);
                 let s = crate::report::summary::summarize_with_profiles(
                     "fuzz",
                     &trace,
@@ -181,12 +181,12 @@ pub fn run(target: Target, bytes: &[u8]) {
                 // `summary --compensate`: the measured times kept, the trace compensated in
                 // place, both beside each other in the report.
                 use crate::analysis::compensate::{OverheadSource, compensate_owned};
-                use crate::analysis::profile::{ClockTimes, profile_all_clocks, summary_profiles};
-                let measured: Vec<ClockTimes> = (profile_all_clocks(&trace).into_iter())
-                    .map(ClockTimes::of)
-                    .collect();
+                use crate::analysis::profile::{self, ClockTimes, Detail};
+                use crate::report::summary::summary_profiles;
+                let measured: Vec<ClockTimes> =
+                    profile::profiles(&trace, &trace.clocks(), Detail::Totals, ClockTimes::of);
                 let c = compensate_owned(trace, 700, OverheadSource::Given);
-                let after = summary_profiles(&c, 1);
+                let after = summary_profiles(&c);
                 let s = crate::report::summary::summarize_compensated(
                     "fuzz",
                     &c,

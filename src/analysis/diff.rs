@@ -390,10 +390,10 @@ impl RunTotals {
     /// a method), not the trace's method table: the trace can be dropped.
     pub(crate) fn of_trace(trace: &Trace, clock: Clock) -> Self {
         use crate::analysis::compensate::in_measured_ticks;
-        use crate::analysis::profile::{Detail, profile_shared};
-        let p = profile_shared(trace, clock, 1, Detail::Totals);
+        use crate::analysis::profile::{Detail, profiles};
         let names = Arc::new(MethodNames::of(trace));
-        Self::from_names(names, in_measured_ticks(trace, p))
+        let run = |p| Self::from_names(names.clone(), in_measured_ticks(trace, p));
+        (profiles(trace, &[clock], Detail::Totals, run).pop()).expect("a profile per clock")
     }
 
     /// A run of keys of its own, sorted into dmtracedump's inclusive order; equal keys keep
@@ -677,20 +677,14 @@ impl TraceDiff {
     /// The diff of two traces on clock `c`.
     pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock) -> TraceDiff {
         use crate::analysis::compensate::in_measured_ticks;
-        use crate::analysis::profile::{Detail, join_profiles, profile_shared};
+        use crate::analysis::profile::{Detail, profiles};
         // Totals only (a diff shows no callers or callees); each profile is dropped once its
-        // totals are taken.
-        let run = |t: &Trace, share| {
-            let p = profile_shared(t, c, share, Detail::Totals);
-            RunTotals::from_profile(t, in_measured_ticks(t, p))
+        // totals are taken, before the other trace is profiled.
+        let run = |t: &Trace| {
+            let totals = |p| RunTotals::from_profile(t, in_measured_ticks(t, p));
+            (profiles(t, &[c], Detail::Totals, totals).pop()).expect("a profile per clock")
         };
-        let (ra, rb) = join_profiles::<1, _, _>(
-            a.methods.len().max(b.methods.len()),
-            Detail::Totals,
-            |share| run(a, share),
-            |share| run(b, share),
-        );
-        TraceDiff::new(ra, rb)
+        TraceDiff::new(run(a), run(b))
     }
 
     pub(crate) fn matched(&self) -> impl ExactSizeIterator<Item = DiffRow<'_>> + '_ {

@@ -21,45 +21,56 @@
 //!   exclusive = total time − Σ exclusive of all calls.
 //!
 //! Work is split into units of whole top-level subtrees (their sizes are exact: a range of
-//! top-level calls maps to one contiguous range per lane), balanced over rayon workers, each with
-//! dense per-method accumulators; edges go through one hash map per worker. Results are merged at
-//! the end, so they do not depend on the split.
+//! top-level calls maps to one contiguous range per lane), balanced over rayon workers, each
+//! summing every method; the workers' sums are merged at the end, so the numbers do not depend
+//! on the split. How many workers, whether they keep parent caches and whether two clocks are
+//! summed in one walk are decided in one place, `plan::ProfilePlan`.
+//!
+//! # Entry points
+//!
+//! [`profile`] (one clock, with callers and callees), [`profiles`] (several clocks, with the
+//! edges or the totals alone, each narrowed as it is made), and the event engine's
+//! [`profile_events`] and [`profile_sinks`] for `tracelens profile`.
 //!
 //! # Files
 //!
-//! `profile/units.rs` splits threads into balanced units of whole subtrees;
-//! `profile/lane_walk.rs` walks a unit's lanes depth-first with the dmtracedump stack;
-//! `profile/accumulate.rs` holds the per-worker accumulators (per-method columns, parent caches,
-//! the edge hash map) and turns them into [`Profile`]s; `profile/events.rs` computes the same
-//! numbers straight from event streams (no lanes) for `tracelens profile`.
+//! - `plan.rs`: [`Detail`] and the plan.
+//! - `units.rs`: threads split into balanced units of whole subtrees.
+//! - `lane_walk.rs`: a unit's lanes walked depth-first with the dmtracedump stack.
+//! - `accumulate.rs`: one worker's sums; `parent_cache.rs`: the small per-method cache of
+//!   parent edges; `edge_key.rs`: the packed keys edges are summed by.
+//! - `fill.rs`: the edge lists made from the summed edges; `edges.rs`: the lists as a profile
+//!   holds them.
+//! - `events.rs`: the same numbers straight from event streams (no lanes).
 
 use rayon::prelude::*;
 
 use crate::par::balance;
-
 use crate::trace::DurColumn;
 use crate::trace::{Clock, Lane, MethodId, Thread, Trace};
 
 mod accumulate;
+mod edge_key;
 mod edges;
 mod events;
+mod fill;
 mod lane_walk;
+mod parent_cache;
+mod plan;
 mod units;
 
-use accumulate::{Acc, ClockRead, TOP, caches_parents, method_bytes, top_in_place};
-pub(crate) use edges::{Callers, EdgeList, ListCounts};
+use accumulate::{Acc, ClockRead, Sums};
 pub use edges::{Edge, EdgeLists, MethodEdges};
+pub(crate) use edges::{EdgeList, ListCounts};
 pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks};
 use lane_walk::Walker;
+pub use plan::Detail;
+use plan::{ClockWalks, ProfilePlan, TraceSize};
 use units::split_units;
 
 /// The profile of one method (or of `(toplevel)`). Times in trace ticks. Its callers and
 /// callees are in the profile's [`EdgeLists`] ([`Profile::edges`]).
-///
-/// Aligned as the workers' per-method sums, of the same size for one clock, so that a profile's
-/// rows are written over them ([`accumulate::Acc::into_profiles`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[repr(align(32))]
 pub struct MethodProfile {
     /// Time inside outermost activations (recursive calls add nothing).
     pub inclusive: u64,
@@ -118,96 +129,80 @@ impl Profile {
         id.map_or(&self.toplevel, |m| self.method(m))
     }
 }
-/// What a profile holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Detail {
-    /// Every method's sums and its caller and callee lists (the report, the viewer).
-    Edges,
-    /// The sums alone, every edge list empty (`summary`, `diff`): no edge map, no parent caches,
-    /// a worker's 4 + 32 bytes per method on one clock.
-    Totals,
-}
 
-/// Computes dmtracedump's profile of `trace` on `clock`. A clock the trace lacks falls back to
-/// the timeline axis (a thread-CPU-only trace's axis is rebuilt, a wall trace's axis is wall).
+/// Computes dmtracedump's profile of `trace` on `clock`, with every method's callers and
+/// callees. A clock the trace lacks falls back to the timeline axis (a thread-CPU-only trace's
+/// axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
-    profile_shared(trace, clock, 1, Detail::Edges)
-}
-
-/// [`profile`] as one of `share` computations running at once, which share the workers'
-/// memory budget ([`WORKER_METHOD_BUDGET`]); with the edge lists or without.
-pub(crate) fn profile_shared(trace: &Trace, clock: Clock, share: usize, detail: Detail) -> Profile {
-    let (acc, totals) = accumulate_shared(trace, clock, share, detail);
-    let [p] = acc.into_profiles([clock], totals);
+    let [p] = walk(trace, [clock], &plan_for(trace, 1, Detail::Edges));
     p
 }
 
-/// [`profile_shared`] of a trace whose calls the caller reads no more: they are released
-/// ([`Trace::release_calls`]) once summed, before the rows and the edge lists are made. Those
-/// are a profile's peak on a file of millions of methods called once, where the calls take as
-/// much again.
-pub(crate) fn profile_releasing(
-    trace: &mut Trace,
-    clock: Clock,
-    share: usize,
-    detail: Detail,
-) -> Profile {
-    let (acc, totals) = accumulate_shared(trace, clock, share, detail);
-    trace.release_calls();
-    let [p] = acc.into_profiles([clock], totals);
-    p
-}
-
-/// The sums of [`profile_shared`], before its rows and edge lists are made.
-fn accumulate_shared(
+/// The profiles of `trace` on each of `clocks` (in that order) holding `detail`, each handed
+/// to `each` as soon as it is made. When the plan walks the clocks one at a time
+/// ([`ClockWalks::Apart`]), what `each` keeps of a profile (its [`ClockTimes`], say) is all
+/// that is alive of it while the next one is made.
+pub fn profiles<T>(
     trace: &Trace,
-    clock: Clock,
-    share: usize,
+    clocks: &[Clock],
     detail: Detail,
-) -> (Acc<1>, [u64; 1]) {
-    let calls = call_count(trace);
-    let workers = workers_within::<1>(trace.methods.len(), Some(calls), share, detail);
-    accumulate(
-        trace,
-        [clock],
-        workers,
-        default_unit(trace),
-        sums(trace),
-        detail,
-    )
-}
-
-/// Profiles for every clock the trace has, primary first (both for a dual-clock trace, in one
-/// walk over the calls).
-pub fn profile_all_clocks(trace: &Trace) -> Vec<Profile> {
-    profile_all_clocks_shared(trace, 1, Detail::Edges)
-}
-
-/// [`profile_all_clocks`] as one of `share` computations running at once; with the edge lists
-/// or without.
-pub(crate) fn profile_all_clocks_shared(
-    trace: &Trace,
-    share: usize,
-    detail: Detail,
-) -> Vec<Profile> {
-    match trace.clocks()[..] {
-        [a, b] => {
-            let calls = Some(call_count(trace));
-            if detail == Detail::Totals && totals_walk_clocks_apart(trace) {
-                // Methods called a few times each: one walk per clock, so that the two-clock
-                // sums (64 bytes a method) are not alive beside both profiles (80); a walk's
-                // sums (32) live beside one profile and the next.
-                return vec![
-                    profile_shared(trace, a, share, detail),
-                    profile_shared(trace, b, share, detail),
-                ];
-            }
-            let workers = workers_within::<2>(trace.methods.len(), calls, share, detail);
-            profile_split(trace, [a, b], workers, default_unit(trace), detail).into()
+    mut each: impl FnMut(Profile) -> T,
+) -> Vec<T> {
+    let plan = plan_for(trace, clocks.len(), detail);
+    match (clocks, plan.clock_walks()) {
+        (&[a, b], ClockWalks::Together) => walk(trace, [a, b], &plan).map(each).into(),
+        _ => {
+            let plan = plan_for(trace, 1, detail);
+            let mut one = |clock| {
+                let [p] = walk(trace, [clock], &plan);
+                each(p)
+            };
+            clocks.iter().map(|&clock| one(clock)).collect()
         }
-        [a] => vec![profile_shared(trace, a, share, detail)],
-        _ => Vec::new(),
     }
+}
+
+/// The plan for a profile of `trace` on `clocks` clocks.
+fn plan_for(trace: &Trace, clocks: usize, detail: Detail) -> ProfilePlan {
+    let size = TraceSize {
+        methods: trace.methods.len(),
+        calls: Some(trace.call_count()),
+    };
+    ProfilePlan::new(size, clocks, detail)
+}
+
+/// The profiles of `trace` on `clocks`, in one walk over the calls.
+fn walk<const K: usize>(trace: &Trace, clocks: [Clock; K], plan: &ProfilePlan) -> [Profile; K] {
+    let totals = clocks.map(|clock| total_time(&trace.threads, clock));
+    sum_calls(trace, clocks, plan).into_profiles(clocks, totals)
+}
+
+/// The workers' sums over every call of `trace`, merged: the threads are cut into units of
+/// whole subtrees, balanced over the plan's workers.
+fn sum_calls<const K: usize>(trace: &Trace, clocks: [Clock; K], plan: &ProfilePlan) -> Sums<K> {
+    let method_count = trace.methods.len();
+    let units = split_units(&trace.threads, plan.unit_calls());
+    // The bins hold references (8 bytes a unit, where a unit is 72: a trace may have a unit
+    // per thread of 65 536).
+    let bins = balance(units.iter().collect(), |u| u.calls, plan.workers());
+    let mut sums: Vec<Sums<K>> = bins
+        .into_par_iter()
+        .map(|bin| {
+            let mut acc = Acc::new(method_count, plan);
+            let mut walker = Walker::new(method_count);
+            for unit in bin {
+                let thread = &trace.threads[unit.thread];
+                let read = ClockRead::new(clocks, thread_has_cpu(thread));
+                walker.run(&thread.lanes, unit, &mut acc, read);
+            }
+            acc.end_walk()
+        })
+        .collect();
+    let mut total = (sums.pop()).unwrap_or_else(|| Sums::empty(method_count, plan.detail()));
+    for other in sums {
+        total.merge(other);
+    }
+    total
 }
 
 /// Each method's inclusive and exclusive time on one clock, without the rest of its profile:
@@ -277,205 +272,6 @@ impl ClockTimes {
         };
         [inclusive, exclusive]
     }
-}
-
-/// Each clock's [`ClockTimes`], primary first. When each clock is walked on its own, each
-/// profile is narrowed before the next one is made.
-pub(crate) fn all_clock_times(trace: &Trace, share: usize) -> Vec<ClockTimes> {
-    let detail = Detail::Totals;
-    match trace.clocks()[..] {
-        [a, b] if totals_walk_clocks_apart(trace) => vec![
-            ClockTimes::of(profile_shared(trace, a, share, detail)),
-            ClockTimes::of(profile_shared(trace, b, share, detail)),
-        ],
-        _ => (profile_all_clocks_shared(trace, share, detail).into_iter())
-            .map(ClockTimes::of)
-            .collect(),
-    }
-}
-
-/// Whether the totals of a two-clock trace come from one walk per clock (methods called a few
-/// times each; see [`profile_all_clocks_shared`]).
-fn totals_walk_clocks_apart(trace: &Trace) -> bool {
-    !caches_parents(trace.methods.len(), Some(call_count(trace)))
-}
-
-/// What a summary shows of a trace's clocks: the primary clock's profile of totals (calls,
-/// recursive calls and the methods' order come from it) and the other clock's times only
-/// (None for a trace without clocks). The other clock is profiled first, when each clock is
-/// walked on its own, so that its profile is narrowed before the primary one is summed: the
-/// two profiles (64 bytes a method) are never alive together.
-pub(crate) fn summary_profiles(trace: &Trace, share: usize) -> Option<(Profile, Vec<ClockTimes>)> {
-    let detail = Detail::Totals;
-    match trace.clocks()[..] {
-        [a, b] if totals_walk_clocks_apart(trace) => {
-            let times = ClockTimes::of(profile_shared(trace, b, share, detail));
-            Some((profile_shared(trace, a, share, detail), vec![times]))
-        }
-        _ => {
-            let mut profiles = profile_all_clocks_shared(trace, share, detail).into_iter();
-            let primary = profiles.next()?;
-            Some((primary, profiles.map(ClockTimes::of).collect()))
-        }
-    }
-}
-
-fn default_workers() -> usize {
-    rayon::current_num_threads().max(1)
-}
-
-/// The most memory the workers' per-method sums may take together: each worker sums every
-/// method (about 130 bytes each on one clock with parent caches), so a trace of a million
-/// methods on 64 cores would otherwise take 8 GB before the first call is counted.
-const WORKER_METHOD_BUDGET: usize = 256 << 20;
-
-/// Bytes of per-method sums a call pays for in each worker past the first. A worker beyond the
-/// first sums every method again, which speeds up only the walk over the calls: on a file that
-/// names a new method every few bytes and calls each once, a second worker's sums cost more
-/// memory than the file and save no time worth it.
-pub(crate) const EXTRA_WORKER_BYTES_PER_CALL: usize = 16;
-
-/// Workers for a profile on `K` clocks of `method_count` methods and `calls` calls (when known):
-/// one per core, fewer when their per-method sums would pass [`WORKER_METHOD_BUDGET`], or when
-/// the workers past the first would take more than [`EXTRA_WORKER_BYTES_PER_CALL`] per call (at
-/// least one).
-pub(crate) fn workers_for<const K: usize>(method_count: usize, calls: Option<usize>) -> usize {
-    workers_within::<K>(method_count, calls, 1, Detail::Edges)
-}
-
-/// [`workers_for`] for one of `share` profiles computed at once (a diff's two runs, a
-/// compensated trace and the measured one): each gets its part of the budget, and the cores.
-pub(crate) fn workers_within<const K: usize>(
-    method_count: usize,
-    calls: Option<usize>,
-    share: usize,
-    detail: Detail,
-) -> usize {
-    let bytes = worker_bytes::<K>(method_count, calls, detail);
-    let paid = calls.map_or(usize::MAX, |c| {
-        1 + c.saturating_mul(EXTRA_WORKER_BYTES_PER_CALL) / bytes
-    });
-    default_workers()
-        .min(WORKER_METHOD_BUDGET / share.max(1) / bytes)
-        .min(paid)
-        .max(1)
-}
-
-/// One worker's per-method sums on `K` clocks.
-fn worker_bytes<const K: usize>(
-    method_count: usize,
-    calls: Option<usize>,
-    detail: Detail,
-) -> usize {
-    method_count.max(1) * method_bytes::<K>(caches_parents(method_count, calls), detail)
-}
-
-/// Runs two profile computations (`a` and `b`, given their `share` for
-/// [`profile_shared`]) of `detail` over traces of at most `method_count` methods on `K` clocks: at once,
-/// sharing the workers' budget, when one worker each fits half of it; one after the other,
-/// each with the whole budget, otherwise (a worker's sums are the least either can use).
-pub(crate) fn join_profiles<const K: usize, A: Send, B: Send>(
-    method_count: usize,
-    detail: Detail,
-    a: impl FnOnce(usize) -> A + Send,
-    b: impl FnOnce(usize) -> B + Send,
-) -> (A, B) {
-    if 2 * worker_bytes::<K>(method_count, None, detail) <= WORKER_METHOD_BUDGET {
-        rayon::join(|| a(2), || b(2))
-    } else {
-        (a(1), b(1))
-    }
-}
-
-/// The calls of all threads.
-fn call_count(trace: &Trace) -> usize {
-    trace.threads.iter().map(Thread::call_count).sum()
-}
-
-/// The calls on the threads' first lanes.
-fn top_call_count(trace: &Trace) -> usize {
-    (trace.threads.iter())
-        .map(|t| t.lanes.first().map_or(0, Lane::len))
-        .sum()
-}
-
-fn default_unit(trace: &Trace) -> usize {
-    (call_count(trace) / (8 * default_workers())).max(1 << 14)
-}
-
-/// Profiles on `K` clocks with `workers` bins and units of about `unit_calls` calls (tests vary
-/// these).
-fn profile_split<const K: usize>(
-    trace: &Trace,
-    clocks: [Clock; K],
-    workers: usize,
-    unit_calls: usize,
-    detail: Detail,
-) -> [Profile; K] {
-    profile_split_cached(trace, clocks, workers, unit_calls, sums(trace), detail)
-}
-
-/// How a lane walk of `trace` sums its edges: (with parent caches, `(toplevel)`'s edges in
-/// place); see [`caches_parents`] and [`top_in_place`].
-fn sums(trace: &Trace) -> (bool, bool) {
-    let cached = caches_parents(trace.methods.len(), Some(call_count(trace)));
-    let in_place = top_in_place(trace.methods.len(), top_call_count(trace), cached);
-    (cached, in_place)
-}
-
-/// [`profile_split`] with parent caches or without (see [`caches_parents`]), and `(toplevel)`'s
-/// edges summed in place or listed (see [`top_in_place`]): `sums` is (cached, in place); tests
-/// try each.
-fn profile_split_cached<const K: usize>(
-    trace: &Trace,
-    clocks: [Clock; K],
-    workers: usize,
-    unit_calls: usize,
-    sums: (bool, bool),
-    detail: Detail,
-) -> [Profile; K] {
-    let (acc, totals) = accumulate(trace, clocks, workers, unit_calls, sums, detail);
-    acc.into_profiles(clocks, totals)
-}
-
-/// The workers' sums over every call of `trace`, merged, and the total time on each clock.
-fn accumulate<const K: usize>(
-    trace: &Trace,
-    clocks: [Clock; K],
-    workers: usize,
-    unit_calls: usize,
-    (cached, top_in_place): (bool, bool),
-    detail: Detail,
-) -> (Acc<K>, [u64; K]) {
-    let method_count = trace.methods.len();
-    let units = split_units(&trace.threads, unit_calls);
-    // The bins hold references (8 bytes a unit, where a unit is 72: a trace may have a unit
-    // per thread of 65 536).
-    let bins = balance(units.iter().collect(), |u| u.calls, workers);
-    let mut accs: Vec<Acc<K>> = bins
-        .into_par_iter()
-        .map(|bin| {
-            let mut acc = Acc::for_detail(method_count, cached, detail);
-            if top_in_place {
-                acc = acc.with_top_in_place(method_count);
-            }
-            let mut walker = Walker::new(method_count);
-            for unit in bin {
-                let thread = &trace.threads[unit.thread];
-                let lanes = &thread.lanes;
-                let read = ClockRead::new(clocks, thread_has_cpu(thread));
-                walker.run(lanes, unit, &mut acc, read);
-            }
-            acc.flush_slots();
-            acc
-        })
-        .collect();
-    let mut acc = (accs.pop()).unwrap_or_else(|| Acc::for_detail(method_count, false, detail));
-    for other in accs {
-        acc.merge(other);
-    }
-    let totals = clocks.map(|clock| total_time(&trace.threads, clock));
-    (acc, totals)
 }
 
 /// dmtracedump's "Total cycles": Σ over threads of last − first event time on `clock`.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::analysis::profile::{Profile, profile_all_clocks};
+use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
 use crate::analysis::series::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
@@ -143,7 +143,7 @@ impl Document {
 
     fn of(trace: Arc<Trace>, timeline: bool) -> Self {
         let profiles = if trace.call_count() > 0 {
-            profile_all_clocks(&trace)
+            profiles(&trace, &trace.clocks(), Detail::Edges, |p| p)
         } else {
             Vec::new()
         };

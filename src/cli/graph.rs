@@ -7,7 +7,7 @@ use std::process::Command;
 use clap::Args;
 
 use super::CliError;
-use crate::analysis::profile::{Detail, profile_shared};
+use crate::analysis::profile::{Detail, profiles};
 use crate::formats::Progress;
 use crate::report::graph::{DEFAULT_THRESHOLD_PCT, FirstSeen, write_dot_seen};
 
@@ -49,8 +49,15 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     // The graph reads each method's sums; its edges come from the calls (`FirstSeen`).
-    let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Totals);
-    let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
+    let in_measured_ticks = |p| crate::analysis::compensate::in_measured_ticks(&trace, p);
+    let p = (profiles(
+        &trace,
+        &[trace.primary_clock()],
+        Detail::Totals,
+        in_measured_ticks,
+    )
+    .pop())
+    .expect("a profile per clock");
     crate::timing::mark("profiled");
     // The graph reads the calls for when each edge was first seen alone: taken now, and the
     // calls released before the graph is made.

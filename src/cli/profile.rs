@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt};
 use crate::analysis::profile::{
-    Detail, ProfileSinkFactory, profile_events, profile_releasing, profile_sinks,
+    ClockTimes, Detail, ProfileSinkFactory, profile, profile_events, profile_sinks, profiles,
 };
 use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
@@ -220,30 +220,29 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     use crate::analysis::compensate::{
                         compensate, compensate_owned, in_measured_ticks,
                     };
-                    use crate::analysis::profile::{ClockTimes, profile_shared};
                     // Only the measured sums are shown beside the report.
                     let sums =
-                        |m: &Trace| ClockTimes::of(profile_shared(m, clock, 1, Detail::Totals));
+                        |m: &Trace| profiles(m, &[clock], Detail::Totals, ClockTimes::of).pop();
                     let compensated = if args.range.is_none() && args.transforms.is_empty() {
                         // Nothing to prepare: the measured sums are the trace's, and the trace
                         // is then compensated thread by thread (the two sets of calls are not
                         // alive at once).
-                        measured = Some(sums(&trace));
+                        measured = sums(&trace);
                         compensate_owned(trace, ns, from)
                     } else {
                         let compensated = compensate(&trace, ns, from);
                         let m = prepare(trace)?;
-                        measured = Some(sums(&m));
+                        measured = sums(&m);
                         drop(m);
                         compensated
                     };
                     trace = prepare(compensated)?;
-                    let p = profile_releasing(&mut trace, clock, 1, Detail::Edges);
+                    let p = profile(&trace, clock);
                     in_measured_ticks(&trace, p)
                 }
                 None => {
                     trace = prepare(trace)?;
-                    profile_releasing(&mut trace, clock, 1, Detail::Edges)
+                    profile(&trace, clock)
                 }
             }
         }

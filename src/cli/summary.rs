@@ -7,11 +7,12 @@ use clap::Args;
 
 use super::CliError;
 use crate::analysis::compensate::compensate_owned;
-use crate::analysis::profile::{ClockTimes, all_clock_times, summary_profiles};
+use crate::analysis::profile::{ClockTimes, Detail, profiles};
 use crate::formats::Progress;
 use crate::load::LoadError;
 use crate::report::summary::{
-    FileSummary, error_summary, summarize_compensated, summarize_with_profiles, to_text,
+    FileSummary, error_summary, summarize_compensated, summarize_with_profiles, summary_profiles,
+    to_text,
 };
 
 /// Arguments of `tracelens summary`.
@@ -84,15 +85,16 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         // The measured profiles first; then the trace is compensated and
                         // dropped: the two models and two profiles' workers are not all alive
                         // at once.
-                        let before: Vec<ClockTimes> = all_clock_times(&trace, 1);
+                        let before: Vec<ClockTimes> =
+                            profiles(&trace, &trace.clocks(), Detail::Totals, ClockTimes::of);
                         crate::timing::mark("measured");
                         let c = compensate_owned(trace, ns, from);
                         crate::timing::mark("compensated");
-                        let after = summary_profiles(&c, 1);
+                        let after = summary_profiles(&c);
                         emit(summarize_compensated(&name, &c, after.as_ref(), &before))?;
                     }
                     None => {
-                        let profiles = summary_profiles(&trace, 1);
+                        let profiles = summary_profiles(&trace);
                         crate::timing::mark("profiled");
                         emit(summarize_with_profiles(&name, &trace, profiles.as_ref()))?;
                     }

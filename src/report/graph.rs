@@ -483,14 +483,15 @@ mod tests {
     /// The graph from the full profile, checked equal to the graph from the sums alone (what
     /// `tracelens graph` computes: the edges come from the calls).
     fn dot(trace: &Trace, threshold: i64) -> String {
-        use crate::analysis::profile::{Detail, profile_shared};
+        use crate::analysis::profile::{Detail, profiles};
         let write = |p: &Profile| {
             let mut buf = Vec::new();
             write_dot(trace, p, threshold, &mut buf).unwrap();
             String::from_utf8(buf).unwrap()
         };
         let full = write(&profile(trace, trace.primary_clock()));
-        let totals = profile_shared(trace, trace.primary_clock(), 1, Detail::Totals);
+        let totals = profiles(trace, &[trace.primary_clock()], Detail::Totals, |p| p);
+        let totals = totals.into_iter().next().expect("a profile per clock");
         assert_eq!(write(&totals), full);
         // With the first-seen edges taken before the calls are released, as `graph` does.
         let seen = FirstSeen::of(trace, &totals, threshold);

@@ -6,8 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::analysis::profile::ClockTimes;
-use crate::analysis::profile::Profile;
+use crate::analysis::profile::{ClockTimes, Detail, Profile, profiles};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
 /// The summary of one file (one element of the JSON array). It borrows the trace and its
@@ -420,8 +419,6 @@ pub(crate) fn summarize_compensated<'a>(
 }
 
 /// Summarizes a trace whose profiles ([`summary_profiles`]) are already computed.
-///
-/// [`summary_profiles`]: crate::analysis::profile::summary_profiles
 pub(crate) fn summarize_with_profiles<'a>(
     file: &str,
     trace: &'a Trace,
@@ -433,6 +430,32 @@ pub(crate) fn summarize_with_profiles<'a>(
 /// What a summary's profile numbers come from: the primary clock's profile and the other
 /// clocks' times.
 pub(crate) type SummaryProfiles = (Profile, Vec<ClockTimes>);
+
+/// The profiles of totals a summary shows of `trace` (None for a trace without clocks). The
+/// other clocks go first: when the clocks are walked one at a time, each is narrowed to its
+/// times before the primary one is summed.
+pub(crate) fn summary_profiles(trace: &Trace) -> Option<SummaryProfiles> {
+    /// What is kept of a clock's profile.
+    enum Kept {
+        Primary(Profile),
+        Other(ClockTimes),
+    }
+    let mut clocks = trace.clocks();
+    let primary = *clocks.first()?;
+    clocks.rotate_left(1);
+    let keep = |p: Profile| match p.clock == primary {
+        true => Kept::Primary(p),
+        false => Kept::Other(ClockTimes::of(p)),
+    };
+    let (mut primaries, mut others) = (Vec::new(), Vec::new());
+    for kept in profiles(trace, &clocks, Detail::Totals, keep) {
+        match kept {
+            Kept::Primary(p) => primaries.push(p),
+            Kept::Other(times) => others.push(times),
+        }
+    }
+    Some((primaries.pop()?, others))
+}
 
 /// [`summarize_with_profiles`], with the measured profiles of a compensated trace.
 fn summarize_full<'a>(

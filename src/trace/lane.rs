@@ -150,20 +150,6 @@ impl DurColumn {
             DurColumn::Wide(v) => v.len(),
         }
     }
-
-    /// The values in reverse order, each mapped by `f` (which keeps narrow values narrow).
-    pub(crate) fn reverse_with(&mut self, f: impl Fn(u64) -> u64) {
-        match self {
-            DurColumn::Narrow(v) => {
-                v.reverse();
-                v.iter_mut().for_each(|x| *x = f(u64::from(*x)) as u32);
-            }
-            DurColumn::Wide(v) => {
-                v.reverse();
-                v.iter_mut().for_each(|x| *x = f(*x));
-            }
-        }
-    }
 }
 
 /// Per-call flags, stored in the top bits of the method column.

@@ -1,7 +1,7 @@
 //! A profile's callers and callees: [`Edge`]s in [`EdgeLists`], counted with [`ListCounts`]
 //! and read a method at a time through [`MethodEdges`].
 
-use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::trace::{DurColumn, MethodId};
 
@@ -73,91 +73,134 @@ impl EdgeList {
 }
 
 /// Every method's four edge lists (callers, callees, and both for recursive calls), in two
-/// lists: each owner's parents and recursive parents back to back in `callers`, its children
-/// and recursive children in `callees`, the methods' in id order, then `(toplevel)`'s. A list
-/// per method behind a box cost a called-once method ≈ 40 bytes more per clock than its one
-/// edge; here it costs where its callers and its callees end (4 bytes each, 8 past 4 G edges),
-/// and, for the few owners with recursive edges, where their parents and children end (the end
-/// of each of four lists took 16 bytes an owner). Two lists, each made as the workers' raw
-/// edges are read in its order, so that the raw edges are given back while the second is made
-/// (see `accumulate::fill_edges`). Empty in a profile of totals.
-///
-/// A caller is most often one callee edge seen from the other end (the same calls and time,
-/// the parent being the owner of the callee edge): such a caller is kept as that edge's place
-/// in `callees`, 4 bytes, and read back through it ([`EdgeLists::caller`]). Only the callers
-/// that sum several raw edges (a parent seen both recursive and not), or whose callee edge
-/// does, are edges of their own. Two 16-byte edges per call edge took 15 MB for the callers of
-/// a file of 940 000 methods called from `(toplevel)`; now 3.8 MB.
-#[derive(Clone, Debug, Default)]
+/// [`Side`]s: each owner's parents then recursive parents in `callers`, its children then
+/// recursive children in `callees`, the methods' in id order, then `(toplevel)`'s. A list per
+/// method behind a box would cost a called-once method about 40 bytes more per clock than its
+/// one edge; here it costs where its callers and its callees end (4 bytes each, 8 past 4 G
+/// edges). Empty in a profile of totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EdgeLists {
-    /// Each caller: `2 · i` for callee edge `i`, `2 · j + 1` for `own_callers[j]`.
-    callers: DurColumn,
-    /// The callers that are not a callee edge read back.
-    own_callers: Vec<Edge>,
-    callees: Vec<Edge>,
-    /// Owner `o`'s callers end at `2 · o` (in `callers`) and its callees at `2 · o + 1` (in
-    /// `callees`); its lists start where the previous owner's end.
-    ends: DurColumn,
-    /// The owners with recursive edges, in order.
+    callers: Side,
+    callees: Side,
+    /// The owners with recursive edges, in order: the others' recursive lists are empty.
     recursive: Vec<u32>,
-    /// For `recursive[i]`: where its parents end (`2 · i`) and its children end (`2 · i + 1`).
-    /// Any other owner's parents and children run to the end of its callers and callees.
-    recursive_ends: DurColumn,
 }
 
-/// How many edges each owner's lists will hold, counted list by list ([`EdgeLists::from_counts`]).
-/// 8 bytes an owner, which become the lists' ends in place: four counts an owner took 16, and
-/// the ends were made beside them.
+/// One side of every owner's edges: each owner's plain list, then its recursive list, owner
+/// after owner.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Side {
+    edges: Vec<Edge>,
+    /// Where each owner's lists end in `edges` (they start where the previous owner's end).
+    ends: DurColumn,
+    /// For each owner in [`EdgeLists::recursive`]: where its plain list ends and its recursive
+    /// list starts. Any other owner's plain list runs to its end.
+    splits: DurColumn,
+}
+
+impl Side {
+    const EMPTY: Side = Side {
+        edges: Vec::new(),
+        ends: DurColumn::Narrow(Vec::new()),
+        splits: DurColumn::Narrow(Vec::new()),
+    };
+
+    /// Where owner `o`'s lists are; `split`: where its recursive list starts, if it has one.
+    fn lists(&self, o: usize, split: Option<usize>) -> [Range<usize>; 2] {
+        let end = self.ends.get(o) as usize;
+        let start = match o.checked_sub(1) {
+            Some(previous) => self.ends.get(previous) as usize,
+            None => 0,
+        };
+        let split = split.map_or(end, |i| self.splits.get(i) as usize);
+        [start..split, split..end]
+    }
+
+    /// How many edges the side holds once filled.
+    fn total(&self) -> usize {
+        match self.ends.len() {
+            0 => 0,
+            n => self.ends.get(n - 1) as usize,
+        }
+    }
+}
+
+/// How many edges each owner's lists will hold, counted list by list
+/// ([`EdgeLists::from_counts`]). 8 bytes an owner, which become the lists' ends in place.
 pub(crate) struct ListCounts {
-    /// Owner `o`'s parents and recursive parents at `2 · o`, its children and recursive
-    /// children at `2 · o + 1`.
-    counts: Vec<u32>,
-    /// The owners with recursive children, and how many.
-    recursive_children: Vec<(u32, u32)>,
-    /// The owners with recursive parents, and how many.
-    recursive_parents: Vec<(u32, u32)>,
+    /// Owner `o`'s parents and recursive parents together, then its children and recursive
+    /// children together.
+    counts: [Vec<u32>; 2],
+    /// The owners with recursive parents, then with recursive children, and how many.
+    recursive: [Vec<(u32, u32)>; 2],
+}
+
+impl EdgeList {
+    /// The side the list is on: 0 callers, 1 callees (the index into [`ListCounts`]' arrays).
+    fn side(self) -> usize {
+        match self {
+            EdgeList::Parents | EdgeList::RecursiveParents => 0,
+            EdgeList::Children | EdgeList::RecursiveChildren => 1,
+        }
+    }
+
+    fn is_recursive(self) -> bool {
+        matches!(
+            self,
+            EdgeList::RecursiveParents | EdgeList::RecursiveChildren
+        )
+    }
 }
 
 impl ListCounts {
     pub(crate) fn new(owners: usize) -> Self {
         ListCounts {
-            counts: vec![0; 2 * owners],
-            recursive_children: Vec::new(),
-            recursive_parents: Vec::new(),
+            counts: [vec![0; owners], vec![0; owners]],
+            recursive: [Vec::new(), Vec::new()],
         }
     }
 
     /// One more edge in list `list` of owner `o`. The edges of a list come owner after owner
     /// (any order works, at the cost of a sort).
     pub(crate) fn add(&mut self, o: usize, list: EdgeList) {
-        let (at, recursive) = match list {
-            EdgeList::Parents => (2 * o, None),
-            EdgeList::Children => (2 * o + 1, None),
-            EdgeList::RecursiveParents => (2 * o, Some(&mut self.recursive_parents)),
-            EdgeList::RecursiveChildren => (2 * o + 1, Some(&mut self.recursive_children)),
-        };
-        self.counts[at] += 1;
-        if let Some(side) = recursive {
-            match side.last_mut() {
+        let side = list.side();
+        self.counts[side][o] += 1;
+        if list.is_recursive() {
+            let recursive = &mut self.recursive[side];
+            match recursive.last_mut() {
                 Some(last) if last.0 == o as u32 => last.1 += 1,
-                _ => side.push((o as u32, 1)),
+                _ => recursive.push((o as u32, 1)),
             }
         }
     }
-
-    /// How many callers (`side` 0) or callees (1) all owners have.
-    pub(crate) fn total(&self, side: usize) -> usize {
-        (self.counts.iter().skip(side).step_by(2))
-            .map(|&n| n as usize)
-            .sum()
-    }
 }
 
-/// `side` in owner order, one entry an owner.
-fn by_owner(mut side: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    if !side.is_sorted_by(|a, b| a.0 < b.0) {
-        side.sort_unstable_by_key(|e| e.0);
-        side.dedup_by(|later, kept| {
+/// `counts` turned into where each owner's lists end, in place when they fit 32 bits.
+fn ends_of(mut counts: Vec<u32>) -> DurColumn {
+    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if total <= u64::from(u32::MAX) {
+        let mut end = 0;
+        for c in &mut counts {
+            end += *c;
+            *c = end;
+        }
+        return DurColumn::Narrow(counts);
+    }
+    let mut end = 0;
+    let wide = (counts.iter())
+        .map(|&c| {
+            end += u64::from(c);
+            end
+        })
+        .collect();
+    DurColumn::Wide(wide)
+}
+
+/// `recursive` in owner order, one entry an owner.
+fn by_owner(mut recursive: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    if !recursive.is_sorted_by(|a, b| a.0 < b.0) {
+        recursive.sort_unstable_by_key(|e| e.0);
+        recursive.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
             if same {
                 kept.1 += later.1;
@@ -165,148 +208,69 @@ fn by_owner(mut side: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
             same
         });
     }
-    side
+    recursive
+}
+
+/// The owners of either list of `recursive` (in owner order), and where each one's plain list
+/// ends on each side: its lists' end less its recursive edges.
+fn recursive_splits(
+    recursive: [Vec<(u32, u32)>; 2],
+    ends: [&DurColumn; 2],
+) -> (Vec<u32>, [DurColumn; 2]) {
+    let recursive = recursive.map(by_owner);
+    let mut owners: Vec<u32> = (recursive.iter().flatten()).map(|e| e.0).collect();
+    owners.sort_unstable();
+    owners.dedup();
+    let splits = std::array::from_fn(|side| {
+        let mut counts = recursive[side].iter().peekable();
+        let mut splits = match ends[side] {
+            DurColumn::Narrow(_) => DurColumn::Narrow(Vec::with_capacity(owners.len())),
+            DurColumn::Wide(_) => DurColumn::Wide(Vec::with_capacity(owners.len())),
+        };
+        for &o in &owners {
+            let count = counts.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
+            splits.push(ends[side].get(o as usize) - count);
+        }
+        splits
+    });
+    (owners, splits)
 }
 
 impl EdgeLists {
     /// How many edges all the lists hold together.
     pub(crate) fn edge_count(&self) -> usize {
-        self.callers.len() + self.callees.len()
+        self.callers.edges.len() + self.callees.edges.len()
     }
 
     /// The ends of the lists `counts` counted; the edges are given with
     /// [`EdgeLists::with_edges`]. The counts become the ends where they are.
     pub(crate) fn from_counts(counts: ListCounts) -> Self {
-        let narrow = counts.total(0).max(counts.total(1)) as u64 <= u64::from(u32::MAX);
-        let ListCounts {
-            mut counts,
-            recursive_children,
-            recursive_parents,
-        } = counts;
-        let ends = if narrow {
-            let mut end = [0u32; 2];
-            for (i, c) in counts.iter_mut().enumerate() {
-                end[i % 2] += *c;
-                *c = end[i % 2];
-            }
-            DurColumn::Narrow(counts)
-        } else {
-            let mut end = [0u64; 2];
-            let wide = (counts.iter().enumerate())
-                .map(|(i, &c)| {
-                    end[i % 2] += u64::from(c);
-                    end[i % 2]
-                })
-                .collect();
-            drop(counts);
-            DurColumn::Wide(wide)
-        };
-        // Owners with recursive lists: their parents end before their recursive parents, their
-        // children before their recursive children.
-        let (rec_children, rec_parents) =
-            (by_owner(recursive_children), by_owner(recursive_parents));
-        let mut recursive = Vec::with_capacity(rec_children.len().max(rec_parents.len()));
-        let mut recursive_ends = match &ends {
-            DurColumn::Narrow(_) => DurColumn::Narrow(Vec::new()),
-            DurColumn::Wide(_) => DurColumn::Wide(Vec::new()),
-        };
-        let (mut c, mut p) = (
-            rec_children.iter().peekable(),
-            rec_parents.iter().peekable(),
-        );
-        loop {
-            let o = match (c.peek(), p.peek()) {
-                (Some(a), Some(b)) => a.0.min(b.0),
-                (Some(a), None) => a.0,
-                (None, Some(b)) => b.0,
-                (None, None) => break,
-            };
-            let children = c.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
-            let parents = p.next_if(|e| e.0 == o).map_or(0, |e| u64::from(e.1));
-            recursive.push(o);
-            recursive_ends.push(ends.get(2 * o as usize) - parents);
-            recursive_ends.push(ends.get(2 * o as usize + 1) - children);
-        }
-        EdgeLists {
-            callers: DurColumn::default(),
-            own_callers: Vec::new(),
-            callees: Vec::new(),
+        let ListCounts { counts, recursive } = counts;
+        let [caller_ends, callee_ends] = counts.map(ends_of);
+        let (recursive, [caller_splits, callee_splits]) =
+            recursive_splits(recursive, [&caller_ends, &callee_ends]);
+        let side = |ends, splits| Side {
+            edges: Vec::new(),
             ends,
+            splits,
+        };
+        EdgeLists {
+            callers: side(caller_ends, caller_splits),
+            callees: side(callee_ends, callee_splits),
             recursive,
-            recursive_ends,
         }
-    }
-
-    /// How many callers and callees the lists hold when filled.
-    fn totals(&self) -> [usize; 2] {
-        let n = self.ends.len();
-        if n == 0 {
-            return [0, 0];
-        }
-        [self.ends.get(n - 2) as usize, self.ends.get(n - 1) as usize]
     }
 
     /// The lists with their edges: `callers` and `callees` in the lists' order, as many as
-    /// they were counted; each caller an edge of its own.
-    #[cfg(test)]
-    pub(crate) fn with_edges(self, callers: Vec<Edge>, callees: Vec<Edge>) -> Self {
-        let refs = DurColumn::Wide((0..callers.len() as u64).map(|j| 2 * j + 1).collect());
-        self.with_sides(Callers::new(refs, callers), callees)
-    }
-
-    /// The lists with their edges: `callers` (made by [`Callers`]) and `callees` in the lists'
-    /// order, as many as they were counted.
-    pub(crate) fn with_sides(mut self, callers: Callers, callees: Vec<Edge>) -> Self {
+    /// they were counted.
+    pub(crate) fn with_edges(mut self, callers: Vec<Edge>, callees: Vec<Edge>) -> Self {
         assert_eq!(
-            [callers.refs.len(), callees.len()],
-            self.totals(),
+            [callers.len(), callees.len()],
+            [self.callers.total(), self.callees.total()],
             "edges as counted"
         );
-        debug_assert!((0..callers.refs.len()).all(|i| {
-            let v = callers.refs.get(i);
-            let j = (v / 2) as usize;
-            if v % 2 == 1 {
-                j < callers.own.len()
-            } else {
-                j < callees.len()
-            }
-        }));
-        (self.callers, self.own_callers, self.callees) = (callers.refs, callers.own, callees);
+        (self.callers.edges, self.callees.edges) = (callers, callees);
         self
-    }
-
-    /// Caller `i`: an edge of its own, or the callee edge it names read from the other end.
-    fn caller(&self, i: usize) -> Edge {
-        let v = self.callers.get(i);
-        let j = (v / 2) as usize;
-        if v % 2 == 1 {
-            return self.own_callers[j];
-        }
-        let owners = self.ends.len() / 2;
-        // The owner of callee edge `j`: the first whose callees end past it.
-        let (mut lo, mut hi) = (0, owners);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if (self.ends.get(2 * mid + 1) as usize) <= j {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        let parent = (lo + 1 < owners).then_some(MethodId(lo as u32));
-        let e = self.callees[j];
-        Edge::new(parent, e.calls(), e.time)
-    }
-
-    /// How many callers are edges of their own.
-    #[cfg(test)]
-    pub(crate) fn own_caller_count(&self) -> usize {
-        self.own_callers.len()
-    }
-
-    /// Every caller, in the lists' order.
-    fn all_callers(&self) -> impl Iterator<Item = Edge> + '_ {
-        (0..self.callers.len()).map(|i| self.caller(i))
     }
 
     /// The lists of each owner in turn (parents, children, recursive parents, recursive
@@ -341,76 +305,38 @@ impl EdgeLists {
         }
     }
 
-    /// Where list `list` of owner `o` is in `callers` (parents lists) or `callees` (children
-    /// lists); empty past the owners that have lists.
-    pub(in crate::analysis::profile) fn range(
-        &self,
-        o: usize,
-        list: EdgeList,
-    ) -> std::ops::Range<usize> {
-        if o >= self.ends.len() / 2 {
-            return 0..0;
-        }
-        let side = match list {
-            EdgeList::Parents | EdgeList::RecursiveParents => 0,
-            EdgeList::Children | EdgeList::RecursiveChildren => 1,
-        };
-        let at = |i: usize| self.ends.get(i) as usize;
-        let start = if o == 0 { 0 } else { at(2 * o - 2 + side) };
-        let end = at(2 * o + side);
-        let split = match self.recursive.binary_search(&(o as u32)) {
-            Ok(i) => self.recursive_ends.get(2 * i + side) as usize,
-            Err(_) => end,
-        };
-        match list {
-            EdgeList::Parents | EdgeList::Children => start..split,
-            EdgeList::RecursiveParents | EdgeList::RecursiveChildren => split..end,
+    /// List `list` of owner `o`; empty past the owners that have lists.
+    pub(crate) fn list(&self, o: usize, list: EdgeList) -> &[Edge] {
+        &self.side(list).edges[self.range(o, list)]
+    }
+
+    fn side(&self, list: EdgeList) -> &Side {
+        match list.side() {
+            0 => &self.callers,
+            _ => &self.callees,
         }
     }
 
-    /// List `list` of owner `o`: children lists as they are kept, parents lists read back.
-    pub(crate) fn list(&self, o: usize, list: EdgeList) -> Cow<'_, [Edge]> {
-        let range = self.range(o, list);
-        match list {
-            EdgeList::Children | EdgeList::RecursiveChildren => Cow::Borrowed(&self.callees[range]),
-            EdgeList::Parents | EdgeList::RecursiveParents => {
-                Cow::Owned(range.map(|i| self.caller(i)).collect())
-            }
+    /// Where list `list` of owner `o` is on its side.
+    pub(super) fn range(&self, o: usize, list: EdgeList) -> Range<usize> {
+        let side = self.side(list);
+        if o >= side.ends.len() {
+            return 0..0;
+        }
+        let split = self.recursive.binary_search(&(o as u32)).ok();
+        let [plain, recursive] = side.lists(o, split);
+        match list.is_recursive() {
+            false => plain,
+            true => recursive,
         }
     }
 
     /// Every edge with its time mapped by `f` (the lists unchanged).
     pub(crate) fn map_times(mut self, f: impl Fn(u64) -> u64) -> Self {
-        for e in self.own_callers.iter_mut().chain(&mut self.callees) {
+        for e in self.callers.edges.iter_mut().chain(&mut self.callees.edges) {
             e.time = f(e.time);
         }
         self
-    }
-}
-
-/// Equal when every list holds the same edges, however the callers are kept.
-impl PartialEq for EdgeLists {
-    fn eq(&self, other: &Self) -> bool {
-        self.ends == other.ends
-            && self.recursive == other.recursive
-            && self.recursive_ends == other.recursive_ends
-            && self.callees == other.callees
-            && self.all_callers().eq(other.all_callers())
-    }
-}
-
-impl Eq for EdgeLists {}
-
-/// The callers side of [`EdgeLists`] as it is made: each caller a callee edge's place
-/// (`2 · i`) or an edge of its own (`2 · j + 1`).
-pub(crate) struct Callers {
-    refs: DurColumn,
-    own: Vec<Edge>,
-}
-
-impl Callers {
-    pub(crate) fn new(refs: DurColumn, own: Vec<Edge>) -> Self {
-        Callers { refs, own }
     }
 }
 
@@ -425,12 +351,9 @@ impl<'a> MethodEdges<'a> {
     /// No edges (a pseudo-method the trace lacks).
     pub fn none() -> MethodEdges<'static> {
         static NO_EDGES: EdgeLists = EdgeLists {
-            callers: DurColumn::Narrow(Vec::new()),
-            own_callers: Vec::new(),
-            callees: Vec::new(),
-            ends: DurColumn::Narrow(Vec::new()),
+            callers: Side::EMPTY,
+            callees: Side::EMPTY,
             recursive: Vec::new(),
-            recursive_ends: DurColumn::Narrow(Vec::new()),
         };
         MethodEdges {
             lists: &NO_EDGES,
@@ -438,36 +361,33 @@ impl<'a> MethodEdges<'a> {
         }
     }
 
-    pub(crate) fn list(&self, list: EdgeList) -> Cow<'a, [Edge]> {
+    pub(crate) fn list(&self, list: EdgeList) -> &'a [Edge] {
         self.lists.list(self.owner, list)
     }
 
     /// Callers, for non-recursive calls of this method. Sorted by method, `(toplevel)` first.
-    pub fn parents(&self) -> Cow<'a, [Edge]> {
+    pub fn parents(&self) -> &'a [Edge] {
         self.list(EdgeList::Parents)
     }
 
     /// Callees called while this method occurred once on the stack.
-    pub fn children(&self) -> Cow<'a, [Edge]> {
+    pub fn children(&self) -> &'a [Edge] {
         self.list(EdgeList::Children)
     }
 
     /// Callers, for recursive calls of this method.
-    pub fn recursive_parents(&self) -> Cow<'a, [Edge]> {
+    pub fn recursive_parents(&self) -> &'a [Edge] {
         self.list(EdgeList::RecursiveParents)
     }
 
     /// Callees called while this method occurred at least twice on the stack.
-    pub fn recursive_children(&self) -> Cow<'a, [Edge]> {
+    pub fn recursive_children(&self) -> &'a [Edge] {
         self.list(EdgeList::RecursiveChildren)
     }
 
     /// How many edges the four lists hold.
     pub fn len(&self) -> usize {
-        EdgeList::ALL
-            .iter()
-            .map(|&l| self.lists.range(self.owner, l).len())
-            .sum()
+        EdgeList::ALL.iter().map(|&l| self.list(l).len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {

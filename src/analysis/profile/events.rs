@@ -22,7 +22,10 @@
 
 use rayon::prelude::*;
 
-use super::{Acc, Profile, TOP, balance, total_time, workers_for};
+use super::accumulate::{Acc, Sums};
+use super::edge_key::Recursion;
+use super::plan::{Detail, ProfilePlan, TraceSize};
+use super::{Profile, balance, total_time};
 use crate::trace::builder::{TimeReader, check_columns};
 use crate::trace::nesting::{ExitKind, StackCounts, classify_exit, stream_diagnostics};
 use crate::trace::{
@@ -41,24 +44,23 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let items: Vec<(usize, &ThreadEvents)> = events.iter().enumerate().collect();
     let calls = events.iter().map(|e| e.ops.len() / 2).sum();
-    let cached = super::caches_parents(method_count, Some(calls));
-    let bins = balance(
-        items,
-        |(_, e)| e.ops.len(),
-        workers_for::<1>(method_count, Some(calls)),
-    );
-    let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> = bins
+    let size = TraceSize {
+        methods: method_count,
+        calls: Some(calls),
+    };
+    let plan = ProfilePlan::new(size, 1, Detail::Edges);
+    let bins = balance(items, |(_, e)| e.ops.len(), plan.workers());
+    let results: Vec<(Sums<1>, Vec<(usize, ThreadResult)>)> = bins
         .into_par_iter()
         .map(|bin| {
-            let mut acc = Acc::new(method_count, cached);
+            let mut acc = Acc::new(method_count, &plan);
             let mut walk = ThreadWalk::new(method_count);
             let mut done = Vec::with_capacity(bin.len());
             for (t, events) in bin {
                 let raw_id = raw_ids.get(t).copied().unwrap_or(t as u64);
                 done.push((t, walk_events(raw_id, events, clock, &mut walk, &mut acc)));
             }
-            acc.flush_slots();
-            (acc, done)
+            (acc.end_walk(), done)
         })
         .collect();
     assemble(trace, results, clock)
@@ -68,22 +70,22 @@ pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) 
 /// `trace` (diagnostics in thread order, as [`crate::trace::Builder::finish`] does).
 fn assemble(
     trace: &mut Trace,
-    results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)>,
+    results: Vec<(Sums<1>, Vec<(usize, ThreadResult)>)>,
     clock: Clock,
 ) -> Profile {
     let method_count = trace.methods.len();
     let mut per_thread: Vec<Option<ThreadResult>> =
         (0..trace.threads.len()).map(|_| None).collect();
-    let mut total: Option<Acc<1>> = None;
-    for (acc, done) in results {
+    let mut total: Option<Sums<1>> = None;
+    for (sums, done) in results {
         for (t, r) in done {
             if let Some(slot) = per_thread.get_mut(t) {
                 *slot = Some(r);
             }
         }
         match &mut total {
-            Some(sum) => sum.merge(acc),
-            None => total = Some(acc),
+            Some(total) => total.merge(sums),
+            None => total = Some(sums),
         }
     }
     for (thread, r) in trace.threads.iter_mut().zip(per_thread) {
@@ -94,11 +96,11 @@ fn assemble(
         trace.diagnostics.extend(r.diagnostics);
     }
     crate::timing::mark("merged");
-    let mut acc = total.unwrap_or_else(|| Acc::new(method_count, false));
+    let mut sums = total.unwrap_or_else(|| Sums::empty(method_count, Detail::Edges));
     // A sink's accumulators may count one more method (the `(unknown)` id the reader adds only
     // when some record needs it).
-    acc.methods.truncate(method_count);
-    let [p] = acc.into_profiles([clock], [total_time(&trace.threads, clock)]);
+    sums.truncate_methods(method_count);
+    let [p] = sums.into_profiles([clock], [total_time(&trace.threads, clock)]);
     p
 }
 
@@ -231,6 +233,27 @@ impl Scanned {
     }
 }
 
+/// An event of [`ThreadEvents::ops`] as the builder encodes it: `method << 2 | action`, action
+/// 0 an entry (any other an exit).
+#[derive(Clone, Copy)]
+struct Op(u32);
+
+impl Op {
+    /// The op of `action` (0 entry, 1 exit, 2 unroll) of `method`.
+    #[cfg(test)]
+    fn encode(method: u32, action: u32) -> u32 {
+        method << 2 | action
+    }
+
+    fn method(self) -> u32 {
+        self.0 >> 2
+    }
+
+    fn is_enter(self) -> bool {
+        self.0 & 3 == 0
+    }
+}
+
 /// An open call.
 struct Frame {
     method: u32,
@@ -287,9 +310,10 @@ impl<T: StackCounts> ThreadWalk<T> {
         }
     }
 
-    /// One event: `op` = method << 2 | action, `t` its (unwrapped, clamped) time.
+    /// One event: `op` (see [`Op`]) at `t`, its (unwrapped, clamped) time.
     #[inline(always)]
     fn step(&mut self, op: u32, t: u64, acc: &mut Acc<1>) {
+        let op = Op(op);
         let prev = match self.last {
             Some(p) => p,
             None => {
@@ -299,8 +323,8 @@ impl<T: StackCounts> ThreadWalk<T> {
         };
         let gap = t - prev;
         self.last = Some(t);
-        let m = op >> 2;
-        if op & 3 == 0 {
+        let m = op.method();
+        if op.is_enter() {
             if let Some(top) = self.frames.last_mut() {
                 top.exclusive = top.exclusive.wrapping_add(gap);
             }
@@ -318,11 +342,9 @@ impl<T: StackCounts> ThreadWalk<T> {
             Some(top) if top.method == m => self.close(t, gap, acc),
             None => {
                 // Entered before tracing began: charged from time 0.
-                let a = acc.sums(m);
-                a.inclusive[0] = a.inclusive[0].wrapping_add(t);
-                a.calls[0] = a.calls[0].wrapping_add(1);
-                acc.edge(TOP, m, false, false, [t]);
-                acc.exclusive(m, [gap], true);
+                acc.add_call(m, false, [t]);
+                acc.add_edge(None, m, Recursion::default(), [t]);
+                acc.add_exclusive(m, [gap], true);
             }
             Some(top) => {
                 // The gap is the top's whether the exit closes it or is ignored.
@@ -370,17 +392,15 @@ impl<T: StackCounts> ThreadWalk<T> {
         let Some(f) = self.frames.pop() else { return };
         let m = f.method;
         self.on_stack.add(m, -1);
-        acc.exclusive(m, [f.exclusive + gap], !f.recursive);
-        let parent = self.frames.last().map_or(TOP, |p| p.method);
-        let parent_rec = parent != TOP && self.on_stack.get(parent) >= 2;
+        acc.add_exclusive(m, [f.exclusive + gap], !f.recursive);
+        let parent = self.frames.last().map(|p| p.method);
+        let recursion = Recursion {
+            parent: parent.is_some_and(|p| self.on_stack.get(p) >= 2),
+            child: f.recursive,
+        };
         let dur = t - f.start;
-        let a = acc.sums(m);
-        if !f.recursive {
-            a.inclusive[0] = a.inclusive[0].wrapping_add(dur);
-        }
-        let rec = f.recursive as usize;
-        a.calls[rec] = a.calls[rec].wrapping_add(1);
-        acc.edge(parent, m, parent_rec, f.recursive, [dur]);
+        acc.add_call(m, f.recursive, [dur]);
+        acc.add_edge(parent, m, recursion, [dur]);
     }
 }
 

@@ -21,54 +21,66 @@ struct Entry {
     children: [BTreeMap<Option<u32>, (u64, u64)>; 2],
 }
 
-/// The reference: dmtracedump's loop, record by record, per thread. Index `n` is `(toplevel)`.
-fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile {
-    let top = method_count;
-    let mut entries = vec![Entry::default(); method_count + 1];
-    let key = |m: usize| (m != top).then_some(m as u32);
-    let count = |stack: &[(usize, u64)], len: usize, m: usize| {
-        stack[..len].iter().filter(|f| f.0 == m).count()
-    };
-    let add_inclusive = |entries: &mut Vec<Entry>,
-                         stack: &[(usize, u64)],
-                         len: usize,
-                         parent: usize,
-                         child: usize,
-                         elapsed: u64| {
-        let child_entries = count(stack, len, child);
-        let parent_entries = count(stack, len, parent);
+/// dmtracedump's entries of every method, then `(toplevel)`'s, as its loop fills them.
+struct Entries {
+    entries: Vec<Entry>,
+    top: usize,
+}
+
+/// dmtracedump's stack: (method, entry time), innermost last.
+type Stack = [(usize, u64)];
+
+impl Entries {
+    /// The key of entry `m` in edge maps (`None`: `(toplevel)`).
+    fn key(&self, m: usize) -> Option<u32> {
+        (m != self.top).then_some(m as u32)
+    }
+
+    /// dmtracedump's `addInclusiveTime`: the call `parent → child` of `elapsed` time, with the
+    /// first `len` frames of `stack` below it.
+    fn add_inclusive(
+        &mut self,
+        stack: &Stack,
+        len: usize,
+        parent: usize,
+        child: usize,
+        elapsed: u64,
+    ) {
+        let count = |m: usize| stack[..len].iter().filter(|f| f.0 == m).count();
+        let child_entries = count(child);
         let child_rec = (child_entries > 0) as usize;
-        let parent_rec = (parent_entries > 1) as usize;
+        let parent_rec = (count(parent) > 1) as usize;
         if child_entries == 0 {
-            entries[child].inclusive += elapsed;
+            self.entries[child].inclusive += elapsed;
         }
-        entries[child].calls[child_rec] += 1;
-        let e = entries[parent].children[parent_rec]
-            .entry(key(child))
+        self.entries[child].calls[child_rec] += 1;
+        let (child_key, parent_key) = (self.key(child), self.key(parent));
+        let e = self.entries[parent].children[parent_rec]
+            .entry(child_key)
             .or_default();
-        e.0 += 1;
-        e.1 += elapsed;
-        let e = entries[child].parents[child_rec]
-            .entry(key(parent))
+        (e.0, e.1) = (e.0 + 1, e.1 + elapsed);
+        let e = self.entries[child].parents[child_rec]
+            .entry(parent_key)
             .or_default();
-        e.0 += 1;
-        e.1 += elapsed;
-    };
-    let mut total_time = 0;
-    for events in threads {
+        (e.0, e.1) = (e.0 + 1, e.1 + elapsed);
+    }
+
+    /// dmtracedump's loop over one thread's events; its total time.
+    fn add_thread(&mut self, events: &[Event]) -> u64 {
         let Some(&(_, _, first)) = events.first() else {
-            continue;
+            return 0;
         };
+        let top = self.top;
         let mut stack: Vec<(usize, u64)> = Vec::new();
         let mut last = first;
         for &(action, m, t) in events {
             let m = m as usize;
+            let on_stack = |stack: &Stack, m: usize| stack.iter().filter(|f| f.0 == m).count();
             if action == Action::Enter {
                 let caller = stack.last().map_or(top, |f| f.0);
-                let n = count(&stack, stack.len(), caller);
-                entries[caller].exclusive += t - last;
-                if n <= 1 {
-                    entries[caller].top_exclusive += t - last;
+                self.entries[caller].exclusive += t - last;
+                if on_stack(&stack, caller) <= 1 {
+                    self.entries[caller].top_exclusive += t - last;
                 }
                 stack.push((m, t));
             } else {
@@ -78,51 +90,63 @@ fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile 
                     entry_time = f.1;
                 }
                 let caller = stack.last().map_or(top, |f| f.0);
-                add_inclusive(&mut entries, &stack, stack.len(), caller, m, t - entry_time);
-                entries[m].exclusive += t - last;
-                if count(&stack, stack.len(), m) == 0 {
-                    entries[m].top_exclusive += t - last;
+                self.add_inclusive(&stack, stack.len(), caller, m, t - entry_time);
+                self.entries[m].exclusive += t - last;
+                if on_stack(&stack, m) == 0 {
+                    self.entries[m].top_exclusive += t - last;
                 }
             }
             last = t;
         }
-        total_time += last - first;
         for ii in 0..stack.len() {
             let caller = if ii == 0 { top } else { stack[ii - 1].0 };
             let (m, entry_time) = stack[ii];
-            add_inclusive(&mut entries, &stack, ii, caller, m, last - entry_time);
+            self.add_inclusive(&stack, ii, caller, m, last - entry_time);
+        }
+        last - first
+    }
+
+    /// The profile the entries make.
+    fn into_profile(self, clock: Clock, total_time: u64) -> Profile {
+        let edges = |map: &BTreeMap<Option<u32>, (u64, u64)>| -> Vec<Edge> {
+            map.iter()
+                .map(|(&m, &(calls, time))| Edge::new(m.map(MethodId), calls, time))
+                .collect()
+        };
+        let to_profile = |e: &Entry| MethodProfile {
+            inclusive: e.inclusive,
+            exclusive: e.exclusive,
+            top_exclusive: e.top_exclusive,
+            // Counted modulo 2³² as the profile counts them.
+            calls: e.calls[0] as u32,
+            recursive_calls: e.calls[1] as u32,
+        };
+        let lists = |e: &Entry| {
+            let [parents, children] = [&e.parents, &e.children];
+            [&parents[0], &children[0], &parents[1], &children[1]].map(edges)
+        };
+        Profile {
+            clock,
+            total_time,
+            methods: self.entries[..self.top].iter().map(to_profile).collect(),
+            toplevel: to_profile(&self.entries[self.top]),
+            edge_lists: EdgeLists::from_lists(self.entries.iter().map(lists)),
         }
     }
-    entries[top].inclusive = total_time;
+}
 
-    let edges = |map: &BTreeMap<Option<u32>, (u64, u64)>| -> Vec<Edge> {
-        map.iter()
-            .map(|(&m, &(calls, time))| Edge::new(m.map(MethodId), calls, time))
-            .collect()
+/// The reference: dmtracedump's loop, record by record, per thread.
+fn oracle(threads: &[Vec<Event>], method_count: usize, clock: Clock) -> Profile {
+    let mut entries = Entries {
+        entries: vec![Entry::default(); method_count + 1],
+        top: method_count,
     };
-    let to_profile = |e: &Entry| MethodProfile {
-        inclusive: e.inclusive,
-        exclusive: e.exclusive,
-        top_exclusive: e.top_exclusive,
-        // Counted modulo 2³² as the profile counts them.
-        calls: e.calls[0] as u32,
-        recursive_calls: e.calls[1] as u32,
-    };
-    let lists = |e: &Entry| {
-        [
-            edges(&e.parents[0]),
-            edges(&e.children[0]),
-            edges(&e.parents[1]),
-            edges(&e.children[1]),
-        ]
-    };
-    Profile {
-        clock,
-        total_time,
-        methods: entries[..top].iter().map(to_profile).collect(),
-        toplevel: to_profile(&entries[top]),
-        edge_lists: EdgeLists::from_lists(entries.iter().map(lists)),
-    }
+    let total_time = threads
+        .iter()
+        .map(|events| entries.add_thread(events))
+        .sum();
+    entries.entries[method_count].inclusive = total_time;
+    entries.into_profile(clock, total_time)
 }
 
 /// splitmix64: a tiny seeded generator, so failures reproduce from the seed.
@@ -221,6 +245,47 @@ fn project(threads: &[Vec<DualEvent>], clock: Clock) -> Vec<Vec<Event>> {
         .collect()
 }
 
+/// How a test splits the work: the numbers must not depend on it.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    workers: usize,
+    unit_calls: usize,
+    parent_caches: bool,
+}
+
+/// `trace`'s profiles on `clocks` holding `detail`, in one walk split as `split` says.
+fn split_walk<const K: usize>(
+    trace: &Trace,
+    clocks: [Clock; K],
+    detail: Detail,
+    split: Split,
+) -> [Profile; K] {
+    let plan = plan_for(trace, K, detail);
+    walk(
+        trace,
+        clocks,
+        &plan.varied(split.workers, split.unit_calls, split.parent_caches),
+    )
+}
+
+const SPLITS: [Split; 3] = [
+    Split {
+        workers: 3,
+        unit_calls: 1,
+        parent_caches: true,
+    },
+    Split {
+        workers: 2,
+        unit_calls: 1,
+        parent_caches: false,
+    },
+    Split {
+        workers: 1,
+        unit_calls: 1 << 14,
+        parent_caches: false,
+    },
+];
+
 #[test]
 fn engine_matches_dmtracedump_loop_on_random_traces() {
     for seed in 0..3000u64 {
@@ -231,69 +296,54 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
         let mut expected = Vec::new();
         for clock in [Clock::Cpu, Clock::Wall] {
             let want = oracle(&project(&threads, clock), method_count as usize, clock);
-            let fast = profile(&trace, clock);
             assert_eq!(
-                fast, want,
+                profile(&trace, clock),
+                want,
                 "seed {seed}, clock {clock:?}, events {threads:?}"
             );
-            // Splitting into many small units and bins must not change anything.
-            let [split] = profile_split(&trace, [clock], 3, 1, Detail::Edges);
-            assert_eq!(split, want, "split: seed {seed}, clock {clock:?}");
-            // And without the parent caches (every edge in the map), `(toplevel)`'s edges
-            // listed or summed in place.
-            for in_place in [false, true] {
-                let sums = (false, in_place);
-                let [uncached] = profile_split_cached(&trace, [clock], 2, 1, sums, Detail::Edges);
+            for split in SPLITS {
+                let [got] = split_walk(&trace, [clock], Detail::Edges, split);
+                assert_eq!(got, want, "{split:?}: seed {seed}, clock {clock:?}");
+                let [totals] = split_walk(&trace, [clock], Detail::Totals, split);
                 assert_eq!(
-                    uncached, want,
-                    "uncached ({in_place}): seed {seed}, {clock:?}"
+                    totals,
+                    without_edges(&want),
+                    "totals {split:?}: seed {seed}"
                 );
             }
-            // Released once summed, the calls leave the same profile, and the trace without
-            // them.
-            if seed % 10 == 0 {
-                let mut released = trace.clone();
-                let p = profile_releasing(&mut released, clock, 1, Detail::Edges);
-                assert_eq!(p, want, "releasing: seed {seed}, clock {clock:?}");
-                assert_eq!(released.call_count(), 0);
-                assert_eq!(released.methods.len(), trace.methods.len());
-            }
-            // The sums alone are the same sums.
-            let [totals] = profile_split(&trace, [clock], 3, 1, Detail::Totals);
-            assert_eq!(
-                totals,
-                without_edges(&want),
-                "totals: seed {seed}, {clock:?}"
-            );
             expected.push(want);
         }
-        // Both clocks in one walk give the same profiles.
-        assert_eq!(profile_all_clocks(&trace), expected, "dual: seed {seed}");
-        let both = profile_split(&trace, [Clock::Cpu, Clock::Wall], 2, 1, Detail::Edges);
-        assert_eq!(both.to_vec(), expected, "dual split: seed {seed}");
-        let dual = [Clock::Cpu, Clock::Wall];
-        for in_place in [false, true] {
-            let both = profile_split_cached(&trace, dual, 3, 1, (false, in_place), Detail::Edges);
-            assert_eq!(
-                both.to_vec(),
-                expected,
-                "dual uncached ({in_place}): seed {seed}"
-            );
-        }
-        let totals = profile_all_clocks_shared(&trace, 2, Detail::Totals);
-        let expected: Vec<Profile> = expected.iter().map(without_edges).collect();
-        assert_eq!(totals, expected, "dual totals: seed {seed}");
-        assert_summary_profiles(&trace, &expected, &format!("seed {seed}"));
+        assert_profiles_on_both_clocks(&trace, &expected, &format!("seed {seed}"));
     }
 }
 
-/// [`summary_profiles`] of `trace` are `full`'s totals: the primary profile whole, the other
-/// clock's inclusive and exclusive times and total; [`all_clock_times`] are every clock's.
+/// Both clocks of `trace`, in one walk (split every way) or one per clock, with the edges or
+/// without, are `full` (on the CPU clock then the wall clock).
+fn assert_profiles_on_both_clocks(trace: &Trace, full: &[Profile], what: &str) {
+    let dual = [Clock::Cpu, Clock::Wall];
+    let id = |p| p;
+    assert_eq!(profiles(trace, &dual, Detail::Edges, id), full, "{what}");
+    for split in SPLITS {
+        let both = split_walk(trace, dual, Detail::Edges, split);
+        assert_eq!(both.to_vec(), full, "both clocks {split:?}: {what}");
+    }
+    let totals: Vec<Profile> = full.iter().map(without_edges).collect();
+    assert_eq!(profiles(trace, &dual, Detail::Totals, id), totals, "{what}");
+    let apart: Vec<Profile> = (dual.iter())
+        .flat_map(|&c| profiles(trace, &[c], Detail::Totals, id))
+        .collect();
+    assert_eq!(apart, totals, "{what}");
+    assert_summary_profiles(trace, &totals, what);
+}
+
+/// What a summary reads of `trace` is `full`'s totals: the primary profile whole, the other
+/// clock's inclusive and exclusive times and total; every clock's [`ClockTimes`] too.
 fn assert_summary_profiles(trace: &Trace, full: &[Profile], what: &str) {
-    let (primary, others) = summary_profiles(trace, 1).expect("a trace with clocks");
+    let summary = crate::report::summary::summary_profiles(trace);
+    let (primary, others) = summary.expect("a trace with clocks");
     assert_eq!(primary, full[0], "summary primary: {what}");
     assert_eq!(others.len(), full.len() - 1, "{what}");
-    let all = all_clock_times(trace, 1);
+    let all = profiles(trace, &trace.clocks(), Detail::Totals, ClockTimes::of);
     assert_eq!(all.len(), full.len(), "{what}");
     for (times, p) in others.iter().zip(&full[1..]).chain(all.iter().zip(full)) {
         assert_eq!((times.clock, times.total_time), (p.clock, p.total_time));
@@ -334,25 +384,11 @@ fn totals_of_many_methods_called_once_walk_one_clock_at_a_time() {
         }
     }
     let trace = build(&threads, methods);
-    let calls = trace.call_count();
-    assert!(!caches_parents(methods as usize, Some(calls)));
-    let one_walk = profile_split(
-        &trace,
-        [Clock::Cpu, Clock::Wall],
-        2,
-        1 << 14,
-        Detail::Totals,
-    );
-    let per_clock = profile_all_clocks_shared(&trace, 1, Detail::Totals);
-    assert_eq!(per_clock, one_walk.to_vec());
-    assert!(per_clock[0].methods.iter().any(|p| p.recursive_calls > 0));
-    // And they are the profiles' numbers without the edges.
-    let with_edges: Vec<Profile> = profile_all_clocks(&trace)
-        .iter()
-        .map(without_edges)
-        .collect();
-    assert_eq!(per_clock, with_edges);
-    assert_summary_profiles(&trace, &per_clock, "called once");
+    let plan = plan_for(&trace, 2, Detail::Totals);
+    assert_eq!(plan.clock_walks(), ClockWalks::Apart);
+    let full: Vec<Profile> = [Clock::Cpu, Clock::Wall].map(|c| profile(&trace, c)).into();
+    assert!(full[0].methods.iter().any(|p| p.recursive_calls > 0));
+    assert_profiles_on_both_clocks(&trace, &full, "called once");
 }
 
 /// `p` with every edge list empty: what [`Detail::Totals`] gives.
@@ -426,74 +462,6 @@ fn unmatched_exit_is_charged_from_time_zero() {
     assert_eq!(p.toplevel.exclusive, 5 - 4);
     let cpu = profile(&trace, Clock::Cpu);
     assert_eq!(cpu.method(MethodId(0)).inclusive, 5);
-}
-
-#[test]
-fn worker_sums_stay_within_their_budget() {
-    let cores = default_workers();
-    for methods in [0usize, 1, 20_000, 70_000, 500_000, 1 << 20, 50 << 20] {
-        for calls in [None, Some(0), Some(methods * 16), Some(usize::MAX)] {
-            let cached = caches_parents(methods, calls);
-            assert_eq!(
-                cached,
-                methods <= 1 << 16 || (calls.unwrap_or(0) >= methods * 16 && methods < 1 << 29),
-                "{methods} {calls:?}"
-            );
-            let totals = |k| workers_within::<1>(methods, calls, k, Detail::Totals);
-            let totals2 = |k| workers_within::<2>(methods, calls, k, Detail::Totals);
-            // (workers, bytes per method of all profiles computed at once, of this one)
-            let one = |w, per| (w, per, per);
-            for (w, per, own) in [
-                one(
-                    workers_for::<1>(methods, calls),
-                    method_bytes::<1>(cached, Detail::Edges),
-                ),
-                one(
-                    workers_for::<2>(methods, calls),
-                    method_bytes::<2>(cached, Detail::Edges),
-                ),
-                one(totals(1), method_bytes::<1>(cached, Detail::Totals)),
-                one(totals2(1), method_bytes::<2>(cached, Detail::Totals)),
-                (
-                    totals(2),
-                    2 * method_bytes::<1>(cached, Detail::Totals),
-                    method_bytes::<1>(cached, Detail::Totals),
-                ),
-            ] {
-                assert!((1..=cores).contains(&w), "{methods}: {w}");
-                // Within the budget, or a single worker (which any profile needs).
-                assert!(
-                    w == 1 || w * methods * per <= WORKER_METHOD_BUDGET,
-                    "{methods}: {w}"
-                );
-                // The workers past the first paid for by the calls.
-                let paid = |w: usize| {
-                    calls.is_none_or(|c| {
-                        (w - 1) * methods.max(1) * own
-                            <= c.saturating_mul(EXTRA_WORKER_BYTES_PER_CALL)
-                    })
-                };
-                assert!(paid(w), "{methods} {calls:?}: {w}");
-                // Not fewer workers than the budget and the calls allow.
-                assert!(
-                    w == cores
-                        || (w + 1) * methods.max(1) * per > WORKER_METHOD_BUDGET
-                        || !paid(w + 1),
-                    "{methods} {calls:?}: {w}"
-                );
-            }
-        }
-    }
-    assert_eq!(workers_for::<1>(20_000, None), cores);
-    // The sums: 32 bytes per method on one clock, 64 on two, and two edge-map slots of 24 and
-    // 32; with the cache, two and four cache lines.
-    assert_eq!(method_bytes::<1>(false, Detail::Edges), 32 + 4 + 48);
-    assert_eq!(method_bytes::<2>(false, Detail::Edges), 64 + 4 + 64);
-    assert_eq!(method_bytes::<1>(true, Detail::Edges), 128 + 4);
-    assert_eq!(method_bytes::<2>(true, Detail::Edges), 256 + 4);
-    // The sums alone, whatever the caches would be.
-    assert_eq!(method_bytes::<1>(true, Detail::Totals), 32 + 4);
-    assert_eq!(method_bytes::<2>(false, Detail::Totals), 64 + 4);
 }
 
 /// Every owner's four lists read back as they were given, whichever of them are empty (the

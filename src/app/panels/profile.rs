@@ -164,7 +164,7 @@ impl EdgeKind {
             EdgeKind::RecursiveChildren => "Children while recursive",
         }
     }
-    fn list(self, p: MethodEdges<'_>) -> std::borrow::Cow<'_, [Edge]> {
+    fn list(self, p: MethodEdges<'_>) -> &[Edge] {
         match self {
             EdgeKind::Parents => p.parents(),
             EdgeKind::Children => p.children(),

@@ -99,11 +99,21 @@ impl SinkFactory for ProfileSinkFactory {
     type Sink = ProfileSinks;
 
     fn max_workers(&self, method_count: usize, calls: usize) -> usize {
-        crate::analysis::profile::workers_for::<1>(method_count, Some(calls))
+        let size = TraceSize {
+            methods: method_count,
+            calls: Some(calls),
+        };
+        ProfilePlan::new(size, 1, Detail::Edges).workers()
     }
 
     fn sink(&self, threads: &[u32], clock_mode: ClockMode, method_count: usize) -> ProfileSinks {
         let clock = self.clock_for(Some(clock_mode));
+        // The calls are not known yet.
+        let size = TraceSize {
+            methods: method_count,
+            calls: None,
+        };
+        let plan = ProfilePlan::new(size, 1, Detail::Edges);
         let dual = clock_mode == ClockMode::Dual;
         let share = threads.len() > 1;
         let threads_state = threads
@@ -121,10 +131,7 @@ impl SinkFactory for ProfileSinkFactory {
             })
             .collect();
         ProfileSinks {
-            acc: Acc::new(
-                method_count,
-                crate::analysis::profile::caches_parents(method_count, None),
-            ),
+            acc: Acc::new(method_count, &plan),
             threads: threads_state,
             thread_ids: threads.to_vec(),
             walk_t2: dual && clock == Clock::Wall,
@@ -132,9 +139,10 @@ impl SinkFactory for ProfileSinkFactory {
             clock_mode,
             shared: share.then_some(0),
             // The limit is for all workers' tables together.
-            may_unshare: (threads.len()).saturating_mul(method_count).saturating_mul(
-                crate::analysis::profile::workers_for::<1>(method_count, None),
-            ) <= self.table_limit,
+            may_unshare: (threads.len())
+                .saturating_mul(method_count)
+                .saturating_mul(plan.workers())
+                <= self.table_limit,
             moves: 0,
             reviewed_at: 0,
             method_count,
@@ -238,7 +246,7 @@ pub fn profile_sinks(
     let mut trace = b.finish_without_calls();
     let clock = factory.clock_for(trace.clock);
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
-    let results: Vec<(Acc<1>, Vec<(usize, ThreadResult)>)> =
+    let results: Vec<(Sums<1>, Vec<(usize, ThreadResult)>)> =
         sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
     crate::timing::mark("sinks finished");
     let p = assemble(&mut trace, results, clock);
@@ -247,7 +255,7 @@ pub fn profile_sinks(
 
 impl ProfileSinks {
     /// Closes every thread's open calls; the sums and each thread's result.
-    fn finish(mut self, raw_ids: &[u64]) -> (Acc<1>, Vec<(usize, ThreadResult)>) {
+    fn finish(mut self, raw_ids: &[u64]) -> (Sums<1>, Vec<(usize, ThreadResult)>) {
         let mut done = Vec::with_capacity(self.threads.len());
         for slot in 0..self.threads.len() {
             if let Some(holder) = self.shared
@@ -275,8 +283,8 @@ impl ProfileSinks {
             done.push((g, result));
         }
         crate::timing::mark("threads ended");
-        self.acc.flush_slots();
+        let sums = self.acc.end_walk();
         crate::timing::mark("slots flushed");
-        (self.acc, done)
+        (sums, done)
     }
 }

@@ -5,24 +5,82 @@ use crate::trace::{Builder, ClockMode};
 
 const METHODS: u32 = 7;
 
-/// A random trace with every kind of damage the builder tolerates: unmatched exits at the
-/// start and in the middle, exits of methods below the top and not on the stack, unrolls,
-/// deep recursion, 32-bit times that wrap, times that run backwards, an empty thread and a
-/// thread whose time columns do not fit its events.
+/// One thread's random events: ops and the times on each clock.
+struct RandomEvents {
+    ops: Vec<u32>,
+    axis: Vec<u64>,
+    cpu: Vec<u64>,
+}
+
+/// `n` random events: unmatched exits at the start and in the middle, exits of methods below
+/// the top and not on the stack, unrolls, deep recursion, times that start near the 32-bit
+/// limit now and then (so that they wrap) and times that run backwards.
+fn random_events(rng: &mut Rng, n: usize) -> RandomEvents {
+    let mut events = RandomEvents {
+        ops: Vec::with_capacity(n),
+        axis: Vec::new(),
+        cpu: Vec::new(),
+    };
+    let mut stack: Vec<u32> = Vec::new();
+    let near_wrap = rng.below(3) == 0;
+    let mut axis: u64 = if near_wrap {
+        u32::MAX as u64 - 300
+    } else {
+        rng.below(100)
+    };
+    let mut cpu: u64 = if near_wrap {
+        u32::MAX as u64 - 200
+    } else {
+        rng.below(50)
+    };
+    for _ in 0..n {
+        let m = rng.below(METHODS as u64) as u32;
+        let (method, action) = match rng.below(20) {
+            0 => (m, 1),      // exit of any method: unmatched, below or absent
+            1 => (m, 2),      // unroll of any method
+            2..=10 => (m, 0), // enter
+            _ => match stack.last() {
+                Some(&top) => (top, 1 + rng.below(2) as u32),
+                None => (m, 0),
+            },
+        };
+        match action {
+            0 => stack.push(method),
+            _ => {
+                if let Some(p) = stack.iter().rposition(|&x| x == method) {
+                    stack.truncate(p);
+                }
+            }
+        }
+        events.ops.push(Op::encode(method, action));
+        let step = rng.below(7);
+        axis += step;
+        cpu += rng.below(step + 1);
+        // Now and then a time runs backwards.
+        let mut back = |x: u64| {
+            if rng.below(40) == 0 {
+                x.saturating_sub(5)
+            } else {
+                x
+            }
+        };
+        let (a, c) = (back(axis), back(cpu));
+        events.axis.push(a);
+        events.cpu.push(c);
+    }
+    events
+}
+
+/// A random trace with every kind of damage the builder tolerates ([`random_events`]), an
+/// empty thread and, rarely, a thread whose time columns do not fit its events.
 fn random_builder(seed: u64) -> Builder {
     let mut rng = Rng::new(seed);
     let mode = [ClockMode::Dual, ClockMode::ThreadCpu, ClockMode::Wall][seed as usize % 3];
     let mut b = Builder::new("random");
     b.clock = Some(mode);
     for i in 0..METHODS as u64 {
-        b.add_method(
-            4 * i,
-            &format!("C{}", i % 3),
-            &format!("m{i}"),
-            "()V",
-            None,
-            None,
-        );
+        let class = format!("C{}", i % 3);
+        b.add_method(4 * i, &class, &format!("m{i}"), "()V", None, None);
     }
     let threads = 1 + rng.below(5) as usize;
     for t in 0..threads {
@@ -32,68 +90,20 @@ fn random_builder(seed: u64) -> Builder {
             1 => 1,
             _ => rng.below(400) as usize,
         };
-        let mut ops = Vec::with_capacity(n);
-        let mut stack: Vec<u32> = Vec::new();
-        // Start near the 32-bit limit now and then so that times wrap.
-        let near_wrap = rng.below(3) == 0;
-        let mut axis: u64 = if near_wrap {
-            u32::MAX as u64 - 300
-        } else {
-            rng.below(100)
-        };
-        let mut cpu: u64 = if near_wrap {
-            u32::MAX as u64 - 200
-        } else {
-            rng.below(50)
-        };
-        let (mut axis_col, mut cpu_col) = (Vec::new(), Vec::new());
-        for _ in 0..n {
-            let m = rng.below(METHODS as u64) as u32;
-            let op = match rng.below(20) {
-                0 => m << 2 | 1,  // exit of any method: unmatched, below or absent
-                1 => m << 2 | 2,  // unroll of any method
-                2..=10 => m << 2, // enter
-                _ => match stack.last() {
-                    Some(&top) => top << 2 | (1 + rng.below(2) as u32),
-                    None => m << 2,
-                },
-            };
-            match op & 3 {
-                0 => stack.push(op >> 2),
-                _ => {
-                    if let Some(p) = stack.iter().rposition(|&x| x == op >> 2) {
-                        stack.truncate(p);
-                    }
-                }
-            }
-            ops.push(op);
-            let step = rng.below(7);
-            axis += step;
-            cpu += rng.below(step + 1);
-            // Now and then a time runs backwards.
-            let back = |x: u64, rng: &mut Rng| {
-                if rng.below(40) == 0 {
-                    x.saturating_sub(5)
-                } else {
-                    x
-                }
-            };
-            axis_col.push(back(axis, &mut rng));
-            cpu_col.push(back(cpu, &mut rng));
-        }
+        let events = random_events(&mut rng, n);
         let wrap = |v: &[u64]| Times::U32Wrapping(v.iter().map(|&x| x as u32).collect());
         let ev = b.events_mut(id);
-        ev.ops = ops;
+        ev.ops = events.ops;
         match mode {
             ClockMode::Dual => {
-                ev.axis = wrap(&axis_col);
-                ev.cpu = Some(wrap(&cpu_col));
+                ev.axis = wrap(&events.axis);
+                ev.cpu = Some(wrap(&events.cpu));
             }
             ClockMode::ThreadCpu => {
-                ev.axis = Times::U64(axis_col);
-                ev.cpu = Some(wrap(&cpu_col));
+                ev.axis = Times::U64(events.axis);
+                ev.cpu = Some(wrap(&events.cpu));
             }
-            ClockMode::Wall => ev.axis = wrap(&axis_col),
+            ClockMode::Wall => ev.axis = wrap(&events.axis),
         }
         // Rarely, a reader bug: columns that do not fit the events.
         if n > 2 && rng.below(25) == 0 {
@@ -175,21 +185,14 @@ fn event_walk_equals_the_lane_engine_on_the_sample_traces() {
     assert!(seen >= 5, "only {seen} sample traces");
 }
 
-/// A random Android trace file with every kind of record-level damage: exits that do not
-/// match, unrolls, method ids missing from the key, the invalid action 3, thread ids missing
-/// from the key, 32-bit times that wrap and times that run backwards, and sometimes a partial
-/// record at the end.
-/// `records`: how many (None: a random number below 1500).
-fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
-    use crate::formats::android::writer::{Event, Layout, MethodDef, TraceSpec, write_trace};
-    use crate::trace::Action;
-    let mut rng = Rng::new(seed);
-    let (layout, clock) = match seed % 5 {
-        0 => (Layout::V1, ClockMode::ThreadCpu),
-        1 => (Layout::V2, ClockMode::Wall),
-        2 => (Layout::V2, ClockMode::ThreadCpu),
-        _ => (Layout::V3, ClockMode::Dual),
-    };
+/// The spec of a random Android trace of `layout` and `clock`: [`METHODS`] methods, and up to
+/// six threads, the first missing from the key now and then.
+fn random_spec(
+    rng: &mut Rng,
+    layout: crate::formats::android::writer::Layout,
+    clock: ClockMode,
+) -> crate::formats::android::writer::TraceSpec {
+    use crate::formats::android::writer::{MethodDef, TraceSpec};
     let mut spec = TraceSpec::new(layout, clock);
     for i in 0..METHODS {
         spec.methods.push(MethodDef {
@@ -203,16 +206,67 @@ fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
     }
     let threads = 1 + rng.below(6) as u16;
     for t in 0..threads {
-        // Thread 0 of the records is missing from the key now and then.
         if t > 0 || rng.below(3) > 0 {
             spec.threads.push((t + 1, format!("t{t}")));
         }
     }
+    spec
+}
+
+/// A method id the key does not list.
+const NOT_IN_KEY: u32 = 0x4000;
+
+/// A random record's method id (with the invalid action 3 in its low bits, or an id missing
+/// from the key, now and then) and action, given its thread's `stack` of methods, which it
+/// updates.
+fn random_record(rng: &mut Rng, stack: &mut Vec<u32>) -> (u32, crate::trace::Action) {
+    use crate::trace::Action;
+    let m = 1 + rng.below(METHODS as u64) as u32;
+    let (method, action) = match rng.below(40) {
+        0 => (m, Action::Exit),
+        1 => (m, Action::Unroll),
+        2 => (NOT_IN_KEY, Action::Enter),
+        3 => return ((m * 4) | 3, Action::Enter), // invalid action 3 (method id bits)
+        4..=20 => (m, Action::Enter),
+        _ => match stack.last() {
+            Some(&top) => (top, Action::Exit),
+            None => (m, Action::Enter),
+        },
+    };
+    match action {
+        Action::Enter => stack.push(method),
+        _ => {
+            if let Some(p) = stack.iter().rposition(|&x| x == method) {
+                stack.truncate(p);
+            }
+        }
+    }
+    match method {
+        NOT_IN_KEY => (method, action),
+        _ => (method * 4, action),
+    }
+}
+
+/// A random Android trace file with every kind of record-level damage: exits that do not
+/// match, unrolls, method ids missing from the key, the invalid action 3, thread ids missing
+/// from the key, 32-bit times that wrap and times that run backwards, and sometimes a partial
+/// record at the end.
+/// `records`: how many (None: a random number below 1500).
+fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
+    use crate::formats::android::writer::{Event, Layout, write_trace};
+    let mut rng = Rng::new(seed);
+    let (layout, clock) = match seed % 5 {
+        0 => (Layout::V1, ClockMode::ThreadCpu),
+        1 => (Layout::V2, ClockMode::Wall),
+        2 => (Layout::V2, ClockMode::ThreadCpu),
+        _ => (Layout::V3, ClockMode::Dual),
+    };
+    let mut spec = random_spec(&mut rng, layout, clock);
+    let threads = spec.threads.last().map_or(1, |t| t.0) as usize;
     let n = records.unwrap_or_else(|| rng.below(1500) as usize);
-    let mut stacks: Vec<Vec<u32>> = vec![Vec::new(); threads as usize];
-    let near_wrap = rng.below(3) == 0;
-    let start = if near_wrap { u32::MAX - 400 } else { 0 };
-    let mut t1 = vec![start; threads as usize];
+    let mut stacks: Vec<Vec<u32>> = vec![Vec::new(); threads];
+    let start = if rng.below(3) == 0 { u32::MAX - 400 } else { 0 };
+    let mut t1 = vec![start; threads];
     let mut t2 = start.wrapping_add(50);
     // Threads run in bursts, as in real files; sometimes every record switches.
     let burst = if rng.below(3) == 0 {
@@ -225,52 +279,25 @@ fn random_file(seed: u64, records: Option<usize>) -> (Vec<u8>, ClockMode) {
         if (i as u64).is_multiple_of(burst) {
             th = rng.below(threads as u64) as usize;
         }
-        let stack = &mut stacks[th];
-        let m = 1 + rng.below(METHODS as u64) as u32;
-        let (method, action) = match rng.below(40) {
-            0 => (m, Action::Exit),
-            1 => (m, Action::Unroll),
-            2 => (0x4000, Action::Enter),      // not in the key
-            3 => ((m * 4) | 3, Action::Enter), // invalid action 3 (method id bits)
-            4..=20 => (m, Action::Enter),
-            _ => match stack.last() {
-                Some(&top) => (top, Action::Exit),
-                None => (m, Action::Enter),
-            },
-        };
-        let (method_id, is_invalid) = if method == 0x4000 {
-            (0x4000, false)
-        } else if method & 3 == 3 {
-            (method & !3, true)
-        } else {
-            (method * 4, false)
-        };
-        if !is_invalid {
-            match action {
-                Action::Enter => stack.push(method),
-                _ => {
-                    if let Some(p) = stack.iter().rposition(|&x| x == method) {
-                        stack.truncate(p);
-                    }
-                }
-            }
-        }
+        let (method_id, action) = random_record(&mut rng, &mut stacks[th]);
         let step = rng.below(9) as u32;
         t1[th] = t1[th].wrapping_add(rng.below(step as u64 + 1) as u32);
         t2 = t2.wrapping_add(step);
-        let back = |x: u32, rng: &mut Rng| {
+        let mut back = |x: u32| {
             if rng.below(60) == 0 {
                 x.wrapping_sub(7)
             } else {
                 x
             }
         };
+        let (time1, time2) = (back(t1[th]), back(t2));
+        let tid = th as u16 + 1;
         spec.events.push(Event {
-            tid: th as u16 + 1,
-            method_id: method_id | if is_invalid { 3 } else { 0 },
+            tid,
+            method_id,
             action,
-            time1: back(t1[th], &mut rng),
-            time2: back(t2, &mut rng),
+            time1,
+            time2,
         });
     }
     let mut bytes = write_trace(&spec);
