@@ -38,7 +38,7 @@ mod compensate_gui;
 mod desktop;
 /// The whole viewer driven through egui_kittest.
 mod gui;
-/// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
+/// Readability, truth in the corners, the smaller views (the whole viewer).
 mod gui_corners;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
