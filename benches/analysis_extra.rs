@@ -1,5 +1,5 @@
-//! Timings of the issue-5 analyses and exports on a generated trace (not a test: it prints
-//! numbers). Usage:
+//! Timings of the views' analyses (call trees, flame layout, histogram, graph, diff) and the
+//! exports on a generated trace (not a test: it prints numbers). Usage:
 //!
 //! ```text
 //! tracelens gen --records 10000000 -o /tmp/big.trace

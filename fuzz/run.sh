@@ -9,7 +9,8 @@
 #
 # Each fuzzer runs the library on one rayon thread (RAYON_NUM_THREADS=1 unless set): the readers'
 # rayon::join and parallel finish otherwise spend a third of the time waking and yielding threads
-# (perf on android_data: 845 -> 1169 executions/s), and two fuzzers can share the 2 cores. To run
+# (android_data runs about 1.4 times as many executions a second on one thread), and two fuzzers
+# can share the 2 cores. To run
 # two at once, give each a RUN_TAG so their logs don't collide; they share the corpus directory
 # (libFuzzer reloads it every second).
 set -euo pipefail

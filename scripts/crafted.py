@@ -3,10 +3,10 @@
 stack depth, which coverage-guided fuzzing on small inputs does not reach:
 
 - interleaved-deep-stacks.trace (12 MB): 2 000 one-record threads, 20 000 methods, four stacks
-  60 000 deep taking turns record by record (a recursion table shared between threads and moved
-  at each turn made `profile` quadratic: 21.7 s);
+  60 000 deep taking turns record by record (against a recursion table that moves between
+  threads at each turn: `profile` must stay linear);
 - last-method-on-many-threads.trace (384 KB): 8 000 threads each entering and leaving the last
-  of 4 000 methods (a dense recursion table per thread took a group diff to 139 MB);
+  of 4 000 methods (against a dense recursion table per thread: threads × methods entries);
 - one-call-threads.trace (2.6 MB): 65 000 threads of one call each (per-thread and per-lane
   costs).
 

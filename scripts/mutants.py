@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes plain (not coverage-guided) mutants of real traces, the way issue 11's attacker made
-them: truncations, bit flips, header fields and numbers set to huge values, byte windows
+"""Writes plain (not coverage-guided) mutants of real traces, the way an attacker without a
+fuzzer makes them: truncations, bit flips, header fields and numbers set to huge values, byte windows
 overwritten, chunks repeated or deleted, and splices between two traces. Deterministic for a
 seed. Run the CLI over them with scripts/cli-bounds.py:
 

@@ -490,7 +490,7 @@ fn method_named(trace: &tracelens::trace::Trace, full: &str) -> Option<tracelens
     Some(m.unwrap_or_else(|| panic!("no method {full}")))
 }
 
-/// Issue 13 (2): the table's `[n]` are dmtracedump's (what `tracelens profile` prints).
+/// The table's `[n]` are dmtracedump's (what `tracelens profile` prints).
 #[test]
 fn index_numbers_are_dmtracedumps() {
     let mut h = harness(&[sample_path()]);
@@ -502,7 +502,7 @@ fn index_numbers_are_dmtracedumps() {
     }
 }
 
-/// Issue 13 (1): switching the clock re-ranks, re-sorts, re-numbers and re-labels the views.
+/// Switching the clock re-ranks, re-sorts, re-numbers and re-labels the views.
 #[test]
 fn the_clock_switch_reranks_and_resorts_every_view() {
     let mut h = harness(&[sample_path()]);
@@ -549,7 +549,7 @@ fn the_clock_switch_reranks_and_resorts_every_view() {
     }
 }
 
-/// Issue 13 (3): selecting a method (Find, a child row) expands it and scrolls it into view;
+/// Selecting a method (Find, a child row) expands it and scrolls it into view;
 /// the previous automatic expansion closes; a new tab's table starts at the top.
 #[test]
 fn select_expands_and_scrolls() {

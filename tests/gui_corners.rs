@@ -1,5 +1,5 @@
-//! Issue 13, items 5–7 through the real app (egui_kittest, as tests/gui.rs): readability, truth in
-//! the corners and the smaller views. Every test asserts the app's state or what is on screen
+//! Readability, truth in the corners and the smaller views, through the real app (egui_kittest,
+//! as tests/gui.rs). Every test asserts the app's state or what is on screen
 //! (accesskit labels and their rectangles), not pixels.
 
 use std::path::{Path, PathBuf};

@@ -559,7 +559,7 @@ fn p06_took_lines_info() {
 fn p07_sessions_reset_markers_and_resolution() {
     let t = p("p07_two_sessions.log");
     let s = series(&t, "m");
-    assert_eq!(s.len(), 1, "second session has no registration");
+    assert_eq!(s.len(), 1, "the second PerfLog session has no registration");
     assert_eq!(s[0].durations_s.to_vec(), vec![0.010]);
     assert!(has_code(&t, "P10"), "id 1 unregistered in session 2");
     assert_eq!(durs(&t, "unregistered id 1"), vec![0.005]);

@@ -46,7 +46,7 @@ mod desktop;
 /// The whole viewer driven through egui_kittest.
 #[cfg(feature = "gui")]
 mod gui;
-/// Issue 13 items 5–7: readability, truth in the corners, the smaller views (the whole viewer).
+/// Readability, truth in the corners, the smaller views (the whole viewer).
 #[cfg(feature = "gui")]
 mod gui_corners;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that

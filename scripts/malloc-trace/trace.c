@@ -1,17 +1,15 @@
 /* Logs every malloc, free and realloc of a program (LD_PRELOAD) as (op, address, size) triples
  * of 8-byte numbers, op 1 = allocated, 2 = freed, to $MALLOC_TRACE_OUT (default
- * malloc-trace.bin), for map.py to lay out by address at the program's marks. Found what split
- * the freed calls of 60 000 small threads into pieces no large list fit in (README, fifteenth
- * session).
+ * malloc-trace.bin), for map.py to lay out by address at the program's marks: which freed
+ * blocks split the heap, and why a large list does not fit in the room they leave.
  *
  *   gcc -O2 -shared -fPIC -o /tmp/trace.so scripts/malloc-trace/trace.c -lpthread
- *   GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.tcache_count=0 \
- *     TRACELENS_TIMING=alloc LD_PRELOAD=/tmp/trace.so MALLOC_TRACE_OUT=/tmp/m.bin \
+ *   TRACELENS_TIMING=alloc LD_PRELOAD=/tmp/trace.so MALLOC_TRACE_OUT=/tmp/m.bin \
  *     target/release/tracelens profile FILE > /dev/null
  *   python3 scripts/malloc-trace/map.py /tmp/m.bin
  *
- * (Set both tunables: the program otherwise starts itself again with them, and the log is
- * restarted at that exec.) A development tool: not built or run by the tests. */
+ * It sees what goes through glibc's malloc, so it lays out a build that uses the system
+ * allocator. A development tool: not built or run by the tests. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
