@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use tracelens::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use tracelens::analysis::profile::{ProfileSinkFactory, profile, profile_events};
 use tracelens::formats::{Parsed, Progress};
 use tracelens::load::{load_parsed, load_path, load_to_sinks};
 
@@ -145,7 +145,7 @@ fn main() {
         let (b, sinks) = load_to_sinks(&path, &Progress::default(), &factory)
             .expect("load")
             .expect("a key + data trace");
-        profile_sinks(&factory, b, sinks)
+        factory.finish(b, sinks)
     });
     println!(
         "decode+profile  {:>8.1} ms   {:.1} M records/s   ({clock:?}, while decoding: what `tracelens profile` runs)",

@@ -9,7 +9,7 @@
 use std::io;
 
 use crate::analysis::diff::TraceDiff;
-use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events, profile_sinks};
+use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events};
 use crate::formats::android::{self, FORMAT_TRACE};
 use crate::formats::legacy::{self, LegacyKind};
 use crate::formats::{Parsed, Progress, ReadContext, detect};
@@ -480,7 +480,7 @@ fn android_data(bytes: &[u8], ctx: &ReadContext) {
     }
     let factory = ProfileSinkFactory::new(None);
     if let Ok((b, sinks)) = android::read_pair_to_sinks(key, data, ctx, &factory) {
-        let (trace, p) = profile_sinks(&factory, b, sinks);
+        let (trace, p) = factory.finish(b, sinks);
         let _ = render_parts(&trace, &p, &Style::Text);
     }
 }
@@ -494,7 +494,7 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
     for clock in [None, Some(Clock::Cpu), Some(Clock::Wall)] {
         let factory = ProfileSinkFactory::new(clock);
         if let Ok(Some((b, sinks))) = android::read_to_sinks(bytes, ctx, &factory) {
-            let (trace, p) = profile_sinks(&factory, b, sinks);
+            let (trace, p) = factory.finish(b, sinks);
             let _ = render_parts(&trace, &p, &Style::Text);
             expected.push(p);
         }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracelens::analysis::profile::{ProfileSinkFactory, profile, profile_sinks};
+use tracelens::analysis::profile::{ProfileSinkFactory, profile};
 use tracelens::formats::{Progress, ReadContext, read_bytes};
 
 fn inputs() -> Vec<PathBuf> {
@@ -38,7 +38,7 @@ fn read(bytes: &[u8]) {
     let factory = ProfileSinkFactory::new(None);
     match tracelens::formats::android::read_to_sinks(bytes, &ctx, &factory) {
         Ok(Some((b, sinks))) => {
-            let (trace, p) = profile_sinks(&factory, b, sinks);
+            let (trace, p) = factory.finish(b, sinks);
             let t = lanes.expect("the lane path reads what the sinks read");
             assert_eq!(p, profile(&t, t.primary_clock()));
             assert_eq!(trace.diagnostics, t.diagnostics);

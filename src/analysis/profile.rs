@@ -28,9 +28,10 @@
 //!
 //! # Entry points
 //!
-//! [`profile`] (one clock, with callers and callees), [`profiles`] (several clocks, with the
-//! edges or the totals alone, each narrowed as it is made), and the event engine's
-//! [`profile_events`] and [`profile_sinks`] for `tracelens profile`.
+//! [`profile`] (one clock, with callers and callees), [`profile_releasing`] (the same, releasing
+//! the calls once summed), [`profiles`] (several clocks, with the edges or the totals alone,
+//! each narrowed as it is made), and the event engine's [`profile_events`] for `tracelens
+//! profile` (whose record sinks are finished by [`ProfileSinkFactory::finish`]).
 //!
 //! # Files
 //!
@@ -62,7 +63,7 @@ mod units;
 use accumulate::{Acc, ClockRead, Sums};
 pub use edges::{Edge, EdgeLists, MethodEdges};
 pub(crate) use edges::{EdgeList, ListCounts};
-pub use events::{ProfileSinkFactory, ProfileSinks, profile_events, profile_sinks};
+pub use events::{ProfileSinkFactory, ProfileSinks, profile_events};
 use lane_walk::Walker;
 pub use plan::Detail;
 use plan::{ClockWalks, ProfilePlan, TraceSize};
@@ -135,6 +136,19 @@ impl Profile {
 /// axis is rebuilt, a wall trace's axis is wall).
 pub fn profile(trace: &Trace, clock: Clock) -> Profile {
     let [p] = walk(trace, [clock], &plan_for(trace, 1, Detail::Edges));
+    p
+}
+
+/// [`profile`] of a trace whose calls the caller reads no more: they are released
+/// ([`Trace::release_calls`]) once summed, before the rows and the edge lists are made. Those
+/// are a profile's peak on a file of millions of methods called once, where the calls take as
+/// much again.
+pub(crate) fn profile_releasing(trace: &mut Trace, clock: Clock) -> Profile {
+    let plan = plan_for(trace, 1, Detail::Edges);
+    let totals = [total_time(&trace.threads, clock)];
+    let sums = sum_calls(trace, [clock], &plan);
+    trace.release_calls();
+    let [p] = sums.into_profiles([clock], totals);
     p
 }
 

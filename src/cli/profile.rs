@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt};
 use crate::analysis::profile::{
-    ClockTimes, Detail, ProfileSinkFactory, profile, profile_events, profile_sinks, profiles,
+    ClockTimes, Detail, ProfileSinkFactory, profile_events, profile_releasing, profiles,
 };
 use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
@@ -158,7 +158,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     let (mut mapping, streamed) = (mapping?, streamed?);
     let (mut trace, mut ready, events) = match streamed {
         Some((b, sinks)) => {
-            let (trace, p) = profile_sinks(&factory, b, sinks);
+            let (trace, p) = factory.finish(b, sinks);
             (trace, Some(p), None)
         }
         None => match crate::load::load_parsed(&args.file, &progress)? {
@@ -237,12 +237,12 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                         compensated
                     };
                     trace = prepare(compensated)?;
-                    let p = profile(&trace, clock);
+                    let p = profile_releasing(&mut trace, clock);
                     in_measured_ticks(&trace, p)
                 }
                 None => {
                     trace = prepare(trace)?;
-                    profile(&trace, clock)
+                    profile_releasing(&mut trace, clock)
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! `tracelens profile` runs. Two ways in, one walk:
 //! - [`profile_events`]: from the events a reader collected ([`crate::trace::Builder::finish_events`]);
 //! - [`ProfileSinks`]: from the records while they are decoded, storing none of them (Android
-//!   data sections; see [`crate::trace::SinkFactory`]), finished by [`profile_sinks`].
+//!   data sections; see [`crate::trace::SinkFactory`]), finished by [`ProfileSinkFactory::finish`].
 //!
 //! The numbers, the threads' time ranges and the diagnostics are those of [`super::profile`] on
 //! the finished trace (tested against it on random streams with every kind of damage).
@@ -34,7 +34,7 @@ use crate::trace::{
 
 mod sinks;
 
-pub use sinks::{ProfileSinkFactory, ProfileSinks, profile_sinks};
+pub use sinks::{ProfileSinkFactory, ProfileSinks};
 
 /// Profiles `trace` (made by [`crate::trace::Builder::finish_events`]) from its threads' `events`
 /// on `clock`, and fills in what lane building would have: the threads' time ranges and the

@@ -301,6 +301,15 @@ fn engine_matches_dmtracedump_loop_on_random_traces() {
                 want,
                 "seed {seed}, clock {clock:?}, events {threads:?}"
             );
+            // Released once summed, the calls leave the same profile, and the trace without
+            // them.
+            if seed % 10 == 0 {
+                let mut released = trace.clone();
+                let p = profile_releasing(&mut released, clock);
+                assert_eq!(p, want, "releasing: seed {seed}, clock {clock:?}");
+                assert_eq!(released.call_count(), 0);
+                assert_eq!(released.methods.len(), trace.methods.len());
+            }
             for split in SPLITS {
                 let [got] = split_walk(&trace, [clock], Detail::Edges, split);
                 assert_eq!(got, want, "{split:?}: seed {seed}, clock {clock:?}");

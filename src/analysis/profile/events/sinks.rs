@@ -6,7 +6,8 @@ use super::*;
 use crate::trace::nesting::{SparseCounts, counts_of};
 
 /// Makes [`ProfileSinks`]: profiles on `clock` (None: the trace's primary clock) while a reader
-/// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to [`profile_sinks`].
+/// decodes. Pass it to [`crate::load::load_to_sinks`] and the result to
+/// [`ProfileSinkFactory::finish`].
 pub struct ProfileSinkFactory {
     pub clock: Option<Clock>,
     /// A worker's threads share one recursion table that moves between them (its cost ∝ the
@@ -234,23 +235,21 @@ impl ProfileSinks {
     }
 }
 
-/// Finishes a profile made by [`ProfileSinks`] while `b` was read: the trace (no calls; threads
-/// with their event counts and time ranges, except the rebuilt axis of thread-CPU traces, which
-/// is not computed) and the profile. `factory` made the sinks; its clock must be one the trace
-/// has.
-pub fn profile_sinks(
-    factory: &ProfileSinkFactory,
-    b: Builder,
-    sinks: Vec<ProfileSinks>,
-) -> (Trace, Profile) {
-    let mut trace = b.finish_without_calls();
-    let clock = factory.clock_for(trace.clock);
-    let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
-    let results: Vec<(Sums<1>, Vec<(usize, ThreadResult)>)> =
-        sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
-    crate::timing::mark("sinks finished");
-    let p = assemble(&mut trace, results, clock);
-    (trace, p)
+impl ProfileSinkFactory {
+    /// Finishes a profile made by the [`ProfileSinks`] this factory made while `b` was read:
+    /// the trace (no calls; threads with their event counts and time ranges, except the rebuilt
+    /// axis of thread-CPU traces, which is not computed) and the profile. The factory's clock
+    /// must be one the trace has.
+    pub fn finish(&self, b: Builder, sinks: Vec<ProfileSinks>) -> (Trace, Profile) {
+        let mut trace = b.finish_without_calls();
+        let clock = self.clock_for(trace.clock);
+        let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
+        let results: Vec<(Sums<1>, Vec<(usize, ThreadResult)>)> =
+            sinks.into_par_iter().map(|s| s.finish(&raw_ids)).collect();
+        crate::timing::mark("sinks finished");
+        let p = assemble(&mut trace, results, clock);
+        (trace, p)
+    }
 }
 
 impl ProfileSinks {
