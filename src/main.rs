@@ -1,15 +1,13 @@
 #![deny(unsafe_code)]
 
-use clap::Parser;
-
 fn main() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     malloc_tunables::restart_with_tunables();
-    let cli = tracelens::cli::Cli::parse();
+    let cli = tracelens::cli::parse_args();
     let code = match tracelens::cli::run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("tracelens: {e}");
+            tracelens::cli::print_error(&e);
             e.exit_code()
         }
     };
