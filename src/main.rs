@@ -1,13 +1,11 @@
 #![deny(unsafe_code)]
 
-use clap::Parser;
-
 fn main() {
-    let cli = tracelens::cli::Cli::parse();
+    let cli = tracelens::cli::parse_args();
     let code = match tracelens::cli::run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("tracelens: {e}");
+            tracelens::cli::print_error(&e);
             e.exit_code()
         }
     };

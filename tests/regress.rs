@@ -238,6 +238,10 @@ fn cli_report_json_and_budgets() {
         err.contains("tracelens: 1 of 2 regression budgets broken"),
         "{err}"
     );
+    assert!(
+        err.lines().all(|l| l.starts_with("tracelens: ")),
+        "every stderr line is prefixed: {err}"
+    );
     // A budget it stays within (more than +2 ms per call), or on other methods: exit 0.
     assert_eq!(
         diff(&["--fail-on", &format!("{dotted}:+3ms")])

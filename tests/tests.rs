@@ -11,6 +11,8 @@ mod dump;
 /// `tracelens graph`, `diff` and `convert` (dmtracedump's `-g` and `-d`; speedscope, Chrome and
 /// collapsed-stack exports checked against the model).
 mod graph_diff_convert;
+/// Malformed key method lines: the names printed are those of a port of dmtracedump's reading.
+mod key_oracle;
 /// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
 /// on every subcommand.
 mod mapping;
@@ -28,6 +30,8 @@ mod fuzz_regressions;
 mod legacy;
 /// Truncated and corrupted traces: reading never panics.
 mod robustness;
+/// Every line the program writes to stderr starts with `tracelens: `.
+mod stderr_contract;
 
 // The code base
 /// The layers of src/ point one way, and no file imports itself in a circle.

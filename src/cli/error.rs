@@ -79,5 +79,22 @@ impl CliError {
 /// Prints a warning (or a problem with one of several files) on stderr with the one prefix
 /// `main` uses for errors.
 pub(crate) fn warn(message: impl std::fmt::Display) {
-    eprintln!("tracelens: {message}");
+    eprint!("{}", prefixed(&message.to_string()));
+}
+
+/// `text` with `tracelens: ` before each of its lines (blank lines left out): every line the
+/// program writes to stderr starts so, whoever made it.
+pub(crate) fn prefixed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        out.push_str("tracelens: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints the error that ends the program (see [`CliError`]).
+pub fn print_error(e: &CliError) {
+    warn(e);
 }

@@ -121,7 +121,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         f.flush().map_err(write_error(&args.output))?;
         stats
     };
-    eprintln!(
+    super::warn(format_args!(
         "wrote {} records ({} bytes, max depth {}, {} unmatched exits, {} unrolls) to {}",
         stats.records,
         stats.bytes,
@@ -129,7 +129,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         stats.unmatched_exits,
         stats.unrolls,
         args.output.display()
-    );
+    ));
     Ok(())
 }
 

@@ -19,7 +19,8 @@ pub(crate) mod summary;
 
 pub(crate) use args::{ClockOpt, ClocksArg};
 pub(crate) use error::CliError;
-pub(crate) use error::warn;
+pub use error::print_error;
+pub(crate) use error::{prefixed, warn};
 
 /// Fast viewer for method traces and profiling logs, and a replacement for Android's dmtracedump.
 #[derive(Debug, Parser)]
@@ -60,6 +61,20 @@ pub enum Command {
     /// Compare two traces per method (dmtracedump -d, with signed differences), or groups of
     /// runs with statistics (`--base A1 A2... --new B1 B2...`, `--fail-on GLOB:+5%`).
     Diff(diff::DiffArgs),
+}
+
+/// The command line of this process, or its end: `--help` and `--version` print on stdout and
+/// exit with 0; arguments clap refuses are reported like every error, each line after
+/// `tracelens: `, with clap's exit status (2, a usage error: see [`CliError::exit_code`]).
+pub fn parse_args() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprint!("{}", prefixed(&e.render().to_string()));
+            std::process::exit(e.exit_code());
+        }
+    }
 }
 
 /// Runs the command line. Errors are returned, not printed: `main` prints them once with the

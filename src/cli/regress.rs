@@ -232,10 +232,11 @@ pub(crate) fn run(
         .or_else(CliError::stdout)?;
     let broken = verdicts.iter().filter(|v| !v.breaking.is_empty()).count();
     if broken > 0 {
-        // The summary goes to stderr: stdout may be JSON for a dashboard.
+        // The summary goes to stderr, prefixed like every line there: stdout may be JSON for a
+        // dashboard.
         let mut summary = Vec::new();
         let _ = write_budget_summary(&cmp, &verdicts, &mut summary);
-        eprint!("{}", String::from_utf8_lossy(&summary));
+        super::warn(String::from_utf8_lossy(&summary));
         return Err(CliError::BudgetBroken {
             broken,
             total: verdicts.len(),

@@ -3,8 +3,10 @@
 
 use std::borrow::Cow;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::descriptor::{map_descriptor, normalize_slashes};
-use super::{Mapping, MemberFlags, MethodRef};
+use super::{ClassRef, Mapping, MemberFlags, MethodRef};
 use crate::trace::{MethodId, StrId, Trace};
 
 /// How one method was resolved.
@@ -53,112 +55,226 @@ fn styled<'a>(orig: &'a str, like: &str) -> Cow<'a, str> {
     }
 }
 
-/// Joins distinct strings with ` | ` in first-seen order.
+/// How long a ` | ` list of candidates grows before it stops (at a candidate's end): every
+/// consumer cuts names far shorter ([`crate::trace::MAX_STRING_BYTES`] in the model, twice that
+/// in `dump`), and a name shared by 40 000 members of a class would otherwise be joined whole
+/// for each method that names it.
+const MAX_JOINED_BYTES: usize = 4 * crate::trace::MAX_STRING_BYTES;
+
+/// Joins distinct strings with ` | ` in first-seen order, up to [`MAX_JOINED_BYTES`].
 fn join_distinct<'s>(items: impl Iterator<Item = &'s str>) -> String {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut out = String::new();
     for s in items {
-        if !seen.contains(&s) {
-            seen.push(s);
+        if out.len() > MAX_JOINED_BYTES {
+            break;
+        }
+        if seen.insert(s) {
+            if !out.is_empty() {
+                out.push_str(" | ");
+            }
+            out.push_str(s);
         }
     }
-    seen.join(" | ")
+    out
+}
+
+/// The method lines of one class that share an obfuscated name, in file order, indexed by what a
+/// trace's descriptor is compared with.
+#[derive(Default)]
+struct NameGroup<'m> {
+    lines: Vec<MethodRef<'m>>,
+    /// Positions in `lines` by residual signature (the descriptor in the output program), for
+    /// the lines that have one: their own, or that of another line of the same original method
+    /// (R8 writes it once, under one of the method's lines).
+    by_residual: FxHashMap<&'m str, Vec<u32>>,
+    /// Positions in `lines` by original descriptor, for the lines without a residual signature.
+    by_descriptor: FxHashMap<String, Vec<u32>>,
+}
+
+impl<'m> NameGroup<'m> {
+    fn index(&mut self) {
+        let mut residual_of_method: FxHashMap<(&str, &str, &str), &'m str> = FxHashMap::default();
+        for x in &self.lines {
+            if let Some(r) = x.residual() {
+                residual_of_method
+                    .entry((x.original(), x.params(), x.return_type()))
+                    .or_insert(r);
+            }
+        }
+        for (i, x) in self.lines.iter().enumerate() {
+            let method = (x.original(), x.params(), x.return_type());
+            match x
+                .residual()
+                .or_else(|| residual_of_method.get(&method).copied())
+            {
+                Some(r) => self.by_residual.entry(r).or_default().push(i as u32),
+                None => (self.by_descriptor.entry(x.descriptor()).or_default()).push(i as u32),
+            }
+        }
+    }
+
+    /// The lines whose residual signature is `residual`, or, without one, whose original
+    /// descriptor is `descriptor`: positions in file order.
+    fn matching(&self, residual: &str, descriptor: &str) -> Vec<u32> {
+        let a = self
+            .by_residual
+            .get(residual)
+            .map_or(&[][..], Vec::as_slice);
+        let b = self
+            .by_descriptor
+            .get(descriptor)
+            .map_or(&[][..], Vec::as_slice);
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            if j == b.len() || (i < a.len() && a[i] < b[j]) {
+                merged.push(a[i]);
+                i += 1;
+            } else {
+                merged.push(b[j]);
+                j += 1;
+            }
+        }
+        merged
+    }
+}
+
+/// Resolves methods against one mapping: [`resolve`] for many methods. A class's method lines are
+/// grouped by obfuscated name the first time the class is asked for, and each group indexed by
+/// descriptor, so a method costs about the lines that match it, not the lines of its class (real
+/// mappings rename thousands of overloads of one class to `a`). Answers are remembered by
+/// (class, name, signature).
+pub struct Resolver<'m> {
+    mapping: &'m Mapping,
+    classes: FxHashMap<u32, FxHashMap<&'m str, NameGroup<'m>>>,
+    answers: FxHashMap<(u32, &'m str, String), Resolved<'m>>,
+}
+
+impl<'m> Resolver<'m> {
+    pub fn new(mapping: &'m Mapping) -> Self {
+        Resolver {
+            mapping,
+            classes: FxHashMap::default(),
+            answers: FxHashMap::default(),
+        }
+    }
+
+    /// See [`resolve`].
+    pub fn resolve<'a>(&mut self, class: &'a str, name: &'a str, signature: &'a str) -> Resolved<'a>
+    where
+        'm: 'a,
+    {
+        let m = self.mapping;
+        let map_class = |c: &str| m.class_by_obfuscated(c).map(|c| c.original());
+        // The descriptor with its class names mapped (kept as is when it is not a descriptor).
+        let mapped_sig: Cow<'a, str> = if signature.is_empty() {
+            Cow::Borrowed(signature)
+        } else {
+            map_descriptor(signature, map_class).map_or(Cow::Borrowed(signature), Cow::Owned)
+        };
+        let Some(c) = m.class_by_obfuscated(&dotted(class)) else {
+            return Resolved {
+                class: Cow::Borrowed(class),
+                name: Cow::Borrowed(name),
+                signature: mapped_sig,
+                source_file: None,
+                outcome: Outcome::ClassNotMapped,
+            };
+        };
+        let groups = self.classes.entry(c.i).or_insert_with(|| {
+            let mut groups: FxHashMap<&'m str, NameGroup<'m>> = FxHashMap::default();
+            for x in c.methods() {
+                groups.entry(x.obfuscated()).or_default().lines.push(x);
+            }
+            groups.values_mut().for_each(NameGroup::index);
+            groups
+        });
+        let Some((&group_name, group)) = groups.get_key_value(name) else {
+            return Resolved {
+                class: styled(c.original(), class),
+                name: Cow::Borrowed(name),
+                signature: mapped_sig,
+                source_file: c.source_file(),
+                outcome: Outcome::NameNotMapped,
+            };
+        };
+        let key = (c.i, group_name, format!("{class}\t{signature}"));
+        if let Some(known) = self.answers.get(&key) {
+            return known.clone();
+        }
+        let answer = resolve_in_group(m, c, group, class, signature, &mapped_sig);
+        self.answers.insert(key, answer.clone());
+        answer
+    }
 }
 
 /// Deobfuscates one method given as it appears in a trace: `class` in either style (`a/b/C` or
-/// `a.b.C`), `name`, and its JNI `signature` (empty when the trace has none).
+/// `a.b.C`), `name`, and its JNI `signature` (empty when the trace has none). To resolve many
+/// methods, use one [`Resolver`].
 pub fn resolve<'a>(
     m: &'a Mapping,
     class: &'a str,
     name: &'a str,
     signature: &'a str,
 ) -> Resolved<'a> {
-    let map_class = |c: &str| m.class_by_obfuscated(c).map(|c| c.original());
-    // The descriptor with its class names mapped (kept as is when it is not a descriptor).
-    let mapped_sig: Cow<'a, str> = if signature.is_empty() {
-        Cow::Borrowed(signature)
-    } else {
-        map_descriptor(signature, map_class).map_or(Cow::Borrowed(signature), Cow::Owned)
-    };
-    let class_dotted = dotted(class);
-    let Some(c) = m.class_by_obfuscated(&class_dotted) else {
-        return Resolved {
-            class: Cow::Borrowed(class),
-            name: Cow::Borrowed(name),
-            signature: mapped_sig,
-            source_file: None,
-            outcome: Outcome::ClassNotMapped,
-        };
-    };
+    Resolver::new(m).resolve(class, name, signature)
+}
+
+/// [`resolve`] of a method whose class `c` has method lines named as the method: `group`. The
+/// answer borrows nothing from the arguments, so that a [`Resolver`] can keep it.
+fn resolve_in_group<'m>(
+    m: &'m Mapping,
+    c: ClassRef<'m>,
+    group: &NameGroup<'m>,
+    class: &str,
+    signature: &str,
+    mapped_sig: &str,
+) -> Resolved<'m> {
     let class_orig = styled(c.original(), class);
-    let candidates: Vec<MethodRef<'a>> = c.methods().filter(|x| x.obfuscated() == name).collect();
-    if candidates.is_empty() {
-        return Resolved {
-            class: class_orig,
-            name: Cow::Borrowed(name),
-            signature: mapped_sig,
-            source_file: c.source_file(),
-            outcome: Outcome::NameNotMapped,
-        };
-    }
-    // Does candidate `x` have the trace's descriptor? Against its residual signature when R8 wrote
-    // one (the descriptor in the output program), else against its original descriptor with the
-    // trace's class names mapped back.
-    let sig_slashes = normalize_slashes(signature);
-    let mapped_slashes = normalize_slashes(&mapped_sig);
-    // R8 writes a method's residual signature once, under one of its lines: the method's other
-    // lines (other ranges, the outer frame of an inline group) have it too.
-    let residual_of = |x: &MethodRef<'a>| -> Option<&'a str> {
-        x.residual().or_else(|| {
-            candidates
-                .iter()
-                .filter(|y| y.residual().is_some() && y.original() == x.original())
-                .find(|y| y.params() == x.params() && y.return_type() == x.return_type())
-                .and_then(|y| y.residual())
-        })
+    let candidates = &group.lines;
+    // Does a line have the trace's descriptor? Against its residual signature when R8 wrote one,
+    // else against its original descriptor with the trace's class names mapped back.
+    let matching: Vec<u32> = if signature.is_empty() {
+        (0..candidates.len() as u32).collect()
+    } else {
+        group.matching(
+            &normalize_slashes(signature),
+            &normalize_slashes(mapped_sig),
+        )
     };
-    let matches = |x: &MethodRef<'a>| -> bool {
-        if signature.is_empty() {
-            return true;
-        }
-        match residual_of(x) {
-            Some(r) => r == sig_slashes,
-            None => x.descriptor() == mapped_slashes,
-        }
-    };
+    let inlined = |x: &MethodRef| x.line().flags.contains(MemberFlags::INLINED);
     // Outer frames first (a traced method is the compiled method, the group's last line); inlined
     // frames only if no outer frame matches.
-    let mut matched: Vec<MethodRef<'a>> = candidates
-        .iter()
-        .filter(|x| !x.line().flags.contains(MemberFlags::INLINED) && matches(x))
-        .copied()
+    let mut matched: Vec<MethodRef<'m>> = (matching.iter())
+        .map(|&i| candidates[i as usize])
+        .filter(|x| !inlined(x))
         .collect();
     if matched.is_empty() {
-        matched = candidates.iter().filter(|x| matches(x)).copied().collect();
+        matched = matching.iter().map(|&i| candidates[i as usize]).collect();
     }
     // One original method may have several line ranges: keep distinct (name, descriptor).
-    let mut distinct: Vec<(MethodRef<'a>, String)> = Vec::new();
+    let mut seen: FxHashSet<(&str, String)> = FxHashSet::default();
+    let mut distinct: Vec<(MethodRef<'m>, String)> = Vec::new();
     for x in matched {
         let d = x.descriptor();
-        if !distinct
-            .iter()
-            .any(|(y, e)| y.original() == x.original() && *e == d)
-        {
+        if seen.insert((x.original(), d.clone())) {
             distinct.push((x, d));
         }
     }
-    let owner = |x: &MethodRef<'a>| -> Cow<'a, str> {
+    let owner = |x: &MethodRef<'m>| -> Cow<'m, str> {
         match x.original_parts().0 {
             Some(q) => styled(q, class),
             None => class_orig.clone(),
         }
     };
-    let source_of = |x: &MethodRef<'a>| -> Option<&'a str> {
+    let source_of = |x: &MethodRef<'m>| -> Option<&'m str> {
         match x.original_parts().0 {
             Some(q) => m.class_by_original(q).and_then(|c| c.source_file()),
             None => c.source_file(),
         }
     };
-    let sig_style = |d: String| -> Cow<'a, str> {
+    let sig_style = |d: String| -> Cow<'m, str> {
         if signature.contains('.') && !signature.contains('/') {
             Cow::Owned(d.replace('/', "."))
         } else {
@@ -181,10 +297,7 @@ pub fn resolve<'a>(
             }
         }
         0 => {
-            let outer: Vec<&MethodRef<'a>> = candidates
-                .iter()
-                .filter(|x| !x.line().flags.contains(MemberFlags::INLINED))
-                .collect();
+            let outer: Vec<&MethodRef<'m>> = candidates.iter().filter(|x| !inlined(x)).collect();
             let pool = if outer.is_empty() {
                 candidates.iter().collect()
             } else {
@@ -193,7 +306,7 @@ pub fn resolve<'a>(
             Resolved {
                 class: class_orig.clone(),
                 name: Cow::Owned(join_distinct(pool.iter().map(|x| x.original_parts().1))),
-                signature: mapped_sig,
+                signature: Cow::Owned(mapped_sig.to_owned()),
                 source_file: c.source_file(),
                 outcome: Outcome::DescriptorMismatch,
             }
@@ -213,7 +326,7 @@ pub fn resolve<'a>(
                 signature: if signature.is_empty() {
                     Cow::Borrowed("")
                 } else if descs.contains(" | ") {
-                    mapped_sig
+                    Cow::Owned(mapped_sig.to_owned())
                 } else {
                     sig_style(descs)
                 },
@@ -349,6 +462,7 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
         ..Resolution::default()
     };
     let mut obfuscated = Vec::with_capacity(trace.methods.len());
+    let mut resolver = Resolver::new(mapping);
     for i in 0..trace.methods.len() {
         let m = &trace.methods[i];
         let before = ObfuscatedName {
@@ -363,7 +477,7 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
             trace.strings.get(m.name),
             trace.strings.get(m.signature),
         );
-        let r = resolve(mapping, class, name, sig);
+        let r = resolver.resolve(class, name, sig);
         res.count(r.outcome);
         if r.outcome == Outcome::ClassNotMapped && r.signature == sig {
             continue;

@@ -39,7 +39,7 @@ mod parse;
 mod sniff;
 
 pub use apply::{Deobfuscation, unapply};
-pub use apply::{Outcome, Resolution, apply, resolve};
+pub use apply::{Outcome, Resolution, Resolver, apply, resolve};
 pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 
 use std::hash::BuildHasher;

@@ -11,8 +11,9 @@
 //! Per record: thread id, `ent`/`xit`/`unr`/`???`, time1, then the depth as dots (2 at each
 //! thread's start, incremented before printing an enter, decremented after printing an exit; a
 //! negative depth prints no dots and a `-` flag, one above 10000 prints 10000 dots and `+`), then
-//! the method as `class.name signature` (`class` alone for 2-field key lines,
-//! `???.??? methodId: 0x..` for ids missing from the key). Unlike dmtracedump, the fifth field of
+//! the method as `class.name signature` (the class alone, everything after the id, for key
+//! lines of fewer than three fields or an empty class or name,
+//! `???.??? methodId: 0x..` for ids missing from the key, C's `%#x`: `0` for zero). Unlike dmtracedump, the fifth field of
 //! ART method lines (the source file) is not glued onto the signature, thread ids above 32767 work
 //! and streaming traces are read (threads and methods united from the summary and the packets),
 //! and names longer than 4 096 bytes are cut (`…`).
@@ -21,12 +22,13 @@
 use std::io::{self, Write};
 
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
+use crate::formats::android::key::DmtraceParts;
 use crate::formats::android::{
     FORMAT_TRACE, Key, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming,
 };
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext, ReleaseInput};
-use crate::mapping::Mapping;
+use crate::mapping::{Mapping, Resolver};
 use crate::trace::{Diagnostic, Location};
 
 /// Why a dump stopped.
@@ -182,47 +184,51 @@ fn dump_key_and_data(
 
 /// The name dmtracedump prints for a method line (without the ART source-file tail).
 fn dump_name(m: &KeyMethod) -> Vec<u8> {
-    let f = m.fields();
-    match f.len() {
-        1 => f[0].to_vec(),
-        // `id class name`: dmtracedump keeps "class\tname" as the class.
-        2 => {
-            let tab = m.raw.iter().position(|&b| b == b'\t').unwrap_or(0);
-            m.raw[tab + 1..].to_vec()
-        }
-        _ => {
-            let mut v = Vec::with_capacity(f[0].len() + f[1].len() + f[2].len() + 2);
-            v.extend_from_slice(f[0]);
-            v.push(b'.');
-            v.extend_from_slice(f[1]);
-            v.push(b' ');
-            v.extend_from_slice(f[2]);
-            v
-        }
+    match m.dmtracedump_parts() {
+        DmtraceParts::ClassOnly(class) => class.to_vec(),
+        DmtraceParts::Named {
+            class,
+            name,
+            signature,
+        } => [class, b".", name, b" ", signature].concat(),
     }
 }
 
 /// [`dump_name`] with the class, name and signature mapped back (None: unchanged).
-fn mapped_name(mapping: &Mapping, m: &KeyMethod) -> Option<Vec<u8>> {
-    if m.fields().len() < 3 {
+fn mapped_name(resolver: &mut Resolver, m: &KeyMethod) -> Option<Vec<u8>> {
+    let DmtraceParts::Named {
+        class,
+        name,
+        signature,
+    } = m.dmtracedump_parts()
+    else {
         return None;
-    }
-    let (class, name, sig) = (
-        std::str::from_utf8(m.fields()[0]).ok()?,
-        std::str::from_utf8(m.fields()[1]).ok()?,
-        std::str::from_utf8(m.fields()[2]).ok()?,
-    );
-    let r = crate::mapping::resolve(mapping, class, name, sig);
+    };
+    let text = |b| std::str::from_utf8(b).ok();
+    let (class, name, sig) = (text(class)?, text(name)?, text(signature)?);
+    let r = resolver.resolve(class, name, sig);
     if r.outcome == crate::mapping::Outcome::ClassNotMapped && r.signature == sig {
         return None;
     }
     Some(format!("{}.{} {}", r.class, r.name, r.signature).into_bytes())
 }
 
+/// C's `%#x`: `0x` and lowercase hex digits, but zero as a bare `0`.
+struct CHex(u64);
+
+impl std::fmt::Display for CHex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            0 => f.write_str("0"),
+            n => write!(f, "{n:#x}"),
+        }
+    }
+}
+
 struct Printer<'o, 'k> {
     out: io::BufWriter<&'o mut dyn Write>,
     methods: &'k [KeyMethod<'k>],
-    mapping: Option<&'k Mapping>,
+    resolver: Option<Resolver<'k>>,
     /// A record's method value → the key's first line with that id.
     lines: MethodLookup,
     /// The names printed so far, by line: made on a method's first record (a table of every
@@ -258,7 +264,7 @@ impl<'o, 'k> Printer<'o, 'k> {
         Ok(Printer {
             out,
             methods,
-            mapping,
+            resolver: mapping.map(Resolver::new),
             lines,
             names: vec![None; methods.len()],
             depth: vec![2; 65536],
@@ -271,11 +277,11 @@ impl<'o, 'k> Printer<'o, 'k> {
     /// The name of the key's first method line with the record method value `id`, if any.
     fn name(&mut self, id: u32) -> Option<&[u8]> {
         let line = self.lines.get(id) as usize;
-        let (methods, mapping) = (self.methods, self.mapping);
+        let (methods, resolver) = (self.methods, &mut self.resolver);
         let name = self.names.get_mut(line)?.get_or_insert_with(|| {
             let m = &methods[line];
-            let mut name = mapping
-                .and_then(|map| mapped_name(map, m))
+            let mut name = (resolver.as_mut())
+                .and_then(|r| mapped_name(r, m))
                 .unwrap_or_else(|| dump_name(m));
             crate::trace::shorten_bytes(&mut name, MAX_NAME_BYTES);
             name.into()
@@ -320,7 +326,7 @@ impl<'o, 'k> Printer<'o, 'k> {
         match self.name(id) {
             Some(n) => line.extend_from_slice(n),
             None => {
-                let _ = write!(line, "???.??? methodId: {id:#x}");
+                let _ = write!(line, "???.??? methodId: {}", CHex(id.into()));
             }
         }
         line.push(b'\n');

@@ -87,6 +87,11 @@ struct Rows<'a> {
     /// Each row's place in the order of [`rows::compare_names`] (equal for rows that compare
     /// equal): what every sort of the report compares after a time.
     name_order: std::sync::Arc<[u32]>,
+    /// Each row's place in the order of dmtracedump's name comparison, in which rows of one
+    /// class, name and signature are equal (their ids compared only when they have no name):
+    /// the exclusive section and the blocks of the inclusive one keep such rows in the order of
+    /// dmtracedump's previous sort.
+    names_only_order: std::sync::Arc<[u32]>,
 }
 
 impl<'a> Rows<'a> {
@@ -337,13 +342,53 @@ impl<'a> Printer<'a> {
         sort_by_time_placed(&self.rows, rows, |&r| r, |p, _| p.exclusive, |&r| r);
     }
 
+    /// The rows in the exclusive section's order. dmtracedump sorts them by exclusive time
+    /// after sorting them by inclusive time, with a stable sort whose comparison leaves rows of
+    /// one class, name and signature equal: those keep their `[n]` order.
+    fn exclusive_order(&self) -> Vec<u32> {
+        let rows = &self.rows;
+        let exclusive = |r: u32| rows.numbers(r as usize).exclusive;
+        let names = |r: u32| rows.names_only_order[r as usize];
+        let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+        order.par_sort_unstable_by(|&a, &b| {
+            (exclusive(b).cmp(&exclusive(a)))
+                .then(names(a).cmp(&names(b)))
+                .then(self.index[a as usize].cmp(&self.index[b as usize]))
+        });
+        order
+    }
+
+    /// The order of the inclusive section's blocks: dmtracedump sorts the rows by inclusive time
+    /// again, from the exclusive order, and labels each block with its place; rows of one
+    /// class, name and signature and equal inclusive time are thus in exclusive order, though
+    /// their `[n]` came from the first sort. Only such runs move.
+    fn block_order(&self, by_inclusive: &[u32]) -> Vec<u32> {
+        let rows = &self.rows;
+        let tied = |a: &u32, b: &u32| {
+            let (a, b) = (*a as usize, *b as usize);
+            rows.numbers(a).inclusive == rows.numbers(b).inclusive
+                && rows.names_only_order[a] == rows.names_only_order[b]
+        };
+        let mut order = by_inclusive.to_vec();
+        if by_inclusive.chunk_by(tied).all(|run| run.len() == 1) {
+            return order;
+        }
+        let mut exclusive_place = vec![0u32; rows.len()];
+        for (place, r) in self.exclusive_order().into_iter().enumerate() {
+            exclusive_place[r as usize] = place as u32;
+        }
+        for run in order.chunk_by_mut(tied) {
+            run.sort_unstable_by_key(|&r| exclusive_place[r as usize]);
+        }
+        order
+    }
+
     fn exclusive_profile(&mut self, total_time: u64, spill: &mut Spill) {
         if !spill.is_some() {
             self.out.reserve((self.rows.len() + 16) * LINE_BYTES);
         }
         self.section("exclusive");
-        let mut order: Vec<u32> = (0..self.rows.len() as u32).collect();
-        self.sort_by_exclusive(&mut order);
+        let order = self.exclusive_order();
         let _ = write!(self.out, "Total cycles: {total_time}\n\n");
         if self.html {
             self.out.push_str("<br><br>\n");
@@ -409,6 +454,8 @@ impl<'a> Printer<'a> {
         }
         self.out
             .push_str("index  %/total %/self  index     calls         usecs name\n");
+        let blocks = self.block_order(by_inclusive);
+        let by_inclusive = &blocks[..];
         // Rows up to the first with no inclusive time; their blocks are independent.
         let shown = by_inclusive
             .iter()
@@ -742,5 +789,53 @@ mod tests {
         let out = text(&trace, &Style::Text);
         assert!(out.contains("Total cycles: 0\n"));
         assert!(out.contains("[0]      inf%"), "{out}");
+    }
+
+    /// The report of a combined trace kept in the fuzz regression corpus.
+    fn corpus_report(name: &str, bytes: &[u8]) -> String {
+        let progress = crate::formats::Progress::default();
+        let ctx = crate::formats::ReadContext::new(None, &progress);
+        let trace = crate::formats::read_bytes(bytes, &ctx).expect(name);
+        let p = profile(&trace, trace.primary_clock());
+        render(&trace, &p, &Style::Text)
+    }
+
+    /// Methods of one class, name and signature in dmtracedump's order: in the exclusive
+    /// section, those of equal exclusive time keep their `[n]` order (the larger inclusive time
+    /// first, not the smaller id); in the inclusive section, the blocks of those of equal
+    /// inclusive time come in exclusive order, each labelled with its place there.
+    #[test]
+    fn identical_names_tie_in_dmtracedumps_order() {
+        let out = corpus_report(
+            "exclusive ties",
+            include_bytes!(
+                "../../fuzz/regressions/profile/identical-names-equal-exclusive-times.trace"
+            ),
+        );
+        let exclusive: Vec<&str> = (out.lines())
+            .skip_while(|l| !l.ends_with("Method"))
+            .take_while(|l| !l.is_empty())
+            .filter(|l| l.ends_with("A.run ()V"))
+            .collect();
+        assert_eq!(exclusive.len(), 2, "{out}");
+        assert!(exclusive[0].contains("[2] A.run"), "{out}");
+        assert!(exclusive[1].contains("[3] A.run"), "{out}");
+
+        let out = corpus_report(
+            "inclusive ties",
+            include_bytes!(
+                "../../fuzz/regressions/profile/identical-names-equal-inclusive-times.trace"
+            ),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        let block = |label: &str| {
+            let at = (lines.iter())
+                .position(|l| l.starts_with(label) && l.ends_with("A.run ()V"))
+                .unwrap_or_else(|| panic!("no block {label}: {out}"));
+            lines[at + 1]
+        };
+        // Method 0x8 (exclusive 7 of 7) is [3] by id, but its block is the third printed.
+        assert!(block("[2] ").contains("100.0%   excl"), "{out}");
+        assert!(block("[3] ").contains(" 71.4%   excl"), "{out}");
     }
 }

@@ -18,6 +18,7 @@ mod instants;
 mod lane;
 pub(crate) mod nesting;
 mod range;
+pub mod raw_text;
 mod sink;
 mod strings;
 pub(crate) mod walk;

@@ -34,9 +34,16 @@ pub(crate) struct DataHeader {
     pub start_time_us: u64,
     /// Bytes per record (9, 10, or the v3 header's value).
     pub record_size: u16,
+    /// The offset to data as written, when it pointed past the end of the data section: the
+    /// records are then read from [`DataHeader::WRITERS_OFFSET`] ([`DataHeader::diagnostic`]
+    /// says so).
+    pub offset_past_end: Option<u16>,
 }
 
 impl DataHeader {
+    /// Where every known writer (Dalvik, ART, tracelens) puts the first record.
+    pub(crate) const WRITERS_OFFSET: u16 = 32;
+
     /// The smallest header of each version.
     fn min_len(version: u16) -> usize {
         if version >= 3 { 18 } else { 16 }
@@ -124,13 +131,44 @@ impl DataHeader {
                 format!("offset to data {offset_to_data} points inside the {min}-byte header"),
             ));
         }
+        // Past the end, nothing can be read where the header says: the records are read where
+        // every writer puts them, if the section reaches that far.
+        let past_end = offset_to_data as usize > data.len();
+        let offset_past_end = past_end.then_some(offset_to_data);
+        let offset_to_data = match past_end {
+            true if data.len() >= Self::WRITERS_OFFSET as usize => Self::WRITERS_OFFSET,
+            _ => offset_to_data,
+        };
         Ok(DataHeader {
             raw_version,
             version,
             offset_to_data,
             start_time_us,
             record_size,
+            offset_past_end,
         })
+    }
+
+    /// What the reader did about a damaged header (`offset`: where the data section starts in
+    /// its file).
+    pub(crate) fn diagnostic(&self, offset: u64) -> Option<Diagnostic> {
+        let stated = self.offset_past_end?;
+        let at = Location::Offset(offset + 6);
+        let read_from = if self.offset_to_data == stated {
+            "no record was read".to_string()
+        } else {
+            format!(
+                "the records were read from byte {} of the data section, where every known writer puts them",
+                self.offset_to_data
+            )
+        };
+        Some(Diagnostic::warning(
+            "data-offset-past-end",
+            at,
+            format!(
+                "the data header's offset to data ({stated}) points past the end of the file; {read_from}"
+            ),
+        ))
     }
 
     pub(crate) fn is_streaming(&self) -> bool {
@@ -287,6 +325,7 @@ impl Section<'_> {
 mod counting;
 mod decode;
 mod sinks;
+mod wraps;
 
 use counting::{
     ChunkCount, ThreadCounts, Unknown, count_section, sum_unknown, unknown_and_invalid,

@@ -11,13 +11,15 @@
 //! *end
 //! ```
 //!
-//! Method lines have 2, 4, 5 or 6 fields (see [`KeyMethod`]). The data section starts right
+//! Method lines have 2, 4, 5 or 6 fields (see [`KeyMethod`]), read as dmtracedump reads them
+//! ([`KeyMethod::dmtracedump_parts`]). The data section starts right
 //! after the `*end` line. Everything is kept as byte slices of the input so that offsets stay byte
 //! offsets even for multi-byte UTF-8 names.
 
 use std::borrow::Cow;
 
 use crate::formats::{FormatError, ReadContext};
+use crate::trace::raw_text;
 use crate::trace::{Diagnostic, Diagnostics, Location};
 
 /// A thread line of the key.
@@ -95,49 +97,69 @@ impl<'a> KeyMethod<'a> {
         f
     }
 
-    /// The fields as the model reads them (perflib's rules):
-    /// `id class` | `id class file line` (4 fields, the 4th not a signature) |
-    /// `id class name sig` | `id class name sig file` (ART) | `id class name sig file line` (Dalvik).
-    /// A source file `(null)` or empty means none.
-    pub(crate) fn model_fields(&self) -> MethodFields<'_> {
-        fn s(b: &[u8]) -> Cow<'_, str> {
-            // Valid UTF-8 (nearly always) is checked by the fast validator and borrowed.
-            match std::str::from_utf8(b) {
-                Ok(text) => Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(b),
-            }
-        }
-        fn file(b: &[u8]) -> Option<Cow<'_, str>> {
-            (!b.is_empty() && b != b"(null)").then(|| s(b))
-        }
+    /// How dmtracedump splits the line (tracedump.cc `parseMethods`): `class`, `name` and
+    /// `signature` when there are at least three fields after the id and the first two are not
+    /// empty; otherwise the class alone, which is then everything after the id, TABs included.
+    pub(crate) fn dmtracedump_parts(&self) -> DmtraceParts<'a> {
         let f = self.fields();
-        let mut out = MethodFields {
-            class: s(f[0]),
-            name: Cow::Borrowed(""),
-            signature: Cow::Borrowed(""),
-            source_file: None,
-            line: None,
-        };
-        match f.len() {
-            1 => {}
-            2 => out.name = s(f[1]),
-            3 if !f[2].starts_with(b"(") => {
-                out.source_file = file(f[1]);
-                out.line = parse_i32(f[2]);
+        if f.len() >= 3 && !f[0].is_empty() && !f[1].is_empty() {
+            DmtraceParts::Named {
+                class: f[0],
+                name: f[1],
+                signature: f[2],
             }
-            _ => {
-                out.name = s(f[1]);
-                out.signature = s(f[2]);
-                if let Some(fl) = f.get(3) {
-                    out.source_file = file(fl);
-                }
-                if let Some(l) = f.get(4) {
-                    out.line = parse_i32(l);
+        } else {
+            let tab = memchr::memchr(b'\t', self.raw).map_or(self.raw.len(), |t| t + 1);
+            DmtraceParts::ClassOnly(&self.raw[tab..])
+        }
+    }
+
+    /// The fields as the model reads them: dmtracedump's class, name and signature
+    /// ([`KeyMethod::dmtracedump_parts`]), but a signature ends at its TAB, where dmtracedump
+    /// keeps the rest of the line: ART's fourth field and Dalvik's fourth and fifth are the
+    /// source file and line. A source file `(null)` or empty means none. Bytes that are not
+    /// UTF-8 are kept ([`crate::trace::raw_text`]).
+    pub(crate) fn model_fields(&self) -> MethodFields<'a> {
+        fn file(b: &[u8]) -> Option<Cow<'_, str>> {
+            (!b.is_empty() && b != b"(null)").then(|| raw_text::from_bytes(b))
+        }
+        match self.dmtracedump_parts() {
+            DmtraceParts::ClassOnly(class) => MethodFields {
+                class: raw_text::from_bytes(class),
+                name: Cow::Borrowed(""),
+                signature: Cow::Borrowed(""),
+                source_file: None,
+                line: None,
+            },
+            DmtraceParts::Named {
+                class,
+                name,
+                signature,
+            } => {
+                let f = self.fields();
+                MethodFields {
+                    class: raw_text::from_bytes(class),
+                    name: raw_text::from_bytes(name),
+                    signature: raw_text::from_bytes(signature),
+                    source_file: f.get(3).and_then(|b| file(b)),
+                    line: f.get(4).and_then(|b| parse_i32(b)),
                 }
             }
         }
-        out
     }
+}
+
+/// A method line as dmtracedump splits it ([`KeyMethod::dmtracedump_parts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DmtraceParts<'a> {
+    /// dmtracedump's method without a name: it prints the class alone.
+    ClassOnly(&'a [u8]),
+    /// Printed `class.name signature`.
+    Named {
+        class: &'a [u8],
+        name: &'a [u8],
+        signature: &'a [u8],
+    },
 }
 
 /// The parsed key section.
@@ -451,12 +473,57 @@ mod tests {
         assert_eq!(m1.line, None);
         let m2 = key.methods[2].model_fields();
         assert_eq!((m2.class.as_ref(), m2.name.as_ref()), ("OnlyClass", ""));
+        // Three fields whose third is not a descriptor: name and signature, as dmtracedump
+        // reads them (`K.K.java 12`).
         let m3 = key.methods[3].model_fields();
-        assert_eq!(m3.class, "K");
-        assert_eq!(m3.name, "");
-        assert_eq!(m3.source_file.as_deref(), Some("K.java"));
-        assert_eq!(m3.line, Some(12));
+        assert_eq!(
+            (m3.class.as_ref(), m3.name.as_ref(), m3.signature.as_ref()),
+            ("K", "K.java", "12")
+        );
+        assert_eq!((m3.source_file, m3.line), (None, None));
         assert_eq!(&text.as_bytes()[key.end_offset..], b"SLOW");
+    }
+
+    /// dmtracedump's reading of short and empty fields: a name needs three fields after the id
+    /// and a class and name that are not empty; otherwise the class is the rest of the line.
+    #[test]
+    fn lines_split_as_dmtracedump_splits_them() {
+        fn parts(line: &[u8]) -> DmtraceParts<'_> {
+            parse_method_line(line).unwrap().dmtracedump_parts()
+        }
+        let named = |class: &'static [u8], name: &'static [u8], signature: &'static [u8]| {
+            DmtraceParts::Named {
+                class,
+                name,
+                signature,
+            }
+        };
+        assert_eq!(
+            parts(b"0x4\tA\tmain\tA.java"),
+            named(b"A", b"main", b"A.java")
+        );
+        assert_eq!(parts(b"0x8\tB\tfoo\t"), named(b"B", b"foo", b""));
+        assert_eq!(
+            parts(b"0x8\tB\tfoo\t(I)V\tB.java"),
+            named(b"B", b"foo", b"(I)V")
+        );
+        assert_eq!(parts(b"0x8\tB\tfoo"), DmtraceParts::ClassOnly(b"B\tfoo"));
+        assert_eq!(
+            parts(b"0x8\t\tfoo\t()V"),
+            DmtraceParts::ClassOnly(b"\tfoo\t()V")
+        );
+        assert_eq!(
+            parts(b"0x8\tB\t\t()V"),
+            DmtraceParts::ClassOnly(b"B\t\t()V")
+        );
+        let m = parse_method_line(b"0x8\tB\xff\tf\xfe\t()V")
+            .unwrap()
+            .model_fields();
+        let raw = |s: &str| crate::trace::raw_text::to_bytes(s).into_owned();
+        assert_eq!(
+            (raw(&m.class), raw(&m.name)),
+            (b"B\xff".to_vec(), b"f\xfe".to_vec())
+        );
     }
 
     #[test]

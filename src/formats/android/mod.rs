@@ -266,6 +266,7 @@ fn prepare(
     let mut b = Builder::new(FORMAT_TRACE);
     b.source.version = Some(header.version as u32);
     b.source.options = key.options.clone();
+    b.diagnostics.extend(header.diagnostic(data_offset));
     if let Some(d) = stated_facts(&mut b.source, &key.options, &header) {
         b.diag(d);
     }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::{decode_input, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
@@ -81,9 +81,104 @@ fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
     &text[packed_range(ends, i)]
 }
 
+/// How many of the innermost open logical scopes a logical `}` that names none exactly is
+/// matched against by prefix (legacy.md §1.6): real logs nest a few; a file that nests
+/// thousands and closes them with labels matching none would otherwise make every closer look at
+/// every open scope.
+const LOGICAL_PREFIX_SCAN: usize = 64;
+
+/// One open scope: its method, and the position of the next open scope of the same method
+/// below it ([`ScopeStack::NONE`] when there is none).
+#[derive(Clone, Copy)]
+struct OpenScope {
+    method: MethodId,
+    below_same: u32,
+}
+
+/// The scopes open on one thread, innermost last, indexed so that every closer and message
+/// costs about the same however deep the stack is: the innermost open scope of each method,
+/// the positions of the logical scopes, and how many open physical scopes have each byte length
+/// (a message's scope prefix is looked up only at lengths that some open scope has).
+#[derive(Default)]
+struct ScopeStack {
+    open: Vec<OpenScope>,
+    innermost: FxHashMap<MethodId, u32>,
+    logical: Vec<u32>,
+    physical_lengths: FxHashMap<usize, u32>,
+}
+
+impl ScopeStack {
+    const NONE: u32 = u32::MAX;
+
+    fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    /// The open methods, outermost first.
+    fn methods(&self) -> impl DoubleEndedIterator<Item = MethodId> + '_ {
+        self.open.iter().map(|o| o.method)
+    }
+
+    fn method(&self, pos: usize) -> MethodId {
+        self.open[pos].method
+    }
+
+    fn push(&mut self, method: MethodId, kind: Kind, scope_len: usize) {
+        let pos = self.open.len() as u32;
+        let below_same = self.innermost.insert(method, pos).unwrap_or(Self::NONE);
+        self.open.push(OpenScope { method, below_same });
+        match kind {
+            Kind::Logical => self.logical.push(pos),
+            Kind::Physical => *self.physical_lengths.entry(scope_len).or_default() += 1,
+        }
+    }
+
+    /// Closes the scopes from position `pos` up; returns their methods, outermost first.
+    fn close_from(&mut self, pos: usize, scopes: &Scopes) -> Vec<MethodId> {
+        let closed: Vec<OpenScope> = self.open.drain(pos..).collect();
+        for o in closed.iter().rev() {
+            match o.below_same {
+                Self::NONE => self.innermost.remove(&o.method),
+                below => self.innermost.insert(o.method, below),
+            };
+            let (kind, scope) = scopes.scope(o.method);
+            if kind == Kind::Physical
+                && let Some(n) = self.physical_lengths.get_mut(&scope.len())
+            {
+                *n -= 1;
+                if *n == 0 {
+                    self.physical_lengths.remove(&scope.len());
+                }
+            }
+        }
+        while self.logical.last().is_some_and(|&p| p as usize >= pos) {
+            self.logical.pop();
+        }
+        closed.into_iter().map(|o| o.method).collect()
+    }
+
+    /// The position of the innermost open scope of `method`.
+    fn innermost_of(&self, method: MethodId) -> Option<usize> {
+        self.innermost.get(&method).map(|&p| p as usize)
+    }
+
+    /// The positions of the open logical scopes, innermost first.
+    fn logical_innermost_first(&self) -> impl Iterator<Item = usize> + '_ {
+        self.logical.iter().rev().map(|&p| p as usize)
+    }
+
+    fn has_physical_of_length(&self, len: usize) -> bool {
+        self.physical_lengths.contains_key(&len)
+    }
+}
+
 struct ThreadState {
     id: ThreadId,
-    stack: Vec<(Kind, String, MethodId)>,
+    stack: ScopeStack,
     last_ms: u64,
     wrap_add: u64,
     any: bool,
@@ -365,7 +460,7 @@ impl Reader {
             .threads
             .values()
             .filter(|s| !s.stack.is_empty())
-            .map(|s| (s.id, s.last_ms, s.stack.iter().map(|e| e.2).collect()))
+            .map(|s| (s.id, s.last_ms, s.stack.methods().collect()))
             .collect();
         for (id, last, ms) in open_threads {
             let ev = self.b.events_mut(id);
@@ -460,7 +555,7 @@ impl Reader {
                 tid,
                 ThreadState {
                     id,
-                    stack: Vec::new(),
+                    stack: ScopeStack::default(),
                     last_ms: 0,
                     wrap_add: 0,
                     any: false,
@@ -516,24 +611,26 @@ impl Reader {
         }
         let t = self.time(r.tid, r.time, line_no, line);
         match r.kind {
-            b'{' => {
-                let m = self.method(Kind::Physical, r.body);
-                let st = self.thread(r.tid);
-                st.stack.push((Kind::Physical, r.body.to_string(), m));
-                let id = st.id;
-                self.b.events_mut(id).push(Action::Enter, m, t, None);
-            }
+            b'{' => self.open(r.tid, Kind::Physical, r.body, t),
             b'}' => {
                 let (scope, _suffix) = strip_logbridge(r.body);
-                let pos = self
-                    .thread(r.tid)
-                    .stack
-                    .iter()
-                    .rposition(|(k, n, _)| *k == Kind::Physical && n == scope);
+                let pos = self.methods.get(Kind::Physical, scope).and_then(|m| {
+                    let st = self.threads.get(&r.tid)?;
+                    st.stack.innermost_of(m)
+                });
                 self.close(r.tid, pos, t, line_no, line, scope);
             }
             _ => self.message(r, t, line_no, line),
         }
+    }
+
+    /// Opens a scope of `kind` named `scope` on thread `tid` at time `t`.
+    fn open(&mut self, tid: u64, kind: Kind, scope: &str, t: u64) {
+        let m = self.method(kind, scope);
+        let st = self.thread(tid);
+        st.stack.push(m, kind, scope.len());
+        let id = st.id;
+        self.b.events_mut(id).push(Action::Enter, m, t, None);
     }
 
     fn close(
@@ -545,7 +642,9 @@ impl Reader {
         line: &str,
         label: &str,
     ) {
-        let st = self.thread(tid);
+        let Some(st) = self.threads.get_mut(&tid) else {
+            return;
+        };
         let id = st.id;
         match pos {
             None => {
@@ -560,7 +659,7 @@ impl Reader {
                 (self.b.instants).push_text(id, t, &format!("orphan end: {label}"));
             }
             Some(p) => {
-                let popped: Vec<_> = st.stack.drain(p..).collect();
+                let popped = st.stack.close_from(p, &self.methods);
                 if popped.len() > 1 {
                     self.b.diag(
                         Diagnostic::warning(
@@ -575,27 +674,53 @@ impl Reader {
                     );
                 }
                 let ev = self.b.events_mut(id);
-                for (_, _, m) in popped.iter().rev() {
+                for m in popped.iter().rev() {
                     ev.push(Action::Exit, *m, t, None);
                 }
             }
         }
     }
 
+    /// R12: the length of the longest scope open on thread `tid` that `body` starts with,
+    /// followed by ` : `.
+    fn open_scope_prefix(&self, tid: u64, body: &str) -> Option<usize> {
+        let stack = &self.threads.get(&tid)?.stack;
+        let b = body.as_bytes();
+        // Every ` : ` (they may overlap: ` : : `), the last first.
+        let separators = memchr::memrchr_iter(b':', b)
+            .filter(|&i| i > 0 && b[i - 1] == b' ' && b.get(i + 1) == Some(&b' '))
+            .map(|i| i - 1);
+        separators.into_iter().find(|&len| {
+            stack.has_physical_of_length(len)
+                && (self.methods.get(Kind::Physical, &body[..len]))
+                    .is_some_and(|m| stack.innermost_of(m).is_some())
+        })
+    }
+
+    /// The open logical scope that `} label` closes (legacy.md §1.6): the innermost of that
+    /// label, else the innermost of the [`LOGICAL_PREFIX_SCAN`] innermost whose label is a
+    /// prefix of `label` or has it as a prefix, else the innermost logical scope.
+    fn logical_closed_by(&self, tid: u64, label: &str) -> Option<usize> {
+        let stack = &self.threads.get(&tid)?.stack;
+        let exact = self.methods.get(Kind::Logical, label);
+        exact
+            .and_then(|m| stack.innermost_of(m))
+            .or_else(|| {
+                let related = |pos: &usize| {
+                    let open = self.methods.scope(stack.method(*pos)).1;
+                    open.starts_with(label) || label.starts_with(open)
+                };
+                (stack.logical_innermost_first())
+                    .take(LOGICAL_PREFIX_SCAN)
+                    .find(related)
+            })
+            .or_else(|| stack.logical_innermost_first().next())
+    }
+
     fn message(&mut self, r: &Rec, t: u64, line_no: u64, line: &str) {
         // Split scope and message (R12: prefer the longest open scope name).
         let body = r.body;
-        let open_scope = self
-            .thread(r.tid)
-            .stack
-            .iter()
-            .filter(|(k, n, _)| {
-                *k == Kind::Physical
-                    && body.starts_with(n.as_str())
-                    && body[n.len()..].starts_with(" : ")
-            })
-            .map(|(_, n, _)| n.len())
-            .max();
+        let open_scope = self.open_scope_prefix(r.tid, body);
         let (scope, msg) = if let Some(l) = open_scope {
             (&body[..l], &body[l + 3..])
         } else if let Some(m) = body.strip_prefix(": ") {
@@ -610,26 +735,11 @@ impl Reader {
         let _ = scope;
         let id = self.thread(r.tid).id;
         if let Some(label) = msg.strip_prefix("{ ") {
-            let m = self.method(Kind::Logical, label);
-            self.thread(r.tid)
-                .stack
-                .push((Kind::Logical, label.to_string(), m));
-            self.b.events_mut(id).push(Action::Enter, m, t, None);
+            self.open(r.tid, Kind::Logical, label, t);
             return;
         }
         if let Some(label) = msg.strip_prefix("} ") {
-            let st = self.thread(r.tid);
-            let pos = st
-                .stack
-                .iter()
-                .rposition(|(k, n, _)| *k == Kind::Logical && n == label)
-                .or_else(|| {
-                    st.stack.iter().rposition(|(k, n, _)| {
-                        *k == Kind::Logical
-                            && (n.starts_with(label) || label.starts_with(n.as_str()))
-                    })
-                })
-                .or_else(|| st.stack.iter().rposition(|(k, _, _)| *k == Kind::Logical));
+            let pos = self.logical_closed_by(r.tid, label);
             self.close(r.tid, pos, t, line_no, line, label);
             return;
         }

@@ -79,8 +79,11 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
         pseudo,
         ranks: ranks.into_ranks().into(),
         name_order: Vec::new().into(),
+        names_only_order: Vec::new().into(),
     };
-    rows.name_order = name_order(&rows).into();
+    let (with_ids, names_only) = name_orders(&rows);
+    rows.name_order = with_ids.into();
+    rows.names_only_order = names_only.into();
     crate::timing::mark("render: rows ranked");
     let mut by_inclusive: Vec<u32> = (0..rows.len() as u32).collect();
     // Unique keys (the row last): the unstable sort gives the stable order.
@@ -103,12 +106,14 @@ pub(super) fn ranked_rows<'a>(trace: &'a Trace, profile: &'a Profile) -> RankedR
     }
 }
 
-/// Each row's place in the order of [`compare_names`], equal for rows that compare equal: the
-/// rows sorted once by keys made once, where every sort of the report would otherwise read both
-/// rows' names through the trace at each comparison. A key is the class's place, the name's
-/// rank and the row (12 bytes a row while sorted); rows of equal class and name are then put in
-/// order by the rest of the key, read from the trace (a key of everything took 32 bytes a row).
-fn name_order(rows: &Rows) -> Vec<u32> {
+/// Each row's place in the order of [`compare_names`], equal for rows that compare equal, and
+/// its place in the order of dmtracedump's comparison alone, which tells rows of one class, name
+/// and signature apart only when they have no name (by id): the rows sorted once by keys made
+/// once, where every sort of the report would otherwise read both rows' names through the trace
+/// at each comparison. A key is the class's place, the name's rank and the row (12 bytes a row
+/// while sorted); rows of equal class and name are then put in order by the rest of the key,
+/// read from the trace (a key of everything took 32 bytes a row).
+fn name_orders(rows: &Rows) -> (Vec<u32>, Vec<u32>) {
     // What `compare_names` compares, as integers: the class's place, then 0 for a row without
     // a name and 1 + its name's rank for one with, then the signature's rank (0 without a
     // name), then the id.
@@ -128,22 +133,32 @@ fn name_order(rows: &Rows) -> Vec<u32> {
         (signature, row.id())
     };
     let head = |k: &[u32; 3]| [k[0], k[1]];
+    // dmtracedump's comparison: the id only between rows without a name (name key 0).
+    let names_only = |k: &[u32; 3]| {
+        let (signature, id) = rest(k[2]);
+        (head(k), signature, if k[1] == 0 { id } else { 0 })
+    };
     keyed
         .par_chunk_by_mut(|a, b| head(a) == head(b))
         .filter(|run| run.len() > 1)
         .for_each(|run| run.sort_unstable_by_key(|k| (rest(k[2]), k[2])));
-    let mut order = vec![0u32; rows.len()];
-    let mut place = 0u32;
+    let mut with_ids = vec![0u32; rows.len()];
+    let mut alone = vec![0u32; rows.len()];
+    let (mut place, mut place_alone) = (0u32, 0u32);
     for (n, k) in keyed.iter().enumerate() {
         if n > 0 {
             let prev = &keyed[n - 1];
             if head(prev) != head(k) || rest(prev[2]) != rest(k[2]) {
                 place += 1;
             }
+            if names_only(prev) != names_only(k) {
+                place_alone += 1;
+            }
         }
-        order[k[2] as usize] = place;
+        with_ids[k[2] as usize] = place;
+        alone[k[2] as usize] = place_alone;
     }
-    order
+    (with_ids, alone)
 }
 
 /// Sorts `items` (each of row `row_of(item)`) by `time` (largest first), then by

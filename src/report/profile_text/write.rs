@@ -48,7 +48,7 @@ fn write_report_streaming_above(
 ) -> std::io::Result<()> {
     if profile.methods.len() <= stream_above {
         for part in render_parts(trace, profile, style) {
-            w.write_all(part.as_bytes())?;
+            write_names_raw(w, &part)?;
         }
         return Ok(());
     }
@@ -70,6 +70,12 @@ fn write_report_streaming_above(
     }
     spill.take(&mut p.out, 0);
     spill.error.map_or(Ok(()), Err)
+}
+
+/// Writes report text with the names' bytes as the trace had them (dmtracedump prints names
+/// that are not UTF-8 as they are; see [`crate::trace::raw_text`]).
+fn write_names_raw(w: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
+    w.write_all(&crate::trace::raw_text::to_bytes(text))
 }
 
 /// Where a report being written as it is made goes ([`write_report`]); none for one kept whole.
@@ -100,7 +106,7 @@ impl<'w> Spill<'w> {
     pub(super) fn write(&mut self, s: &str) {
         if let Some(w) = &mut self.out
             && self.error.is_none()
-            && let Err(e) = w.write_all(s.as_bytes())
+            && let Err(e) = write_names_raw(&mut **w, s)
         {
             self.error = Some(e);
         }

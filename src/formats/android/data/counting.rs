@@ -3,6 +3,7 @@
 //! inside the chunk); then the thread table, with every chunk's local thread slots mapped onto
 //! the trace's threads.
 
+use super::wraps::{TimeSpans, say_where_times_wrap};
 use super::*;
 
 /// What pass 1 learns about one chunk.
@@ -19,6 +20,8 @@ pub(super) struct ChunkCount {
     pub(super) internal_advance: u64,
     pub(super) invalid: u64,
     pub(super) first_invalid: Option<usize>,
+    /// The span of the valid records' raw times on each clock.
+    pub(super) times: TimeSpans,
     /// The chunk as runs of consecutive records of one thread id (None: too many runs to be
     /// worth keeping). A worker of [`decode_to_sinks`] skips other threads' runs unread.
     pub(super) runs: Option<Vec<Run>>,
@@ -32,9 +35,10 @@ pub(super) struct Run {
     pub(super) tid: u16,
 }
 
-/// Pass 1 over one chunk: thread ids in order of appearance, records per thread, the runs and
-/// (`SYNTH`) the CPU advance inside the chunk.
-pub(super) fn count_chunk<const TB: usize, const RS: usize, const SYNTH: bool>(
+/// Pass 1 over one chunk: thread ids in order of appearance, records per thread, the runs, the
+/// span of the times (`T2`: of the second time too) and (`SYNTH`) the CPU advance inside the
+/// chunk.
+pub(super) fn count_chunk<const TB: usize, const T2: bool, const RS: usize, const SYNTH: bool>(
     chunk: &[u8],
     rs: usize,
 ) -> ChunkCount {
@@ -65,7 +69,7 @@ pub(super) fn count_chunk<const TB: usize, const RS: usize, const SYNTH: bool>(
         }
     };
     each_record::<RS>(chunk, rs, |i, r| {
-        let rec = decode_record(r, TB, false);
+        let rec = decode_record(r, TB, T2);
         if rec.tid != run.tid {
             run.end = i as u32;
             end_run(&mut c, &mut slots, run, valid);
@@ -77,6 +81,7 @@ pub(super) fn count_chunk<const TB: usize, const RS: usize, const SYNTH: bool>(
             return;
         }
         valid += 1;
+        c.times.add(rec.time1, rec.time2);
         if SYNTH {
             let s = c.slot_of::<SYNTH>(&mut slots, rec.tid, rec.time1);
             c.counts[s] += 1;
@@ -167,9 +172,9 @@ pub(crate) fn count_records<'a>(
             macro_rules! run {
                 ($tb:literal, $t2:literal, $rs:literal) => {
                     if synth {
-                        count_chunk::<$tb, $rs, true>(chunk, rs)
+                        count_chunk::<$tb, $t2, $rs, true>(chunk, rs)
                     } else {
-                        count_chunk::<$tb, $rs, false>(chunk, rs)
+                        count_chunk::<$tb, $t2, $rs, false>(chunk, rs)
                     }
                 };
             }
@@ -242,6 +247,13 @@ pub(super) fn count_section<'a>(
             locals.push(*slot);
         }
         thread_of_local.push(locals);
+    }
+    let spans = counts
+        .iter()
+        .fold(TimeSpans::default(), |a, c| a.merge(c.times));
+    let read_as_wrapping = [true, section.has_t2()];
+    if (0..2).any(|clock| read_as_wrapping[clock] && spans.may_wrap(clock)) {
+        say_where_times_wrap(b, section, area, area_offset, read_as_wrapping);
     }
     if unnamed > 0 {
         b.diag(Diagnostic::new(

@@ -27,8 +27,8 @@ fn count_chunk_finds_the_runs_of_each_thread() {
             chunk.extend_from_slice(&(8 | action).to_le_bytes());
             chunk.extend_from_slice(&(i as u32).to_le_bytes());
         }
-        let c = count_chunk::<2, RS, false>(&chunk, RS);
-        let generic = count_chunk::<2, 0, false>(&chunk, RS);
+        let c = count_chunk::<2, false, RS, false>(&chunk, RS);
+        let generic = count_chunk::<2, false, 0, false>(&chunk, RS);
 
         // The reference: maximal groups of consecutive records of one thread id.
         let tids: Vec<u16> = chunk
@@ -80,4 +80,52 @@ fn count_chunk_finds_the_runs_of_each_thread() {
         with_runs > 50 && without > 50,
         "{with_runs} with runs, {without} without"
     );
+}
+
+/// The diagnostics of reading `bytes` (a combined trace), by code, with their messages.
+fn diagnostics(bytes: &[u8]) -> Vec<(String, String)> {
+    let progress = crate::formats::Progress::default();
+    let ctx = crate::formats::ReadContext::new(None, &progress);
+    let trace = crate::formats::read_bytes(bytes, &ctx).expect("reads");
+    (trace.diagnostics.iter())
+        .map(|d| (d.code.to_string(), d.message.clone()))
+        .collect()
+}
+
+/// A 32-bit time that falls by more than 2^31 is still read as a wrap (a trace longer than 71.6
+/// minutes needs it), and said, with its record: a time of 0xFFFFFFFE in a trace of 40 µs.
+#[test]
+fn a_wrap_of_the_times_is_said() {
+    let bytes = include_bytes!(
+        "../../../../fuzz/regressions/profile/one-time-stamp-near-2-32-in-a-40us-trace.trace"
+    );
+    let d = diagnostics(bytes);
+    let wraps: Vec<_> = d.iter().filter(|(code, _)| code == "time-wrap").collect();
+    assert_eq!(wraps.len(), 1, "{d:?}");
+    assert!(wraps[0].1.contains("from 4294967294 to 30"), "{d:?}");
+    // Times that span less than 2^31 are not read again.
+    let sample = include_bytes!("../../../../sample-traces/v3-dual.trace");
+    assert!(
+        diagnostics(sample)
+            .iter()
+            .all(|(code, _)| code != "time-wrap")
+    );
+}
+
+/// A data offset past the end of the file: the records are read where every writer puts them,
+/// and that is said.
+#[test]
+fn a_data_offset_past_the_end_is_said() {
+    let bytes =
+        include_bytes!("../../../../fuzz/regressions/profile/data-offset-past-the-end.trace");
+    let d = diagnostics(bytes);
+    assert!(
+        d.iter()
+            .any(|(code, m)| code == "data-offset-past-end" && m.contains("read from byte 32")),
+        "{d:?}"
+    );
+    let progress = crate::formats::Progress::default();
+    let ctx = crate::formats::ReadContext::new(None, &progress);
+    let trace = crate::formats::read_bytes(bytes, &ctx).unwrap();
+    assert_eq!(trace.source.record_count, 4);
 }
