@@ -97,7 +97,7 @@ impl MethodProfile {
 }
 
 /// Each method's rows while a worker walks.
-pub(super) enum MethodSums<const K: usize> {
+enum MethodSums<const K: usize> {
     /// A column of rows per clock: what the profiles are made of.
     Columns([Vec<MethodProfile>; K]),
     /// Each method's rows beside its parent cache, made columns when the walk is over.
