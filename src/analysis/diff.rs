@@ -385,15 +385,16 @@ impl RunTotals {
         Self::in_order(profile.clock, RunKeys::Trace(names), methods)
     }
 
-    /// The run of `trace` on `clock`, in the measured ticks of a compensated trace (totals only;
-    /// the profile is dropped once they are taken). The run keeps its names of its own (12 bytes
-    /// a method), not the trace's method table: the trace can be dropped.
-    pub(crate) fn of_trace(trace: &Trace, clock: Clock) -> Self {
+    /// The run of `trace` on `clock`, in the measured ticks of a compensated trace whose ticks
+    /// are `tick_factor` times finer (totals only; the profile is dropped once they are taken).
+    /// The run keeps its names of its own (12 bytes a method), not the trace's method table: the
+    /// trace can be dropped.
+    pub(crate) fn of_trace(trace: &Trace, clock: Clock, tick_factor: u64) -> Self {
         use crate::analysis::compensate::in_measured_ticks;
         use crate::analysis::profile::{Detail, profile_shared};
         let p = profile_shared(trace, clock, 1, Detail::Totals);
         let names = Arc::new(MethodNames::of(trace));
-        Self::from_names(names, in_measured_ticks(trace, p))
+        Self::from_names(names, in_measured_ticks(p, tick_factor))
     }
 
     /// A run of keys of its own, sorted into dmtracedump's inclusive order; equal keys keep
@@ -651,11 +652,10 @@ impl TraceDiff {
         (0..self.rows.len()).map(|i| self.row(i))
     }
 
-    /// Diffs of two traces on every clock both have (primary first), in the measured ticks of
-    /// each (a compensated trace's finer ticks converted back).
+    /// Diffs of two traces (as read, not compensated) on every clock both have (primary first).
     pub fn of_traces(a: &Trace, b: &Trace) -> Vec<TraceDiff> {
         (Self::clocks(a, b).into_iter())
-            .map(|c| Self::on_clock(a, b, c))
+            .map(|c| Self::on_clock(a, b, c, [1, 1]))
             .collect()
     }
 
@@ -674,21 +674,22 @@ impl TraceDiff {
         clocks
     }
 
-    /// The diff of two traces on clock `c`.
-    pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock) -> TraceDiff {
+    /// The diff of two traces on clock `c`, in the measured ticks of each: `tick_factors` are
+    /// their ticks per measured tick (a compensated trace counts finer ticks).
+    pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock, tick_factors: [u64; 2]) -> TraceDiff {
         use crate::analysis::compensate::in_measured_ticks;
         use crate::analysis::profile::{Detail, join_profiles, profile_shared};
         // Totals only (a diff shows no callers or callees); each profile is dropped once its
         // totals are taken.
-        let run = |t: &Trace, share| {
+        let run = |t: &Trace, share, tick_factor| {
             let p = profile_shared(t, c, share, Detail::Totals);
-            RunTotals::from_profile(t, in_measured_ticks(t, p))
+            RunTotals::from_profile(t, in_measured_ticks(p, tick_factor))
         };
         let (ra, rb) = join_profiles::<1, _, _>(
             a.methods.len().max(b.methods.len()),
             Detail::Totals,
-            |share| run(a, share),
-            |share| run(b, share),
+            |share| run(a, share, tick_factors[0]),
+            |share| run(b, share, tick_factors[1]),
         );
         TraceDiff::new(ra, rb)
     }

@@ -46,11 +46,12 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     let (mapping, mut trace) = (mapping?, trace?);
     crate::timing::mark("loaded");
     trace.release_instants();
-    args.compensate.apply_in_place(&mut trace, &args.file)?;
+    let compensation = args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     // The graph reads each method's sums; its edges come from the calls (`FirstSeen`).
     let p = profile_shared(&trace, trace.primary_clock(), 1, Detail::Totals);
-    let p = crate::analysis::compensate::in_measured_ticks(&trace, p);
+    let tick_factor = crate::analysis::compensate::tick_factor(compensation.as_ref());
+    let p = crate::analysis::compensate::in_measured_ticks(p, tick_factor);
     crate::timing::mark("profiled");
     // The graph reads the calls for when each edge was first seen alone: taken now, and the
     // calls released before the graph is made.

@@ -86,10 +86,16 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         // at once.
                         let before: Vec<ClockTimes> = all_clock_times(&trace, 1);
                         crate::timing::mark("measured");
-                        let c = compensate_owned(trace, ns, from);
+                        let (c, how) = compensate_owned(trace, ns, from);
                         crate::timing::mark("compensated");
                         let after = summary_profiles(&c, 1);
-                        emit(summarize_compensated(&name, &c, after.as_ref(), &before))?;
+                        emit(summarize_compensated(
+                            &name,
+                            &c,
+                            &how,
+                            after.as_ref(),
+                            &before,
+                        ))?;
                     }
                     None => {
                         let profiles = summary_profiles(&trace, 1);
