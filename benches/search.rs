@@ -18,8 +18,8 @@ fn main() {
     };
     for text in ["a", "run", "class:/^com\\./ -name:/^get/", "zzzz-no-match"] {
         let q = Query::parse(text).expect("query");
-        let (t_match, set) = common::best_of(3, || q.method_set(&trace));
-        let (t_all, r) = common::best_of(3, || search(&trace, &q, MAX_HITS));
+        let (t_match, set) = common::best_of(3, || q.method_set(&trace, None));
+        let (t_all, r) = common::best_of(3, || search(&trace, None, &q, MAX_HITS));
         let (t_sort, _) = common::best_of(3, || sorted_order(&trace, &r, HitColumn::Wall, false));
         println!(
             "{text:<32} methods {:>6} ({:>6.1} ms)  calls {:>10} listed {:>8} ({:>7.1} ms)  sort by wall {:>6.1} ms",

@@ -157,7 +157,6 @@ fn main() {
             let mut view = TimelineState::default();
             view.range = range;
             view.expand_all = expand;
-            view.set_selection(&loaded.trace, selected);
             let (median, max, vertices) = measure(&ctx, &loaded, selected, &mut view);
             println!(
                 "  {:<16} {:<9} median {:>7.3} ms  max {:>7.3} ms  {:>7} vertices",

@@ -185,11 +185,12 @@ pub fn run(target: Target, bytes: &[u8]) {
                 use crate::report::summary::summary_profiles;
                 let measured: Vec<ClockTimes> =
                     profile::profiles(&trace, &trace.clocks(), Detail::Totals, ClockTimes::of);
-                let c = compensate_owned(trace, 700, OverheadSource::Given);
+                let (c, how) = compensate_owned(trace, 700, OverheadSource::Given);
                 let after = summary_profiles(&c);
                 let s = crate::report::summary::summarize_compensated(
                     "fuzz",
                     &c,
+                    &how,
                     after.as_ref(),
                     &measured,
                 );
@@ -342,17 +343,17 @@ fn transforms(trace: &Trace, byte: u8) {
         check(&out);
     }
     if let Ok(q) = crate::analysis::search::Query::parse("a|B c") {
-        let r = crate::analysis::search::search(trace, &q, 1_000);
+        let r = crate::analysis::search::search(trace, None, &q, 1_000);
         let _ = r.first_at_or_after(0);
     }
     use crate::analysis::compensate::{OverheadSource, compensate, compensate_owned, overhead_for};
     let given = (byte >= 128).then(|| u64::from(byte) * 37);
     if let Some((ns, from)) = overhead_for(trace, given) {
-        let c = compensate(trace, ns, from);
+        let (c, _) = compensate(trace, ns, from);
         check(&c);
     }
     // The command line's way: the trace used up, thread by thread.
-    let c = compensate_owned(trace.clone(), u64::MAX / 3, OverheadSource::Given);
+    let (c, _) = compensate_owned(trace.clone(), u64::MAX / 3, OverheadSource::Given);
     check(&c);
 }
 

@@ -256,7 +256,9 @@ fn groups_that_cannot_be_compared_give_a_hint() {
         h.step();
         h.step();
     }
-    step_until(&mut h, "compensation", |app| app.tabs[0].compensation.on);
+    step_until(&mut h, "compensation", |app| {
+        app.tabs[0].pipeline.compensated()
+    });
     step_until_label(&mut h, "count time in different units");
     assert!(h.query_by_label_contains("1 base run, 1 new run").is_none());
 }

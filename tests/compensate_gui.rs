@@ -52,10 +52,10 @@ fn the_switch_shows_the_true_times_and_goes_back() {
     let shown_true = ms(truth_p.method(top).inclusive, 1_000_000);
     assert_ne!(shown_measured, shown_true);
     step_until_label(&mut h, &shown_measured);
-    assert!(!h.state().tabs[0].compensation.on, "off by default");
+    assert!(!h.state().tabs[0].pipeline.compensated(), "off by default");
 
     toggle(&mut h);
-    step_until(&mut h, "compensation", |a| a.tabs[0].compensation.on);
+    step_until(&mut h, "compensation", |a| a.tabs[0].pipeline.compensated());
     let doc = ready(h.state(), 0).clone();
     assert_ne!(doc.generation, measured.generation);
     // 2000 ns is a whole number of µs: the true times exactly (in ns ticks).
@@ -77,7 +77,9 @@ fn the_switch_shows_the_true_times_and_goes_back() {
     );
 
     toggle(&mut h);
-    step_until(&mut h, "measured times", |a| !a.tabs[0].compensation.on);
+    step_until(&mut h, "measured times", |a| {
+        !a.tabs[0].pipeline.compensated()
+    });
     let back = ready(h.state(), 0).clone();
     assert_eq!(back.profiles, measured.profiles);
     assert!(back.tracing_cost.is_none());
@@ -98,6 +100,73 @@ fn a_trace_without_a_stated_cost_says_so() {
     let before = ready(h.state(), 0).generation;
     toggle(&mut h);
     step_until_label(&mut h, "does not state its tracing cost per record");
-    assert!(!h.state().tabs[0].compensation.on);
+    assert!(!h.state().tabs[0].pipeline.compensated());
     assert_eq!(ready(h.state(), 0).generation, before);
+}
+
+/// Compensation and a transform together: the transform applies to the compensated trace (the
+/// shown profile is the true trace's, transformed), and switching compensation off keeps it.
+#[test]
+fn compensation_and_a_transform_apply_together() {
+    use tracelens::analysis::transform::{Transform, apply};
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--records",
+        "20000",
+        "--threads",
+        "2",
+        "--methods",
+        "100",
+        "--seed",
+        "9",
+    ];
+    let truth_path = generated_trace(dir.path(), "truth.trace", &args);
+    let mut slow_args = args.to_vec();
+    slow_args.extend(["--overhead-ns", "2000"]);
+    let slow_path = generated_trace(dir.path(), "slow.trace", &slow_args);
+    let truth = tracelens::load::load_path(&truth_path, &Progress::default()).unwrap();
+    let slow = tracelens::load::load_path(&slow_path, &Progress::default()).unwrap();
+
+    let mut h = harness(&[slow_path]);
+    wait_loaded(&mut h);
+    let measured = ready(h.state(), 0).clone();
+    let clock = measured.profiles[0].clock;
+    let merged = measured.ranked()[3];
+    let merge = Transform::Merge {
+        method: measured.trace.method_full_name(merged),
+    };
+    let settled = |h: &mut crate::gui_util::H, compensated: bool| {
+        step_until(h, "the derivation", |a| {
+            let p = &a.tabs[0].pipeline;
+            !p.busy() && p.compensated() == compensated && p.shown_stack().len() == 1
+        });
+        h.step();
+    };
+
+    // Compensation first, then the transform.
+    toggle(&mut h);
+    step_until(&mut h, "compensation", |a| a.tabs[0].pipeline.compensated());
+    h.state_mut()
+        .push_msg(tracelens::app::Msg::Transform(merge.clone()));
+    h.step();
+    settled(&mut h, true);
+    let both = ready(h.state(), 0).clone();
+    let want = profile(&apply(&truth, std::slice::from_ref(&merge)).unwrap(), clock);
+    let got = &both.profiles[0];
+    assert_eq!(got.method(merged).total_calls(), 0, "merged");
+    for (g, w) in got.methods.iter().zip(&want.methods) {
+        assert_eq!(g.inclusive, w.inclusive * 1000);
+        assert_eq!(g.exclusive, w.exclusive * 1000);
+    }
+    assert!(both.tracing_cost.is_some(), "still compensated");
+    h.get_by_label_contains("Compensated: 2000 ns per record");
+    let crumb = merge.label();
+    assert!(h.query_by_label(&crumb).is_some(), "breadcrumb {crumb:?}");
+
+    // Compensation off: the transform stays, on the measured times.
+    toggle(&mut h);
+    settled(&mut h, false);
+    let measured_merged = profile(&apply(&slow, std::slice::from_ref(&merge)).unwrap(), clock);
+    assert_eq!(ready(h.state(), 0).profiles[0], measured_merged);
+    assert!(ready(h.state(), 0).tracing_cost.is_none());
 }

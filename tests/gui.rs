@@ -49,7 +49,7 @@ fn clicking_a_profile_row_selects_the_method_in_the_timeline() {
     h.run();
     let tab = &h.state().tabs[0];
     assert_eq!(tab.view.selected, Some(m));
-    let marked: usize = tab.view.timeline.marks.iter().map(Vec::len).sum();
+    let marked: usize = tab.view.timeline.marks().iter().map(Vec::len).sum();
     let l = ready(h.state(), 0);
     assert_eq!(
         marked as u64,

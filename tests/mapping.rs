@@ -91,7 +91,8 @@ fn obfuscated_real_traces_profile_like_the_originals_in_process() {
             })
             .collect();
         assert!(unresolved.is_empty(), "{}: {unresolved:#?}", path.display());
-        let res = apply(&mut trace, &mapping);
+        let deobfuscation = apply(&mut trace, &mapping);
+        let res = &deobfuscation.resolution;
         assert_eq!(
             res.ambiguous + res.descriptor_mismatch + res.name_not_mapped,
             0,
@@ -119,8 +120,8 @@ fn obfuscated_real_traces_profile_like_the_originals_in_process() {
         // The obfuscated names stay available.
         let renamed = (0..trace.methods.len() as u32)
             .filter(|&i| {
-                trace
-                    .obfuscated_full_name(tracelens::trace::MethodId(i))
+                deobfuscation
+                    .obfuscated_full_name(&trace, tracelens::trace::MethodId(i))
                     .is_some()
             })
             .count();

@@ -34,7 +34,7 @@ fn no_dialog(asked: Arc<Mutex<Vec<DialogRequest>>>) -> FilePicker {
 /// Steps until no tab loads and no mapping job runs.
 fn settle(h: &mut H) {
     step_until(h, "loads and mapping jobs to end", |app| {
-        !app.is_loading() && app.tabs.iter().all(|t| !t.mapping.busy())
+        !app.is_loading() && app.tabs.iter().all(|t| !t.pipeline.busy())
     });
     h.step();
 }
@@ -105,8 +105,9 @@ fn a_mapping_txt_beside_the_trace_is_applied_and_can_be_switched_off_and_on() {
     // Its numbers and colours are the original trace's (names break ties in the ranking).
     let unobfuscated = tracelens::app::Document::new(load(&sample_path()));
     assert_eq!(d.rankings, unobfuscated.rankings);
-    let m = &h.state().tabs[0].mapping;
-    assert!(m.applied && m.auto && m.error.is_none());
+    let p = &h.state().tabs[0].pipeline;
+    let m = &p.mapping;
+    assert!(p.mapping_applied() && m.auto && m.error.is_none());
     let r = m.resolution.clone().unwrap();
     assert_eq!(r.fraction_resolved(), 1.0, "{}", r.summary());
     // The status bar says so; the table shows the real name of the top method.
@@ -122,20 +123,24 @@ fn a_mapping_txt_beside_the_trace_is_applied_and_can_be_switched_off_and_on() {
 
     // Off: the obfuscated names, in a new document (new generation: no stale cache).
     h.get_by_label("real names").click();
-    step_until(&mut h, "the names off", |a| !a.tabs[0].mapping.applied);
+    step_until(&mut h, "the names off", |a| {
+        !a.tabs[0].pipeline.mapping_applied()
+    });
     let off = doc(h.state(), 0);
     assert_ne!(off.generation, d.generation);
     assert_eq!(names(&off.trace), obfuscated);
-    assert!(!h.state().tabs[0].mapping.applied);
+    assert!(!h.state().tabs[0].pipeline.mapping_applied());
     h.get_by_label("mapping.txt off: obfuscated names shown");
     h.get_by_label(&row_label(&off, top));
     // On again: real names, the mapping not read again.
     h.get_by_label("real names").click();
-    step_until(&mut h, "the names on", |a| a.tabs[0].mapping.applied);
+    step_until(&mut h, "the names on", |a| {
+        a.tabs[0].pipeline.mapping_applied()
+    });
     let on = doc(h.state(), 0);
     assert_eq!(names(&on.trace), original);
     assert_eq!(
-        h.state().tabs[0].mapping.timing.unwrap().0,
+        h.state().tabs[0].pipeline.mapping.timing.unwrap().0,
         0,
         "kept, not re-read"
     );
@@ -152,7 +157,7 @@ fn a_mapping_dropped_on_a_trace_tab_applies_to_it_and_a_trace_still_opens_a_tab(
     let mut h = harness(std::slice::from_ref(&trace), no_dialog(Arc::default()));
     settle(&mut h);
     assert!(
-        h.state().tabs[0].mapping.path.is_none(),
+        h.state().tabs[0].pipeline.mapping.path.is_none(),
         "no mapping.txt beside it"
     );
     let obfuscated = names(&doc(h.state(), 0).trace);
@@ -165,8 +170,8 @@ fn a_mapping_dropped_on_a_trace_tab_applies_to_it_and_a_trace_still_opens_a_tab(
         names(&doc(h.state(), 0).trace),
         names(&load(&sample_path()))
     );
-    let m = &h.state().tabs[0].mapping;
-    assert!(m.applied && !m.auto);
+    let p = &h.state().tabs[0].pipeline;
+    assert!(p.mapping_applied() && !p.mapping.auto);
     h.get_by_label_contains("r8-release-map applied: 100% of");
 
     // With no tab open, a dropped mapping opens nothing and says why.
@@ -200,13 +205,13 @@ fn a_bad_mapping_says_which_line_and_the_tab_stays_usable() {
     let before = doc(h.state(), 0);
     drop_file(&mut h, &bad);
     settle(&mut h);
-    let m = &h.state().tabs[0].mapping;
-    let err = m.error.clone().expect("an error");
+    let p = &h.state().tabs[0].pipeline;
+    let err = p.mapping.error.clone().expect("an error");
     assert!(
         err.contains("bad-mapping.txt") && err.contains("line 4"),
         "{err}"
     );
-    assert!(!m.applied);
+    assert!(!p.mapping_applied());
     h.get_by_label_contains("Mapping not applied:");
     h.get_by_label_contains("line 4");
     // The trace is untouched and usable: same document, a row click selects.
@@ -233,9 +238,15 @@ fn a_bad_mapping_says_which_line_and_the_tab_stays_usable() {
     std::fs::write(&other_path, other).unwrap();
     drop_file(&mut h, &other_path);
     settle(&mut h);
-    let m = &h.state().tabs[0].mapping;
-    assert!(m.applied && m.error.is_none());
-    let w = m.resolution.as_ref().unwrap().warning().expect("a warning");
+    let p = &h.state().tabs[0].pipeline;
+    assert!(p.mapping_applied() && p.mapping.error.is_none());
+    let w = p
+        .mapping
+        .resolution
+        .as_ref()
+        .unwrap()
+        .warning()
+        .expect("a warning");
     h.get_by_label(&format!("warning: {w}"));
 }
 
@@ -254,17 +265,17 @@ fn find_matches_the_obfuscated_name_and_hovers_show_both() {
         .iter()
         .copied()
         .find(|&m| {
-            let Some(o) = t.obfuscated_full_name(m) else {
+            let Some(o) = d.obfuscated_full_name(m) else {
                 return false;
             };
             d.ranked().iter().all(|&x| {
                 x == m
                     || !(matches(&t.method_full_name(x), &o)
-                        || t.obfuscated_full_name(x).is_some_and(|xo| matches(&xo, &o)))
+                        || d.obfuscated_full_name(x).is_some_and(|xo| matches(&xo, &o)))
             })
         })
         .expect("a method with a distinctive obfuscated name");
-    let obf = t.obfuscated_full_name(target).unwrap();
+    let obf = d.obfuscated_full_name(target).unwrap();
     assert!(!matches(&t.method_full_name(target), &obf));
     let field = h.get_by_role(egui::accesskit::Role::TextInput);
     field.click();
@@ -333,7 +344,7 @@ fn without_a_file_dialog_open_load_mapping_and_export_use_the_path_prompt() {
     settle(&mut h);
     assert!(h.state().prompt.is_none());
     assert_eq!(
-        h.state().tabs[1].mapping.path.as_deref(),
+        h.state().tabs[1].pipeline.mapping.path.as_deref(),
         Some(mapping.as_path())
     );
     assert_eq!(
@@ -404,7 +415,9 @@ fn a_working_dialog_is_used_and_a_slow_cancel_is_only_a_status_line() {
     let mut h = harness(&[trace], picker);
     settle(&mut h);
     file_menu(&mut h, "Load mapping…");
-    step_until(&mut h, "the mapping", |a| a.tabs[0].mapping.applied);
+    step_until(&mut h, "the mapping", |a| {
+        a.tabs[0].pipeline.mapping_applied()
+    });
     assert!(h.state().prompt.is_none());
     menu_path(
         &mut h,
@@ -443,14 +456,14 @@ fn a_mapping_dropped_while_the_trace_loads_is_applied_once_it_has_loaded() {
     drop_file(&mut h, &mapping);
     assert!(matches!(h.state().tabs[0].state, TabState::Loading(_)));
     assert_eq!(
-        h.state().tabs[0].mapping.pending.as_deref(),
+        h.state().tabs[0].pipeline.mapping.pending.as_deref(),
         Some(mapping.as_path()),
         "kept for when the trace has loaded"
     );
     settle(&mut h);
     assert_eq!(h.state().tabs.len(), 1);
-    assert!(h.state().tabs[0].mapping.applied);
-    assert!(h.state().tabs[0].mapping.pending.is_none());
+    assert!(h.state().tabs[0].pipeline.mapping_applied());
+    assert!(h.state().tabs[0].pipeline.mapping.pending.is_none());
     assert_eq!(names(&doc(h.state(), 0).trace), original);
 }
 
@@ -460,7 +473,7 @@ fn the_timeline_call_tooltip_shows_both_names() {
     let (trace, mapping) = obfuscated_sample(dir.path(), "m.txt");
     let mut t = load(&trace);
     let m = tracelens::load::load_mapping(&mapping).unwrap();
-    tracelens::mapping::apply(&mut t, &m);
+    let deobfuscation = tracelens::mapping::apply(&mut t, &m);
     // The first call of a renamed method.
     let (ti, d, i) = t
         .threads
@@ -469,17 +482,22 @@ fn the_timeline_call_tooltip_shows_both_names() {
         .flat_map(|(ti, th)| th.lanes.iter().enumerate().map(move |(d, l)| (ti, d, l)))
         .find_map(|(ti, d, lane)| {
             (0..lane.len())
-                .find(|&i| t.obfuscated_full_name(lane.method(i)).is_some())
+                .find(|&i| (deobfuscation.obfuscated_full_name(&t, lane.method(i))).is_some())
                 .map(|i| (ti, d, i))
         })
         .expect("a call of a renamed method");
     let method = t.threads[ti].lanes[d].method(i);
     let (real, obf) = (
         t.method_full_name(method),
-        t.obfuscated_full_name(method).unwrap(),
+        deobfuscation.obfuscated_full_name(&t, method).unwrap(),
     );
     let h = Harness::new_ui(|ui| {
-        tracelens::app::panels::timeline::paint::call_tooltip(ui, &t, (ti, d, i));
+        tracelens::app::panels::timeline::paint::call_tooltip(
+            ui,
+            &t,
+            Some(&deobfuscation),
+            (ti, d, i),
+        );
     });
     h.get_by_label(&real);
     h.get_by_label(&format!("obfuscated: {obf}"));

@@ -92,6 +92,7 @@ fn a_query_finds_the_calls_and_enter_walks_them() {
     assert_eq!(found.methods.len(), 1);
     let core = search(
         &ready(h.state(), 0).trace,
+        None,
         &Query::parse(&query).unwrap(),
         MAX_HITS,
     );

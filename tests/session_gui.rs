@@ -178,7 +178,7 @@ fn save_close_reopen_gives_the_same_view() {
     step_until(&mut h, "the search again", |app| {
         app.tabs[0].view.search.found(generation).is_some()
     });
-    assert!(!h.state().tabs[0].view.timeline.marks.is_empty());
+    assert!(!h.state().tabs[0].view.timeline.marks().is_empty());
     // Saving again writes the same file.
     menu(&mut h, &["File", "Save session"]);
     assert_eq!(Session::read(&sidecar_path(&trace)).unwrap(), saved);
@@ -308,15 +308,14 @@ fn a_session_restores_the_transform_stack() {
     let expected = apply(&doc.trace, &stack).unwrap();
     let settled = |h: &mut H, n: usize| {
         step_until(h, "the transforms", |app| {
-            let t = &app.tabs[0].transforms;
-            !t.busy() && t.shown == n
+            let p = &app.tabs[0].pipeline;
+            !p.busy() && p.shown_stack().len() == n
         });
         h.step();
     };
-    let ctx = h.ctx.clone();
     h.state_mut().tabs[0]
-        .transforms
-        .restore(doc.clone(), stack.clone(), &ctx);
+        .pipeline
+        .restore_transforms(stack.clone());
     settled(&mut h, 2);
     let shown = ready(h.state(), 0).profiles[0].clone();
     assert_eq!(
@@ -339,7 +338,7 @@ fn a_session_restores_the_transform_stack() {
         app.status.starts_with("Session restored from")
     });
     settled(&mut h, 2);
-    assert_eq!(h.state().tabs[0].transforms.shown_stack(), &stack[..]);
+    assert_eq!(h.state().tabs[0].pipeline.shown_stack(), &stack[..]);
     assert_eq!(ready(h.state(), 0).profiles[0], shown);
 
     // A newer build's transform second: the first applies, a warning names the second.
@@ -361,5 +360,5 @@ fn a_session_restores_the_transform_stack() {
         h.state().status
     );
     settled(&mut h, 1);
-    assert_eq!(h.state().tabs[0].transforms.shown_stack(), &stack[..1]);
+    assert_eq!(h.state().tabs[0].pipeline.shown_stack(), &stack[..1]);
 }

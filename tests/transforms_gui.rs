@@ -12,8 +12,8 @@ use tracelens::trace::MethodId;
 /// Steps until the active tab's transform job has ended with `shown` transforms shown.
 fn settle(h: &mut H, shown: usize) {
     step_until(h, "the transform job", |app| {
-        let t = &app.tabs[0].transforms;
-        !t.busy() && t.shown == shown
+        let p = &app.tabs[0].pipeline;
+        !p.busy() && p.shown_stack().len() == shown
     });
     h.step();
 }
@@ -111,7 +111,7 @@ fn merge_from_the_context_menu_then_undo_and_redo() {
     settle(&mut h, 0);
     assert_eq!(profile0(&h), before);
     assert_eq!(
-        h.state().tabs[0].transforms.stack.len(),
+        h.state().tabs[0].pipeline.transforms.history.len(),
         2,
         "undone crumbs stay for redo"
     );
@@ -173,13 +173,12 @@ fn a_saved_stack_restores_and_a_bad_one_is_reported() {
                    {"kind":"collapse-recursion","method":"com.example.*"}]"#;
     let stack: Vec<Transform> = serde_json::from_str(json).unwrap();
     let expected = tracelens::analysis::transform::apply(&doc.trace, &stack).unwrap();
-    let ctx = h.ctx.clone();
     h.state_mut().tabs[0]
-        .transforms
-        .restore(doc.clone(), stack.clone(), &ctx);
+        .pipeline
+        .restore_transforms(stack.clone());
     h.step();
     settle(&mut h, 2);
-    assert_eq!(h.state().tabs[0].transforms.shown_stack(), &stack[..]);
+    assert_eq!(h.state().tabs[0].pipeline.shown_stack(), &stack[..]);
     let shown = profile0(&h);
     let clock = shown.clock;
     assert_eq!(
@@ -192,20 +191,17 @@ fn a_saved_stack_restores_and_a_bad_one_is_reported() {
     let bad = vec![Transform::Merge {
         method: "no.such.Method".into(),
     }];
-    h.state_mut().tabs[0]
-        .transforms
-        .restore(doc.clone(), bad, &ctx);
-    step_until(&mut h, "the failed job", |app| {
-        !app.tabs[0].transforms.busy()
-    });
+    h.state_mut().tabs[0].pipeline.restore_transforms(bad);
+    step_until(&mut h, "the failed job", |app| !app.tabs[0].pipeline.busy());
     h.step();
-    let tt = &h.state().tabs[0].transforms;
+    let tt = &h.state().tabs[0].pipeline;
     assert!(
-        tt.error
+        tt.transforms
+            .error
             .as_deref()
             .is_some_and(|e| e.contains("no.such.Method")),
         "{:?}",
-        tt.error
+        tt.transforms.error
     );
     assert!(tt.shown_stack().is_empty());
     assert!(h.query_by_label_contains("no method matches").is_some());
@@ -249,14 +245,14 @@ fn a_mapping_renames_the_stack_with_the_trace() {
         .push_msg(tracelens::app::Msg::ApplyMapping(map_path));
     step_until(&mut h, "the mapping", |app| {
         let t = &app.tabs[0];
-        !t.mapping.busy() && !t.transforms.busy() && t.mapping.applied
+        !t.pipeline.busy() && t.pipeline.mapping_applied()
     });
     h.step();
     let shown = ready(h.state(), 0).clone();
     assert_eq!(shown.trace.method_full_name(m), real.method_full_name(m));
     assert_eq!(shown.profiles[0].method(m).total_calls(), 0);
     assert_eq!(
-        h.state().tabs[0].transforms.shown_stack(),
+        h.state().tabs[0].pipeline.shown_stack(),
         &[Transform::Merge {
             method: real.method_full_name(m)
         }]
@@ -310,7 +306,7 @@ fn focus_on_subtree_from_the_call_tree() {
     h.get_by_label("Focus on subtree").click();
     h.step();
     settle(&mut h, 1);
-    let stack = h.state().tabs[0].transforms.shown_stack().to_vec();
+    let stack = h.state().tabs[0].pipeline.shown_stack().to_vec();
     let [Transform::FocusSubtree { path }] = &stack[..] else {
         panic!("{stack:?}")
     };

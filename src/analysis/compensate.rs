@@ -8,7 +8,8 @@
 //! calls loses (2d + 1)·o of inclusive time and (children + 1)·o of exclusive time.
 //!
 //! [`compensate`] rewrites a [`Trace`] that way, so every view and report built on it is
-//! compensated alike. The rewritten trace counts time in ticks [`TICK_FACTOR`] times finer (ns
+//! compensated alike; the [`Compensation`] it returns beside the trace says what was subtracted
+//! and is kept by whoever compensated (the trace does not know it was). The rewritten trace counts time in ticks [`TICK_FACTOR`] times finer (ns
 //! for Android's µs), so that k·o is subtracted exactly: rounding every compensated time to a
 //! whole µs would bias each call by up to half a µs, the same way for every call at one depth
 //! (the parity of a record's index follows its depth), which adds up over thousands of short
@@ -66,11 +67,16 @@ pub struct Compensation {
     pub tick_factor: u64,
 }
 
-/// `p`, a profile of `trace`, in the ticks of the measured trace when `trace` was compensated
-/// into finer ticks: every time divided by the factor, rounded half up (the text reports print
-/// whole measured ticks, as dmtracedump prints µs).
-pub fn in_measured_ticks(trace: &Trace, p: Profile) -> Profile {
-    let f = tick_factor(trace);
+/// The ticks of a trace compensated as `c` per measured tick (1 for a trace not compensated).
+pub fn tick_factor(c: Option<&Compensation>) -> u64 {
+    c.map_or(1, |c| c.tick_factor.max(1))
+}
+
+/// `p`, a profile of a trace whose ticks are `tick_factor` times finer than the measured ones
+/// (see [`tick_factor`]), in the measured ticks: every time divided by the factor, rounded half
+/// up (the text reports print whole measured ticks, as dmtracedump prints µs).
+pub fn in_measured_ticks(p: Profile, tick_factor: u64) -> Profile {
+    let f = tick_factor.max(1);
     if f == 1 {
         return p;
     }
@@ -179,9 +185,9 @@ impl Clamp {
 }
 
 /// `trace` with every call's times compensated for `overhead_ns` per record (see the module
-/// docs). Method and string tables, counters, instants and series are kept; a diagnostic names
-/// the threads compensated approximately.
-pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
+/// docs), and what was subtracted. Method and string tables, counters, instants and series are
+/// kept; a diagnostic names the threads compensated approximately.
+pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> (Trace, Compensation) {
     let plan = Plan::of(trace, overhead_ns);
     // Each thread in its slot, and apart from it whether its compensation is exact (a list of
     // pairs would take their padded size per thread, twice over).
@@ -193,7 +199,11 @@ pub fn compensate(trace: &Trace, overhead_ns: u64, from: OverheadSource) -> Trac
 /// [`compensate`] of a trace that is used up: each thread's calls are replaced by their
 /// compensated calls as soon as these are made, so that the two sets are not alive at once. The
 /// rest of the trace is compensated first; each thread keeps its name.
-pub fn compensate_owned(mut trace: Trace, overhead_ns: u64, from: OverheadSource) -> Trace {
+pub fn compensate_owned(
+    mut trace: Trace,
+    overhead_ns: u64,
+    from: OverheadSource,
+) -> (Trace, Compensation) {
     let plan = Plan::of(&trace, overhead_ns);
     let mut threads = std::mem::take(&mut trace.threads);
     let rest = plan.rest_owned(trace);
@@ -271,14 +281,14 @@ impl Plan {
     }
 
     /// The compensated trace: `rest` ([`Plan::rest`]) with its threads compensated (`exact`
-    /// for each).
+    /// for each), and what was subtracted.
     fn finish(
         &self,
         mut rest: Trace,
         rewritten: Vec<Thread>,
         exact: &[bool],
         from: OverheadSource,
-    ) -> Trace {
+    ) -> (Trace, Compensation) {
         let (factor, overhead_ns) = (self.factor, self.overhead_ns);
         let approximate: Vec<u64> = (rewritten.iter().zip(exact))
             .filter(|(_, exact)| !**exact)
@@ -298,13 +308,13 @@ impl Plan {
             ));
         }
         rest.threads = rewritten;
-        rest.compensation = Some(Compensation {
+        let compensation = Compensation {
             overhead_ns,
             from,
             approximate_threads: approximate.len() as u32,
             tick_factor: factor,
-        });
-        rest
+        };
+        (rest, compensation)
     }
 }
 
@@ -494,14 +504,6 @@ impl ClockTimes {
         let inclusive = (0..self.len() as u32).map(|i| self.get(MethodId(i))[0]);
         flag_mostly_tracing(inclusive, compensated, tick_factor)
     }
-}
-
-/// The tick factor of a compensated trace (1 for any other).
-pub fn tick_factor(trace: &Trace) -> u64 {
-    trace
-        .compensation
-        .as_ref()
-        .map_or(1, |c| c.tick_factor.max(1))
 }
 
 #[cfg(test)]

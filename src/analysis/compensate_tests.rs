@@ -62,23 +62,22 @@ fn flatten(t: &Trace) -> Flat {
 fn check_against_reference(seed: u64, threads: usize, events: usize, o_ns: u64) {
     let ev = random_events(seed, threads, events);
     let measured = trace_from_events(&ev);
-    let fast = compensate(&measured, o_ns, OverheadSource::Given);
+    let (fast, c) = compensate(&measured, o_ns, OverheadSource::Given);
     let slow = trace_from_events(&compensated_events(&ev, o_ns));
     assert_eq!(flatten(&fast), flatten(&slow), "seed {seed} o {o_ns}");
-    let c = fast.compensation.as_ref().unwrap();
     assert_eq!((c.overhead_ns, c.approximate_threads), (o_ns, 0));
     assert_eq!((c.tick_factor, fast.ticks_per_sec), (1000, 1_000_000_000));
     for clock in [Clock::Cpu, Clock::Wall] {
         assert_eq!(profile(&fast, clock), profile(&slow, clock));
     }
     // Compensated thread by thread in the trace itself, the same trace.
-    let owned = compensate_owned(measured, o_ns, OverheadSource::Given);
+    let (owned, owned_c) = compensate_owned(measured, o_ns, OverheadSource::Given);
     assert_eq!(
         flatten(&owned),
         flatten(&fast),
         "owned: seed {seed} o {o_ns}"
     );
-    assert_eq!(owned.compensation, fast.compensation);
+    assert_eq!(owned_c, c);
     assert_eq!(owned.ticks_per_sec, fast.ticks_per_sec);
     assert_eq!(owned.diagnostics.len(), fast.diagnostics.len());
 }
@@ -131,9 +130,9 @@ fn parent_and_leaves_lose_what_the_model_says() {
     assert_eq!(p.method(a).inclusive, 100 + 5 * 3);
     assert_eq!(p.method(a).exclusive, 80 + 3 * 3);
     assert_eq!(p.method(b).inclusive, 20 + 2 * 3);
-    let c = compensate(&trace, 3000, OverheadSource::Given);
+    let (c, how) = compensate(&trace, 3000, OverheadSource::Given);
     for clock in [Clock::Cpu, Clock::Wall] {
-        let p = in_measured_ticks(&c, profile(&c, clock));
+        let p = in_measured_ticks(profile(&c, clock), how.tick_factor);
         assert_eq!(p.method(a).inclusive, 100);
         assert_eq!(p.method(a).exclusive, 80);
         assert_eq!(p.method(b).inclusive, 20);
@@ -143,7 +142,7 @@ fn parent_and_leaves_lose_what_the_model_says() {
     // and an o that eats B's whole time flags it.
     let flags = mostly_tracing(&p, &profile(&c, Clock::Cpu), 1000);
     assert_eq!(flags, vec![false, false, false, false, false, false]);
-    let eaten = compensate(&trace, 12_000, OverheadSource::Given);
+    let (eaten, _) = compensate(&trace, 12_000, OverheadSource::Given);
     let flags = mostly_tracing(&p, &profile(&eaten, Clock::Cpu), 1000);
     assert!(flags[b.index()] && flags[a.index()], "{flags:?}");
 }
@@ -178,8 +177,8 @@ fn records_without_calls_make_the_thread_approximate() {
         (Action::Exit, b, 20, 20),
         (Action::Exit, a, 30, 30),
     ];
-    let t = compensate(&trace_from_events(&[ev]), 1000, OverheadSource::Key);
-    assert_eq!(t.compensation.as_ref().unwrap().approximate_threads, 1);
+    let (t, c) = compensate(&trace_from_events(&[ev]), 1000, OverheadSource::Key);
+    assert_eq!(c.approximate_threads, 1);
     assert!(
         t.diagnostics
             .iter()
@@ -195,7 +194,7 @@ fn a_rebuilt_axis_is_kept() {
     let ev = random_events(7, 2, 200);
     let mut measured = trace_from_events(&ev);
     measured.axis_synthesized = true;
-    let t = compensate(&measured, 1000, OverheadSource::Given);
+    let (t, _) = compensate(&measured, 1000, OverheadSource::Given);
     let slow = trace_from_events(&compensated_events(&ev, 1000));
     for ((th, m), s) in t.threads.iter().zip(&measured.threads).zip(&slow.threads) {
         let (a, b) = m.axis_range.unwrap();
@@ -233,7 +232,7 @@ fn large_threads_rewritten_in_parallel_keep_their_places_among_small_ones() {
         is_large,
         [false, true, false, false, true, false, true, false, false]
     );
-    let fast = compensate(&measured, 700, OverheadSource::Given);
+    let (fast, _) = compensate(&measured, 700, OverheadSource::Given);
     let slow = trace_from_events(&compensated_events(&ev, 700));
     assert_eq!(flatten(&fast), flatten(&slow));
     let ids = |t: &Trace| t.threads.iter().map(|t| t.raw_id).collect::<Vec<_>>();

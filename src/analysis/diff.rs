@@ -385,14 +385,15 @@ impl RunTotals {
         Self::in_order(profile.clock, RunKeys::Trace(names), methods)
     }
 
-    /// The run of `trace` on `clock`, in the measured ticks of a compensated trace (totals only;
-    /// the profile is dropped once they are taken). The run keeps its names of its own (12 bytes
-    /// a method), not the trace's method table: the trace can be dropped.
-    pub(crate) fn of_trace(trace: &Trace, clock: Clock) -> Self {
+    /// The run of `trace` on `clock`, in the measured ticks of a compensated trace whose ticks
+    /// are `tick_factor` times finer (totals only; the profile is dropped once they are taken).
+    /// The run keeps its names of its own (12 bytes a method), not the trace's method table: the
+    /// trace can be dropped.
+    pub(crate) fn of_trace(trace: &Trace, clock: Clock, tick_factor: u64) -> Self {
         use crate::analysis::compensate::in_measured_ticks;
         use crate::analysis::profile::{Detail, profiles};
         let names = Arc::new(MethodNames::of(trace));
-        let run = |p| Self::from_names(names.clone(), in_measured_ticks(trace, p));
+        let run = |p| Self::from_names(names.clone(), in_measured_ticks(p, tick_factor));
         (profiles(trace, &[clock], Detail::Totals, run).pop()).expect("a profile per clock")
     }
 
@@ -651,11 +652,10 @@ impl TraceDiff {
         (0..self.rows.len()).map(|i| self.row(i))
     }
 
-    /// Diffs of two traces on every clock both have (primary first), in the measured ticks of
-    /// each (a compensated trace's finer ticks converted back).
+    /// Diffs of two traces (as read, not compensated) on every clock both have (primary first).
     pub fn of_traces(a: &Trace, b: &Trace) -> Vec<TraceDiff> {
         (Self::clocks(a, b).into_iter())
-            .map(|c| Self::on_clock(a, b, c))
+            .map(|c| Self::on_clock(a, b, c, [1, 1]))
             .collect()
     }
 
@@ -674,17 +674,18 @@ impl TraceDiff {
         clocks
     }
 
-    /// The diff of two traces on clock `c`.
-    pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock) -> TraceDiff {
+    /// The diff of two traces on clock `c`, in the measured ticks of each: `tick_factors` are
+    /// their ticks per measured tick (a compensated trace counts finer ticks).
+    pub(crate) fn on_clock(a: &Trace, b: &Trace, c: Clock, tick_factors: [u64; 2]) -> TraceDiff {
         use crate::analysis::compensate::in_measured_ticks;
         use crate::analysis::profile::{Detail, profiles};
         // Totals only (a diff shows no callers or callees); each profile is dropped once its
         // totals are taken, before the other trace is profiled.
-        let run = |t: &Trace| {
-            let totals = |p| RunTotals::from_profile(t, in_measured_ticks(t, p));
+        let run = |t: &Trace, tick_factor| {
+            let totals = |p| RunTotals::from_profile(t, in_measured_ticks(p, tick_factor));
             (profiles(t, &[c], Detail::Totals, totals).pop()).expect("a profile per clock")
         };
-        TraceDiff::new(run(a), run(b))
+        TraceDiff::new(run(a, tick_factors[0]), run(b, tick_factors[1]))
     }
 
     pub(crate) fn matched(&self) -> impl ExactSizeIterator<Item = DiffRow<'_>> + '_ {

@@ -77,8 +77,6 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         instants: Default::default(),
         durations: Default::default(),
         diagnostics: trace.diagnostics.clone(),
-        deobfuscation: trace.deobfuscation.clone(),
-        compensation: trace.compensation.clone(),
     }
 }
 

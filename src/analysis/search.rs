@@ -14,7 +14,8 @@
 //! ```
 //!
 //! Without a field a term matches the method's full name `class.name signature` (or, when a
-//! mapping renamed the method, its obfuscated full name). `class:` matches the class, `method:`
+//! mapping renamed the method, its obfuscated full name: the search is given the
+//! [`Deobfuscation`] kept beside the renamed trace). `class:` matches the class, `method:`
 //! (or `name:`) the method name, `sig:` the signature and `file:` the source file (empty when
 //! the trace has none). Matching is case-insensitive; a regex can turn that off with `(?-i)`.
 //! Double quotes group text with spaces into one term (`"sig:(I)V"`, `"/a b/"`); a `field:`
@@ -23,6 +24,7 @@
 use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
 
+use crate::mapping::Deobfuscation;
 use crate::trace::{CallRef, Clock, MethodId, ThreadId, Trace};
 
 /// At most this many calls are listed (the count of matching calls stays exact).
@@ -148,15 +150,22 @@ impl Query {
         self.terms.is_empty()
     }
 
-    /// Whether method `m` of `trace` matches every term.
-    pub fn matches_method(&self, trace: &Trace, m: MethodId) -> bool {
+    /// Whether method `m` of `trace` matches every term (`obfuscated`: the names a mapping
+    /// replaced in `trace`, also matched by terms without a field).
+    pub fn matches_method(
+        &self,
+        trace: &Trace,
+        obfuscated: Option<&Deobfuscation>,
+        m: MethodId,
+    ) -> bool {
         let method = trace.method(m);
         let mut full: Option<(String, Option<String>)> = None;
         self.terms.iter().all(|t| {
             let hit = match t.field {
                 Field::Full => {
                     let (name, obf) = full.get_or_insert_with(|| {
-                        (trace.method_full_name(m), trace.obfuscated_full_name(m))
+                        let obf = obfuscated.and_then(|d| d.obfuscated_full_name(trace, m));
+                        (trace.method_full_name(m), obf)
                     });
                     t.is_match(name) || obf.as_deref().is_some_and(|o| t.is_match(o))
                 }
@@ -169,9 +178,12 @@ impl Query {
         })
     }
 
-    /// The methods of `trace` that match (in parallel).
-    pub fn method_set(&self, trace: &Trace) -> MethodSet {
-        MethodSet::from_fn(trace.methods.len(), |m| self.matches_method(trace, m))
+    /// The methods of `trace` that match (in parallel; `obfuscated` as for
+    /// [`Query::matches_method`]).
+    pub fn method_set(&self, trace: &Trace, obfuscated: Option<&Deobfuscation>) -> MethodSet {
+        MethodSet::from_fn(trace.methods.len(), |m| {
+            self.matches_method(trace, obfuscated, m)
+        })
     }
 }
 
@@ -304,9 +316,14 @@ impl SearchResult {
 
 /// Runs `query` over `trace`: the matching methods, then their calls (at most `cap` listed:
 /// every thread lists its calls in (depth, index) order until the budget, taken in thread
-/// order, runs out).
-pub fn search(trace: &Trace, query: &Query, cap: usize) -> SearchResult {
-    let methods = query.method_set(trace);
+/// order, runs out). `obfuscated`: the names a mapping replaced in `trace`, matched too.
+pub fn search(
+    trace: &Trace,
+    obfuscated: Option<&Deobfuscation>,
+    query: &Query,
+    cap: usize,
+) -> SearchResult {
+    let methods = query.method_set(trace, obfuscated);
     let n_threads = trace.threads.len();
     if methods.is_empty() {
         return SearchResult {

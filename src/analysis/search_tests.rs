@@ -165,7 +165,7 @@ fn search_equals_reference_on_many_queries() {
         let trace = varied_trace(seed);
         for (text, terms) in &queries {
             let q = Query::parse(text).unwrap();
-            let r = search(&trace, &q, MAX_HITS);
+            let r = search(&trace, None, &q, MAX_HITS);
             let want = reference(&trace, terms);
             assert_eq!(found(&r), want, "seed {seed} query {text:?}");
             assert_eq!(r.total, want.len() as u64);
@@ -206,9 +206,9 @@ fn search_equals_reference_on_many_queries() {
 fn the_cap_keeps_the_count_exact_and_lists_a_subset() {
     let trace = varied_trace(7);
     let q = Query::parse("com").unwrap();
-    let all = search(&trace, &q, MAX_HITS);
+    let all = search(&trace, None, &q, MAX_HITS);
     let cap = all.hits.len() / 3;
-    let some = search(&trace, &q, cap);
+    let some = search(&trace, None, &q, cap);
     assert_eq!(some.total, all.total);
     assert_eq!(some.hits.len(), cap);
     assert!(some.truncated());
@@ -224,7 +224,7 @@ fn the_cap_keeps_the_count_exact_and_lists_a_subset() {
 #[test]
 fn sorted_order_is_a_total_order_by_each_column() {
     let trace = varied_trace(3);
-    let r = search(&trace, &Query::parse("a").unwrap(), MAX_HITS);
+    let r = search(&trace, None, &Query::parse("a").unwrap(), MAX_HITS);
     assert!(r.hits.len() > 10);
     let name = |h: &CallHit| trace.method_full_name(h.method);
     for col in [
@@ -265,7 +265,7 @@ fn sorted_order_is_a_total_order_by_each_column() {
 #[test]
 fn thread_cpu_traces_have_no_wall_durations() {
     let trace = crate::analysis::testutil::simple_trace();
-    let r = search(&trace, &Query::parse("foo").unwrap(), MAX_HITS);
+    let r = search(&trace, None, &Query::parse("foo").unwrap(), MAX_HITS);
     assert!(!r.hits.is_empty());
     assert!(r.hits.iter().all(|h| h.wall.is_none() && h.cpu.is_some()));
     // first_at_or_after wraps around.
@@ -286,7 +286,7 @@ fn method_set_matches_per_method() {
     let t = b.add_thread(1, "main");
     b.events_mut(t).push(Action::Enter, MethodId(0), 0, None);
     let trace = b.finish();
-    let set = Query::parse("class:c3").unwrap().method_set(&trace);
+    let set = Query::parse("class:c3").unwrap().method_set(&trace, None);
     let want: Vec<u32> = (0..n as u32)
         .filter(|&i| trace.str(trace.methods[i as usize].class) == "c3")
         .collect();

@@ -92,6 +92,9 @@ pub struct PanelCtx<'a> {
     pub title: &'a str,
     /// The selected method of the tab.
     pub selected: Option<MethodId>,
+    /// The calls of the selected method the timeline marks instead of all of them (a histogram
+    /// bar's), None: all of them.
+    pub marked_calls: Option<Arc<Vec<CallRef>>>,
     /// The clock shown: an index into `doc.profiles`.
     pub clock: usize,
     /// The timeline's visible range (axis ticks), None = the whole trace.
@@ -115,6 +118,7 @@ impl<'a> PanelCtx<'a> {
             doc,
             title: "",
             selected: None,
+            marked_calls: None,
             clock: 0,
             visible: None,
             range: None,
@@ -142,6 +146,7 @@ impl<'a> PanelCtx<'a> {
             doc,
             title: self.title,
             selected: self.selected,
+            marked_calls: self.marked_calls.clone(),
             clock: self.clock,
             visible: self.visible,
             range: self.range,
@@ -222,7 +227,12 @@ mod tests {
             color: "#102030".into(),
         }];
         ctx.rule_colors = Some(Arc::new(crate::app::session::rule_colors(trace, &rules)));
-        let result = search(trace, &Query::parse("name:/m[0-2]/").unwrap(), MAX_HITS);
+        let result = search(
+            trace,
+            None,
+            &Query::parse("name:/m[0-2]/").unwrap(),
+            MAX_HITS,
+        );
         ctx.search = Some(Arc::new(result));
         ctx.filter = true;
         ctx.selected = Some(MethodId(1));

@@ -1,108 +1,18 @@
-//! A tab's R8/ProGuard mapping: which file, whether its real names are shown, the job applying
-//! or removing it, and the status bar's part ("mapping.txt applied: 97% of 1 234 methods
-//! resolved", the other-build warning, the on/off switch, a bad mapping's error).
-//!
-//! Applying renames a copy of the trace on the rayon pool ([`MappingJob`]) and builds a renamed
-//! [`Document`] with a new generation, so every panel cache keyed by it starts over; the tab
-//! keeps showing its current document meanwhile and stays usable.
+//! A tab's R8/ProGuard mapping file: which, its counts, and the status bar's part ("mapping.txt
+//! applied: 97% of 1 234 methods resolved", the other-build warning, the on/off switch, a bad
+//! mapping's error). The file itself is the pipeline's ([`super::pipeline::MappingFile`]):
+//! applying it is the first stage of the tab's [`super::pipeline`].
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use eframe::egui;
 
 use super::document::Document;
-use super::tasks::{MappingJob, MappingOutcome};
-use crate::mapping::{Mapping, Resolution};
+use super::pipeline::Pipeline;
+use crate::mapping::Resolution;
 
 /// The file name looked for next to an opened trace.
 pub const AUTO_NAME: &str = "mapping.txt";
-
-/// A tab's mapping.
-#[derive(Default)]
-pub struct TabMapping {
-    /// The mapping file last asked for.
-    pub path: Option<PathBuf>,
-    /// The mapping read from it (kept to switch it back on without reading it again).
-    pub mapping: Option<Arc<Mapping>>,
-    /// Its counts when it was applied.
-    pub resolution: Option<Resolution>,
-    /// Whether the document shows the mapping's real names.
-    pub applied: bool,
-    /// Whether it was found next to the trace.
-    pub auto: bool,
-    /// Why the last mapping could not be applied (the file and line).
-    pub error: Option<String>,
-    /// The job applying or removing it.
-    pub job: Option<MappingJob>,
-    /// A mapping dropped while the trace was loading: applied once it has loaded.
-    pub pending: Option<PathBuf>,
-    /// The last job's time (reading, renaming), ms.
-    pub timing: Option<(u64, u64)>,
-}
-
-impl TabMapping {
-    /// Whether a job is running.
-    pub fn busy(&self) -> bool {
-        self.job.is_some()
-    }
-
-    /// Starts applying the mapping file at `path` to `doc` (read afresh).
-    pub fn start_apply(&mut self, doc: Arc<Document>, path: PathBuf, ctx: &egui::Context) {
-        self.error = None;
-        self.job = Some(MappingJob::apply(doc, path, None, ctx.clone()));
-    }
-
-    /// Switches the real names on (the mapping already read) or off.
-    pub fn start_use(&mut self, doc: Arc<Document>, on: bool, ctx: &egui::Context) {
-        if self.busy() || on == self.applied {
-            return;
-        }
-        match (on, &self.path) {
-            (true, Some(p)) => {
-                let job = MappingJob::apply(doc, p.clone(), self.mapping.clone(), ctx.clone());
-                self.job = Some(job);
-            }
-            (true, None) => {}
-            (false, _) => self.job = Some(MappingJob::remove(doc, ctx.clone())),
-        }
-    }
-
-    /// Takes a finished job's result: the renamed document to show, if any.
-    pub fn poll(&mut self) -> Option<Document> {
-        let job = self.job.as_ref()?;
-        match job.poll() {
-            MappingOutcome::Running => None,
-            MappingOutcome::Failed(e) => {
-                let job = self.job.take().expect("job");
-                // A new file that failed leaves the previous mapping's state as it was.
-                if job.path.is_some() {
-                    self.error = Some(e);
-                }
-                None
-            }
-            MappingOutcome::Done(done) => {
-                let job = self.job.take().expect("job");
-                self.timing = Some((done.load_ms, done.apply_ms));
-                match done.mapping {
-                    Some(m) => {
-                        self.path = job.path;
-                        self.mapping = Some(m);
-                        self.resolution = done.resolution;
-                        self.applied = true;
-                    }
-                    None => self.applied = false,
-                }
-                Some(done.doc)
-            }
-        }
-    }
-
-    /// The mapping file's name as shown.
-    pub fn file_name(&self) -> String {
-        self.path.as_deref().map_or_else(String::new, display_name)
-    }
-}
 
 fn display_name(p: &Path) -> String {
     p.file_name().map_or_else(
@@ -113,9 +23,9 @@ fn display_name(p: &Path) -> String {
 
 /// A method's full name for a hover: with its obfuscated name on a second line when a mapping
 /// renamed it.
-pub fn hover_name(trace: &crate::trace::Trace, m: crate::trace::MethodId) -> String {
-    let name = trace.method_full_name(m);
-    match trace.obfuscated_full_name(m) {
+pub fn hover_name(doc: &Document, m: crate::trace::MethodId) -> String {
+    let name = doc.trace.method_full_name(m);
+    match doc.obfuscated_full_name(m) {
         Some(o) => format!("{name}\nobfuscated: {o}"),
         None => name,
     }
@@ -160,30 +70,30 @@ pub enum StatusAction {
 }
 
 /// The status bar's mapping part for a tab.
-pub fn status_ui(ui: &mut egui::Ui, m: &TabMapping) -> StatusAction {
+pub fn status_ui(ui: &mut egui::Ui, pipeline: &Pipeline) -> StatusAction {
     let mut action = StatusAction::None;
+    let m = &pipeline.mapping;
+    let (wanted, applied) = (&pipeline.wanted().mapping, pipeline.mapping_applied());
     let warn = egui::Color32::from_rgb(230, 160, 0);
-    if let Some(job) = &m.job {
+    if *wanted != pipeline.shown().mapping {
         ui.separator();
         ui.spinner();
-        match &job.path {
+        match wanted {
             Some(p) => ui.label(format!("Applying mapping {}…", display_name(p))),
             None => ui.label("Restoring the obfuscated names…"),
         };
-    } else if let (Some(r), true) = (&m.resolution, m.path.is_some()) {
+    } else if let (Some(r), Some(path)) = (&m.resolution, &m.path) {
         ui.separator();
-        let file = m.file_name();
-        let mut on = m.applied;
-        let text = if m.applied {
+        let file = display_name(path);
+        let mut on = applied;
+        let text = if applied {
             applied_text(&file, r)
         } else {
             format!("{file} off: obfuscated names shown")
         };
         let hover = format!(
             "{}\n{}{}",
-            m.path
-                .as_deref()
-                .map_or_else(String::new, |p| p.display().to_string()),
+            path.display(),
             r.summary(),
             if m.auto {
                 "\nFound next to the trace."
@@ -199,9 +109,7 @@ pub fn status_ui(ui: &mut egui::Ui, m: &TabMapping) -> StatusAction {
         {
             action = StatusAction::Use(on);
         }
-        if m.applied
-            && let Some(w) = r.warning()
-        {
+        if applied && let Some(w) = r.warning() {
             let text = format!("warning: {w}");
             ui.add(egui::Label::new(egui::RichText::new(&text).color(warn)).truncate())
                 .on_hover_text(text);

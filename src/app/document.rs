@@ -1,6 +1,8 @@
 //! The document: a loaded trace plus everything derived from it once (profiles per clock, the
-//! rank order of methods per clock, timeline summaries, series statistics). Built off the UI
-//! thread ([`super::tasks::LoadJob`]), then shared read-only (`Arc`) by the tab and the panels.
+//! rank order of methods per clock, timeline summaries, series statistics), and what the stages
+//! that made it from the loaded trace left beside it (the obfuscated names a mapping replaced,
+//! the tracing cost compensation subtracted). Built off the UI thread (the load, a tab's
+//! pipeline), then shared read-only (`Arc`) by the tab and the panels.
 //!
 //! Every document gets a [`Document::generation`] from a global counter: caches and background
 //! results are keyed by it (never by an address, which a later allocation can reuse).
@@ -10,10 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::analysis::compensate::{Compensation, mostly_tracing};
 use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
 use crate::analysis::series::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
+use crate::mapping::Deobfuscation;
 use crate::trace::{Clock, MethodId, Trace};
 
 /// The source of [`Document::generation`]: 0 is never handed out.
@@ -85,9 +89,43 @@ pub struct Document {
     pub summaries: Vec<Vec<LaneSummary>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
-    /// Set when the trace was compensated for tracing overhead: the measured profiles and the
-    /// methods that are mostly tracing cost ([`super::compensation`]).
-    pub tracing_cost: Option<Arc<super::compensation::TracingCost>>,
+    /// Set when a mapping renamed the methods: their obfuscated names.
+    pub deobfuscation: Option<Arc<Deobfuscation>>,
+    /// Set when the trace was compensated for tracing overhead: what was subtracted, the
+    /// measured profiles and the methods that are mostly tracing cost.
+    pub tracing_cost: Option<Arc<TracingCost>>,
+}
+
+/// What a compensated document knows about the measured one.
+#[derive(Debug)]
+pub struct TracingCost {
+    /// What was subtracted.
+    pub compensation: Compensation,
+    /// The measured document's profiles (same clocks and order as the compensated ones), in
+    /// the measured ticks.
+    pub measured: Vec<Profile>,
+    /// Per clock, per method: mostly tracing cost.
+    pub flags: Vec<Vec<bool>>,
+}
+
+impl TracingCost {
+    /// `measured` against `compensated`, the same clocks' profiles of the compensated trace.
+    pub(crate) fn new(
+        compensation: Compensation,
+        measured: Vec<Profile>,
+        compensated: &[Profile],
+    ) -> Self {
+        let flags = measured
+            .iter()
+            .zip(compensated)
+            .map(|(m, c)| mostly_tracing(m, c, compensation.tick_factor))
+            .collect();
+        Self {
+            compensation,
+            measured,
+            flags,
+        }
+    }
 }
 
 impl std::fmt::Debug for Document {
@@ -119,10 +157,11 @@ impl Document {
     }
 
     /// This document over `trace`, the same trace with other method names (a mapping applied or
-    /// removed): a new generation (every cache keyed by it starts over) and new rankings (names
-    /// break ties in dmtracedump's order); the profiles, timeline summaries and series statistics
-    /// do not depend on names and are kept.
-    pub fn renamed(&self, trace: Trace) -> Self {
+    /// removed; `deobfuscation`: the obfuscated names, when they were replaced): a new generation
+    /// (every cache keyed by it starts over) and new rankings (names break ties in dmtracedump's
+    /// order); the profiles, timeline summaries and series statistics do not depend on names and
+    /// are kept.
+    pub fn renamed(&self, trace: Trace, deobfuscation: Option<Arc<Deobfuscation>>) -> Self {
         debug_assert_eq!(trace.methods.len(), self.trace.methods.len());
         let rankings = self
             .profiles
@@ -137,8 +176,14 @@ impl Document {
             instants_by_thread: self.instants_by_thread.clone(),
             summaries: self.summaries.clone(),
             series: self.series.clone(),
+            deobfuscation,
             tracing_cost: self.tracing_cost.clone(),
         }
+    }
+
+    /// The obfuscated `class.name signature` of `m`, when a mapping renamed it.
+    pub fn obfuscated_full_name(&self, m: MethodId) -> Option<String> {
+        (self.deobfuscation.as_ref()).and_then(|d| d.obfuscated_full_name(&self.trace, m))
     }
 
     fn of(trace: Arc<Trace>, timeline: bool) -> Self {
@@ -177,6 +222,7 @@ impl Document {
             rankings,
             instants_by_thread,
             summaries,
+            deobfuscation: None,
             tracing_cost: None,
         }
     }

@@ -12,11 +12,11 @@
 //!   [`tasks::LoadJob`].
 //! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
 //!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
-//! - [`deobf`]: a tab's R8/ProGuard mapping (applied off the UI thread, status bar switch).
-//! - [`compensation`]: a tab's tracing-overhead compensation (View menu switch, off the UI
-//!   thread).
-//! - [`transforms`]: a tab's call-tree transform stack (breadcrumbs, undo/redo, the method
-//!   context menu the views share).
+//! - [`pipeline`]: how a tab's shown document is derived from the loaded one (mapping, then
+//!   compensation, then transforms), by one keyed job; its stages' own parts are [`deobf`] (the
+//!   R8/ProGuard mapping file, the status bar switch), [`compensation`] (the status bar's part,
+//!   the profile's note) and [`transforms`] (the stack, breadcrumbs, undo/redo, the method context
+//!   menu the views share).
 //! - [`style`]: the palette by rank, the duration formatter, text colour by contrast.
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
@@ -30,6 +30,7 @@ pub mod deobf;
 pub(crate) mod document;
 pub mod panels;
 pub(crate) mod path_prompt;
+pub mod pipeline;
 pub(crate) mod platform;
 pub mod session;
 pub(crate) mod shell;

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use eframe::egui;
 
+use super::tasks::{Job, Polled};
 use crate::report::export::ExportFormat;
 use crate::trace::{Clock, Trace};
 
@@ -163,8 +163,8 @@ type Picked = (Option<PathBuf>, std::time::Duration);
 /// The desktop side of the app: at most one open dialog and one export at a time.
 pub(crate) struct Platform {
     picker: FilePicker,
-    dialog: Option<(Purpose, Receiver<Picked>)>,
-    export: Option<Receiver<String>>,
+    dialog: Option<(Purpose, Job<Picked>)>,
+    export: Option<Job<String>>,
 }
 
 impl Default for Platform {
@@ -193,17 +193,14 @@ impl Platform {
         if self.dialog.is_some() {
             return;
         }
-        let (tx, rx) = channel();
-        let ctx = ctx.clone();
         let picker = self.picker.clone();
         let purpose = req.purpose;
-        std::thread::spawn(move || {
+        let job = Job::on_thread(ctx, move || {
             let t0 = std::time::Instant::now();
             let picked = picker(&req);
-            let _ = tx.send((picked, t0.elapsed()));
-            ctx.request_repaint();
+            (picked, t0.elapsed())
         });
-        self.dialog = Some((purpose, rx));
+        self.dialog = Some((purpose, job));
     }
 
     /// Writes `trace` on `clock` in `format` to `path`, on a thread; says where in the status
@@ -217,10 +214,8 @@ impl Platform {
         path: PathBuf,
     ) {
         let (_, what) = export_names(format);
-        let (tx, rx) = channel();
-        let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let msg = match crate::report::export::export_file(&trace, format, clock, &path) {
+        let job = Job::on_thread(ctx, move || {
+            match crate::report::export::export_file(&trace, format, clock, &path) {
                 Ok(cut) => {
                     let shown = std::path::absolute(&path).unwrap_or(path);
                     let size = std::fs::metadata(&shown).map_or(0, |m| m.len());
@@ -233,30 +228,28 @@ impl Platform {
                     )
                 }
                 Err(e) => format!("Export to {} failed: {e}", path.display()),
-            };
-            let _ = tx.send(msg);
-            ctx.request_repaint();
+            }
         });
-        self.export = Some(rx);
+        self.export = Some(job);
     }
 
     /// What the dialog and export threads have reported since the last frame.
     pub(crate) fn poll(&mut self) -> Vec<Report> {
         let mut out = Vec::new();
-        if let Some(rx) = &self.export {
-            match rx.try_recv() {
-                Ok(msg) => {
+        if let Some(job) = &self.export {
+            match job.poll() {
+                Polled::Done(msg) => {
                     out.push(Report::Status(msg));
                     self.export = None;
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.export = None,
+                Polled::Running => {}
+                Polled::Lost => self.export = None,
             }
         }
-        if let Some((purpose, rx)) = &self.dialog {
+        if let Some((purpose, job)) = &self.dialog {
             let purpose = *purpose;
-            match rx.try_recv() {
-                Ok((Some(path), _)) => {
+            match job.poll() {
+                Polled::Done((Some(path), _)) => {
                     self.dialog = None;
                     out.push(match purpose {
                         Purpose::Open => Report::Picked(path),
@@ -266,7 +259,7 @@ impl Platform {
                         Purpose::OpenSession => Report::PickedSession { save: false, path },
                     });
                 }
-                Ok((None, took)) => {
+                Polled::Done((None, took)) => {
                     self.dialog = None;
                     out.push(if took < NO_DIALOG_WITHIN {
                         Report::NoDialog(purpose)
@@ -274,8 +267,8 @@ impl Platform {
                         Report::Status(format!("{}: cancelled", purpose.title()))
                     });
                 }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.dialog = None,
+                Polled::Running => {}
+                Polled::Lost => self.dialog = None,
             }
         }
         out

@@ -12,7 +12,7 @@ use eframe::egui;
 use serde::{Deserialize, Serialize};
 
 use super::context::{Msg, OtherDoc, PanelCtx, SessionMsg};
-use super::deobf::{self, TabMapping};
+use super::deobf;
 use super::document::Document;
 use super::panels::lower::LowerState;
 use super::panels::search::SearchState;
@@ -20,10 +20,11 @@ use super::panels::session::SessionView;
 use super::panels::timeline::TimelineState;
 use super::panels::{diagnostics, info, lower, timeline};
 use super::path_prompt::{PathPrompt, PromptAction};
+use super::pipeline::Pipeline;
 use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
 use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
-use crate::trace::{MethodId, Trace};
+use crate::trace::{CallRef, MethodId, Trace};
 
 mod aside;
 mod bars;
@@ -55,10 +56,14 @@ impl Settings {
     }
 }
 
-/// Per-tab view state (what the user looks at; never trace data).
+/// Per-tab view state (what the user looks at; never trace data). The panels read the selection
+/// and the clock from their context and follow them on their own.
 #[derive(Debug, Default)]
 pub struct ViewState {
     pub selected: Option<MethodId>,
+    /// The calls of the selected method the timeline marks instead of all of them (a histogram
+    /// bar's), None: all of them.
+    pub marked_calls: Option<Arc<Vec<CallRef>>>,
     /// Index into the document's profiles (0 = primary clock).
     pub clock_index: usize,
     pub timeline: TimelineState,
@@ -69,6 +74,14 @@ pub struct ViewState {
     pub search: SearchState,
     /// Bookmarks, colour rules (and the reserved transforms) of the session.
     pub session: SessionView,
+}
+
+impl ViewState {
+    /// Selects `m` (every call of it marked in the timeline).
+    fn select(&mut self, m: Option<MethodId>) {
+        self.selected = m;
+        self.marked_calls = None;
+    }
 }
 
 /// What a tab holds.
@@ -113,12 +126,24 @@ pub struct Tab {
     pub path: Option<PathBuf>,
     pub state: TabState,
     pub view: ViewState,
-    /// Its R8/ProGuard mapping.
-    pub mapping: TabMapping,
-    /// Its tracing-overhead compensation.
-    pub compensation: super::compensation::TabCompensation,
-    /// Its call-tree transforms.
-    pub transforms: super::transforms::TabTransforms,
+    /// How the document shown is derived from the one loaded: its R8/ProGuard mapping, its
+    /// tracing-overhead compensation, its call-tree transforms.
+    pub pipeline: Pipeline,
+}
+
+impl Tab {
+    /// Shows `doc`, another derivation of the tab's trace.
+    fn show(&mut self, doc: Arc<Document>) {
+        if let TabState::Ready(old) = &self.state {
+            // Compensated times count other ticks: the whole trace.
+            if old.trace.ticks_per_sec != doc.trace.ticks_per_sec {
+                self.view.timeline.range = None;
+            }
+        }
+        // Calls moved: marked calls of the old document mean nothing in the new one.
+        self.view.marked_calls = None;
+        self.state = TabState::Ready(doc);
+    }
 }
 
 /// The application.
@@ -186,9 +211,7 @@ impl TraceLensApp {
             path,
             state: TabState::Loading(job),
             view: ViewState::default(),
-            mapping: TabMapping::default(),
-            compensation: Default::default(),
-            transforms: Default::default(),
+            pipeline: Pipeline::default(),
         });
         self.active = self.tabs.len() - 1;
     }
@@ -301,7 +324,7 @@ impl TraceLensApp {
             }
             session::on_loaded(tab);
         }
-        self.apply_pending_sessions(&ctx);
+        self.apply_pending_sessions();
         for report in self.platform.poll() {
             self.report(report);
         }
@@ -358,14 +381,9 @@ impl TraceLensApp {
         }
         self.update_title(&ctx);
         if let Some(tab) = self.tabs.get_mut(self.active) {
-            super::transforms::packages_window(&ctx, &mut tab.transforms, &mut self.msgs);
+            super::transforms::packages_window(&ctx, &mut tab.pipeline.transforms, &mut self.msgs);
         }
-        if self.is_loading()
-            || self
-                .tabs
-                .iter()
-                .any(|t| t.mapping.busy() || t.compensation.busy() || t.transforms.busy())
-        {
+        if self.is_loading() || self.tabs.iter().any(|t| t.pipeline.busy()) {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
@@ -377,20 +395,15 @@ impl TraceLensApp {
             Msg::OpenDialog => self.dialog(Purpose::Open, ctx),
             Msg::LoadMappingDialog => self.dialog(Purpose::LoadMapping, ctx),
             Msg::TypePath(purpose) => self.open_prompt(purpose, String::new()),
-            Msg::ApplyMapping(path) => self.apply_mapping(path, ctx),
+            Msg::ApplyMapping(path) => self.apply_mapping(path),
             Msg::UseMapping(on) => {
-                if let Some((tab, doc)) = self.active_doc_mut()
-                    && !tab.compensation.busy()
-                {
-                    tab.mapping.start_use(doc, on, ctx);
+                if let Some(tab) = self.tabs.get_mut(self.active) {
+                    tab.pipeline.use_mapping(on);
                 }
             }
             Msg::Compensate(on) => {
-                if let Some((tab, doc)) = self.active_doc_mut()
-                    && !tab.mapping.busy()
-                    && tab.transforms.untransformed()
-                {
-                    tab.compensation.start(doc, on, ctx);
+                if let Some(tab) = self.tabs.get_mut(self.active) {
+                    tab.pipeline.compensate(on);
                 }
             }
             Msg::ExportTo(format, path) => {
@@ -425,14 +438,12 @@ impl TraceLensApp {
                 if let Some((tab, doc)) = self.active_doc_mut()
                     && i < doc.profiles.len()
                 {
-                    let view = &mut tab.view;
-                    view.clock_index = i;
-                    view.lower.profile.follow_clock(doc.clock(i), view.selected);
+                    tab.view.clock_index = i;
                 }
             }
             Msg::SelectMethod(m) => {
-                if let Some((tab, doc)) = self.active_doc_mut() {
-                    select_method(&mut tab.view, &doc, m);
+                if let Some(tab) = self.tabs.get_mut(self.active) {
+                    tab.view.select(m);
                 }
             }
             Msg::HighlightCalls(calls) => {
@@ -441,10 +452,8 @@ impl TraceLensApp {
                 {
                     // Select the method but mark only these calls in the timeline.
                     let lane = &doc.trace.threads[c.thread.index()].lanes[c.depth as usize];
-                    let m = lane.method(c.index as usize);
-                    tab.view.selected = Some(m);
-                    tab.view.lower.profile.select(Some(m));
-                    tab.view.timeline.set_marked_calls(&doc.trace, &calls);
+                    tab.view.select(Some(lane.method(c.index as usize)));
+                    tab.view.marked_calls = Some(Arc::new(calls));
                 }
             }
             Msg::Transform(_)
@@ -452,8 +461,8 @@ impl TraceLensApp {
             | Msg::TransformRedo
             | Msg::TransformGoTo(_)
             | Msg::TransformPackages => {
-                if let Some((tab, doc)) = self.active_doc_mut() {
-                    super::transforms::apply_msg(&mut tab.transforms, doc, msg, ctx);
+                if let Some((tab, _)) = self.active_doc_mut() {
+                    super::transforms::apply_msg(&mut tab.pipeline, msg);
                 }
             }
             Msg::GoToCall(c) => {
@@ -541,60 +550,25 @@ impl TraceLensApp {
     }
 }
 
-/// Takes a finished load or mapping job of `tab`; a trace that has just loaded gets the mapping
-/// dropped meanwhile, or the `mapping.txt` next to it.
-/// Polls the tab's load and its mapping; true when the load ended in this call.
+/// Polls the tab's load and its pipeline; true when the load ended in this call. A trace that
+/// has just loaded gets the mapping dropped meanwhile, or the `mapping.txt` next to it.
 fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
     let ended = tab.state.poll();
-    if let TabState::Ready(doc) = &tab.state {
-        if ended {
-            let beside = tab.path.as_deref().and_then(deobf::beside);
-            let auto = tab.mapping.pending.is_none() && beside.is_some();
-            if let Some(p) = tab.mapping.pending.take().or(beside)
-                && doc.trace.call_count() > 0
-            {
-                tab.mapping.start_apply(doc.clone(), p, ctx);
-                tab.mapping.auto = auto;
-            }
-        }
-        if let Some(renamed) = tab.mapping.poll() {
-            let mapping = tab
-                .mapping
-                .applied
-                .then(|| tab.mapping.mapping.clone())
-                .flatten();
-            tab.transforms.renamed(mapping, ctx);
-            tab.state = TabState::Ready(Arc::new(renamed));
-        }
-        if let Some(doc) = tab.compensation.poll() {
-            // Other times (and ticks): the whole trace, the selection marked anew.
-            tab.view.timeline.range = None;
-            // Transforms are off while compensation changes: the next ones start from this.
-            tab.transforms.forget_base();
-            let selected = tab.view.selected;
-            select_method(&mut tab.view, &doc, selected);
-            let doc = Arc::new(doc);
-            if let Some(p) = tab.mapping.pending.take() {
-                tab.mapping.start_apply(doc.clone(), p, ctx);
-            }
-            tab.state = TabState::Ready(doc);
-        }
-        if let Some(transformed) = tab.transforms.poll() {
-            // Calls moved: the timeline's marks are recomputed, its hover forgotten.
-            tab.view.timeline.hovered = None;
-            tab.view
-                .timeline
-                .set_selection(&transformed.trace, tab.view.selected);
-            tab.state = TabState::Ready(transformed);
+    if ended && let TabState::Ready(doc) = &tab.state {
+        tab.pipeline.loaded(doc.clone());
+        let beside = tab.path.as_deref().and_then(deobf::beside);
+        let pending = tab.pipeline.mapping.pending.take();
+        let auto = pending.is_none() && beside.is_some();
+        if let Some(p) = pending.or(beside)
+            && doc.trace.call_count() > 0
+        {
+            tab.pipeline.apply_mapping(p, auto);
         }
     }
+    if let Some(doc) = tab.pipeline.poll(ctx) {
+        tab.show(doc);
+    }
     ended
-}
-
-fn select_method(view: &mut ViewState, doc: &Document, m: Option<MethodId>) {
-    view.selected = m;
-    view.timeline.set_selection(&doc.trace, m);
-    view.lower.profile.select(m);
 }
 
 fn tab_ui(
@@ -649,13 +623,14 @@ fn tab_ui(
             let mut ctx = PanelCtx::new(&doc, msgs);
             ctx.title = &tab.title;
             ctx.selected = view.selected;
+            ctx.marked_calls = view.marked_calls.clone();
             ctx.clock = view.clock_index;
             ctx.visible = view.timeline.range;
             ctx.others = others;
             ctx.search = view.search.update(ui.ctx(), &doc);
             ctx.filter = view.search.filter;
             ctx.rule_colors = view.session.rule_colors(&doc);
-            super::transforms::breadcrumbs_ui(ui, &tab.transforms, ctx.msgs_mut());
+            super::transforms::breadcrumbs_ui(ui, &tab.pipeline, ctx.msgs_mut());
             ready_ui(ui, &mut ctx, view);
         }
     }

@@ -1,29 +1,87 @@
-//! Work off the UI thread. [`Task`] is the one "job in flight + keyed result" type every panel
-//! uses for results too slow for a frame (a range's profile, call trees, a diff): the UI asks
-//! for the result of a key each frame; at most one job runs at a time, and when the key moves
-//! while it runs (panning) the latest key is computed next, the stale result shown meanwhile.
-//! [`Cached`] is its synchronous sibling for results cheap enough to compute in a frame but not
-//! every frame.
+//! Work off the UI thread. [`Job`] is the one way the app runs work elsewhere: a closure on the
+//! rayon pool (or on a thread of its own, for work that blocks), whose result the UI thread
+//! polls each frame; the worker wakes the UI when it is done.
 //!
-//! [`LoadJob`] stays a type of its own: besides its result it carries progress atomics read
-//! every frame and a cancel flag.
+//! [`Task`] is built on it: a "job in flight + keyed result" type for results too slow for a
+//! frame (a range's profile, call trees, a diff, a tab's derived document): the UI asks for the
+//! result of a key each frame; at most one job runs at a time, and when the key moves while it
+//! runs (panning) the latest key is computed next, the stale result shown meanwhile. [`Cached`]
+//! is its synchronous sibling for results cheap enough to compute in a frame but not every
+//! frame.
+//!
+//! [`LoadJob`] is a [`Job`] plus the progress atomics read every frame and a cancel flag.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 use eframe::egui;
 
 use super::document::Document;
 use crate::formats::Progress;
-use crate::mapping::{Mapping, Resolution};
 use crate::trace::Trace;
+
+/// A result being computed elsewhere.
+pub(crate) struct Job<T> {
+    rx: Receiver<T>,
+}
+
+/// What polling a [`Job`] found.
+pub(crate) enum Polled<T> {
+    Running,
+    Done(T),
+    /// The worker ended without a result (it panicked).
+    Lost,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Runs `work` on the pool of long jobs ([`long_jobs`]).
+    pub(crate) fn on_pool(ctx: &egui::Context, work: impl FnOnce() -> T + Send + 'static) -> Self {
+        Self::spawn(ctx, work, |run| long_jobs().spawn(run))
+    }
+
+    /// Runs `work` on a thread of its own (work that waits, e.g. a file dialog, must not hold
+    /// a worker of the pool).
+    pub(crate) fn on_thread(
+        ctx: &egui::Context,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Self {
+        Self::spawn(ctx, work, |run| {
+            std::thread::spawn(run);
+        })
+    }
+
+    fn spawn(
+        ctx: &egui::Context,
+        work: impl FnOnce() -> T + Send + 'static,
+        start: impl FnOnce(Box<dyn FnOnce() + Send>),
+    ) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ctx = ctx.clone();
+        start(Box::new(move || {
+            let _ = tx.send(work());
+            ctx.request_repaint();
+        }));
+        Self { rx }
+    }
+}
+
+impl<T> Job<T> {
+    /// The result, once there is one (taken: a later poll finds the job lost).
+    pub(crate) fn poll(&self) -> Polled<T> {
+        match self.rx.try_recv() {
+            Ok(v) => Polled::Done(v),
+            Err(TryRecvError::Empty) => Polled::Running,
+            Err(TryRecvError::Disconnected) => Polled::Lost,
+        }
+    }
+}
 
 /// A result computed on the rayon pool for a key, and the job computing the next one.
 pub(crate) struct Task<K, T> {
     done: Option<(K, T)>,
-    running: Option<(K, Receiver<T>)>,
+    running: Option<(K, Job<T>)>,
 }
 
 impl<K, T> Default for Task<K, T> {
@@ -51,29 +109,36 @@ impl<K: Clone + PartialEq, T: Send + 'static> Task<K, T> {
         self.poll();
         let fresh = self.is_for(key);
         if !fresh && self.running.is_none() {
-            let (tx, rx) = channel();
-            let work = make();
-            let ctx = ctx.clone();
-            long_jobs().spawn(move || {
-                let _ = tx.send(work());
-                ctx.request_repaint();
-            });
-            self.running = Some((key.clone(), rx));
+            self.running = Some((key.clone(), Job::on_pool(ctx, make())));
         }
         fresh
     }
 
     /// Moves a finished job's result into place.
     pub(crate) fn poll(&mut self) {
-        let Some((_, rx)) = &self.running else { return };
-        match rx.try_recv() {
-            Ok(v) => {
+        let Some((_, job)) = &self.running else {
+            return;
+        };
+        match job.poll() {
+            Polled::Running => {}
+            Polled::Done(v) => {
                 let (k, _) = self.running.take().expect("running");
                 self.done = Some((k, v));
             }
-            Err(TryRecvError::Empty) => {}
-            Err(TryRecvError::Disconnected) => self.running = None,
+            Polled::Lost => self.running = None,
         }
+    }
+
+    /// Whether a job is running.
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Takes the held result out (its owner keeps it elsewhere): the next request starts a job
+    /// for its key again.
+    pub(crate) fn take(&mut self) -> Option<(K, T)> {
+        self.poll();
+        self.done.take()
     }
 
     /// Whether the held result is for `key`.
@@ -136,12 +201,17 @@ impl<K: PartialEq, T> Cached<K, T> {
     pub(crate) fn is_for(&self, key: &K) -> bool {
         self.held.as_ref().is_some_and(|(k, _)| k == key)
     }
+
+    /// The held value, whatever its key.
+    pub(crate) fn latest(&self) -> Option<&T> {
+        self.held.as_ref().map(|(_, v)| v)
+    }
 }
 
 /// A file load in progress.
 pub struct LoadJob {
     pub progress: Arc<Progress>,
-    rx: Receiver<Result<Document, String>>,
+    job: Job<Result<Document, String>>,
 }
 
 /// How a load ended.
@@ -157,22 +227,19 @@ impl LoadJob {
         work: impl FnOnce(&Progress) -> Result<Trace, String> + Send + 'static,
     ) -> Self {
         let progress = Arc::new(Progress::default());
-        let (tx, rx) = channel();
         let p = progress.clone();
-        long_jobs().spawn(move || {
+        let job = Job::on_pool(&ctx, move || {
             let result = work(&p).map(|trace| {
                 p.set_phase(Progress::PROFILING);
                 Document::new(trace)
             });
-            let result = if p.is_cancelled() {
+            if p.is_cancelled() {
                 Err("Loading was cancelled.".to_string())
             } else {
                 result
-            };
-            let _ = tx.send(result);
-            ctx.request_repaint();
+            }
         });
-        Self { progress, rx }
+        Self { progress, job }
     }
 
     /// Loads the file at `path`.
@@ -214,116 +281,11 @@ impl LoadJob {
 
     /// The load's result once it has one.
     pub(crate) fn poll(&self) -> LoadOutcome {
-        match self.rx.try_recv() {
-            Ok(Ok(doc)) => LoadOutcome::Done(doc),
-            Ok(Err(e)) => LoadOutcome::Failed(e),
-            Err(TryRecvError::Empty) => LoadOutcome::Running,
-            Err(TryRecvError::Disconnected) => {
-                LoadOutcome::Failed("the loader stopped unexpectedly".into())
-            }
-        }
-    }
-}
-
-/// What a [`MappingJob`] produced: the renamed document and, when a mapping is applied, the
-/// mapping and its counts.
-pub struct MappingDone {
-    pub doc: Document,
-    /// The mapping applied (None: the mapping was removed).
-    pub mapping: Option<Arc<Mapping>>,
-    pub resolution: Option<Resolution>,
-    /// Milliseconds spent reading the mapping (0 when it was already read).
-    pub load_ms: u64,
-    /// Milliseconds spent renaming and re-ranking.
-    pub apply_ms: u64,
-}
-
-/// Applying a mapping to a document (or removing it) off the UI thread: reads the mapping file
-/// (unless given), renames a copy of the trace and builds the renamed [`Document`]. The tab keeps
-/// showing its current document meanwhile.
-pub struct MappingJob {
-    /// The mapping file (None: the job removes the mapping).
-    pub path: Option<PathBuf>,
-    rx: Receiver<Result<MappingDone, String>>,
-}
-
-/// How a mapping job ended.
-pub enum MappingOutcome {
-    Running,
-    Done(Box<MappingDone>),
-    /// The error (a bad mapping: the file and the line).
-    Failed(String),
-}
-
-impl MappingJob {
-    fn spawn(
-        ctx: egui::Context,
-        path: Option<PathBuf>,
-        work: impl FnOnce() -> Result<MappingDone, String> + Send + 'static,
-    ) -> Self {
-        let (tx, rx) = channel();
-        long_jobs().spawn(move || {
-            let _ = tx.send(work());
-            ctx.request_repaint();
-        });
-        Self { path, rx }
-    }
-
-    /// Applies the mapping at `path` to `doc` (`loaded`: the same file already read).
-    pub fn apply(
-        doc: Arc<Document>,
-        path: PathBuf,
-        loaded: Option<Arc<Mapping>>,
-        ctx: egui::Context,
-    ) -> Self {
-        let p = path.clone();
-        Self::spawn(ctx, Some(path), move || {
-            let t0 = std::time::Instant::now();
-            let mapping = match loaded {
-                Some(m) => m,
-                None => Arc::new(crate::load::load_mapping(&p).map_err(|e| e.to_string())?),
-            };
-            let load_ms = t0.elapsed().as_millis() as u64;
-            let t1 = std::time::Instant::now();
-            let mut trace = Trace::clone(&doc.trace);
-            let resolution = crate::mapping::apply(&mut trace, &mapping);
-            let doc = doc.renamed(trace);
-            Ok(MappingDone {
-                doc,
-                mapping: Some(mapping),
-                resolution: Some(resolution),
-                load_ms,
-                apply_ms: t1.elapsed().as_millis() as u64,
-            })
-        })
-    }
-
-    /// Restores the obfuscated names of `doc`.
-    pub fn remove(doc: Arc<Document>, ctx: egui::Context) -> Self {
-        Self::spawn(ctx, None, move || {
-            let t1 = std::time::Instant::now();
-            let mut trace = Trace::clone(&doc.trace);
-            crate::mapping::unapply(&mut trace);
-            let doc = doc.renamed(trace);
-            Ok(MappingDone {
-                doc,
-                mapping: None,
-                resolution: None,
-                load_ms: 0,
-                apply_ms: t1.elapsed().as_millis() as u64,
-            })
-        })
-    }
-
-    /// The job's result once it has one.
-    pub fn poll(&self) -> MappingOutcome {
-        match self.rx.try_recv() {
-            Ok(Ok(done)) => MappingOutcome::Done(Box::new(done)),
-            Ok(Err(e)) => MappingOutcome::Failed(e),
-            Err(TryRecvError::Empty) => MappingOutcome::Running,
-            Err(TryRecvError::Disconnected) => {
-                MappingOutcome::Failed("applying the mapping stopped unexpectedly".into())
-            }
+        match self.job.poll() {
+            Polled::Running => LoadOutcome::Running,
+            Polled::Done(Ok(doc)) => LoadOutcome::Done(doc),
+            Polled::Done(Err(e)) => LoadOutcome::Failed(e),
+            Polled::Lost => LoadOutcome::Failed("the loader stopped unexpectedly".into()),
         }
     }
 }
@@ -351,7 +313,7 @@ mod tests {
         settle(&mut t, &ctx, 1);
         assert_eq!(t.get(&1), Some(&10));
         // A new key whose job waits on a gate: the old result stays visible meanwhile.
-        let (gate, wait) = channel::<()>();
+        let (gate, wait) = std::sync::mpsc::sync_channel::<()>(1);
         let slow = move || {
             let _ = wait.recv();
             20

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::analysis::compensate::{
-    MAX_OVERHEAD_NS, OverheadSource, compensate_owned, overhead_for,
+    Compensation, MAX_OVERHEAD_NS, OverheadSource, compensate_owned, overhead_for,
 };
 use crate::trace::Trace;
 
@@ -54,11 +54,17 @@ impl CompensateOpt {
         Ok(Some(found))
     }
 
-    /// `trace` compensated in place when asked for.
-    pub(crate) fn apply_in_place(&self, trace: &mut Trace, file: &Path) -> Result<(), CliError> {
-        if let Some((ns, from)) = self.overhead(trace, file)? {
-            *trace = compensate_owned(std::mem::take(trace), ns, from);
-        }
-        Ok(())
+    /// `trace` compensated in place when asked for; how it was compensated.
+    pub(crate) fn apply_in_place(
+        &self,
+        trace: &mut Trace,
+        file: &Path,
+    ) -> Result<Option<Compensation>, CliError> {
+        let Some((ns, from)) = self.overhead(trace, file)? else {
+            return Ok(None);
+        };
+        let (compensated, how) = compensate_owned(std::mem::take(trace), ns, from);
+        *trace = compensated;
+        Ok(Some(how))
     }
 }

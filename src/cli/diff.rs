@@ -53,13 +53,16 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;
         trace.release_instants();
-        args.compensate.apply_in_place(&mut trace, file)?;
+        let compensation = args.compensate.apply_in_place(&mut trace, file)?;
         super::mapping::apply_mapping(&mut trace, mapping.as_ref(), file);
-        Ok::<_, CliError>(trace)
+        let tick_factor = crate::analysis::compensate::tick_factor(compensation.as_ref());
+        Ok::<_, CliError>((trace, tick_factor))
     };
-    // The profiles are in each trace's measured ticks (compensation counts finer ones).
-    let tps =
-        |t: &crate::trace::Trace| t.ticks_per_sec / crate::analysis::compensate::tick_factor(t);
+    let mapping_a = args.mapping_a.as_ref().or(args.mapping.as_ref());
+    let mapping_b = args.mapping_b.as_ref().or(args.mapping.as_ref());
+    // The profiles are in each trace's measured ticks (compensation counts `tick_factor` times
+    // finer ones).
+    let tps = |(t, tick_factor): &(crate::trace::Trace, u64)| t.ticks_per_sec / tick_factor;
     let warn_units = |a: u64, b: u64| {
         if a != b {
             super::warn(format_args!(
@@ -74,9 +77,10 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         let (a, b) = rayon::join(|| load(a_path, mapping_a), || load(b_path, mapping_b));
         let (a, b) = (a?, b?);
         warn_units(tps(&a), tps(&b));
-        let clocks = TraceDiff::clocks(&a, &b);
+        let clocks = TraceDiff::clocks(&a.0, &b.0);
+        let tick_factors = [a.1, b.1];
         write_diff_json(
-            clocks.into_iter().map(|c| TraceDiff::on_clock(&a, &b, c)),
+            (clocks.into_iter()).map(|c| TraceDiff::on_clock(&a.0, &b.0, c, tick_factors)),
             &a_path.display().to_string(),
             &b_path.display().to_string(),
             tps(&a),
@@ -87,18 +91,21 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         // loaded, profiled and dropped before the other is loaded (two models at once doubled
         // the peak). Run A is profiled on its primary clock, and loaded again in the rare case
         // that run B lacks it.
+        let run = |(t, tick_factor): &(crate::trace::Trace, u64), clock| {
+            RunTotals::of_trace(t, clock, *tick_factor)
+        };
         let a = load(a_path, mapping_a)?;
-        let (a_clocks, a_primary, a_tps) = (a.clocks(), a.primary_clock(), tps(&a));
-        let mut a_run = RunTotals::of_trace(&a, a_primary);
+        let (a_clocks, a_primary, a_tps) = (a.0.clocks(), a.0.primary_clock(), tps(&a));
+        let mut a_run = run(&a, a_primary);
         drop(a);
         let b = load(b_path, mapping_b)?;
-        let clock = TraceDiff::clocks_of(&a_clocks, a_primary, &b.clocks())[0];
+        let clock = TraceDiff::clocks_of(&a_clocks, a_primary, &b.0.clocks())[0];
         let b_tps = tps(&b);
-        let b_run = RunTotals::of_trace(&b, clock);
+        let b_run = run(&b, clock);
         drop(b);
         warn_units(a_tps, b_tps);
         if clock != a_primary {
-            a_run = RunTotals::of_trace(&load(a_path, mapping_a)?, clock);
+            a_run = run(&load(a_path, mapping_a)?, clock);
         }
         write_diff_text(&TraceDiff::new(a_run, b_run), &mut out)
     };

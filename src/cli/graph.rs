@@ -46,10 +46,11 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     let (mapping, mut trace) = (mapping?, trace?);
     crate::timing::mark("loaded");
     trace.release_instants();
-    args.compensate.apply_in_place(&mut trace, &args.file)?;
+    let compensation = args.compensate.apply_in_place(&mut trace, &args.file)?;
     super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);
     // The graph reads each method's sums; its edges come from the calls (`FirstSeen`).
-    let in_measured_ticks = |p| crate::analysis::compensate::in_measured_ticks(&trace, p);
+    let tick_factor = crate::analysis::compensate::tick_factor(compensation.as_ref());
+    let in_measured_ticks = |p| crate::analysis::compensate::in_measured_ticks(p, tick_factor);
     let p = (profiles(
         &trace,
         &[trace.primary_clock()],

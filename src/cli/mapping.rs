@@ -55,10 +55,10 @@ pub(crate) fn load_mapping(path: Option<&Path>) -> Result<Option<Mapping>, CliEr
 }
 
 /// Applies `mapping` (if any) to `trace`, warning on stderr when it looks like the mapping of
-/// another build.
+/// another build. The reports print only the real names: the obfuscated ones are dropped.
 pub(crate) fn apply_mapping(trace: &mut Trace, mapping: Option<&Mapping>, file: &Path) {
     if let Some(m) = mapping {
-        let res = apply(trace, m);
+        let res = apply(trace, m).resolution;
         if let Some(w) = res.warning() {
             super::warn(format_args!("{}: warning: {w}", file.display()));
         }

@@ -196,6 +196,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         });
     }
     let mut measured = None;
+    let mut compensation = None;
     let mut p = match (ready.take(), events) {
         (Some(p), _) => p,
         (None, Some(events)) => profile_events(&mut trace, &events, clock),
@@ -223,7 +224,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     // Only the measured sums are shown beside the report.
                     let sums =
                         |m: &Trace| profiles(m, &[clock], Detail::Totals, ClockTimes::of).pop();
-                    let compensated = if args.range.is_none() && args.transforms.is_empty() {
+                    let (compensated, how) = if args.range.is_none() && args.transforms.is_empty() {
                         // Nothing to prepare: the measured sums are the trace's, and the trace
                         // is then compensated thread by thread (the two sets of calls are not
                         // alive at once).
@@ -238,7 +239,9 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
                     };
                     trace = prepare(compensated)?;
                     let p = profile_releasing(&mut trace, clock);
-                    in_measured_ticks(&trace, p)
+                    let p = in_measured_ticks(p, how.tick_factor);
+                    compensation = Some(how);
+                    p
                 }
                 None => {
                     trace = prepare(trace)?;
@@ -262,10 +265,11 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     report_diagnostics(&args.file, &trace);
     // The section after the report, made (a few lines) before it: the measured profile is
     // dropped before the report is made.
-    let section = measured
-        .take()
+    let section = (measured.take().zip(compensation.as_ref()))
         .filter(|_| !args.html)
-        .map(|measured| crate::report::compensation::text_section(&trace, &measured, &p));
+        .map(|(measured, how)| {
+            crate::report::compensation::text_section(&trace, how, &measured, &p)
+        });
     let mut out = std::io::stdout().lock();
     let written = write_report(&trace, &mut p, &style, &mut out).and_then(|()| {
         use std::io::Write;

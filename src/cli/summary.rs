@@ -88,10 +88,16 @@ pub(crate) fn run(args: &SummaryArgs) -> Result<(), CliError> {
                         let before: Vec<ClockTimes> =
                             profiles(&trace, &trace.clocks(), Detail::Totals, ClockTimes::of);
                         crate::timing::mark("measured");
-                        let c = compensate_owned(trace, ns, from);
+                        let (c, how) = compensate_owned(trace, ns, from);
                         crate::timing::mark("compensated");
                         let after = summary_profiles(&c);
-                        emit(summarize_compensated(&name, &c, after.as_ref(), &before))?;
+                        emit(summarize_compensated(
+                            &name,
+                            &c,
+                            &how,
+                            after.as_ref(),
+                            &before,
+                        ))?;
                     }
                     None => {
                         let profiles = summary_profiles(&trace);

@@ -441,8 +441,8 @@ pub struct ObfuscatedName {
     pub source_file: Option<StrId>,
 }
 
-/// What [`apply`] did to a trace: the obfuscated names (to find or show them, or to undo) and
-/// the counts.
+/// What [`apply`] did to a trace: the obfuscated names (to find or show them) and the counts. It is kept beside the renamed trace by whoever renamed it (the trace itself knows
+/// only the names it shows).
 #[derive(Clone, Debug, Default)]
 pub struct Deobfuscation {
     /// Per method (indexed by [`MethodId`]): its obfuscated names. Equal to the current names when
@@ -452,10 +452,9 @@ pub struct Deobfuscation {
 }
 
 /// Renames the methods of `trace` with `mapping` (in place: classes, names, signatures and source
-/// files), keeping the obfuscated names in `trace.deobfuscation`. A trace that already has a
-/// mapping applied is first restored. Returns the counts.
-pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
-    unapply(trace);
+/// files). Returns the obfuscated names and the counts; `trace` must show its obfuscated names
+/// (no mapping applied to it yet).
+pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Deobfuscation {
     let mut res = Resolution {
         mapping: mapping.name.clone(),
         methods: trace.methods.len(),
@@ -503,39 +502,26 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Resolution {
         m.signature = signature;
         m.source_file = source_file;
     }
-    trace.deobfuscation = Some(Box::new(Deobfuscation {
+    Deobfuscation {
         obfuscated,
-        resolution: res.clone(),
-    }));
-    res
-}
-
-/// Restores the obfuscated names [`apply`] replaced (no-op without a mapping applied).
-pub fn unapply(trace: &mut Trace) {
-    let Some(d) = trace.deobfuscation.take() else {
-        return;
-    };
-    for (m, o) in std::sync::Arc::make_mut(&mut trace.methods)
-        .iter_mut()
-        .zip(d.obfuscated)
-    {
-        m.class = o.class;
-        m.name = o.name;
-        m.signature = o.signature;
-        m.source_file = o.source_file;
+        resolution: res,
     }
 }
 
-impl Trace {
-    /// The obfuscated `class.name signature` of a method, when a mapping renamed it.
-    pub fn obfuscated_full_name(&self, id: MethodId) -> Option<String> {
-        let d = self.deobfuscation.as_ref()?;
-        let o = d.obfuscated.get(id.index())?;
-        let m = self.method(id);
+impl Deobfuscation {
+    /// The obfuscated `class.name signature` of method `id` of `trace` (the trace this
+    /// deobfuscation renamed), when the mapping renamed it.
+    pub fn obfuscated_full_name(&self, trace: &Trace, id: MethodId) -> Option<String> {
+        let o = self.obfuscated.get(id.index())?;
+        let m = trace.methods.get(id.index())?;
         if o.class == m.class && o.name == m.name && o.signature == m.signature {
             return None;
         }
-        let (c, n, s) = (self.str(o.class), self.str(o.name), self.str(o.signature));
+        let (c, n, s) = (
+            trace.str(o.class),
+            trace.str(o.name),
+            trace.str(o.signature),
+        );
         let short = match (c.is_empty(), n.is_empty()) {
             (_, true) => c.to_string(),
             (true, false) => n.to_string(),

@@ -38,7 +38,7 @@ pub mod obfuscate;
 mod parse;
 mod sniff;
 
-pub use apply::{Deobfuscation, unapply};
+pub use apply::Deobfuscation;
 pub use apply::{Outcome, Resolution, Resolver, apply, resolve};
 pub use sniff::{looks_like_mapping, looks_like_mapping_file};
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::analysis::compensate::{MOSTLY_TRACING_PERCENT, OverheadSource};
+use crate::analysis::compensate::{Compensation, MOSTLY_TRACING_PERCENT, OverheadSource};
 use crate::analysis::profile::ClockTimes;
 use crate::analysis::profile::Profile;
 use crate::report::summary::full_name_bytes;
@@ -15,10 +15,7 @@ const MAX_LISTED: usize = 40;
 
 /// One line saying what was subtracted, e.g. "1371 ns per record (the trace's
 /// clock-call-overhead-nsec)".
-pub(crate) fn overhead_text(trace: &Trace) -> String {
-    let Some(c) = &trace.compensation else {
-        return "none".into();
-    };
+pub(crate) fn overhead_text(c: &Compensation) -> String {
     let from = match c.from {
         OverheadSource::Key => "the trace's clock-call-overhead-nsec",
         OverheadSource::Given => "given",
@@ -70,13 +67,19 @@ pub(crate) fn flagged_methods(
 /// The section printed after the profile with `--compensate`: what was subtracted, and the
 /// methods whose compensated inclusive time is below half of the measured one (both profiles in
 /// the measured ticks; the measured run's times only: the calls are the compensated run's).
-pub(crate) fn text_section(trace: &Trace, measured: &ClockTimes, compensated: &Profile) -> String {
+/// `trace` is the compensated trace, compensated as `how`.
+pub(crate) fn text_section(
+    trace: &Trace,
+    how: &Compensation,
+    measured: &ClockTimes,
+    compensated: &Profile,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s);
     let _ = writeln!(
         s,
         "Times above are compensated for tracing overhead: {} subtracted (docs/compensation.md).",
-        overhead_text(trace)
+        overhead_text(how)
     );
     let (count, flagged) = flagged_methods(trace, measured, compensated, MAX_LISTED);
     let _ = writeln!(

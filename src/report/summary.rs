@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::analysis::compensate::Compensation;
 use crate::analysis::profile::{ClockTimes, Detail, Profile, profiles};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
@@ -51,7 +52,7 @@ pub(crate) struct FileSummary<'a> {
 #[derive(Debug, Serialize)]
 pub(crate) struct CompensationSummary {
     #[serde(flatten)]
-    pub compensation: crate::analysis::compensate::Compensation,
+    pub compensation: Compensation,
     /// Methods flagged `mostly_tracing_overhead`.
     pub mostly_tracing_methods: u64,
 }
@@ -188,6 +189,8 @@ struct RowSource<'a> {
     primary: &'a Profile,
     others: &'a [ClockTimes],
     measured: Option<&'a [ClockTimes]>,
+    /// Ticks of `trace` per tick of `measured` (a compensated trace counts finer ticks).
+    tick_factor: u64,
     /// Per method, with `measured`: mostly tracing overhead.
     flags: Option<Vec<bool>>,
 }
@@ -216,6 +219,7 @@ impl<'a> MethodRows<'a> {
         trace: &'a Trace,
         (primary, others): (&'a Profile, &'a [ClockTimes]),
         measured: Option<&'a [ClockTimes]>,
+        tick_factor: u64,
         flags: Option<Vec<bool>>,
     ) -> Self {
         let p = primary;
@@ -236,6 +240,7 @@ impl<'a> MethodRows<'a> {
                 primary,
                 others,
                 measured,
+                tick_factor,
                 flags,
             }),
         }
@@ -282,7 +287,7 @@ impl<'a> RowSource<'a> {
         let tps = trace.ticks_per_sec.max(1) as f64;
         let us = |ticks: u64| ticks as f64 * 1e6 / tps;
         // The measured profiles count the measured trace's (coarser) ticks.
-        let factor = crate::analysis::compensate::tick_factor(trace) as f64;
+        let factor = self.tick_factor as f64;
         let mp = self.primary.method(id);
         // Time `k` (inclusive, exclusive) of each clock in `times`, with `primary`'s first.
         let per_clock = |primary: Option<u64>, times: &[ClockTimes], k: usize, scale: f64| {
@@ -406,16 +411,17 @@ pub(crate) fn error_summary(
     }
 }
 
-/// Summarizes `compensated`, the compensated rewrite of a measured trace whose profiles are
-/// `before` (`after` are the compensated trace's): times compensated, the measured ones beside
-/// them, methods that are mostly tracing cost flagged.
+/// Summarizes `compensated`, the rewrite of a measured trace whose profiles are `before`,
+/// compensated as `how` (`after` are the compensated trace's profiles): times compensated, the
+/// measured ones beside them, methods that are mostly tracing cost flagged.
 pub(crate) fn summarize_compensated<'a>(
     file: &str,
     compensated: &'a Trace,
+    how: &Compensation,
     after: Option<&'a SummaryProfiles>,
     before: &'a [ClockTimes],
 ) -> FileSummary<'a> {
-    summarize_full(file, compensated, after, Some(before))
+    summarize_full(file, compensated, after, Some((before, how)))
 }
 
 /// Summarizes a trace whose profiles ([`summary_profiles`]) are already computed.
@@ -457,18 +463,20 @@ pub(crate) fn summary_profiles(trace: &Trace) -> Option<SummaryProfiles> {
     Some((primaries.pop()?, others))
 }
 
-/// [`summarize_with_profiles`], with the measured profiles of a compensated trace.
+/// [`summarize_with_profiles`], with the measured profiles of a compensated trace and how it
+/// was compensated.
 fn summarize_full<'a>(
     file: &str,
     trace: &'a Trace,
     profiles: Option<&'a SummaryProfiles>,
-    measured: Option<&'a [ClockTimes]>,
+    compensated: Option<(&'a [ClockTimes], &Compensation)>,
 ) -> FileSummary<'a> {
     let profiles = profiles.map(|(p, others)| (p, &others[..]));
+    let measured = compensated.map(|(m, _)| m);
+    let how = compensated.map(|(_, c)| c);
+    let tick_factor = crate::analysis::compensate::tick_factor(how);
     let flags = match (measured.and_then(|m| m.first()), profiles) {
-        (Some(m), Some((c, _))) => {
-            Some(m.mostly_tracing(c, crate::analysis::compensate::tick_factor(trace)))
-        }
+        (Some(m), Some((c, _))) => Some(m.mostly_tracing(c, tick_factor)),
         _ => None,
     };
     let tps = trace.ticks_per_sec.max(1) as f64;
@@ -509,7 +517,7 @@ fn summarize_full<'a>(
             })
             .collect(),
         methods: profiles.map_or(MethodRows::NONE, |p| {
-            MethodRows::new(trace, p, measured, flags)
+            MethodRows::new(trace, p, measured, tick_factor, flags)
         }),
         durations: DurationRows(Some(&trace.durations)),
         counters: trace
@@ -534,8 +542,8 @@ fn summarize_full<'a>(
             .iter()
             .map(DiagnosticSummary::from)
             .collect(),
-        compensation: trace.compensation.clone().map(|c| CompensationSummary {
-            compensation: c,
+        compensation: how.map(|c| CompensationSummary {
+            compensation: c.clone(),
             mostly_tracing_methods,
         }),
     }

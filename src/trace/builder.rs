@@ -467,8 +467,6 @@ impl Builder {
             }),
             durations: self.durations.finish(),
             diagnostics: self.diagnostics.into_vec(),
-            deobfuscation: None,
-            compensation: None,
         };
         (trace, events)
     }

@@ -281,12 +281,6 @@ pub struct Trace {
     pub instants: std::sync::Arc<Instants>,
     pub durations: Durations,
     pub diagnostics: Vec<Diagnostic>,
-    /// Set when an R8/ProGuard mapping renamed the methods: their obfuscated names (see
-    /// [`crate::mapping::apply`]).
-    pub deobfuscation: Option<Box<crate::mapping::Deobfuscation>>,
-    /// Set when the call times were compensated for the cost of tracing (see
-    /// [`crate::analysis::compensate`]).
-    pub compensation: Option<crate::analysis::compensate::Compensation>,
 }
 
 impl Trace {
@@ -337,8 +331,6 @@ impl Trace {
             instants: self.instants.clone(),
             durations: self.durations.clone(),
             diagnostics: self.diagnostics.clone(),
-            deobfuscation: self.deobfuscation.clone(),
-            compensation: self.compensation.clone(),
         }
     }
 

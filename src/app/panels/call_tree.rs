@@ -204,21 +204,8 @@ pub(super) fn tree_table_ui<T: Rows>(
         .column(Column::auto().at_least(80.0))
         .column(Column::auto().at_least(50.0))
         .header(row_h, |mut h| {
-            h.col(|ui| {
-                ui.strong("Method");
-            });
-            h.col(|ui| {
-                ui.strong(incl_label);
-            });
-            h.col(|ui| {
-                ui.strong("%");
-            });
-            h.col(|ui| {
-                ui.strong(excl_label);
-            });
-            h.col(|ui| {
-                ui.strong("Calls");
-            });
+            let titles = ["Method", incl_label, "%", excl_label, "Calls"];
+            crate::app::panels::table::header_ui(&mut h, &titles);
         })
         .body(|body| {
             body.rows(row_h, rows.len(), |mut row| {
@@ -248,7 +235,7 @@ pub(super) fn tree_table_ui<T: Rows>(
                     }
                     let name = ui
                         .selectable_label(selected, text)
-                        .on_hover_text(crate::app::deobf::hover_name(trace, m));
+                        .on_hover_text(crate::app::deobf::hover_name(ctx.doc, m));
                     let path = tree.path(n);
                     name.context_menu(|ui| {
                         crate::app::transforms::method_menu_ui(ui, ctx, m, path.as_deref())

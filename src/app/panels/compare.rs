@@ -10,11 +10,12 @@ use eframe::egui::{self, Color32, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use super::compare_groups::GroupsState;
+use super::method_keys::{method_in, normalized_key};
+use super::table::{SortBy, sortable_header_ui};
 use crate::analysis::diff::{DiffRow, MethodKey, RunTotals, Totals, TraceDiff};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_signed_ticks, fmt_ticks};
 use crate::app::tasks::Task;
-use crate::trace::{MethodId, Trace};
 
 /// What the compare panel compares.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,20 +93,6 @@ fn pair_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     }
 }
 
-/// A class name in one spelling: `a/b/C` (as some VMs write it) becomes `a.b.C`, so the same
-/// method matches across traces that spell classes differently.
-pub fn normalized_key(k: &MethodKey) -> MethodKey {
-    MethodKey {
-        class: if k.class.contains('/') {
-            k.class.replace('/', ".").into()
-        } else {
-            k.class.clone()
-        },
-        name: k.name.clone(),
-        signature: k.signature.clone(),
-    }
-}
-
 /// `d` matched again on normalized class names (a method whose class is spelled `a/b/C` in one
 /// run and `a.b.C` in the other is one method).
 pub fn normalized(d: &TraceDiff) -> TraceDiff {
@@ -132,14 +119,14 @@ pub enum DiffColumn {
     Ratio,
 }
 
-const COLUMNS: [(DiffColumn, &str); 7] = [
-    (DiffColumn::Method, "Method"),
-    (DiffColumn::InclusiveA, "Incl A (this tab)"),
-    (DiffColumn::InclusiveB, "Incl B"),
-    (DiffColumn::DeltaInclusive, "Δ Incl"),
-    (DiffColumn::DeltaExclusive, "Δ Excl"),
-    (DiffColumn::DeltaCalls, "Δ Calls"),
-    (DiffColumn::Ratio, "Ratio %"),
+const COLUMNS: [(&str, DiffColumn); 7] = [
+    ("Method", DiffColumn::Method),
+    ("Incl A (this tab)", DiffColumn::InclusiveA),
+    ("Incl B", DiffColumn::InclusiveB),
+    ("Δ Incl", DiffColumn::DeltaInclusive),
+    ("Δ Excl", DiffColumn::DeltaExclusive),
+    ("Δ Calls", DiffColumn::DeltaCalls),
+    ("Ratio %", DiffColumn::Ratio),
 ];
 
 /// View state: clock, sort, search, selection.
@@ -245,7 +232,7 @@ pub fn diff_table_ui(
             clock_name(diffs[state.clock_index].clock)
         ));
         ui.separator();
-        search_field(ui, &mut state.search);
+        super::table::search_field(ui, &mut state.search);
     });
     let diff = &diffs[state.clock_index];
     let tps = trace_a.ticks_per_sec;
@@ -259,7 +246,6 @@ pub fn diff_table_ui(
         diff.only_b().count()
     ));
     let row_h = ui.spacing().interact_size.y + 4.0;
-    let mut clicked_header = None;
     TableBuilder::new(ui)
         .id_salt("diff_table")
         .striped(true)
@@ -269,18 +255,12 @@ pub fn diff_table_ui(
         .column(Column::remainder().at_least(220.0).clip(true))
         .columns(Column::auto().at_least(70.0), 6)
         .header(row_h, |mut h| {
-            for (col, label) in COLUMNS {
-                h.col(|ui| {
-                    let arrow = match (state.sort == col, state.descending) {
-                        (true, true) => " v",
-                        (true, false) => " ^",
-                        _ => "",
-                    };
-                    if ui.button(format!("{label}{arrow}")).clicked() {
-                        clicked_header = Some(col);
-                    }
-                });
-            }
+            let sort = SortBy {
+                column: &mut state.sort,
+                descending: &mut state.descending,
+            };
+            // Names sort A to Z first; numbers largest first.
+            sortable_header_ui(&mut h, &COLUMNS, sort, |c| c != DiffColumn::Method);
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {
@@ -343,34 +323,7 @@ pub fn diff_table_ui(
                 }
             });
         });
-    if let Some(col) = clicked_header {
-        if state.sort == col {
-            state.descending = !state.descending;
-        } else {
-            state.sort = col;
-            state.descending = col != DiffColumn::Method;
-        }
-    }
     if let Some(m) = action {
         ctx.send(Msg::SelectMethod(Some(m)));
     }
-}
-
-/// The method of `trace` with this key (class names compared normalized), if any.
-pub(crate) fn method_in(trace: &Trace, key: &MethodKey) -> Option<MethodId> {
-    let key = normalized_key(key);
-    (0..trace.methods.len() as u32)
-        .map(MethodId)
-        .find(|&m| normalized_key(&MethodKey::of(trace, m)) == key)
-}
-
-/// The "Search:" field of the compare views (rows whose method contains the text).
-pub(crate) fn search_field(ui: &mut egui::Ui, text: &mut String) {
-    let label = ui.label("Search:");
-    ui.add(
-        egui::TextEdit::singleline(text)
-            .hint_text("class or method")
-            .desired_width(200.0),
-    )
-    .labelled_by(label.id);
 }

@@ -235,7 +235,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut GroupsState) {
             RowKey::Method(m) => m.clone(),
             RowKey::Path(p) => p.last().into(),
         };
-        if let Some(m) = super::compare::method_in(&ctx.doc.trace, &method) {
+        if let Some(m) = super::method_keys::method_in(&ctx.doc.trace, &method) {
             ctx.send(Msg::SelectMethod(Some(m)));
         }
     }
@@ -307,7 +307,7 @@ fn options_ui(ui: &mut egui::Ui, st: &mut GroupsState) {
             .labelled_by(alpha_label.id);
         ui.checkbox(&mut st.show_unchanged, "Show not significant");
         ui.separator();
-        super::compare::search_field(ui, &mut st.search);
+        super::table::search_field(ui, &mut st.search);
     });
 }
 

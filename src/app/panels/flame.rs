@@ -166,7 +166,7 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut FlameState, tree: &
             let total = tree.inclusive(NodeId::ROOT).max(1) as f64;
             response.clone().on_hover_text_at_pointer(format!(
                 "{}\ninclusive {} ({:.1}%)\nexclusive {}\ncalls {}",
-                crate::app::deobf::hover_name(trace, m),
+                crate::app::deobf::hover_name(ctx.doc, m),
                 fmt_ticks(tree.inclusive(n), tps),
                 tree.inclusive(n) as f64 * 100.0 / total,
                 fmt_ticks(tree.exclusive(n), tps),

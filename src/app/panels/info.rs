@@ -35,8 +35,8 @@ pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
     rows.push(("records".into(), fmt_count(t.source.record_count)));
     rows.push(("calls".into(), fmt_count(t.call_count() as u64)));
     rows.push(("bytes".into(), fmt_count(t.source.byte_len)));
-    if t.compensation.is_some() {
-        let text = crate::report::compensation::overhead_text(t);
+    if let Some(cost) = &ctx.doc.tracing_cost {
+        let text = crate::report::compensation::overhead_text(&cost.compensation);
         rows.push(("compensated".into(), format!("{text} subtracted")));
     }
     rows

@@ -39,11 +39,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut MessagesState) 
         .column(Column::initial(140.0).clip(true))
         .column(Column::remainder().clip(true))
         .header(20.0, |mut h| {
-            for name in ["time (ms)", "thread", "message"] {
-                h.col(|ui| {
-                    ui.strong(name);
-                });
-            }
+            super::table::header_ui(&mut h, &["time (ms)", "thread", "message"]);
         })
         .body(|body| {
             body.rows(18.0, rows.len(), |mut row| {

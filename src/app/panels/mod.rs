@@ -12,6 +12,8 @@
 //! - [`search`]: the search bar (calls by regex/terms, walked with Enter) and the list of calls
 //!   found; [`session`]: bookmarks and colour rules (saved in the session file).
 //! - [`info`] and [`diagnostics`]: what the file says about itself, and what was wrong with it.
+//! - [`table`]: what every table shares (its header row, sortable or not; the search field);
+//!   [`method_keys`]: methods found across traces by their key (the compare views).
 //!
 //! [`PanelCtx`]: crate::app::context::PanelCtx
 //! [`Msg`]: crate::app::context::Msg
@@ -26,8 +28,10 @@ pub mod histogram;
 pub(crate) mod info;
 pub mod lower;
 pub(crate) mod messages;
+pub(crate) mod method_keys;
 pub mod profile;
 pub mod search;
 pub mod session;
 pub mod stats;
+pub(crate) mod table;
 pub mod timeline;

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
+use super::table::{SortBy, sortable_header_ui};
 use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
@@ -46,6 +47,8 @@ pub struct ProfileState {
     pub no_match: bool,
     pub scroll_to: Option<MethodId>,
     find_focus: bool,
+    /// The tab's selection and clock as the table last followed them ([`ProfileState::follow`]).
+    followed: Option<(Option<MethodId>, Clock)>,
     /// The display order for (document generation, clock, sort, direction), computed when one
     /// of them changes (not every frame: a name sort of 100k methods costs tens of
     /// milliseconds).
@@ -126,9 +129,24 @@ impl SortColumn {
 }
 
 impl ProfileState {
-    /// Selecting `m` elsewhere: expand it (collapsing the row the previous selection expanded,
-    /// unless the user had expanded it) and scroll it into view.
-    pub(crate) fn select(&mut self, m: Option<MethodId>) {
+    /// Follows the tab's selection and clock (read from the context each frame): a method
+    /// selected anywhere is expanded and scrolled into view; on another clock the sort moves to
+    /// the same column of that clock.
+    fn follow(&mut self, selected: Option<MethodId>, clock: Clock) {
+        let (was_selected, was_clock) =
+            (self.followed.replace((selected, clock))).unwrap_or((None, clock));
+        if selected != was_selected {
+            self.select(selected);
+        }
+        if clock != was_clock {
+            self.sort = self.sort.on_clock(clock);
+            self.scroll_to = selected;
+        }
+    }
+
+    /// `m` was selected: expand it (collapsing the row the previous selection expanded, unless
+    /// the user had expanded it) and scroll it into view.
+    fn select(&mut self, m: Option<MethodId>) {
         if let Some(prev) = self.auto_expanded.take() {
             self.expanded.remove(&prev);
         }
@@ -138,12 +156,6 @@ impl ProfileState {
             self.auto_expanded = Some(Some(m));
         }
         self.scroll_to = m;
-    }
-
-    /// Shows clock `clock`: the sort column moves to the same column on that clock.
-    pub(crate) fn follow_clock(&mut self, clock: Clock, selected: Option<MethodId>) {
-        self.sort = self.sort.on_clock(clock);
-        self.scroll_to = selected;
     }
 }
 
@@ -290,15 +302,14 @@ pub fn matches(name: &str, query: &str) -> bool {
 /// Whether `m`'s name, or its obfuscated name when a mapping renamed it, matches `query`.
 fn name_matches(l: &Document, m: MethodId, query: &str) -> bool {
     matches(&l.trace.method_full_name(m), query)
-        || l.trace
-            .obfuscated_full_name(m)
+        || l.obfuscated_full_name(m)
             .is_some_and(|o| matches(&o, query))
 }
 
 /// Both names of a method a mapping renamed (a row's hover text).
 fn both_names(l: &Document, m: Entry) -> Option<String> {
     let m = m?;
-    let o = l.trace.obfuscated_full_name(m)?;
+    let o = l.obfuscated_full_name(m)?;
     Some(format!("{}\nobfuscated: {o}", l.trace.method_full_name(m)))
 }
 
@@ -330,6 +341,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         ui.label("This trace has no calls to profile.");
         return;
     }
+    st.follow(ctx.selected, ctx.clock_kind());
     let key = (l.generation, ctx.clock, st.sort, st.ascending);
     let (sort, ascending) = (st.sort, st.ascending);
     let methods = st
@@ -513,33 +525,14 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
     let selected = ctx.selected;
     table
         .header(34.0, |mut header| {
-            // The arrow goes on the first column of the sort (the % and time columns share one).
-            let arrow_at = columns.iter().position(|(_, col)| *col == st.sort);
-            for (k, (name, col)) in columns.iter().enumerate() {
-                header.col(|ui| {
-                    let arrow = if arrow_at == Some(k) {
-                        if st.ascending { " ^" } else { " v" }
-                    } else {
-                        ""
-                    };
-                    if ui
-                        .add(
-                            egui::Label::new(RichText::new(format!("{name}{arrow}")).strong())
-                                .sense(egui::Sense::click())
-                                .wrap(),
-                        )
-                        .on_hover_cursor(egui::CursorIcon::PointingHand)
-                        .clicked()
-                    {
-                        if st.sort == *col {
-                            st.ascending = !st.ascending;
-                        } else {
-                            st.sort = *col;
-                            st.ascending = false;
-                        }
-                    }
-                });
-            }
+            // The % and time columns share one sort; every column sorts largest first.
+            let mut descending = !st.ascending;
+            let sort = SortBy {
+                column: &mut st.sort,
+                descending: &mut descending,
+            };
+            sortable_header_ui(&mut header, columns, sort, |_| true);
+            st.ascending = !descending;
         })
         .body(|body| {
             body.rows(18.0, rows.len(), |mut row| {

@@ -93,11 +93,8 @@ fn durations_table(ui: &mut egui::Ui, trace: &Trace, series: &[SeriesStats], st:
             }
             table
                 .header(20.0, |mut h| {
-                    for name in fixed.iter().copied().chain(keys.iter().copied()) {
-                        h.col(|ui| {
-                            ui.strong(name);
-                        });
-                    }
+                    let titles: Vec<&str> = fixed.iter().chain(&keys).copied().collect();
+                    super::table::header_ui(&mut h, &titles);
                 })
                 .body(|body| {
                     body.rows(18.0, trace.durations.len(), |mut row| {

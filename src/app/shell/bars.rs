@@ -10,17 +10,11 @@ impl TraceLensApp {
                     ui.checkbox(&mut tab.view.show_info, "Trace info");
                     ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
                     ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
-                    let mut on = tab.compensation.on;
-                    let idle = !tab.compensation.busy()
-                        && !tab.mapping.busy()
-                        && tab.transforms.untransformed();
+                    let mut on = tab.pipeline.wanted().compensate;
                     if ui
-                        .add_enabled(
-                            idle,
-                            egui::Checkbox::new(&mut on, "Compensate tracing overhead"),
-                        )
+                        .checkbox(&mut on, "Compensate tracing overhead")
                         .on_hover_text(
-                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown (undo the transforms first: compensation counts the file's records)",
+                            "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown (before the transforms, which apply to the compensated trace)",
                         )
                         .changed()
                     {
@@ -31,7 +25,7 @@ impl TraceLensApp {
                 });
                 let msgs = &mut self.msgs;
                 ui.menu_button("Transform", |ui| {
-                    crate::app::transforms::menu_ui(ui, &tab.transforms, msgs)
+                    crate::app::transforms::menu_ui(ui, &tab.pipeline, msgs)
                 });
             }
         });
@@ -167,21 +161,19 @@ impl TraceLensApp {
                     style::plural(t.source.record_count as usize, "record")
                 ));
             }
-            if let Some(tab) = self.tabs.get(self.active) {
-                match deobf::status_ui(ui, &tab.mapping) {
+            if let Some(tab) = self.tabs.get_mut(self.active) {
+                match deobf::status_ui(ui, &tab.pipeline) {
                     deobf::StatusAction::None => {}
                     deobf::StatusAction::Use(on) => self.msgs.push(Msg::UseMapping(on)),
-                    deobf::StatusAction::Dismiss => {
-                        if let Some(t) = self.tabs.get_mut(self.active) {
-                            t.mapping.error = None;
-                        }
-                    }
+                    deobf::StatusAction::Dismiss => tab.pipeline.mapping.error = None,
                 }
-            }
-            if let Some(tab) = self.tabs.get_mut(self.active)
-                && crate::app::compensation::status_ui(ui, &tab.compensation)
-            {
-                tab.compensation.error = None;
+                let doc = match &tab.state {
+                    TabState::Ready(d) => Some(&**d),
+                    _ => None,
+                };
+                if crate::app::compensation::status_ui(ui, &tab.pipeline, doc) {
+                    tab.pipeline.compensation_error = None;
+                }
             }
             if !self.status.is_empty() {
                 ui.separator();

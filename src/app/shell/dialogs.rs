@@ -113,7 +113,7 @@ impl TraceLensApp {
     }
 
     /// Applies the mapping at `path` to the active tab (once it has loaded, if it is loading).
-    pub(super) fn apply_mapping(&mut self, path: PathBuf, ctx: &egui::Context) {
+    pub(super) fn apply_mapping(&mut self, path: PathBuf) {
         let Some(tab) = self.tabs.get_mut(self.active) else {
             self.status = format!(
                 "{} is an R8/ProGuard mapping: open a trace first, then drop it on the trace's tab",
@@ -122,14 +122,7 @@ impl TraceLensApp {
             return;
         };
         match &tab.state {
-            // Applied to the compensated (or measured) document once it is there.
-            TabState::Ready(_) if tab.compensation.busy() => tab.mapping.pending = Some(path),
-            TabState::Ready(doc) => {
-                let doc = doc.clone();
-                tab.mapping.start_apply(doc, path, ctx);
-                tab.mapping.auto = false;
-            }
-            TabState::Loading(_) => tab.mapping.pending = Some(path),
+            TabState::Ready(_) | TabState::Loading(_) => tab.pipeline.apply_mapping(path, false),
             TabState::Failed(_) => {
                 self.status = format!(
                     "{}: this tab has no trace to apply the mapping to",

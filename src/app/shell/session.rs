@@ -41,7 +41,7 @@ pub(crate) fn capture(tab: &Tab, doc: &Document) -> Session {
             .collect(),
         color_rules: view.session.color_rules.clone(),
         transforms: tab
-            .transforms
+            .pipeline
             .shown_stack()
             .iter()
             .filter_map(|t| serde_json::to_value(t).ok())
@@ -51,14 +51,9 @@ pub(crate) fn capture(tab: &Tab, doc: &Document) -> Session {
 }
 
 /// Applies `s` to the view of `tab` (showing `doc`); what could not be applied, one line each.
-/// The transform stack is rebuilt on the worker pool from the untransformed document (method
-/// ids, and so the selection, stay valid across transforms).
-pub(crate) fn restore(
-    tab: &mut Tab,
-    doc: &Arc<Document>,
-    s: &Session,
-    ctx: &egui::Context,
-) -> Vec<String> {
+/// The transform stack is asked of the tab's pipeline (method ids, and so the selection, stay
+/// valid across transforms).
+pub(crate) fn restore(tab: &mut Tab, doc: &Arc<Document>, s: &Session) -> Vec<String> {
     let bytes = tab
         .path
         .as_deref()
@@ -66,10 +61,9 @@ pub(crate) fn restore(
         .map(|m| m.len());
     let r = s.resolve(&doc.trace, bytes);
     let view = &mut tab.view;
-    select_method(view, doc, r.selected);
+    view.select(r.selected);
     if let Some(i) = r.clock_index.filter(|&i| i < doc.profiles.len()) {
         view.clock_index = i;
-        view.lower.profile.follow_clock(doc.clock(i), view.selected);
     }
     view.timeline.range = r.visible.map(|(a, b)| (a as f64, b as f64));
     view.search.open |= !r.search.query.is_empty();
@@ -78,8 +72,8 @@ pub(crate) fn restore(
     view.search.cursor = None;
     view.session.bookmarks = r.bookmarks;
     view.session.color_rules = r.color_rules;
-    if !r.transforms.is_empty() || !tab.transforms.shown_stack().is_empty() {
-        tab.transforms.restore(doc.clone(), r.transforms, ctx);
+    if !r.transforms.is_empty() || !tab.pipeline.shown_stack().is_empty() {
+        tab.pipeline.restore_transforms(r.transforms);
     }
     r.warnings
 }
@@ -138,17 +132,14 @@ impl TraceLensApp {
         Ok(())
     }
 
-    /// Applies the sessions read for tabs that are ready (and not busy applying a mapping).
-    pub(super) fn apply_pending_sessions(&mut self, ctx: &egui::Context) {
+    /// Applies the sessions read for tabs that are ready (and not busy deriving their document:
+    /// a mapping's names must be shown for the session's names to match).
+    pub(super) fn apply_pending_sessions(&mut self) {
         for tab in &mut self.tabs {
             let TabState::Ready(doc) = &tab.state else {
                 continue;
             };
-            if tab.mapping.busy()
-                || tab.transforms.busy()
-                || tab.compensation.busy()
-                || tab.view.session.pending.is_none()
-            {
+            if tab.pipeline.busy() || tab.view.session.pending.is_none() {
                 continue;
             }
             let doc = doc.clone();
@@ -157,7 +148,7 @@ impl TraceLensApp {
             };
             self.status = match read {
                 Ok((path, s)) => {
-                    let warnings = restore(tab, &doc, &s, ctx);
+                    let warnings = restore(tab, &doc, &s);
                     let mut msg = format!("Session restored from {}", path.display());
                     if !warnings.is_empty() {
                         msg.push_str(&format!(" ({})", warnings.join("; ")));

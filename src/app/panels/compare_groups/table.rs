@@ -140,11 +140,9 @@ pub(super) fn ui(
         .column(Column::remainder().at_least(220.0).clip(true))
         .columns(Column::auto().at_least(64.0), 7)
         .header(row_h, |mut h| {
-            for (i, title) in COLUMNS.iter().enumerate() {
-                h.col(|ui| {
-                    ui.strong(if i == 0 { first_column } else { title });
-                });
-            }
+            let mut titles = COLUMNS;
+            titles[0] = first_column;
+            crate::app::panels::table::header_ui(&mut h, &titles);
         })
         .body(|body| {
             body.rows(row_h, lines.len(), |mut row| match lines[row.index()] {

@@ -66,10 +66,14 @@ impl SearchState {
             return None;
         }
         let key = (doc.generation, self.query.clone());
-        let trace = doc.trace.clone();
+        let (trace, obfuscated) = (doc.trace.clone(), doc.deobfuscation.clone());
         let text = self.query.clone();
         self.task.request(ctx, &key, move || {
-            move || Query::parse(&text).map(|q| Arc::new(search::search(&trace, &q, MAX_HITS)))
+            move || {
+                let q = Query::parse(&text)?;
+                let found = search::search(&trace, obfuscated.as_deref(), &q, MAX_HITS);
+                Ok(Arc::new(found))
+            }
         });
         self.result_for(&key)
     }

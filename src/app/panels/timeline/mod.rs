@@ -13,6 +13,7 @@ pub(crate) mod query;
 pub(crate) mod search_marks;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use eframe::egui::{self, Sense, vec2};
 use rayon::prelude::*;
@@ -20,6 +21,7 @@ use rayon::prelude::*;
 #[cfg(doc)]
 use crate::app::context::Msg;
 use crate::app::context::PanelCtx;
+use crate::app::tasks::Cached;
 use crate::trace::CallRef;
 use crate::trace::{MethodId, Trace};
 use layout::{Plot, RULER_H};
@@ -31,8 +33,9 @@ pub struct TimelineState {
     pub range: Option<(f64, f64)>,
     pub expanded: HashSet<usize>,
     pub expand_all: bool,
-    /// Per thread, the (start, end) of every call of the selected method, sorted by start.
-    pub marks: Vec<Vec<(u64, u64)>>,
+    /// Per thread, the (start, end) of every marked call, sorted by start, for what marks them
+    /// (see [`MarksKey`]).
+    marks: Cached<MarksKey, Marks>,
     drag_select_from: Option<f64>,
     /// The call under the pointer: (thread, lane, index).
     pub hovered: Option<(usize, usize, usize)>,
@@ -40,40 +43,59 @@ pub struct TimelineState {
     pub label_w: Option<f32>,
 }
 
-impl TimelineState {
-    /// Recomputes the selection marks for method `m`.
-    pub fn set_selection(&mut self, trace: &Trace, m: Option<MethodId>) {
-        self.marks = match m {
-            None => Vec::new(),
-            Some(m) => trace
-                .threads
-                .par_iter()
-                .map(|t| {
-                    let mut v: Vec<(u64, u64)> = Vec::new();
-                    for lane in &t.lanes {
-                        for i in 0..lane.len() {
-                            if lane.method(i) == m {
-                                v.push((lane.start(i), lane.end(i)));
-                            }
-                        }
+/// Per thread, the (start, end) of the marked calls, sorted by start (the outermost of nested
+/// ones).
+pub(crate) type Marks = Vec<Vec<(u64, u64)>>;
+
+/// What the timeline marks: the document (its generation), the selected method, and the calls
+/// marked instead of all of the method's (a histogram bar's).
+type MarksKey = (u64, Option<MethodId>, Option<Arc<Vec<CallRef>>>);
+
+/// Every call of method `m` (none for None).
+fn method_marks(trace: &Trace, m: Option<MethodId>) -> Marks {
+    let Some(m) = m else { return Vec::new() };
+    (trace.threads.par_iter())
+        .map(|t| {
+            let mut v: Vec<(u64, u64)> = Vec::new();
+            for lane in &t.lanes {
+                for i in 0..lane.len() {
+                    if lane.method(i) == m {
+                        v.push((lane.start(i), lane.end(i)));
                     }
-                    query::keep_outermost(&mut v);
-                    v
-                })
-                .collect(),
-        };
+                }
+            }
+            query::keep_outermost(&mut v);
+            v
+        })
+        .collect()
+}
+
+/// Exactly `calls`.
+fn call_marks(trace: &Trace, calls: &[CallRef]) -> Marks {
+    let mut marks: Marks = vec![Vec::new(); trace.threads.len()];
+    for c in calls {
+        if let Some((s, e)) = call_span(trace, *c) {
+            marks[c.thread.index()].push((s, e));
+        }
+    }
+    marks.iter_mut().for_each(query::keep_outermost);
+    marks
+}
+
+impl TimelineState {
+    /// Marks what `ctx` selects (computed when the document or the selection changes).
+    fn update_marks(&mut self, ctx: &PanelCtx) {
+        let key = (ctx.doc.generation, ctx.selected, ctx.marked_calls.clone());
+        let trace = &ctx.doc.trace;
+        self.marks.get_or_compute(key, || match &ctx.marked_calls {
+            Some(calls) => call_marks(trace, calls),
+            None => method_marks(trace, ctx.selected),
+        });
     }
 
-    /// Marks exactly `calls` (a histogram bar's calls) instead of every call of a method.
-    pub(crate) fn set_marked_calls(&mut self, trace: &Trace, calls: &[CallRef]) {
-        let mut marks: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.threads.len()];
-        for c in calls {
-            if let Some((s, e)) = call_span(trace, *c) {
-                marks[c.thread.index()].push((s, e));
-            }
-        }
-        marks.iter_mut().for_each(query::keep_outermost);
-        self.marks = marks;
+    /// The marks drawn last (empty before the first frame).
+    pub fn marks(&self) -> &[Vec<(u64, u64)>] {
+        self.marks.latest().map_or(&[], Vec::as_slice)
     }
 
     /// Shows call `c` with half its length of margin on each side, never before the trace's
@@ -152,6 +174,7 @@ fn call_span(trace: &Trace, c: CallRef) -> Option<(u64, u64)> {
 
 /// The timeline of `ctx.doc`: ruler, then the thread rows in a vertical scroll area.
 pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) {
+    st.update_marks(ctx);
     let full = layout::full_range(&ctx.doc.trace);
     input::keyboard(ui, st, full);
     let width = ui.available_width();
@@ -203,8 +226,9 @@ fn rows_ui(
         resp.clone()
             .on_hover_ui_at_pointer(|ui| paint::instants_tooltip(ui, &doc.trace, &near, full.0));
     } else if let Some(call) = hovered {
-        resp.clone()
-            .on_hover_ui_at_pointer(|ui| paint::call_tooltip(ui, &doc.trace, call));
+        resp.clone().on_hover_ui_at_pointer(|ui| {
+            paint::call_tooltip(ui, &doc.trace, doc.deobfuscation.as_deref(), call)
+        });
     }
     input::rows(ui, &resp, ctx, st, plot, full, hovered);
 }
@@ -241,11 +265,11 @@ mod tests {
             ev.push(a, m, t, None);
         }
         let trace = b.finish();
-        let mut st = TimelineState::default();
-        st.set_selection(&trace, Some(f));
-        assert_eq!(st.marks, vec![vec![(0, 7), (8, 9), (11, 12)]]);
-        st.set_selection(&trace, Some(g));
-        assert_eq!(st.marks, vec![vec![(1, 6), (10, 13)]]);
+        assert_eq!(
+            method_marks(&trace, Some(f)),
+            vec![vec![(0, 7), (8, 9), (11, 12)]]
+        );
+        assert_eq!(method_marks(&trace, Some(g)), vec![vec![(1, 6), (10, 13)]]);
 
         // A histogram bar's calls: only those are marked (here the f at 8..9, depth 0, index 1,
         // and the f at 11..12, depth 1 — found through the lanes, not hard-coded).
@@ -265,7 +289,9 @@ mod tests {
                 })
                 .unwrap()
         };
-        st.set_marked_calls(&trace, &[find(11), find(8)]);
-        assert_eq!(st.marks, vec![vec![(8, 9), (11, 12)]]);
+        assert_eq!(
+            call_marks(&trace, &[find(11), find(8)]),
+            vec![vec![(8, 9), (11, 12)]]
+        );
     }
 }

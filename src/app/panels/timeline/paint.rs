@@ -7,6 +7,7 @@ use super::layout::{LANE_H, Plot, ROW_H, Row};
 use super::query::{self, CallAt, RowData, RowMarks};
 use crate::app::context::PanelCtx;
 use crate::app::style::{AxisFormat, fmt_duration, fmt_ms, nice_step, text_color_on};
+use crate::mapping::Deobfuscation;
 use crate::trace::{MethodId, Trace};
 
 const INSTANT_COLOR: Color32 = Color32::from_rgb(255, 230, 80);
@@ -328,14 +329,20 @@ pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t
     }
 }
 
-/// The tooltip of a call: its method, thread, depth and times on each clock.
-pub fn call_tooltip(ui: &mut egui::Ui, trace: &Trace, (ti, d, i): CallAt) {
+/// The tooltip of a call of `trace`: its method (and the obfuscated name `deobfuscation` keeps,
+/// when a mapping renamed it), thread, depth and times on each clock.
+pub fn call_tooltip(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    deobfuscation: Option<&Deobfuscation>,
+    (ti, d, i): CallAt,
+) {
     let th = &trace.threads[ti];
     let lane = &th.lanes[d];
     let m = lane.method(i);
     let tps = trace.ticks_per_sec;
     ui.strong(trace.method_full_name(m));
-    if let Some(o) = trace.obfuscated_full_name(m) {
+    if let Some(o) = deobfuscation.and_then(|d| d.obfuscated_full_name(trace, m)) {
         ui.weak(format!("obfuscated: {o}"));
     }
     ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));

@@ -42,7 +42,7 @@ pub(crate) fn rows_data(
             if row.top + row.height < clip.top() || row.top > clip.bottom() {
                 return None;
             }
-            let marks = match st.marks.get(row.thread) {
+            let marks = match st.marks().get(row.thread) {
                 Some(calls) if selected => visible_marks(calls, &plot.view),
                 _ => Vec::new(),
             };
