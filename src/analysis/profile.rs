@@ -165,14 +165,13 @@ pub fn profiles<T>(
     let plan = plan_for(trace, clocks.len(), detail);
     match (clocks, plan.clock_walks()) {
         (&[a, b], ClockWalks::Together) => walk(trace, [a, b], &plan).map(each).into(),
-        _ => {
-            let plan = plan_for(trace, 1, detail);
-            let mut one = |clock| {
+        // A walk per clock (the plan's workers are those of one clock).
+        _ => (clocks.iter())
+            .map(|&clock| {
                 let [p] = walk(trace, [clock], &plan);
                 each(p)
-            };
-            clocks.iter().map(|&clock| one(clock)).collect()
-        }
+            })
+            .collect(),
     }
 }
 

@@ -532,20 +532,13 @@ impl<'a> Printer<'a> {
         }
         out.push_str("----------------------------------------------------\n");
         let total_calls = p.total_calls();
-        self.relatives(
-            out,
-            p.inclusive,
-            &edges.parents(),
-            total_calls,
-            false,
-            spill,
-        );
+        self.relatives(out, p.inclusive, edges.parents(), total_calls, false, spill);
         if !edges.recursive_parents().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
             self.relatives(
                 out,
                 p.inclusive,
-                &edges.recursive_parents(),
+                edges.recursive_parents(),
                 total_calls,
                 true,
                 spill,
@@ -580,17 +573,10 @@ impl<'a> Printer<'a> {
         pad(out, 6 + 1 + 6 + 1);
         push_right(out, p.top_exclusive, 9);
         out.push('\n');
-        self.relatives(out, p.inclusive, &edges.children(), 0, false, spill);
+        self.relatives(out, p.inclusive, edges.children(), 0, false, spill);
         if !edges.recursive_children().is_empty() {
             out.push_str("               +++++++++++++++++++++++++\n");
-            self.relatives(
-                out,
-                p.inclusive,
-                &edges.recursive_children(),
-                0,
-                true,
-                spill,
-            );
+            self.relatives(out, p.inclusive, edges.recursive_children(), 0, true, spill);
         }
     }
 

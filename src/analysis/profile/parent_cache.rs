@@ -13,7 +13,6 @@ const SLOTS: usize = 6;
 /// so that finding one is a few compares, not a branch per entry (which entry hits is
 /// unpredictable).
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(32))]
 struct ParentCache<const K: usize> {
     keys: [ParentKey; SLOTS],
     calls: [u32; SLOTS],
@@ -58,8 +57,8 @@ impl<const K: usize> ParentCache<K> {
     }
 }
 
-/// A method's rows on `K` clocks and its parent cache side by side: most calls update these
-/// two cache lines and nothing else. 128 bytes for one clock.
+/// A method's rows on `K` clocks and its parent cache side by side, aligned to a cache line:
+/// most calls update these two cache lines and nothing else. 128 bytes for one clock.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(super) struct CachedMethod<const K: usize> {
