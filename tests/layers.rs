@@ -65,8 +65,8 @@ const LAYERS: &[Layer] = &[
     // Pure functions of the model; their tests read generated trace files.
     layer(
         "analysis",
-        &["trace", "glob", "par", "timing"],
-        &["formats", "load", "testutil"],
+        &["trace", "mapping", "glob", "par", "timing"],
+        &["formats", "load", "report", "testutil"],
     ),
     // Text, HTML, DOT and JSON writers of the analyses (`dump` lists a file's raw records).
     layer(

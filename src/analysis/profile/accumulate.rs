@@ -5,7 +5,7 @@
 use crate::analysis::merged::MergedList;
 use crate::trace::{Clock, Lane};
 
-use super::edge_key::{EdgeKey, ParentKey, Recursion};
+use super::edge_key::{EdgeKey, ParentKey, RawEdge, Recursion, add_k};
 use super::fill::{GIVE_BACK_EDGES, fill_edges};
 use super::parent_cache::CachedMethod;
 use super::plan::{Detail, ProfilePlan};
@@ -44,18 +44,6 @@ impl<const K: usize> ClockRead<K> {
         })
     }
 }
-
-/// Adds `b` to `a`, wrapping at 2⁶⁴ as dmtracedump's unsigned sums do (only a file whose times
-/// were pushed past 2⁶⁴ in total gets there: a compensated trace counts finer ticks).
-#[inline]
-pub(super) fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x = x.wrapping_add(y);
-    }
-}
-
-/// A call edge's key, its calls and its time on each clock, as the workers sum them.
-pub(super) type RawEdge<const K: usize> = (EdgeKey, u64, [u64; K]);
 
 fn raw_key<const K: usize>(e: &RawEdge<K>) -> EdgeKey {
     e.0

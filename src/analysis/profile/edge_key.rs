@@ -132,6 +132,18 @@ impl ParentKey {
     }
 }
 
+/// Adds `b` to `a`, wrapping at 2⁶⁴ as dmtracedump's unsigned sums do (only a file whose times
+/// were pushed past 2⁶⁴ in total gets there: a compensated trace counts finer ticks).
+#[inline]
+pub(super) fn add_k<const K: usize>(a: &mut [u64; K], b: [u64; K]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = x.wrapping_add(y);
+    }
+}
+
+/// A call edge's key, its calls and its time on each clock, as the workers sum them.
+pub(super) type RawEdge<const K: usize> = (EdgeKey, u64, [u64; K]);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::trace::MethodId;
 
-use super::accumulate::{RawEdge, add_k};
+use super::edge_key::{RawEdge, add_k};
 use super::{Edge, EdgeList, EdgeLists, ListCounts, Profile};
 
 /// Raw edges read from the end of the list at a time, the rest given back (24 bytes each on

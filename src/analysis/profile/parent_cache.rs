@@ -3,8 +3,8 @@
 //! lines, and never touch the worker's list of edges.
 
 use super::MethodProfile;
-use super::accumulate::{RawEdge, add_k};
 use super::edge_key::ParentKey;
+use super::edge_key::{RawEdge, add_k};
 
 /// Parent edges cached per method: enough for the callers of most methods.
 const SLOTS: usize = 6;
