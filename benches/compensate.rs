@@ -28,7 +28,7 @@ fn main() {
         rayon::current_num_threads()
     );
     let ns = trace.source.call_overhead_ns.unwrap_or(1000);
-    let (t, compensated) = common::best_of(3, || compensate(&trace, ns, OverheadSource::Key));
+    let (t, (compensated, _)) = common::best_of(3, || compensate(&trace, ns, OverheadSource::Key));
     let s = t.as_secs_f64();
     println!(
         "compensate ({ns} ns/record)        {:>8.1} ms   {:.1} M records/s, {} MB of calls (measured {} MB)",
