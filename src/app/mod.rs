@@ -8,8 +8,8 @@
 //!   selection, clock, message queue).
 //! - [`document`]: [`Document`], a loaded trace plus what is derived from it once, with a
 //!   generation id that keys every cache.
-//! - [`tasks`]: work off the UI thread: the generic keyed [`tasks::Task`] and the file
-//!   [`tasks::LoadJob`].
+//! - [`tasks`]: work off the UI thread: [`tasks::Job`] (the one way work runs elsewhere), the
+//!   keyed [`tasks::Task`] built on it, and the file [`tasks::LoadJob`].
 //! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
 //!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
 //! - [`pipeline`]: how a tab's shown document is derived from the loaded one (mapping, then

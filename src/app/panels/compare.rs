@@ -11,7 +11,7 @@ use egui_extras::{Column, TableBuilder};
 
 use super::compare_groups::GroupsState;
 use super::method_keys::{method_in, normalized_key};
-use super::table::{SortBy, sortable_header_ui};
+use super::table::{SortBy, Titles, sortable_header_ui};
 use crate::analysis::diff::{DiffRow, MethodKey, RunTotals, Totals, TraceDiff};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{clock_name, fmt_signed_ticks, fmt_ticks};
@@ -255,12 +255,10 @@ pub fn diff_table_ui(
         .column(Column::remainder().at_least(220.0).clip(true))
         .columns(Column::auto().at_least(70.0), 6)
         .header(row_h, |mut h| {
-            let sort = SortBy {
-                column: &mut state.sort,
-                descending: &mut state.descending,
-            };
+            let sort = SortBy::new(&mut state.sort, &mut state.descending);
             // Names sort A to Z first; numbers largest first.
-            sortable_header_ui(&mut h, &COLUMNS, sort, |c| c != DiffColumn::Method);
+            let descending_first = |c| c != DiffColumn::Method;
+            sortable_header_ui(&mut h, &COLUMNS, Titles::Buttons, sort, descending_first);
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {

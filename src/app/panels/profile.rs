@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use super::table::{SortBy, sortable_header_ui};
+use super::table::{SortBy, Titles, sortable_header_ui};
 use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
@@ -527,11 +527,8 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
         .header(34.0, |mut header| {
             // The % and time columns share one sort; every column sorts largest first.
             let mut descending = !st.ascending;
-            let sort = SortBy {
-                column: &mut st.sort,
-                descending: &mut descending,
-            };
-            sortable_header_ui(&mut header, columns, sort, |_| true);
+            let sort = SortBy::new(&mut st.sort, &mut descending);
+            sortable_header_ui(&mut header, columns, Titles::Wrapped, sort, |_| true);
             st.ascending = !descending;
         })
         .body(|body| {

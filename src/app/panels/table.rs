@@ -1,4 +1,4 @@
-//! What the panels' tables share: the header row (bold titles; in a sortable table a click on a
+//! What the panels' tables share: the header row (titles; in a sortable table a click on a
 //! title sorts by its column, an arrow marks the sorted one) and the search field above a table.
 
 use eframe::egui::{self, RichText};
@@ -8,9 +8,18 @@ use egui_extras::TableRow;
 pub(crate) fn header_ui(header: &mut TableRow, titles: &[&str]) {
     for title in titles {
         header.col(|ui| {
-            title_ui(ui, title, false);
+            ui.strong(*title);
         });
     }
+}
+
+/// How the titles of a sortable header look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Titles {
+    /// Buttons (a header as tall as a row).
+    Buttons,
+    /// Bold labels wrapped to their column's width (a header two lines tall, for long titles).
+    Wrapped,
 }
 
 /// How a sortable table is sorted: by which column, and which way.
@@ -20,6 +29,12 @@ pub(crate) struct SortBy<'a, C> {
     pub descending: &'a mut bool,
 }
 
+impl<'a, C> SortBy<'a, C> {
+    pub(crate) fn new(column: &'a mut C, descending: &'a mut bool) -> Self {
+        Self { column, descending }
+    }
+}
+
 /// The header row of a sortable table: `titles` with the column each sorts by (columns may
 /// share one). The first title of the sorted column ends in an arrow: ` v` descending, ` ^`
 /// ascending. A click on a title sorts by its column: the other way when it is the sorted one,
@@ -27,6 +42,7 @@ pub(crate) struct SortBy<'a, C> {
 pub(crate) fn sortable_header_ui<C: Copy + PartialEq>(
     header: &mut TableRow,
     titles: &[(&str, C)],
+    look: Titles,
     sort: SortBy<'_, C>,
     descending_first: impl Fn(C) -> bool,
 ) {
@@ -39,7 +55,7 @@ pub(crate) fn sortable_header_ui<C: Copy + PartialEq>(
                 (true, true) => " v",
                 (true, false) => " ^",
             };
-            if title_ui(ui, &format!("{title}{arrow}"), true).clicked() {
+            if title_ui(ui, &format!("{title}{arrow}"), look).clicked() {
                 clicked = Some(column);
             }
         });
@@ -54,14 +70,17 @@ pub(crate) fn sortable_header_ui<C: Copy + PartialEq>(
     }
 }
 
-/// A column title: bold, wrapped; clickable (a pointing hand) in a sortable table.
-fn title_ui(ui: &mut egui::Ui, text: &str, sorts: bool) -> egui::Response {
-    let label = egui::Label::new(RichText::new(text).strong()).wrap();
-    if sorts {
-        ui.add(label.sense(egui::Sense::click()))
-            .on_hover_cursor(egui::CursorIcon::PointingHand)
-    } else {
-        ui.add(label)
+/// A title of a sortable header (it clicks).
+fn title_ui(ui: &mut egui::Ui, text: &str, look: Titles) -> egui::Response {
+    match look {
+        Titles::Buttons => ui.button(text),
+        Titles::Wrapped => ui
+            .add(
+                egui::Label::new(RichText::new(text).strong())
+                    .sense(egui::Sense::click())
+                    .wrap(),
+            )
+            .on_hover_cursor(egui::CursorIcon::PointingHand),
     }
 }
 

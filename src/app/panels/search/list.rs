@@ -10,7 +10,7 @@ use egui_extras::{Column, TableBuilder};
 use super::{SearchState, go_to};
 use crate::analysis::search::{HitColumn, sorted_order};
 use crate::app::context::PanelCtx;
-use crate::app::panels::table::{SortBy, sortable_header_ui};
+use crate::app::panels::table::{SortBy, Titles, sortable_header_ui};
 use crate::app::style::{fmt_count, fmt_duration};
 
 const COLUMNS: [(&str, HitColumn); 7] = [
@@ -73,11 +73,8 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
         .columns(Column::auto().at_least(64.0), 4)
         .column(Column::auto().at_least(36.0))
         .header(row_h, |mut h| {
-            let sort = SortBy {
-                column: &mut st.sort,
-                descending: &mut st.descending,
-            };
-            sortable_header_ui(&mut h, &COLUMNS, sort, |_| false);
+            let sort = SortBy::new(&mut st.sort, &mut st.descending);
+            sortable_header_ui(&mut h, &COLUMNS, Titles::Buttons, sort, |_| false);
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {
