@@ -3,9 +3,12 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::hash::BuildHasher;
 
-use super::descriptor::{map_descriptor, normalize_slashes};
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+
+use super::descriptor::{map_descriptor, normalize_slashes, push_method_descriptor};
 use super::{ClassRef, Mapping, MemberFlags, MethodRef};
 use crate::trace::{MethodId, StrId, Trace};
 
@@ -80,19 +83,36 @@ fn join_distinct<'s>(items: impl Iterator<Item = &'s str>) -> String {
 }
 
 /// The method lines of one class that share an obfuscated name, in file order, indexed by what a
-/// trace's descriptor is compared with.
+/// trace's descriptor is compared with: a line's residual signature (the descriptor in the output
+/// program: its own, or that of another line of the same original method, as R8 writes it once),
+/// else its original descriptor. Those texts are written back to back in one string, and the
+/// lines of one text are chained in file order: a class of 40 000 overloads takes a few
+/// allocations, not two per line.
 #[derive(Default)]
 struct NameGroup<'m> {
     lines: Vec<MethodRef<'m>>,
-    /// Positions in `lines` by residual signature (the descriptor in the output program), for
-    /// the lines that have one: their own, or that of another line of the same original method
-    /// (R8 writes it once, under one of the method's lines).
-    by_residual: FxHashMap<&'m str, Vec<u32>>,
-    /// Positions in `lines` by original descriptor, for the lines without a residual signature.
-    by_descriptor: FxHashMap<String, Vec<u32>>,
+    /// Each line's text, one after another (line `i` ends at `ends[i]`).
+    texts: String,
+    ends: Vec<u32>,
+    /// Whether line `i`'s text is a residual signature (else an original descriptor).
+    residual: Vec<bool>,
+    /// The first line of each distinct (kind, text).
+    first: HashTable<u32>,
+    /// The next line after line `i` with its kind and text ([`NameGroup::NONE`] at the last).
+    next: Vec<u32>,
 }
 
 impl<'m> NameGroup<'m> {
+    const NONE: u32 = u32::MAX;
+
+    fn text(&self, i: usize) -> (bool, &str) {
+        text_at(&self.texts, &self.ends, &self.residual, i)
+    }
+
+    fn hash(key: (bool, &str)) -> u64 {
+        FxBuildHasher.hash_one(key)
+    }
+
     fn index(&mut self) {
         let mut residual_of_method: FxHashMap<(&str, &str, &str), &'m str> = FxHashMap::default();
         for x in &self.lines {
@@ -102,42 +122,78 @@ impl<'m> NameGroup<'m> {
                     .or_insert(r);
             }
         }
-        for (i, x) in self.lines.iter().enumerate() {
+        for x in &self.lines {
             let method = (x.original(), x.params(), x.return_type());
             match x
                 .residual()
                 .or_else(|| residual_of_method.get(&method).copied())
             {
-                Some(r) => self.by_residual.entry(r).or_default().push(i as u32),
-                None => (self.by_descriptor.entry(x.descriptor()).or_default()).push(i as u32),
+                Some(r) => {
+                    self.texts.push_str(r);
+                    self.residual.push(true);
+                }
+                None => {
+                    push_method_descriptor(x.return_type(), x.params(), &mut self.texts);
+                    self.residual.push(false);
+                }
+            }
+            self.ends.push(self.texts.len() as u32);
+        }
+        // Chained from the last line back, so that each chain runs in file order.
+        let NameGroup {
+            lines,
+            texts,
+            ends,
+            residual,
+            first,
+            next,
+        } = self;
+        *next = vec![Self::NONE; lines.len()];
+        let text_of = |j: usize| text_at(texts, ends, residual, j);
+        for i in (0..lines.len()).rev() {
+            let key = text_of(i);
+            let h = Self::hash(key);
+            match first.find_mut(h, |&j| text_of(j as usize) == key) {
+                Some(head) => {
+                    next[i] = *head;
+                    *head = i as u32;
+                }
+                None => {
+                    first.insert_unique(h, i as u32, |&j| Self::hash(text_of(j as usize)));
+                }
             }
         }
+    }
+
+    /// The lines of `key` (kind, text), in file order.
+    fn chain(&self, key: (bool, &str)) -> impl Iterator<Item = u32> + '_ {
+        let mut at = (self
+            .first
+            .find(Self::hash(key), |&j| self.text(j as usize) == key))
+        .copied()
+        .unwrap_or(Self::NONE);
+        std::iter::from_fn(move || {
+            let line = (at != Self::NONE).then_some(at)?;
+            at = self.next[line as usize];
+            Some(line)
+        })
     }
 
     /// The lines whose residual signature is `residual`, or, without one, whose original
     /// descriptor is `descriptor`: positions in file order.
     fn matching(&self, residual: &str, descriptor: &str) -> Vec<u32> {
-        let a = self
-            .by_residual
-            .get(residual)
-            .map_or(&[][..], Vec::as_slice);
-        let b = self
-            .by_descriptor
-            .get(descriptor)
-            .map_or(&[][..], Vec::as_slice);
-        let mut merged = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            if j == b.len() || (i < a.len() && a[i] < b[j]) {
-                merged.push(a[i]);
-                i += 1;
-            } else {
-                merged.push(b[j]);
-                j += 1;
-            }
-        }
-        merged
+        let mut lines: Vec<u32> = (self.chain((true, residual)))
+            .chain(self.chain((false, descriptor)))
+            .collect();
+        lines.sort_unstable();
+        lines
     }
+}
+
+/// Text `i` of texts written back to back (see [`NameGroup`]).
+fn text_at<'t>(texts: &'t str, ends: &[u32], residual: &[bool], i: usize) -> (bool, &'t str) {
+    let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize);
+    (residual[i], &texts[start..ends[i] as usize])
 }
 
 /// Resolves methods against one mapping: [`resolve`] for many methods. A class's method lines are

@@ -31,15 +31,20 @@ pub(crate) fn push_java_type(ty: &str, out: &mut String) {
 /// `params` is the comma-separated text between the parentheses.
 pub(crate) fn method_descriptor(ret: &str, params: &str) -> String {
     let mut out = String::with_capacity(params.len() + ret.len() + 8);
+    push_method_descriptor(ret, params, &mut out);
+    out
+}
+
+/// [`method_descriptor`] appended to `out`.
+pub(crate) fn push_method_descriptor(ret: &str, params: &str, out: &mut String) {
     out.push('(');
     for p in params.split(',') {
         if !p.trim().is_empty() {
-            push_java_type(p, &mut out);
+            push_java_type(p, out);
         }
     }
     out.push(')');
-    push_java_type(ret, &mut out);
-    out
+    push_java_type(ret, out);
 }
 
 /// Rewrites every class name in the JNI descriptor `desc` through `map` (which receives and
