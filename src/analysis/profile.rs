@@ -224,7 +224,7 @@ fn sum_calls<const K: usize>(trace: &Trace, clocks: [Clock; K], plan: &ProfilePl
 /// longest traces, 8 otherwise (a profile takes 32 a method); an exclusive time equal to the
 /// inclusive one (a method that calls nothing) is not kept when at most half the methods have
 /// another, so a file of methods that call nothing takes 4 bytes a method (a million blocks of a
-/// Logger file, measured and compensated on two clocks: 23 MB, now 11).
+/// Logger file, measured and compensated on two clocks: 11 MB).
 #[derive(Clone, Debug)]
 pub struct ClockTimes {
     pub clock: Clock,

@@ -75,7 +75,7 @@ impl Row {
 
 /// The rows of a report, read with the trace and the profile they come from: the pseudo-rows,
 /// then one row per model method, whose names are ranked through the ranks of the strings
-/// (4 bytes a string; a row of its own was 20 bytes a method).
+/// (4 bytes a string, where a row of its own would take 20 bytes a method).
 #[derive(Clone)]
 struct Rows<'a> {
     trace: &'a Trace,

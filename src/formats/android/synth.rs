@@ -27,7 +27,7 @@ pub struct GenOptions {
     pub clock: ClockMode,
     /// Tracing cost per record, ns (`--overhead-ns`): each record a thread writes delays its
     /// later records by this much on both of its clocks, and the key states it. None: no cost,
-    /// and the key states 1000 (the bytes of earlier versions).
+    /// and the key states 1000 (the generator's output for a given seed does not change).
     pub overhead_ns: Option<u64>,
     /// Seed of the method table and call graph (default: `seed`): runs sharing a program seed
     /// and differing in `seed` share their methods and differ in the walk and its timing.
