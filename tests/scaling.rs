@@ -1,7 +1,8 @@
 //! Scaling: every reader, and the mapping resolver, on families of crafted inputs that grow one
 //! dimension (methods, threads, nesting depth, unmatched closers, overloads of one obfuscated
-//! name), timed at size n and 4n. The time may grow about 4x (5x allowed); a path that is
-//! quadratic in that dimension grows 16x and fails.
+//! name), timed at size n and 4n. A linear path grows about 4x (measured: 3 to 5x; tables that
+//! outgrow the caches and a loaded machine add some); a path that is quadratic in that dimension
+//! grows 16x. The bound, 8x, is between the two.
 //!
 //! Ratios, not absolute times: each size is timed as the fastest of three runs, and a family that
 //! grows too much is measured again (three times in all) before it fails, because the machine is
@@ -18,7 +19,7 @@ use tracelens::formats::Progress;
 use tracelens::mapping::{Mapping, Resolver};
 
 /// The most a family's time may grow from n to 4n.
-const MAX_GROWTH: f64 = 5.0;
+const MAX_GROWTH: f64 = 8.0;
 
 /// How often a family is measured before it fails.
 const ATTEMPTS: usize = 3;
