@@ -112,23 +112,6 @@ impl<const K: usize> MethodSums<K> {
     }
 }
 
-/// One worker's bytes a method on `clocks` clocks (1 or 2): its rows, and its parent cache
-/// or, without caches, its share of the edge list (an edge per method, which the list holds
-/// at most twice).
-pub(super) fn method_bytes(clocks: usize, detail: Detail, parent_caches: bool) -> usize {
-    let one_clock = match (detail, parent_caches) {
-        (Detail::Totals, _) => size_of::<MethodProfile>(),
-        (Detail::Edges, true) => size_of::<CachedMethod<1>>(),
-        (Detail::Edges, false) => size_of::<MethodProfile>() + 2 * size_of::<RawEdge<1>>(),
-    };
-    let two_clocks = match (detail, parent_caches) {
-        (Detail::Totals, _) => 2 * size_of::<MethodProfile>(),
-        (Detail::Edges, true) => size_of::<CachedMethod<2>>(),
-        (Detail::Edges, false) => 2 * size_of::<MethodProfile>() + 2 * size_of::<RawEdge<2>>(),
-    };
-    if clocks >= 2 { two_clocks } else { one_clock }
-}
-
 /// One worker's sums.
 pub(super) struct Acc<const K: usize> {
     sums: MethodSums<K>,

@@ -6,8 +6,9 @@
 //! per worker; on a file that names a new method every few bytes and calls each once, a second
 //! worker's sums cost more than the file and save little time.
 
-use super::accumulate::method_bytes;
-use super::edge_key::PARENT_KEY_METHODS;
+use super::MethodProfile;
+use super::edge_key::{PARENT_KEY_METHODS, RawEdge};
+use super::parent_cache::CachedMethod;
 
 /// What a profile holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +143,23 @@ fn workers(size: TraceSize, method_bytes: usize) -> usize {
         .min(WORKER_METHOD_BUDGET / per_worker)
         .min(paid)
         .max(1)
+}
+
+/// One worker's bytes a method on `clocks` clocks (1 or 2): its rows, and its parent cache
+/// or, without caches, its share of the edge list (an edge per method, which the list holds
+/// at most twice).
+fn method_bytes(clocks: usize, detail: Detail, parent_caches: bool) -> usize {
+    let one_clock = match (detail, parent_caches) {
+        (Detail::Totals, _) => size_of::<MethodProfile>(),
+        (Detail::Edges, true) => size_of::<CachedMethod<1>>(),
+        (Detail::Edges, false) => size_of::<MethodProfile>() + 2 * size_of::<RawEdge<1>>(),
+    };
+    let two_clocks = match (detail, parent_caches) {
+        (Detail::Totals, _) => 2 * size_of::<MethodProfile>(),
+        (Detail::Edges, true) => size_of::<CachedMethod<2>>(),
+        (Detail::Edges, false) => 2 * size_of::<MethodProfile>() + 2 * size_of::<RawEdge<2>>(),
+    };
+    if clocks >= 2 { two_clocks } else { one_clock }
 }
 
 #[cfg(test)]
