@@ -91,12 +91,8 @@ fn trace(methods: &[Vec<u8>]) -> Vec<u8> {
         b.extend_from_slice(m);
         b.push(b'\n');
     }
-    b.extend_from_slice(b"*end\nSLOW");
-    b.extend_from_slice(&3u16.to_le_bytes());
-    b.extend_from_slice(&32u16.to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
-    b.extend_from_slice(&10u16.to_le_bytes());
-    b.extend_from_slice(&[0; 14]);
+    b.extend_from_slice(b"*end\n");
+    b.extend_from_slice(&crate::util::v3_data_header(10));
     let mut t = 0u32;
     for i in 0..methods.len() as u32 {
         for (action, dt) in [(0, 0), (1, 10 + i)] {

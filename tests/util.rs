@@ -27,17 +27,23 @@ pub fn shared_traces_dir() -> Option<PathBuf> {
     None
 }
 
+/// The 32-byte header of a v3 `SLOW` data section whose records are `record_size` bytes.
+pub fn v3_data_header(record_size: u16) -> Vec<u8> {
+    let mut h = b"SLOW".to_vec();
+    h.extend_from_slice(&3u16.to_le_bytes());
+    h.extend_from_slice(&32u16.to_le_bytes());
+    h.extend_from_slice(&0u64.to_le_bytes());
+    h.extend_from_slice(&record_size.to_le_bytes());
+    h.extend_from_slice(&[0; 14]);
+    h
+}
+
 /// A combined v3 wall-clock trace: the key's `threads` and `methods` lines as given, then
 /// `records` of thread 1 as (method id | action, time).
 pub fn android_trace(threads: &str, methods: &str, records: &[(u32, u32)]) -> Vec<u8> {
     let key = format!("*version\n3\nclock=wall\n*threads\n{threads}*methods\n{methods}*end\n");
     let mut bytes = key.into_bytes();
-    bytes.extend_from_slice(b"SLOW");
-    bytes.extend_from_slice(&3u16.to_le_bytes());
-    bytes.extend_from_slice(&32u16.to_le_bytes());
-    bytes.extend_from_slice(&0u64.to_le_bytes());
-    bytes.extend_from_slice(&10u16.to_le_bytes());
-    bytes.extend_from_slice(&[0; 14]);
+    bytes.extend_from_slice(&v3_data_header(10));
     for &(op, time) in records {
         bytes.extend_from_slice(&1u16.to_le_bytes());
         bytes.extend_from_slice(&op.to_le_bytes());
