@@ -83,7 +83,7 @@ fn main() {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         stderr
             .lines()
-            .find_map(|l| l.strip_prefix("peak-rss-kib: "))
+            .find_map(|l| l.strip_prefix("tracelens: peak-rss-kib: "))
             .and_then(|v| v.trim().parse::<u64>().ok())
     });
     println!(

@@ -22,8 +22,10 @@ targets=("$@")
 python3 seed.py >/dev/null
 mkdir -p logs
 # Build once (NO_BUILD=1 skips it), then run the binaries: sources edited meanwhile don't
-# trigger rebuilds in the middle of a run.
-[ "${NO_BUILD:-}" = 1 ] || cargo +nightly fuzz build -O -a -s none
+# trigger rebuilds in the middle of a run. NO_GUI=1 builds without the viewer's code (egui),
+# for the readers and reports alone: much faster to build; `session` and `viewer` then skip
+# the window's parts.
+[ "${NO_BUILD:-}" = 1 ] || cargo +nightly fuzz build -O -a -s none ${NO_GUI:+--no-default-features}
 bin=target/x86_64-unknown-linux-gnu/release
 for t in "${targets[@]}"; do
   case $t in

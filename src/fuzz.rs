@@ -9,7 +9,7 @@
 use std::io;
 
 use crate::analysis::diff::TraceDiff;
-use crate::analysis::profile::{ProfileSinkFactory, profile, profile_events};
+use crate::analysis::profile::{ProfileSinkFactory, profile};
 use crate::formats::android::{self, FORMAT_TRACE};
 use crate::formats::legacy::{self, LegacyKind};
 use crate::formats::{Parsed, Progress, ReadContext, detect};
@@ -481,7 +481,7 @@ fn android_data(bytes: &[u8], ctx: &ReadContext) {
     }
     let factory = ProfileSinkFactory::new(None);
     if let Ok((b, sinks)) = android::read_pair_to_sinks(key, data, ctx, &factory) {
-        let (trace, p) = factory.finish(b, sinks);
+        let (trace, p) = factory.finish(b, Some(sinks));
         let _ = render_parts(&trace, &p, &Style::Text);
     }
 }
@@ -495,7 +495,7 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
     for clock in [None, Some(Clock::Cpu), Some(Clock::Wall)] {
         let factory = ProfileSinkFactory::new(clock);
         if let Ok(Some((b, sinks))) = android::read_to_sinks(bytes, ctx, &factory) {
-            let (trace, p) = factory.finish(b, sinks);
+            let (trace, p) = factory.finish(b, Some(sinks));
             let _ = render_parts(&trace, &p, &Style::Text);
             expected.push(p);
         }
@@ -505,10 +505,13 @@ fn profile_pipeline(bytes: &[u8], ctx: &ReadContext) {
     };
     let trace = match parsed {
         Parsed::Unfinished(b) => {
-            // Events, then lanes from a second read.
-            let (mut trace, events) = b.finish_events();
-            for clock in clocks_of(&trace) {
-                let p = profile_events(&mut trace, &events, clock);
+            // Events (one read per clock: finishing takes the builder), then lanes.
+            let clocks = clocks_of(&b.finish_events().0);
+            for clock in clocks {
+                let Ok(Parsed::Unfinished(b)) = crate::formats::read_to_builder(bytes, ctx) else {
+                    return;
+                };
+                let (trace, p) = ProfileSinkFactory::new(Some(clock)).finish(b, None);
                 let _ = render_parts(&trace, &p, &Style::Text);
                 expected.push(p);
             }

@@ -24,6 +24,6 @@ fn report_peak_rss() {
             .trim_start_matches("VmHWM:")
             .trim()
             .trim_end_matches("kB");
-        eprintln!("peak-rss-kib: {}", kib.trim());
+        eprintln!("tracelens: peak-rss-kib: {}", kib.trim());
     }
 }

@@ -33,5 +33,7 @@ pub(crate) fn mark(what: &str) {
         line.map_or("", |l| l[name.len()..].trim()).to_string()
     };
     let (rss, peak) = (field("VmRSS:"), field("VmHWM:"));
-    eprintln!("timing: {what:<28} {ms:>8.1} ms  rss {rss:>10}  peak {peak:>10}  mark {n}");
+    eprintln!(
+        "tracelens: timing: {what:<28} {ms:>8.1} ms  rss {rss:>10}  peak {peak:>10}  mark {n}"
+    );
 }

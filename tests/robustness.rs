@@ -38,7 +38,7 @@ fn read(bytes: &[u8]) {
     let factory = ProfileSinkFactory::new(None);
     match tracelens::formats::android::read_to_sinks(bytes, &ctx, &factory) {
         Ok(Some((b, sinks))) => {
-            let (trace, p) = factory.finish(b, sinks);
+            let (trace, p) = factory.finish(b, Some(sinks));
             let t = lanes.expect("the lane path reads what the sinks read");
             assert_eq!(p, profile(&t, t.primary_clock()));
             assert_eq!(trace.diagnostics, t.diagnostics);

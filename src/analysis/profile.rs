@@ -30,8 +30,9 @@
 //!
 //! [`profile`] (one clock, with callers and callees), [`profile_releasing`] (the same, releasing
 //! the calls once summed), [`profiles`] (several clocks, with the edges or the totals alone,
-//! each narrowed as it is made), and the event engine's [`profile_events`] for `tracelens
-//! profile` (whose record sinks are finished by [`ProfileSinkFactory::finish`]).
+//! each narrowed as it is made), and the event engine's [`ProfileSinkFactory::finish`] for
+//! `tracelens profile` (from the records as they are decoded, or from each thread's events,
+//! without lanes).
 //!
 //! # Files
 //!
@@ -63,7 +64,7 @@ mod units;
 use accumulate::{Acc, ClockRead, Sums};
 pub use edges::{Edge, EdgeLists, MethodEdges};
 pub(crate) use edges::{EdgeList, ListCounts};
-pub use events::{ProfileSinkFactory, ProfileSinks, profile_events};
+pub use events::{ProfileSinkFactory, ProfileSinks};
 use lane_walk::Walker;
 pub use plan::Detail;
 use plan::{ClockWalks, ProfilePlan, TraceSize};

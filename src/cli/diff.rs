@@ -107,7 +107,9 @@ pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
         if clock != a_primary {
             a_run = run(&load(a_path, mapping_a)?, clock);
         }
-        write_diff_text(&TraceDiff::new(a_run, b_run), &mut out)
+        // Names are printed in the bytes the files give them, as dmtracedump prints them.
+        let mut raw = crate::trace::raw_text::RawBytes(&mut out);
+        write_diff_text(&TraceDiff::new(a_run, b_run), &mut raw)
     };
     result.and_then(|()| out.flush()).or_else(CliError::stdout)
 }

@@ -10,6 +10,7 @@ use super::CliError;
 use crate::analysis::profile::{Detail, profiles};
 use crate::formats::Progress;
 use crate::report::graph::{DEFAULT_THRESHOLD_PCT, FirstSeen, write_dot_seen};
+use crate::trace::raw_text::RawBytes;
 
 /// Write the call graph as Graphviz DOT (dmtracedump -g); OUT ending in .png or .svg is rendered
 /// with Graphviz `dot`.
@@ -79,7 +80,8 @@ pub(crate) fn run(args: &GraphArgs) -> Result<(), CliError> {
     std::fs::File::create(&dot_path)
         .and_then(|f| {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            write_dot_seen(&trace, &p, seen, &mut w)?;
+            // Names in the bytes the file gives them, as dmtracedump writes them.
+            write_dot_seen(&trace, &p, seen, &mut RawBytes(&mut w))?;
             crate::timing::mark("graph written");
             w.flush()
         })

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{CliError, ClockOpt};
 use crate::analysis::profile::{
-    ClockTimes, Detail, ProfileSinkFactory, profile_events, profile_releasing, profiles,
+    ClockTimes, Detail, ProfileSinkFactory, profile_releasing, profiles,
 };
 use crate::analysis::transform::Transform;
 use crate::formats::{Parsed, Progress};
@@ -140,8 +140,8 @@ pub(crate) fn report_diagnostics(path: &std::path::Path, trace: &Trace) {
 pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     crate::timing::mark("start");
     // A whole-trace profile of an Android trace needs no lanes: it is computed while the records
-    // are decoded (`ProfileSinks`; other layouts from the collected events, `profile_events`;
-    // both give the lane engine's numbers). Everything else (a range, compensation, transforms)
+    // are decoded (`ProfileSinks`; other layouts from the collected events; both give the lane
+    // engine's numbers). Everything else (a range, compensation, transforms)
     // goes through the finished trace.
     let whole = args.range.is_none() && !args.compensate.on() && args.transforms.is_empty();
     let progress = Progress::default();
@@ -156,17 +156,17 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
         }
     });
     let (mut mapping, streamed) = (mapping?, streamed?);
-    let (mut trace, mut ready, events) = match streamed {
+    let (mut trace, mut ready) = match streamed {
         Some((b, sinks)) => {
-            let (trace, p) = factory.finish(b, sinks);
-            (trace, Some(p), None)
+            let (trace, p) = factory.finish(b, Some(sinks));
+            (trace, Some(p))
         }
         None => match crate::load::load_parsed(&args.file, &progress)? {
             Parsed::Unfinished(b) if whole => {
-                let (trace, events) = b.finish_events();
-                (trace, None, Some(events))
+                let (trace, p) = factory.finish(b, None);
+                (trace, Some(p))
             }
-            other => (other.finish(), None, None),
+            other => (other.finish(), None),
         },
     };
     crate::timing::mark("loaded");
@@ -197,10 +197,9 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<(), CliError> {
     }
     let mut measured = None;
     let mut compensation = None;
-    let mut p = match (ready.take(), events) {
-        (Some(p), _) => p,
-        (None, Some(events)) => profile_events(&mut trace, &events, clock),
-        (None, None) => {
+    let mut p = match ready.take() {
+        Some(p) => p,
+        None => {
             // Transforms name methods as the user reads them: after the mapping. Compensation
             // goes first (it counts the file's records), then the range, then the transforms.
             super::mapping::apply_mapping(&mut trace, mapping.as_ref(), &args.file);

@@ -91,12 +91,12 @@ pub(crate) fn dump_mapped(
             )
         }
         Detected::AndroidStreaming { .. } => {
-            let scan = streaming::scan(bytes, |_| {}, None)?;
+            let scan = streaming::scan(bytes, |_, _| {}, None)?;
             let threads = scan.united_threads();
             let methods = scan.united_methods();
             let mut p = Printer::new(scan.key_version(), &threads, &methods, mapping, out)?;
             p.trace_line()?;
-            streaming::scan(bytes, |r| p.record(r), None)?;
+            streaming::scan(bytes, |_, r| p.record(r), None)?;
             p.finish()?;
             Ok(Vec::new())
         }

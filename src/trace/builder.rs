@@ -57,7 +57,7 @@ impl Times {
 
 /// Reads a [`Times`] column in order: unwraps 32-bit wraparound and clamps times that run
 /// backwards (which would otherwise make negative durations) to the previous time. The lane
-/// builder and the event-walking profile ([`crate::analysis::profile::profile_events`]) both read
+/// builder and the event-walking profile ([`crate::analysis::profile::ProfileSinkFactory::finish`]) both read
 /// times through it, so they see the same times.
 #[derive(Debug, Default)]
 pub(crate) struct TimeReader {
@@ -404,7 +404,7 @@ impl Builder {
     }
 
     /// The trace without calls, and every thread's events, for consumers that need no lanes
-    /// ([`crate::analysis::profile::profile_events`] profiles straight from the events). Threads
+    /// ([`crate::analysis::profile::ProfileSinkFactory::finish`] profiles straight from the events). Threads
     /// carry their id, name and event count; their time ranges and the diagnostics about their
     /// events are left to that consumer.
     pub fn finish_events(self) -> (Trace, Vec<ThreadEvents>) {

@@ -1,5 +1,5 @@
 //! The nesting rules, shared by lane building ([`super::Builder::finish`]) and the event profile
-//! ([`crate::analysis::profile::profile_events`]) so both read an event stream the same way
+//! ([`crate::analysis::profile::ProfileSinkFactory::finish`]) so both read an event stream the same way
 //! (DESIGN.md "Timeline nesting", as perflib):
 //! - an exit with an empty stack is *unmatched*: the entry happened before tracing started (the
 //!   builder makes a call from the thread's first time, flag `synthesized_entry`);

@@ -78,6 +78,24 @@ pub fn to_bytes(text: &str) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// A writer that writes text made by [`from_bytes`] as the bytes it was read from: each write
+/// is taken as whole UTF-8 text (as `write!` hands over its pieces) and written through
+/// [`to_bytes`]; bytes that are not UTF-8 pass unchanged.
+pub struct RawBytes<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for RawBytes<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) => self.0.write_all(&to_bytes(text)).map(|()| buf.len()),
+            Err(_) => self.0.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +134,14 @@ mod tests {
         ));
         assert!(matches!(to_bytes("a/B.run ()V"), Cow::Borrowed(_)));
         assert!(matches!(from_bytes(b"\xff"), Cow::Owned(_)));
+    }
+
+    #[test]
+    fn raw_bytes_writes_escapes_as_their_bytes() {
+        use std::io::Write;
+        let name = from_bytes(b"caf\xe9.run");
+        let mut out = RawBytes(Vec::new());
+        write!(out, "<{name}> {}", 7).unwrap();
+        assert_eq!(out.0, b"<caf\xe9.run> 7");
     }
 }

@@ -1,8 +1,8 @@
 //! The profile straight from each thread's events, without building lanes: what
-//! `tracelens profile` runs. Two ways in, one walk:
-//! - [`profile_events`]: from the events a reader collected ([`crate::trace::Builder::finish_events`]);
+//! `tracelens profile` runs, finished by [`ProfileSinkFactory::finish`]. Two ways in, one walk:
+//! - `profile_events`: from the events a reader collected ([`crate::trace::Builder::finish_events`]);
 //! - [`ProfileSinks`]: from the records while they are decoded, storing none of them (Android
-//!   data sections; see [`crate::trace::SinkFactory`]), finished by [`ProfileSinkFactory::finish`].
+//!   data sections; see [`crate::trace::SinkFactory`]).
 //!
 //! The numbers, the threads' time ranges and the diagnostics are those of [`super::profile`] on
 //! the finished trace (tested against it on random streams with every kind of damage).
@@ -39,7 +39,7 @@ pub use sinks::{ProfileSinkFactory, ProfileSinks};
 /// Profiles `trace` (made by [`crate::trace::Builder::finish_events`]) from its threads' `events`
 /// on `clock`, and fills in what lane building would have: the threads' time ranges and the
 /// diagnostics about their event streams. `events[i]` belongs to `trace.threads[i]`.
-pub fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) -> Profile {
+fn profile_events(trace: &mut Trace, events: &[ThreadEvents], clock: Clock) -> Profile {
     let method_count = trace.methods.len();
     let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();
     let items: Vec<(usize, &ThreadEvents)> = events.iter().enumerate().collect();

@@ -327,6 +327,8 @@ mod decode;
 mod sinks;
 mod wraps;
 
+pub(super) use wraps::time_wrap;
+
 use counting::{
     ChunkCount, ThreadCounts, Unknown, count_section, sum_unknown, unknown_and_invalid,
 };

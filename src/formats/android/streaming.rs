@@ -12,10 +12,13 @@
 //! packets, then those only in the summary. Decoded sequentially (the packets make the record
 //! boundaries data-dependent).
 
-use super::data::{DataHeader, RawRecord, decode_record};
+use rustc_hash::FxHashMap;
+
+use super::data::{DataHeader, RawRecord, decode_record, time_wrap};
 use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
 use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
 use crate::formats::{FormatError, ReadContext, cancelled};
+use crate::trace::builder::TimeReader;
 use crate::trace::{
     Builder, ClockMode, Diagnostic, Diagnostics, Location, Severity, ThreadId, Times,
 };
@@ -81,12 +84,13 @@ fn le16(b: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([b[i], b[i + 1]])
 }
 
-/// Walks a streaming file, calling `on_record` for every record in file order. With a `ctx`,
+/// Walks a streaming file, calling `on_record` with every record and its byte offset, in file
+/// order. With a `ctx`,
 /// the input behind the walk is given back to it (see [`ReadContext::done_with`]): the method
 /// and thread lines are kept as pieces of the input, and read again when the model is made.
 pub(crate) fn scan<'a>(
     bytes: &'a [u8],
-    mut on_record: impl FnMut(RawRecord),
+    mut on_record: impl FnMut(usize, RawRecord),
     ctx: Option<&ReadContext>,
 ) -> Result<StreamScan<'a>, FormatError> {
     let header = DataHeader::parse(bytes, 0).map_err(|mut e| {
@@ -138,7 +142,7 @@ pub(crate) fn scan<'a>(
                 s.diagnostics.push(truncated("record", pos));
                 break;
             }
-            on_record(decode_record(&rest[..rs], 2, has_t2));
+            on_record(pos, decode_record(&rest[..rs], 2, has_t2));
             s.record_count += 1;
             pos += rs;
             continue;
@@ -249,7 +253,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
     let mut cancelled_at = false;
     let mut since_check = 0u32;
     // The global clock rebuilt from file order, used when the trace turns out thread-CPU only.
-    let mut on_record = |r: RawRecord| {
+    let mut on_record = |_, r: RawRecord| {
         since_check += 1;
         if since_check == 1 << 16 {
             since_check = 0;
@@ -311,6 +315,8 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         ));
     }
 
+    say_where_times_wrap(&mut b, bytes, &locals, clock, scan.header.record_size);
+
     let threads = scan.united_threads();
     let methods = scan.united_methods();
     let mut tables = Tables::from_key(&mut b, &threads, &methods, |lookup| {
@@ -366,4 +372,61 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         }
     }
     Ok(b)
+}
+
+/// Says where each thread's times first wrap past 2^32 µs on each clock the model reads as
+/// wrapping (see `data/wraps.rs`: in a short trace such a fall is a damaged time stamp). The
+/// wraps are found in the threads' columns; only when there is one is the file walked again for
+/// the records' offsets.
+fn say_where_times_wrap(
+    b: &mut Builder,
+    bytes: &[u8],
+    locals: &[Local],
+    clock: ClockMode,
+    record_size: u16,
+) {
+    let columns: &[(&str, fn(&Local) -> &[u32])] = match clock {
+        ClockMode::Dual => &[("thread-CPU", |l| &l.t1), ("wall-clock", |l| &l.t2)],
+        ClockMode::Wall => &[("wall-clock", |l| &l.t1)],
+        ClockMode::ThreadCpu => &[("thread-CPU", |l| &l.t1)],
+    };
+    // (tid, the thread's record index, clock name, time before, raw time after)
+    let mut wraps: Vec<(u16, usize, &str, u64, u32)> = Vec::new();
+    for l in locals {
+        for (name, column) in columns {
+            let mut reader = TimeReader::default();
+            for (i, &raw) in column(l).iter().enumerate() {
+                let before = reader.last();
+                if reader.next_u32(raw) >> 32 != before >> 32 {
+                    wraps.push((l.tid, i, name, before & 0xFFFF_FFFF, raw));
+                    break;
+                }
+            }
+        }
+    }
+    if wraps.is_empty() {
+        return;
+    }
+    let mut seen: FxHashMap<u16, usize> = FxHashMap::default();
+    let mut offsets: FxHashMap<(u16, usize), usize> =
+        wraps.iter().map(|&(tid, i, ..)| ((tid, i), 0)).collect();
+    let _ = scan(
+        bytes,
+        |pos, r| {
+            if r.op & 3 == 3 {
+                return;
+            }
+            let n = seen.entry(r.tid).or_default();
+            if let Some(at) = offsets.get_mut(&(r.tid, *n)) {
+                *at = pos;
+            }
+            *n += 1;
+        },
+        None,
+    );
+    for (tid, i, name, before, raw) in wraps {
+        let at = offsets.get(&(tid, i)).copied().unwrap_or(0);
+        let record = bytes.get(at..at + usize::from(record_size)).unwrap_or(&[]);
+        b.diag(time_wrap(tid, name, before, raw, at as u64, record));
+    }
 }

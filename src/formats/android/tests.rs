@@ -388,3 +388,48 @@ fn the_method_lookup_keeps_each_ids_first_line() {
         }
     }
 }
+
+/// A streaming trace's times that fall by more than 2^31 are read as a wrap and said, each
+/// thread's first on each clock, with the record and its offset (as in the other layouts).
+#[test]
+fn a_wrap_in_a_streaming_trace_is_said() {
+    for clock in [ClockMode::Wall, ClockMode::Dual] {
+        let mut s = spec(Layout::Streaming, clock);
+        let e = |tid, m: u32, action, t1, t2| Event {
+            tid,
+            method_id: m << 2,
+            action,
+            time1: t1,
+            time2: t2,
+        };
+        s.events = vec![
+            e(1, 0, Action::Enter, 10, 10),
+            e(7, 1, Action::Enter, 11, 11),
+            e(1, 1, Action::Enter, 0xFFFF_FFFE, 0xFFFF_FFFE),
+            e(1, 1, Action::Exit, 30, 30),
+            e(1, 0, Action::Exit, 35, 35),
+            e(7, 1, Action::Exit, 40, 40),
+        ];
+        let bytes = write_trace(&s);
+        let p = Progress::default();
+        let trace = read(&bytes, &ctx(&p)).expect("reads").finish();
+        let wraps: Vec<_> = (trace.diagnostics.iter())
+            .filter(|d| d.code == "time-wrap")
+            .collect();
+        let clocks = if clock == ClockMode::Dual { 2 } else { 1 };
+        assert_eq!(wraps.len(), clocks, "{clock:?}: {wraps:?}");
+        for w in &wraps {
+            assert!(
+                w.message.starts_with("thread 1: ") && w.message.contains("from 4294967294 to 30"),
+                "{w:?}"
+            );
+            // The record at that offset is the one with time 30 (thread 1, method 1, exit).
+            let crate::trace::Location::Offset(at) = w.location else {
+                panic!("{w:?}")
+            };
+            let record = &bytes[at as usize..];
+            assert_eq!(&record[..2], &1u16.to_le_bytes(), "{w:?}");
+            assert_eq!(&record[6..10], &30u32.to_le_bytes(), "{w:?}");
+        }
+    }
+}

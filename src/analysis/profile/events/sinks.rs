@@ -236,11 +236,21 @@ impl ProfileSinks {
 }
 
 impl ProfileSinkFactory {
-    /// Finishes a profile made by the [`ProfileSinks`] this factory made while `b` was read:
-    /// the trace (no calls; threads with their event counts and time ranges, except the rebuilt
-    /// axis of thread-CPU traces, which is not computed) and the profile. The factory's clock
-    /// must be one the trace has.
-    pub fn finish(&self, b: Builder, sinks: Vec<ProfileSinks>) -> (Trace, Profile) {
+    /// Finishes the profile of what a reader collected into `b` without lanes: the trace (no
+    /// calls; threads with their event counts and time ranges, except the rebuilt axis of
+    /// thread-CPU traces, which is not computed) and the profile on the factory's clock, or on
+    /// the trace's primary clock when the factory names none.
+    ///
+    /// `sinks` are the [`ProfileSinks`] this factory made while `b` was read (Android data
+    /// sections); `None` when the reader collected each thread's events instead (streaming
+    /// traces, the legacy formats), which are then walked here.
+    pub fn finish(&self, b: Builder, sinks: Option<Vec<ProfileSinks>>) -> (Trace, Profile) {
+        let Some(sinks) = sinks else {
+            let (mut trace, events) = b.finish_events();
+            let clock = self.clock_for(trace.clock);
+            let p = super::profile_events(&mut trace, &events, clock);
+            return (trace, p);
+        };
         let mut trace = b.finish_without_calls();
         let clock = self.clock_for(trace.clock);
         let raw_ids: Vec<u64> = trace.threads.iter().map(|t| t.raw_id).collect();

@@ -336,7 +336,7 @@ fn sinks_agree_with_lanes(
         several.clone().any(|s| s.has_sparse_tables()),
         several.clone().any(|s| s.shared.is_some()),
     );
-    let (trace, got) = factory.finish(b, sinks);
+    let (trace, got) = factory.finish(b, Some(sinks));
     assert_eq!(got, expected, "{what}");
     assert_eq!(trace.diagnostics, finished.diagnostics, "{what}");
     assert_eq!(trace.methods.len(), finished.methods.len(), "{what}");
@@ -466,7 +466,7 @@ fn sinks_read_key_and_data_pairs() {
     let clock = finished.primary_clock();
     let factory = ProfileSinkFactory::new(None);
     let (b, sinks) = android::read_pair_to_sinks(&key, &data, &ctx, &factory).expect("pair");
-    let (trace, got) = factory.finish(b, sinks);
+    let (trace, got) = factory.finish(b, Some(sinks));
     assert_eq!(got, profile(&finished, clock));
     assert_eq!(trace.diagnostics, finished.diagnostics);
     assert!(got.methods.iter().any(|m| m.calls > 0));

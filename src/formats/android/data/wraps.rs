@@ -91,22 +91,32 @@ pub(super) fn say_where_times_wrap(
                 continue;
             }
             *said = true;
-            let at = Location::Offset(area_offset + (i * rs) as u64);
+            let at = area_offset + (i * rs) as u64;
             b.diag_lazy("time-wrap", || {
-                Diagnostic::warning(
-                    "time-wrap",
-                    at,
-                    format!(
-                        "thread {}: the {} time falls from {} to {raw} µs, read as a wrap past 2^32 µs (71.6 minutes): the thread's later times are 71.6 minutes later; in a shorter trace this is a damaged time stamp",
-                        rec.tid,
-                        name(clock),
-                        before & 0xFFFF_FFFF,
-                    ),
-                )
-                .with_raw(hex(r))
+                time_wrap(rec.tid, name(clock), before & 0xFFFF_FFFF, raw, at, r)
             });
         }
     }
+}
+
+/// The warning for a thread's time on `clock` falling from `before` to `raw` at the record
+/// `record` (at byte `at`), read as a wrap past 2^32 µs.
+pub(in crate::formats::android) fn time_wrap(
+    tid: u16,
+    clock: &str,
+    before: u64,
+    raw: u32,
+    at: u64,
+    record: &[u8],
+) -> Diagnostic {
+    Diagnostic::warning(
+        "time-wrap",
+        Location::Offset(at),
+        format!(
+            "thread {tid}: the {clock} time falls from {before} to {raw} µs, read as a wrap past 2^32 µs (71.6 minutes): the thread's later times are 71.6 minutes later; in a shorter trace this is a damaged time stamp",
+        ),
+    )
+    .with_raw(hex(record))
 }
 
 /// A record's bytes in hex, `02 00 04 00 …`.

@@ -9,15 +9,10 @@
 //! Times are milliseconds (`ticks_per_sec = 1000`), wall clock.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
-
-use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::{decode_input, lines_once};
 use crate::formats::{FormatError, Parsed, ReadContext};
 use crate::trace::builder::ThreadCap;
-use crate::trace::packed_range;
 use crate::trace::{
     Action, Builder, ClockMode, Diagnostic, Location, MethodId, Severity, StartStatedBy, StartTime,
     ThreadId,
@@ -25,156 +20,12 @@ use crate::trace::{
 
 const FORMAT: &str = "rtl-logfile";
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Kind {
-    Physical,
-    Logical,
-}
+mod record;
+mod scopes;
 
-/// The methods by (kind, scope as written), method `m` made from the `m`th scope: the scopes
-/// back to back and a table of method ids, ≈ the scope's bytes + 20 where a map keyed by owned
-/// strings took ≈ 110 (a file may name a new scope every few bytes).
-#[derive(Default)]
-struct Scopes {
-    table: HashTable<MethodId>,
-    text: String,
-    ends: Vec<usize>,
-    kinds: Vec<Kind>,
-}
-
-impl Scopes {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn scope(&self, m: MethodId) -> (Kind, &str) {
-        (
-            self.kinds[m.index()],
-            nth(&self.text, &self.ends, m.index()),
-        )
-    }
-
-    fn hash(kind: Kind, scope: &str) -> u64 {
-        FxBuildHasher.hash_one((kind, scope))
-    }
-
-    fn get(&self, kind: Kind, scope: &str) -> Option<MethodId> {
-        let same = |&m: &MethodId| self.scope(m) == (kind, scope);
-        self.table.find(Self::hash(kind, scope), same).copied()
-    }
-
-    /// Records `m`, the method just made for the next scope.
-    fn insert(&mut self, kind: Kind, scope: &str, m: MethodId) {
-        debug_assert_eq!(m.index(), self.len());
-        self.text.push_str(scope);
-        self.ends.push(self.text.len());
-        self.kinds.push(kind);
-        let (text, ends, kinds) = (&self.text, &self.ends, &self.kinds);
-        self.table.insert_unique(Self::hash(kind, scope), m, |&m| {
-            Self::hash(kinds[m.index()], nth(text, ends, m.index()))
-        });
-    }
-}
-
-/// The `i`th of strings written back to back into `text`, each ending at `ends[i]`.
-fn nth<'a>(text: &'a str, ends: &[usize], i: usize) -> &'a str {
-    &text[packed_range(ends, i)]
-}
-
-/// How many of the innermost open logical scopes a logical `}` that names none exactly is
-/// matched against by prefix (legacy.md §1.6): real logs nest a few; a file that nests
-/// thousands and closes them with labels matching none would otherwise make every closer look at
-/// every open scope.
-const LOGICAL_PREFIX_SCAN: usize = 64;
-
-/// One open scope: its method, and the position of the next open scope of the same method
-/// below it ([`ScopeStack::NONE`] when there is none).
-#[derive(Clone, Copy)]
-struct OpenScope {
-    method: MethodId,
-    below_same: u32,
-}
-
-/// The scopes open on one thread, innermost last, indexed so that every closer and message
-/// costs about the same however deep the stack is: the innermost open scope of each method,
-/// the positions of the logical scopes, and how many open physical scopes have each byte length
-/// (a message's scope prefix is looked up only at lengths that some open scope has).
-#[derive(Default)]
-struct ScopeStack {
-    open: Vec<OpenScope>,
-    innermost: FxHashMap<MethodId, u32>,
-    logical: Vec<u32>,
-    physical_lengths: FxHashMap<usize, u32>,
-}
-
-impl ScopeStack {
-    const NONE: u32 = u32::MAX;
-
-    fn len(&self) -> usize {
-        self.open.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.open.is_empty()
-    }
-
-    /// The open methods, outermost first.
-    fn methods(&self) -> impl DoubleEndedIterator<Item = MethodId> + '_ {
-        self.open.iter().map(|o| o.method)
-    }
-
-    fn method(&self, pos: usize) -> MethodId {
-        self.open[pos].method
-    }
-
-    fn push(&mut self, method: MethodId, kind: Kind, scope_len: usize) {
-        let pos = self.open.len() as u32;
-        let below_same = self.innermost.insert(method, pos).unwrap_or(Self::NONE);
-        self.open.push(OpenScope { method, below_same });
-        match kind {
-            Kind::Logical => self.logical.push(pos),
-            Kind::Physical => *self.physical_lengths.entry(scope_len).or_default() += 1,
-        }
-    }
-
-    /// Closes the scopes from position `pos` up; returns their methods, outermost first.
-    fn close_from(&mut self, pos: usize, scopes: &Scopes) -> Vec<MethodId> {
-        let closed: Vec<OpenScope> = self.open.drain(pos..).collect();
-        for o in closed.iter().rev() {
-            match o.below_same {
-                Self::NONE => self.innermost.remove(&o.method),
-                below => self.innermost.insert(o.method, below),
-            };
-            let (kind, scope) = scopes.scope(o.method);
-            if kind == Kind::Physical
-                && let Some(n) = self.physical_lengths.get_mut(&scope.len())
-            {
-                *n -= 1;
-                if *n == 0 {
-                    self.physical_lengths.remove(&scope.len());
-                }
-            }
-        }
-        while self.logical.last().is_some_and(|&p| p as usize >= pos) {
-            self.logical.pop();
-        }
-        closed.into_iter().map(|o| o.method).collect()
-    }
-
-    /// The position of the innermost open scope of `method`.
-    fn innermost_of(&self, method: MethodId) -> Option<usize> {
-        self.innermost.get(&method).map(|&p| p as usize)
-    }
-
-    /// The positions of the open logical scopes, innermost first.
-    fn logical_innermost_first(&self) -> impl Iterator<Item = usize> + '_ {
-        self.logical.iter().rev().map(|&p| p as usize)
-    }
-
-    fn has_physical_of_length(&self, len: usize) -> bool {
-        self.physical_lengths.contains_key(&len)
-    }
-}
+pub(crate) use record::parse_scope;
+use record::{Rec, find_embedded, parse_record, strip_logbridge};
+use scopes::{Kind, LOGICAL_PREFIX_SCAN, ScopeStack, Scopes};
 
 struct ThreadState {
     id: ThreadId,
@@ -182,83 +33,6 @@ struct ThreadState {
     last_ms: u64,
     wrap_add: u64,
     any: bool,
-}
-
-/// One parsed record `TIME TID <c> body`.
-struct Rec<'a> {
-    time: u64,
-    tid: u64,
-    kind: u8,
-    body: &'a str,
-}
-
-fn parse_record(line: &str) -> Option<Rec<'_>> {
-    let sp = line.find(' ')?;
-    let t = &line[..sp];
-    if t.len() < 6 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let rest = &line[sp + 1..];
-    let sp2 = rest.find(' ')?;
-    let tid = &rest[..sp2];
-    if tid.is_empty() || !tid.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let body = &rest[sp2 + 1..];
-    let kind = *body.as_bytes().first()?;
-    if !matches!(kind, b'{' | b'}' | b'|') {
-        return None;
-    }
-    let after = &body[1..];
-    if !(after.is_empty() || after.starts_with(' ')) {
-        return None;
-    }
-    Some(Rec {
-        time: t.parse().ok()?,
-        tid: tid.parse().ok()?,
-        kind,
-        body: after.strip_prefix(' ').unwrap_or(after),
-    })
-}
-
-/// Finds an embedded record start (R5/R13) in `line` at or after byte `from`.
-fn find_embedded(line: &str, from: usize) -> Option<usize> {
-    let b = line.as_bytes();
-    let mut i = from;
-    while i < b.len() {
-        if b[i].is_ascii_digit()
-            && (i == 0 || !b[i - 1].is_ascii_digit())
-            && parse_record(&line[i..]).is_some()
-        {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// `module (author) func` → (module, author, func).
-pub(crate) fn parse_scope(scope: &str) -> Option<(&str, &str, &str)> {
-    let sp = scope.find(' ')?;
-    let module = &scope[..sp];
-    let rest = scope[sp + 1..].strip_prefix('(')?;
-    let close = rest.find(')')?;
-    let author = &rest[..close];
-    let func = rest[close + 1..].strip_prefix(' ')?;
-    if module.is_empty() || func.is_empty() {
-        return None;
-    }
-    Some((module, author, func))
-}
-
-/// Strips a LogBridge suffix (R7) from a `}` scope; returns (scope, suffix).
-fn strip_logbridge(s: &str) -> (&str, Option<&str>) {
-    for pat in [" return : ", " excption occured : "] {
-        if let Some(i) = s.find(pat) {
-            return (&s[..i], Some(&s[i + 1..]));
-        }
-    }
-    (s, None)
 }
 
 struct Reader {
