@@ -385,17 +385,19 @@ fn say_where_times_wrap(
     clock: ClockMode,
     record_size: u16,
 ) {
-    let columns: &[(&str, fn(&Local) -> &[u32])] = match clock {
-        ClockMode::Dual => &[("thread-CPU", |l| &l.t1), ("wall-clock", |l| &l.t2)],
-        ClockMode::Wall => &[("wall-clock", |l| &l.t1)],
-        ClockMode::ThreadCpu => &[("thread-CPU", |l| &l.t1)],
+    // Each clock read as wrapping: its name, and whether it is the records' second time.
+    let columns: &[(&str, bool)] = match clock {
+        ClockMode::Dual => &[("thread-CPU", false), ("wall-clock", true)],
+        ClockMode::Wall => &[("wall-clock", false)],
+        ClockMode::ThreadCpu => &[("thread-CPU", false)],
     };
     // (tid, the thread's record index, clock name, time before, raw time after)
     let mut wraps: Vec<(u16, usize, &str, u64, u32)> = Vec::new();
     for l in locals {
-        for (name, column) in columns {
+        for &(name, second) in columns {
+            let column = if second { &l.t2 } else { &l.t1 };
             let mut reader = TimeReader::default();
-            for (i, &raw) in column(l).iter().enumerate() {
+            for (i, &raw) in column.iter().enumerate() {
                 let before = reader.last();
                 if reader.next_u32(raw) >> 32 != before >> 32 {
                     wraps.push((l.tid, i, name, before & 0xFFFF_FFFF, raw));
