@@ -44,6 +44,9 @@ mod compare_groups_gui;
 /// View > Compensate tracing overhead: true times shown, marked, and back.
 #[cfg(feature = "gui")]
 mod compensate_gui;
+/// Daily use: theme and zoom kept between runs, egui's scroll state not.
+#[cfg(feature = "gui")]
+mod daily_gui;
 /// `--install-desktop` / `--uninstall-desktop`.
 #[cfg(feature = "gui")]
 mod desktop;

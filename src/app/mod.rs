@@ -21,7 +21,8 @@
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
 //!
-//! [`Settings`] are persisted (eframe storage); everything else is runtime state. Files load on
+//! [`Settings`] (recent files, theme, zoom) are persisted (eframe storage) with the window's size;
+//! everything else, egui's scroll offsets included, is runtime state. Files load on
 //! the rayon pool and the UI thread only polls.
 
 pub mod compensation;
@@ -45,7 +46,7 @@ use eframe::egui;
 pub use context::{Msg, PanelCtx};
 pub use document::Document;
 pub use platform::{DialogRequest, FilePicker, Purpose};
-pub use shell::{Settings, Tab, TabState, TraceLensApp, ViewState};
+pub use shell::{Settings, Tab, TabState, Theme, TraceLensApp, ViewState};
 
 /// Starts the native window and runs it until it closes.
 pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
@@ -89,6 +90,13 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
 impl eframe::App for TraceLensApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         TraceLensApp::ui(self, ui);
+    }
+
+    /// egui's memory (scroll offsets, open headers, the zoom) is not kept: a new run starts every
+    /// table at its top. What a user means to keep is in [`Settings`] (the window's size is kept
+    /// by eframe).
+    fn persist_egui_memory(&self) -> bool {
+        false
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -11,7 +11,10 @@ use crate::report::export::ExportFormat;
 use crate::trace::{Clock, Trace};
 
 /// The File > Export entries, in order, with their labels.
-pub(crate) const EXPORT_ENTRIES: [(ExportFormat, &str); 3] = [
+pub(crate) const EXPORT_ENTRIES: [(ExportFormat, &str); 6] = [
+    (ExportFormat::ProfileText, "Profile as dmtracedump text…"),
+    (ExportFormat::ProfileHtml, "Profile as HTML…"),
+    (ExportFormat::ProfileCsv, "Profile as CSV…"),
     (ExportFormat::Speedscope, "Speedscope JSON…"),
     (ExportFormat::Chrome, "Chrome trace JSON (Perfetto)…"),
     (ExportFormat::Collapsed, "Collapsed stacks (flamegraph)…"),
@@ -23,6 +26,9 @@ pub(crate) fn export_names(format: ExportFormat) -> (&'static str, &'static str)
         ExportFormat::Speedscope => ("speedscope.json", "speedscope"),
         ExportFormat::Chrome => ("chrome.json", "Chrome trace"),
         ExportFormat::Collapsed => ("folded", "collapsed stacks"),
+        ExportFormat::ProfileText => ("profile.txt", "the profile (text)"),
+        ExportFormat::ProfileHtml => ("profile.html", "the profile (HTML)"),
+        ExportFormat::ProfileCsv => ("profile.csv", "the profile (CSV)"),
     }
 }
 

@@ -35,11 +35,53 @@ pub(crate) const SETTINGS_KEY: &str = "tracelens-settings";
 const MAX_RECENT: usize = 10;
 
 /// Persisted across runs (eframe storage).
-#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub recent_files: Vec<PathBuf>,
+    pub theme: Theme,
+    /// egui's zoom factor (View > Zoom, Ctrl+= / Ctrl+- / Ctrl+0); 1 is unscaled.
+    pub zoom: f32,
 }
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            recent_files: Vec::new(),
+            theme: Theme::System,
+            zoom: 1.0,
+        }
+    }
+}
+
+/// The colours the window uses (View > Theme).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Theme {
+    Dark,
+    Light,
+    /// The system's light or dark preference, as the platform reports it.
+    #[default]
+    System,
+}
+
+impl Theme {
+    pub const ALL: [(Theme, &'static str); 3] = [
+        (Theme::Dark, "Dark"),
+        (Theme::Light, "Light"),
+        (Theme::System, "Follow the system"),
+    ];
+
+    fn preference(self) -> egui::ThemePreference {
+        match self {
+            Theme::Dark => egui::ThemePreference::Dark,
+            Theme::Light => egui::ThemePreference::Light,
+            Theme::System => egui::ThemePreference::System,
+        }
+    }
+}
+
+/// The zoom factors View > Zoom keeps between (egui's own keyboard zoom keeps to these too).
+const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.5..=3.0;
 
 impl Settings {
     fn remember(&mut self, path: &Path) {
@@ -181,6 +223,7 @@ impl TraceLensApp {
             },
             prompt: None,
         };
+        app.apply_appearance(ctx);
         if files.is_empty() {
             let job = LoadJob::spawn_bytes(
                 crate::SAMPLE_TRACE_NAME.into(),
@@ -193,6 +236,27 @@ impl TraceLensApp {
             app.open_path(f.clone(), ctx);
         }
         app
+    }
+
+    /// Applies the persisted theme and zoom to `ctx`.
+    pub(crate) fn apply_appearance(&mut self, ctx: &egui::Context) {
+        ctx.set_theme(self.settings.theme.preference());
+        let zoom = self.settings.zoom;
+        let zoom = if zoom.is_finite() { zoom } else { 1.0 };
+        self.settings.zoom = zoom.clamp(*ZOOM_RANGE.start(), *ZOOM_RANGE.end());
+        ctx.set_zoom_factor(self.settings.zoom);
+    }
+
+    /// Sets the theme (View > Theme) and keeps it for the next run.
+    pub fn set_theme(&mut self, theme: Theme, ctx: &egui::Context) {
+        self.settings.theme = theme;
+        self.apply_appearance(ctx);
+    }
+
+    /// Multiplies the zoom by `by` (View > Zoom in/out), or resets it for `None`.
+    pub fn zoom(&mut self, by: Option<f32>, ctx: &egui::Context) {
+        self.settings.zoom = by.map_or(1.0, |f| ctx.zoom_factor() * f);
+        self.apply_appearance(ctx);
     }
 
     /// Queues `msg` as a panel would; applied at the end of the next frame.
@@ -306,6 +370,8 @@ impl TraceLensApp {
     /// Draws the whole window into `ui` (eframe calls it from `App::ui`; tests call it directly).
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        // egui's keyboard zoom (Ctrl+= / Ctrl+- / Ctrl+0) changes the factor itself.
+        self.settings.zoom = ctx.zoom_factor();
         for tab in &mut self.tabs {
             if !poll_tab(tab, &ctx) {
                 continue;

@@ -123,6 +123,15 @@ pub fn method_menu_ui(
     path: Option<&[MethodId]>,
 ) {
     let trace: &Trace = &ctx.doc.trace;
+    if ui
+        .button("Copy name")
+        .on_hover_text("Class, method and signature, to the clipboard")
+        .clicked()
+    {
+        ui.ctx().copy_text(trace.method_full_name(m));
+        ui.close();
+    }
+    ui.separator();
     let name = method_pattern(trace, m);
     let mut pick = |ui: &mut egui::Ui, label: &str, hover: &str, t: Transform| {
         if ui.button(label).on_hover_text(hover).clicked() {

@@ -1,4 +1,5 @@
-//! Exports for other viewers: speedscope JSON, Chrome trace-event JSON and collapsed stacks.
+//! Exports for other viewers: speedscope JSON, Chrome trace-event JSON and collapsed stacks;
+//! and the profile itself (dmtracedump's text, its HTML, CSV).
 //!
 //! All three are written in a streaming way (no document tree in memory), so a trace of tens of
 //! millions of calls exports with memory bounded by one thread's stack depth.
@@ -23,6 +24,7 @@
 
 use std::io::{self, Write};
 
+use super::profile_text::Style;
 use crate::analysis::calltree::{CallTree, NodeId, TreeOptions};
 use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{Clock, MethodId, Thread, Trace};
@@ -33,6 +35,16 @@ pub enum ExportFormat {
     Speedscope,
     Chrome,
     Collapsed,
+    /// The profile on the clock as CSV ([`super::profile_csv`]).
+    #[value(name = "profile-csv")]
+    ProfileCsv,
+    /// dmtracedump's profile text, the bytes `tracelens profile` prints (the viewer's File >
+    /// Export; the command line has `profile`).
+    #[value(skip)]
+    ProfileText,
+    /// The profile as `tracelens profile --html` writes it.
+    #[value(skip)]
+    ProfileHtml,
 }
 
 /// Writes `trace` in `format` on `clock` (Chrome always uses the axis clock, adding the CPU
@@ -50,6 +62,17 @@ pub fn export(
         ExportFormat::Speedscope => write_speedscope(trace, clock, name, out).map(|()| None),
         ExportFormat::Chrome => write_chrome(trace, out).map(|()| None),
         ExportFormat::Collapsed => write_collapsed(trace, clock, options, out),
+        ExportFormat::ProfileCsv | ExportFormat::ProfileText | ExportFormat::ProfileHtml => {
+            let mut p = crate::analysis::profile::profile(trace, clock);
+            let style = match format {
+                ExportFormat::ProfileCsv => {
+                    return super::profile_csv::write_profile_csv(trace, &p, out).map(|()| None);
+                }
+                ExportFormat::ProfileHtml => Style::Html { sortable_url: None },
+                _ => Style::Text,
+            };
+            super::profile_text::write_report(trace, &mut p, &style, out).map(|()| None)
+        }
     }
 }
 

@@ -5,13 +5,24 @@ impl TraceLensApp {
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| self.file_menu_ui(ui));
+            ui.menu_button("View", |ui| self.view_menu_ui(ui));
             if let Some(tab) = self.tabs.get_mut(self.active) {
-                ui.menu_button("View", |ui| {
-                    ui.checkbox(&mut tab.view.show_info, "Trace info");
-                    ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
-                    ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
-                    let mut on = tab.pipeline.wanted().compensate;
-                    if ui
+                let msgs = &mut self.msgs;
+                ui.menu_button("Transform", |ui| {
+                    crate::app::transforms::menu_ui(ui, &tab.pipeline, msgs)
+                });
+            }
+        });
+    }
+
+    /// The active tab's panels and options, then the theme and the zoom (always there).
+    fn view_menu_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            ui.checkbox(&mut tab.view.show_info, "Trace info");
+            ui.checkbox(&mut tab.view.show_diagnostics, "Diagnostics");
+            ui.checkbox(&mut tab.view.timeline.expand_all, "Expand all threads");
+            let mut on = tab.pipeline.wanted().compensate;
+            if ui
                         .checkbox(&mut on, "Compensate tracing overhead")
                         .on_hover_text(
                             "Subtract the cost of tracing (the trace's clock-call-overhead-nsec per record) from every time shown (before the transforms, which apply to the compensated trace)",
@@ -20,15 +31,29 @@ impl TraceLensApp {
                     {
                         self.msgs.push(Msg::Compensate(on));
                     }
-                    ui.checkbox(&mut tab.view.search.show_list, "Calls found (search)");
-                    ui.checkbox(&mut tab.view.session.show, "Bookmarks and colour rules");
-                });
-                let msgs = &mut self.msgs;
-                ui.menu_button("Transform", |ui| {
-                    crate::app::transforms::menu_ui(ui, &tab.pipeline, msgs)
-                });
+            ui.checkbox(&mut tab.view.search.show_list, "Calls found (search)");
+            ui.checkbox(&mut tab.view.session.show, "Bookmarks and colour rules");
+            ui.separator();
+        }
+        let ctx = ui.ctx().clone();
+        ui.menu_button("Theme", |ui| {
+            for (theme, label) in Theme::ALL {
+                if ui.radio(self.settings.theme == theme, label).clicked() {
+                    self.set_theme(theme, &ctx);
+                    ui.close();
+                }
             }
         });
+        let zooms = [
+            ("Zoom in (Ctrl+=)", Some(1.1)),
+            ("Zoom out (Ctrl+-)", Some(1.0 / 1.1)),
+            ("Reset zoom (Ctrl+0)", None),
+        ];
+        for (label, by) in zooms {
+            if ui.button(label).clicked() {
+                self.zoom(by, &ctx);
+            }
+        }
     }
 
     pub(super) fn file_menu_ui(&mut self, ui: &mut egui::Ui) {

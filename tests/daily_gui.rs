@@ -1,0 +1,175 @@
+//! The viewer's daily use: what a run keeps for the next (theme, zoom, and nothing of egui's
+//! scroll state) and the profile exported as the command prints it, driven through the real app.
+
+use std::process::Command;
+use std::sync::Arc;
+
+use eframe::egui;
+use egui_kittest::kittest::Queryable;
+use tracelens::app::{DialogRequest, FilePicker, Purpose, Settings, Theme, TraceLensApp};
+
+use super::gui_util::{harness, harness_with, ready, step_until, wait_loaded};
+
+/// View > Theme > Light switches the window to the light theme and keeps it in the settings a
+/// run saves; a new run started with those settings opens in the light theme.
+#[test]
+fn the_theme_switch_applies_and_persists() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Theme").click();
+    h.run();
+    h.get_by_label("Light").click();
+    h.run();
+    assert_eq!(h.state().settings.theme, Theme::Light);
+    assert_eq!(h.ctx.theme(), egui::Theme::Light);
+    let saved = serde_json::to_string(&h.state().settings).expect("settings serialize");
+
+    let settings: Settings = serde_json::from_str(&saved).expect("settings read back");
+    let ctx = egui::Context::default();
+    let _app = TraceLensApp::new(&[], settings, &ctx);
+    assert_eq!(
+        ctx.options(|o| o.theme_preference),
+        egui::ThemePreference::Light
+    );
+}
+
+/// View > Zoom in scales the window and the factor is saved; Reset zoom goes back to 1; a new
+/// run starts at the saved factor, and a damaged one falls back within the allowed range.
+#[test]
+fn the_zoom_applies_and_persists() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    for _ in 0..2 {
+        h.get_by_label("View").click();
+        h.run();
+        h.get_by_label("Zoom in (Ctrl+=)").click();
+        h.run();
+    }
+    let zoom = h.state().settings.zoom;
+    assert!((zoom - 1.21).abs() < 1e-3, "{zoom}");
+    assert!((h.ctx.zoom_factor() - 1.21).abs() < 1e-3);
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Reset zoom (Ctrl+0)").click();
+    h.run();
+    assert_eq!(h.state().settings.zoom, 1.0);
+
+    for (saved, expected) in [(1.5, 1.5), (40.0, 3.0), (f32::NAN, 1.0)] {
+        let settings = Settings {
+            zoom: saved,
+            ..Settings::default()
+        };
+        let ctx = egui::Context::default();
+        let app = TraceLensApp::new(&[], settings, &ctx);
+        assert_eq!(app.settings.zoom, expected, "saved {saved}");
+        // egui takes a new zoom factor at the start of the next frame.
+        let _ = ctx.run_ui(egui::RawInput::default(), |_| {});
+        assert_eq!(ctx.zoom_factor(), expected, "saved {saved}");
+    }
+}
+
+/// Settings written before the theme and the zoom existed still read, with the defaults.
+#[test]
+fn old_settings_read_with_the_defaults() {
+    let s: Settings = serde_json::from_str(r#"{"recent_files":["/tmp/a.trace"]}"#).expect("reads");
+    assert_eq!(s.recent_files.len(), 1);
+    assert_eq!(s.theme, Theme::System);
+    assert_eq!(s.zoom, 1.0);
+}
+
+/// A new run starts every table at its top: egui's memory (scroll offsets) is not saved.
+#[test]
+fn egui_memory_is_not_persisted() {
+    let app = TraceLensApp::new(&[], Settings::default(), &egui::Context::default());
+    assert!(!eframe::App::persist_egui_memory(&app));
+}
+
+/// File > Export > Profile as dmtracedump text / HTML writes the bytes `tracelens profile`
+/// (`--html`) prints for the same file; CSV gives a row per method with a call.
+#[test]
+fn the_exported_profile_is_what_the_command_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/v3-dual.trace");
+    let outs = dir.path().to_path_buf();
+    let picker: FilePicker = Arc::new(move |r: &DialogRequest| match r.purpose {
+        Purpose::Export(_) => Some(outs.join(r.file_name.clone().unwrap_or_default())),
+        _ => None,
+    });
+    let mut h = harness_with(&[trace.clone()], 1280.0, 800.0, |app| {
+        app.set_file_picker(picker)
+    });
+    wait_loaded(&mut h);
+    let entries = [
+        (
+            "Profile as dmtracedump text…",
+            "v3-dual.profile.txt",
+            vec!["profile"],
+        ),
+        (
+            "Profile as HTML…",
+            "v3-dual.profile.html",
+            vec!["profile", "--html"],
+        ),
+    ];
+    for (entry, file, args) in entries {
+        for l in ["File", "Export", entry] {
+            h.get_by_label(l).click();
+            h.step();
+            h.step();
+        }
+        step_until(&mut h, "the export", |a| a.status.starts_with("Exported"));
+        let exported = std::fs::read(dir.path().join(file)).expect("the export is written");
+        let printed = Command::new(env!("CARGO_BIN_EXE_tracelens"))
+            .args(&args)
+            .arg(&trace)
+            .output()
+            .expect("runs");
+        assert_eq!(exported, printed.stdout, "{entry}");
+        h.state_mut().status.clear();
+    }
+    for l in ["File", "Export", "Profile as CSV…"] {
+        h.get_by_label(l).click();
+        h.step();
+        h.step();
+    }
+    step_until(&mut h, "the export", |a| a.status.starts_with("Exported"));
+    let csv = std::fs::read_to_string(dir.path().join("v3-dual.profile.csv")).unwrap();
+    let doc = ready(h.state(), 0);
+    let with_calls = doc.profiles[0]
+        .methods
+        .iter()
+        .filter(|p| p.total_calls() > 0)
+        .count();
+    assert_eq!(csv.lines().count(), 2 + with_calls, "{csv}");
+    assert!(csv.starts_with(tracelens::report::profile_csv::HEADER));
+}
+
+/// "Copy name" in a method's context menu (the profile table's here; the call tree and the
+/// flame graph share the menu) puts the method's full name on the clipboard.
+#[test]
+fn copy_name_puts_the_name_on_the_clipboard() {
+    let mut h = harness(&[super::gui_util::sample_path()]);
+    wait_loaded(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let m = doc.ranked()[1];
+    let name = doc.trace.method_full_name(m);
+    h.query_all_by_label_contains(&format!("] {name}"))
+        .next()
+        .expect("the row in view")
+        .click_secondary();
+    for _ in 0..3 {
+        h.step();
+    }
+    h.get_by_label("Copy name").click();
+    h.step();
+    let copied: Vec<String> = (h.output().platform_output.commands.iter())
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied, vec![name]);
+}
