@@ -173,3 +173,41 @@ fn copy_name_puts_the_name_on_the_clipboard() {
         .collect();
     assert_eq!(copied, vec![name]);
 }
+
+/// The selected row stays in view when the table is sorted by another column: a method far down
+/// the inclusive order that moves far in the exclusive one.
+#[test]
+fn the_selected_row_stays_in_view_after_a_sort() {
+    let mut h = harness(&[super::gui_util::sample_path()]);
+    wait_loaded(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let p = &doc.profiles[0];
+    let incl: Vec<_> = doc.ranked().to_vec();
+    let mut excl = incl.clone();
+    excl.sort_by_key(|&m| std::cmp::Reverse(p.method(m).exclusive));
+    let pos = |list: &[tracelens::trace::MethodId], m| list.iter().position(|&x| x == m).unwrap();
+    let m = *incl
+        .iter()
+        .find(|&&m| pos(&incl, m) > 150 && pos(&excl, m).abs_diff(pos(&incl, m)) > 100)
+        .expect("a method that moves far");
+    let label = format!("] {}", doc.trace.method_full_name(m));
+    h.state_mut()
+        .push_msg(tracelens::app::Msg::SelectMethod(Some(m)));
+    for _ in 0..4 {
+        h.step();
+    }
+    assert!(
+        h.query_all_by_label_contains(&label).next().is_some(),
+        "selected row in view"
+    );
+    for header in ["Excl Cpu %", "Name", "Incl Real %"] {
+        h.get_by_label(header).click();
+        for _ in 0..4 {
+            h.step();
+        }
+        assert!(
+            h.query_all_by_label_contains(&label).next().is_some(),
+            "the selected row is in view after sorting by {header}"
+        );
+    }
+}

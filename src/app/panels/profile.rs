@@ -344,6 +344,11 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     st.follow(ctx.selected, ctx.clock_kind());
     let key = (l.generation, ctx.clock, st.sort, st.ascending);
     let (sort, ascending) = (st.sort, st.ascending);
+    // A new order (a sort, a clock switch, a transform or a filter) keeps the selected row in
+    // view.
+    if !st.order.is_for(&key) && ctx.selected.is_some() {
+        st.scroll_to = ctx.selected;
+    }
     let methods = st
         .order
         .get_or_compute(key, || sorted_methods(ctx, sort, ascending).into())
