@@ -30,6 +30,8 @@ mod fuzz_regressions;
 mod legacy;
 /// Truncated and corrupted traces: reading never panics.
 mod robustness;
+/// simpleperf recordings: counts against a reference decoder, round trips, the commands.
+mod simpleperf;
 /// Every line the program writes to stderr starts with `tracelens: `.
 mod stderr_contract;
 
