@@ -65,6 +65,9 @@ mod search_gui;
 /// Sessions: save, close, reopen gives the same view; broken sidecars; Open session….
 #[cfg(feature = "gui")]
 mod session_gui;
+/// A simpleperf recording in the viewer: opened, every view, a transform, a search.
+#[cfg(feature = "gui")]
+mod simpleperf_gui;
 /// Call-tree transforms in the viewer: context menu, breadcrumbs, undo/redo, package rules.
 #[cfg(feature = "gui")]
 mod transforms_gui;
