@@ -69,11 +69,14 @@ pub enum Target {
     /// A session sidecar (`FILE.tracelens.json`) from the input, resolved against the sample
     /// trace as the viewer does when it reopens a trace (nothing without the `gui` feature).
     Session,
+    /// simpleperf's report-sample protobuf (the input after a `SIMPLEPERF` header), then what
+    /// the commands compute from samples: their counts, the profile, collapsed stacks.
+    Simpleperf,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 21] = [
+    pub const ALL: [Target; 22] = [
         Target::Detect,
         Target::AndroidKey,
         Target::AndroidData,
@@ -95,6 +98,7 @@ impl Target {
         Target::Transforms,
         Target::Regress,
         Target::Session,
+        Target::Simpleperf,
     ];
 
     /// The target's name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/regressions/NAME/`).
@@ -121,6 +125,7 @@ impl Target {
             Target::Transforms => "transforms",
             Target::Regress => "regress",
             Target::Session => "session",
+            Target::Simpleperf => "simpleperf",
         }
     }
 
@@ -269,7 +274,38 @@ pub fn run(target: Target, bytes: &[u8]) {
             }
         }
         Target::Session => session(bytes),
+        Target::Simpleperf => simpleperf(bytes, &ctx),
     }
+}
+
+/// Reads `bytes` as a simpleperf recording (given the header when they lack it), then counts
+/// its samples, profiles its calls and writes its collapsed stacks.
+fn simpleperf(bytes: &[u8], ctx: &ReadContext) {
+    use crate::formats::simpleperf;
+    let mut input = Vec::with_capacity(bytes.len() + 12);
+    if !bytes.starts_with(simpleperf::MAGIC) {
+        input.extend_from_slice(simpleperf::MAGIC);
+        input.extend_from_slice(&1u16.to_le_bytes());
+    }
+    input.extend_from_slice(bytes);
+    let Ok(b) = simpleperf::read(&input, ctx) else {
+        return;
+    };
+    let trace = b.finish();
+    let _ = crate::analysis::samples::SampleCounts::of(&trace);
+    let p = profile(&trace, trace.primary_clock());
+    let _ = render_parts(&trace, &p, &Style::Text);
+    use crate::report::export::{ExportFormat, ExportOptions, export};
+    let opts = ExportOptions::default();
+    let clock = trace.primary_clock();
+    let _ = export(
+        &trace,
+        ExportFormat::Collapsed,
+        clock,
+        "fuzz",
+        &opts,
+        &mut io::sink(),
+    );
 }
 
 /// Every transform kind on a few methods of `trace`, one at a time and stacked; a search; the

@@ -30,6 +30,8 @@ mod fuzz_regressions;
 mod legacy;
 /// Truncated and corrupted traces: reading never panics.
 mod robustness;
+/// simpleperf recordings: counts against a reference decoder, round trips, the commands.
+mod simpleperf;
 /// Every line the program writes to stderr starts with `tracelens: `.
 mod stderr_contract;
 
@@ -66,6 +68,9 @@ mod search_gui;
 /// Sessions: save, close, reopen gives the same view; broken sidecars; Open session….
 #[cfg(feature = "gui")]
 mod session_gui;
+/// A simpleperf recording in the viewer: opened, every view, a transform, a search.
+#[cfg(feature = "gui")]
+mod simpleperf_gui;
 /// Call-tree transforms in the viewer: context menu, breadcrumbs, undo/redo, package rules.
 #[cfg(feature = "gui")]
 mod transforms_gui;

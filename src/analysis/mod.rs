@@ -9,6 +9,7 @@ pub(crate) mod merged;
 pub mod profile;
 pub mod regress;
 pub mod restrict;
+pub mod samples;
 pub mod search;
 pub mod series;
 pub mod stats;

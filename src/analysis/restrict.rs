@@ -77,6 +77,7 @@ pub fn restrict(trace: &Trace, t0: u64, t1: u64) -> Trace {
         instants: Default::default(),
         durations: Default::default(),
         diagnostics: trace.diagnostics.clone(),
+        samples: Default::default(),
     }
 }
 

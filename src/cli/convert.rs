@@ -68,8 +68,9 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), CliError> {
         max_bytes: None,
     };
     // Collapsed stacks are written from the call tree alone: the calls are released once it
-    // is made (a file of 940 000 calls: 40 MB).
-    let tree = (args.to == ExportFormat::Collapsed).then(|| {
+    // is made (a file of 940 000 calls: 40 MB). A sampled profile's are written from its samples.
+    let from_tree = args.to == ExportFormat::Collapsed && trace.samples.is_empty();
+    let tree = from_tree.then(|| {
         let tree = CallTree::top_down(&trace, TreeOptions::new(clock));
         trace.release_calls();
         tree

@@ -1,4 +1,5 @@
-//! `tracelens gen`: writes large realistic Android traces for benchmarks and experiments.
+//! `tracelens gen`: writes large realistic Android traces (and simpleperf recordings) for
+//! benchmarks and experiments.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,10 @@ pub struct GenArgs {
     /// without tracing cost (docs/compensation.md).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=crate::analysis::compensate::MAX_OVERHEAD_NS))]
     pub overhead_ns: Option<u64>,
+    /// With `--layout simpleperf`: record off-CPU samples and context switches, as
+    /// `simpleperf record --trace-offcpu` does.
+    #[arg(long)]
+    pub off_cpu: bool,
     /// Output file. With `--layout pair`, FILE.key and FILE.data are written.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -60,12 +65,16 @@ pub enum LayoutArg {
     Streaming,
     /// A `.key` + `.data` pair (v3 for dual, else v2).
     Pair,
+    /// A simpleperf report-sample protobuf: `--records` samples, `--methods` Java methods
+    /// (`--clock`, `--slow`, `--overhead-ns` do not apply).
+    Simpleperf,
 }
 
 /// Writes the trace and prints what was written on stderr.
 pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
     let clock = ClockMode::from(args.clock);
     let layout = match args.layout {
+        LayoutArg::Simpleperf => return run_sampled(args),
         LayoutArg::V1 => Layout::V1,
         LayoutArg::V2 => Layout::V2,
         LayoutArg::V3 => Layout::V3,
@@ -129,6 +138,37 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         stats.unmatched_exits,
         stats.unrolls,
         args.output.display()
+    ));
+    Ok(())
+}
+
+/// `gen --layout simpleperf`.
+fn run_sampled(args: &GenArgs) -> Result<(), CliError> {
+    use crate::formats::simpleperf::synth::{SampledOptions, generate};
+    let opts = SampledOptions {
+        samples: args.records,
+        threads: args.threads,
+        methods: args.methods,
+        seed: args.seed,
+        off_cpu: args.off_cpu,
+    };
+    let path = &args.output;
+    let write_error = |source| CliError::Write {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_error)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let stats = generate(&opts, &mut out).map_err(write_error)?;
+    out.flush().map_err(write_error)?;
+    super::warn(format_args!(
+        "wrote {} samples ({} records, {} bytes, max depth {}, {} lost) to {}",
+        stats.samples,
+        stats.records,
+        stats.bytes,
+        stats.max_depth,
+        stats.lost,
+        path.display()
     ));
     Ok(())
 }

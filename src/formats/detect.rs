@@ -7,6 +7,7 @@
 //! | `SLOW`, u16 version 0xF1..=0xF3     | ART streaming trace                            |
 //! | `SLOW`, u16 version 4, 5, 0xF4, 0xF5 | ART "format V2" (not supported yet)           |
 //! | `SW64`                              | Dalvik's never-shipped 64-bit variant           |
+//! | `SIMPLEPERF`                        | simpleperf's report-sample protobuf (`formats::simpleperf`) |
 //!
 //! Anything else is [`Detected::Unknown`]; the legacy text formats are sniffed by
 //! `formats::legacy` (see `formats::read_bytes`).
@@ -39,12 +40,14 @@ pub(crate) enum Detected {
     },
     /// Dalvik's 64-bit `SW64` data.
     AndroidSw64,
+    /// simpleperf's report-sample protobuf.
+    Simpleperf,
     Unknown,
 }
 
 impl Detected {
     pub(crate) fn is_android(self) -> bool {
-        self != Detected::Unknown
+        !matches!(self, Detected::Unknown | Detected::Simpleperf)
     }
 }
 
@@ -52,6 +55,9 @@ impl Detected {
 pub(crate) fn detect(bytes: &[u8]) -> Detected {
     if bytes.starts_with(b"*version") {
         return Detected::AndroidKey;
+    }
+    if crate::formats::simpleperf::sniff(bytes) {
+        return Detected::Simpleperf;
     }
     if bytes.len() >= 4 {
         let magic = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
@@ -103,6 +109,7 @@ mod tests {
             detect(b"SLOW"),
             Detected::AndroidUnknownVersion { version: 0 }
         );
+        assert_eq!(detect(b"SIMPLEPERF\x01\x00"), Detected::Simpleperf);
         assert_eq!(detect(b"12 34 { foo"), Detected::Unknown);
         assert_eq!(detect(b""), Detected::Unknown);
     }

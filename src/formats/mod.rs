@@ -9,6 +9,7 @@ use crate::trace::{Builder, Location, Trace};
 pub mod android;
 pub(crate) mod detect;
 pub mod legacy;
+pub mod simpleperf;
 
 /// A file that could not be read as the format it was taken for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -185,6 +186,9 @@ impl Parsed {
 /// Detects the format of `bytes` and reads it (Android traces are left unfinished).
 pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed, FormatError> {
     let detected = detect::detect(bytes);
+    if detected == detect::Detected::Simpleperf {
+        return simpleperf::read(bytes, ctx).map(Parsed::Unfinished);
+    }
     if detected.is_android() {
         return android::read(bytes, ctx).map(Parsed::Unfinished);
     }

@@ -518,6 +518,7 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Deobfuscation {
     };
     let mut obfuscated = Vec::with_capacity(trace.methods.len());
     let mut resolver = Resolver::new(mapping);
+    let qualified = java_frames(trace);
     for i in 0..trace.methods.len() {
         let m = &trace.methods[i];
         let before = ObfuscatedName {
@@ -532,7 +533,10 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Deobfuscation {
             trace.strings.get(m.name),
             trace.strings.get(m.signature),
         );
-        let r = resolver.resolve(class, name, sig);
+        let r = match qualified.get(i) {
+            Some(true) => resolve_qualified(&mut resolver, class, name),
+            _ => resolver.resolve(class, name, sig),
+        };
         res.count(r.outcome);
         if r.outcome == Outcome::ClassNotMapped && r.signature == sig {
             continue;
@@ -561,6 +565,56 @@ pub fn apply(trace: &mut Trace, mapping: &Mapping) -> Deobfuscation {
     Deobfuscation {
         obfuscated,
         resolution: res,
+    }
+}
+
+/// Per method of a sampled profile: whether it is a Java method, whose name is then the
+/// qualified `package.Class.method` and whose class the file it ran from (empty for a method
+/// trace, whose methods have their class and name apart).
+fn java_frames(trace: &Trace) -> Vec<bool> {
+    let samples = &trace.samples;
+    let mut java = vec![
+        false;
+        if samples.is_empty() {
+            0
+        } else {
+            trace.methods.len()
+        }
+    ];
+    for f in (0..samples.frames.len() as u32).map(crate::trace::FrameId) {
+        if samples.frames.kind(f).is_java() {
+            java[samples.frames.method(f).index()] = true;
+        }
+    }
+    java
+}
+
+/// [`Resolver::resolve`] of a Java method of a sampled profile: `qualified` is
+/// `package.Class.method` and `file` the file it ran from, which stays its class.
+fn resolve_qualified<'m: 'a, 'a>(
+    resolver: &mut Resolver<'m>,
+    file: &'a str,
+    qualified: &'a str,
+) -> Resolved<'a> {
+    let unmapped = Resolved {
+        class: Cow::Borrowed(file),
+        name: Cow::Borrowed(qualified),
+        signature: Cow::Borrowed(""),
+        source_file: None,
+        outcome: Outcome::ClassNotMapped,
+    };
+    let Some((class, name)) = qualified.rsplit_once('.') else {
+        return unmapped;
+    };
+    let r = resolver.resolve(class, name, "");
+    if r.outcome == Outcome::ClassNotMapped {
+        return unmapped;
+    }
+    Resolved {
+        name: Cow::Owned(format!("{}.{}", r.class, r.name)),
+        source_file: r.source_file,
+        outcome: r.outcome,
+        ..unmapped
     }
 }
 

@@ -20,7 +20,10 @@
 //!   repeats its whole stack, so the size is O(paths × depth), quadratic in the depth of a
 //!   chain; the stacks are sized before writing, and above [`collapsed_byte_limit`] (or below
 //!   [`ExportOptions::max_depth`]) calls deeper than a cut are counted in their caller at the
-//!   cut ([`CollapsedCut`]).
+//!   cut ([`CollapsedCut`]). For a sampled profile (simpleperf) the weight is instead the
+//!   path's **number of samples** ([`sampled`]).
+
+mod sampled;
 
 use std::io::{self, Write};
 
@@ -401,6 +404,9 @@ pub(crate) fn write_collapsed(
     options: &ExportOptions,
     out: &mut dyn Write,
 ) -> io::Result<Option<CollapsedCut>> {
+    if !trace.samples.is_empty() {
+        return sampled::write_collapsed_samples(trace, options, out);
+    }
     let tree = CallTree::top_down(trace, TreeOptions::new(clock));
     write_collapsed_tree(trace, &tree, options, out)
 }

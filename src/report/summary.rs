@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::analysis::compensate::Compensation;
 use crate::analysis::profile::{ClockTimes, Detail, Profile, profiles};
+use crate::analysis::samples::{EventTypeCounts, SampleCounts};
 use crate::trace::{Clock, Diagnostic, Location, MethodId, Severity, Trace, summarize};
 
 /// The summary of one file (one element of the JSON array). It borrows the trace and its
@@ -46,6 +47,20 @@ pub(crate) struct FileSummary<'a> {
     /// Present with `--compensate`: the tracing cost subtracted from every time above.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compensation: Option<CompensationSummary>,
+    /// Present for sampled profiles (simpleperf).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<SampledSummary>,
+}
+
+/// The file-level sample counts of a sampled profile.
+#[derive(Debug, Serialize)]
+pub(crate) struct SampledSummary {
+    pub samples: u64,
+    /// Samples the recorder lost, as the file states it (null when it does not say).
+    pub lost_samples: Option<u64>,
+    /// Samples whose stack the unwinder stopped short of its root.
+    pub truncated_samples: u64,
+    pub event_types: Vec<EventTypeCounts>,
 }
 
 /// How the times were compensated for the cost of tracing (docs/compensation.md).
@@ -175,6 +190,11 @@ pub(crate) struct ThreadSummary {
     pub name: String,
     pub calls: u64,
     pub events: u64,
+    /// Sampled profiles: the thread's samples, and those taken as it left the CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off_cpu_samples: Option<u64>,
 }
 
 /// The methods of a [`FileSummary`]: their ids in order, and what their rows are made from.
@@ -193,6 +213,8 @@ struct RowSource<'a> {
     tick_factor: u64,
     /// Per method, with `measured`: mostly tracing overhead.
     flags: Option<Vec<bool>>,
+    /// Sampled profiles: per method, its self and total samples.
+    samples: Option<(Vec<u64>, Vec<u64>)>,
 }
 
 impl std::fmt::Debug for MethodRows<'_> {
@@ -221,6 +243,7 @@ impl<'a> MethodRows<'a> {
         measured: Option<&'a [ClockTimes]>,
         tick_factor: u64,
         flags: Option<Vec<bool>>,
+        samples: Option<(Vec<u64>, Vec<u64>)>,
     ) -> Self {
         let p = primary;
         let mut ids: Vec<MethodId> = (0..p.methods.len() as u32)
@@ -242,6 +265,7 @@ impl<'a> MethodRows<'a> {
                 measured,
                 tick_factor,
                 flags,
+                samples,
             }),
         }
     }
@@ -314,6 +338,8 @@ impl<'a> RowSource<'a> {
             measured_inclusive_us: self.measured.map(|m| per_clock(None, m, 0, factor)),
             measured_exclusive_us: self.measured.map(|m| per_clock(None, m, 1, factor)),
             mostly_tracing_overhead: self.flags.as_ref().map(|f| f[i]),
+            self_samples: self.samples.as_ref().map(|s| s.0[i]),
+            total_samples: self.samples.as_ref().map(|s| s.1[i]),
         }
     }
 }
@@ -343,6 +369,12 @@ pub(crate) struct MethodSummary<'a> {
     /// the measured one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mostly_tracing_overhead: Option<bool>,
+    /// Sampled profiles: samples whose leaf frame is this method, and samples with this method
+    /// anywhere on the stack.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_samples: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -408,6 +440,7 @@ pub(crate) fn error_summary(
         instant_count: 0,
         diagnostics: Vec::new(),
         compensation: None,
+        sampled: None,
     }
 }
 
@@ -493,6 +526,13 @@ fn summarize_full<'a>(
     let mostly_tracing_methods = flags
         .as_ref()
         .map_or(0, |f| f.iter().filter(|&&x| x).count() as u64);
+    let counts = SampleCounts::of(trace);
+    let thread_counts = |i: usize, off_cpu: bool| {
+        counts.as_ref().map(|c| match off_cpu {
+            false => c.thread_samples[i],
+            true => c.thread_off_cpu_samples[i],
+        })
+    };
     FileSummary {
         file: file.to_string(),
         error: None,
@@ -509,15 +549,21 @@ fn summarize_full<'a>(
         threads: trace
             .threads
             .iter()
-            .map(|t| ThreadSummary {
+            .enumerate()
+            .map(|(i, t)| ThreadSummary {
                 id: t.raw_id,
                 name: t.name.clone(),
                 calls: t.call_count() as u64,
                 events: t.event_count,
+                samples: thread_counts(i, false),
+                off_cpu_samples: thread_counts(i, true),
             })
             .collect(),
         methods: profiles.map_or(MethodRows::NONE, |p| {
-            MethodRows::new(trace, p, measured, tick_factor, flags)
+            let samples = counts
+                .as_ref()
+                .map(|c| (c.self_samples.clone(), c.total_samples.clone()));
+            MethodRows::new(trace, p, measured, tick_factor, flags, samples)
         }),
         durations: DurationRows(Some(&trace.durations)),
         counters: trace
@@ -545,6 +591,12 @@ fn summarize_full<'a>(
         compensation: how.map(|c| CompensationSummary {
             compensation: c.clone(),
             mostly_tracing_methods,
+        }),
+        sampled: counts.map(|c| SampledSummary {
+            samples: c.samples,
+            lost_samples: trace.samples.lost,
+            truncated_samples: c.truncated,
+            event_types: c.event_types,
         }),
     }
 }
@@ -606,6 +658,23 @@ pub(crate) fn to_text(s: &FileSummary<'_>, top: usize) -> String {
         s.record_count,
         s.call_count
     );
+    if let Some(sampled) = &s.sampled {
+        let types: Vec<String> = sampled
+            .event_types
+            .iter()
+            .map(|e| format!("{} {}", e.name, e.samples))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} samples ({} lost, {} with truncated stacks); event types: {}",
+            sampled.samples,
+            sampled
+                .lost_samples
+                .map_or("none said".to_string(), |n| n.to_string()),
+            sampled.truncated_samples,
+            types.join(", ")
+        );
+    }
     for (clock, total) in s.total_us.iter() {
         let _ = writeln!(
             out,

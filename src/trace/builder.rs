@@ -19,7 +19,7 @@ use super::nesting::{
 };
 use super::{
     ClockMode, Counter, Diagnostic, Diagnostics, DurationsBuilder, Instants, Location, Method,
-    MethodId, Methods, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
+    MethodId, Methods, Samples, Severity, SourceInfo, StringTable, Thread, ThreadId, Trace,
 };
 
 /// What a record does.
@@ -212,6 +212,8 @@ pub struct Builder {
     pub instants: Instants,
     pub durations: DurationsBuilder,
     pub diagnostics: Diagnostics,
+    /// The samples of a sampled profile.
+    pub samples: Samples,
 }
 
 impl Builder {
@@ -467,6 +469,11 @@ impl Builder {
             }),
             durations: self.durations.finish(),
             diagnostics: self.diagnostics.into_vec(),
+            samples: Arc::new({
+                let mut s = self.samples;
+                s.shrink_to_fit();
+                s
+            }),
         };
         (trace, events)
     }

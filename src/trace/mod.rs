@@ -19,6 +19,7 @@ mod lane;
 pub(crate) mod nesting;
 mod range;
 pub mod raw_text;
+mod samples;
 mod sink;
 mod strings;
 pub(crate) mod walk;
@@ -35,6 +36,10 @@ pub use instants::{Instant, Instants, Label};
 pub(crate) use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
 pub use range::TickRange;
+pub use samples::{
+    ContextSwitch, EventType, ExecKind, FrameId, Frames, Sample, SampleMeta, Samples, StackId,
+    StackTable,
+};
 pub(crate) use sink::{RecordSink, SinkFactory, Streamed};
 pub use strings::MAX_STRING_BYTES;
 pub(crate) use strings::shorten_bytes;
@@ -281,6 +286,10 @@ pub struct Trace {
     pub instants: std::sync::Arc<Instants>,
     pub durations: Durations,
     pub diagnostics: Vec<Diagnostic>,
+    /// The samples of a sampled profile (empty for method traces), shared as the strings are.
+    /// Traces made from this one by rewriting its calls (a range, a transform) have none: their
+    /// calls no longer stand for these samples.
+    pub samples: std::sync::Arc<Samples>,
 }
 
 impl Trace {
@@ -331,6 +340,7 @@ impl Trace {
             instants: self.instants.clone(),
             durations: self.durations.clone(),
             diagnostics: self.diagnostics.clone(),
+            samples: Default::default(),
         }
     }
 

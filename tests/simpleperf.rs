@@ -1,0 +1,373 @@
+//! simpleperf recordings: the reader's sample counts against a slow reference decoder written
+//! here (a plain walk over the protobuf wire format, no prost), on generated files of many
+//! shapes; round trips through `gen`; the commands on sampled files.
+
+use std::collections::BTreeMap;
+
+use tracelens::analysis::samples::SampleCounts;
+use tracelens::formats::simpleperf::synth::{SampledOptions, generate};
+use tracelens::formats::{Progress, ReadContext, read_bytes};
+use tracelens::trace::{MethodId, Trace};
+
+use crate::util::tracelens;
+
+/// What the reference decoder counts: samples per thread id, and per (file path, symbol) the
+/// samples where it is the leaf and those where it is anywhere on the stack.
+#[derive(Debug, Default, PartialEq)]
+struct Counts {
+    samples: u64,
+    per_thread: BTreeMap<u64, u64>,
+    per_method: BTreeMap<(String, String), (u64, u64)>,
+}
+
+/// One protobuf field: its number and its varint value or bytes.
+enum Value<'a> {
+    Varint(u64),
+    Bytes(&'a [u8]),
+}
+
+fn varint(b: &[u8], p: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*p)?;
+        *p += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The fields of a message, in order (None when it is malformed).
+fn fields(msg: &[u8]) -> Option<Vec<(u64, Value<'_>)>> {
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < msg.len() {
+        let key = varint(msg, &mut p)?;
+        let value = match key & 7 {
+            0 => Value::Varint(varint(msg, &mut p)?),
+            2 => {
+                let n = varint(msg, &mut p)? as usize;
+                let v = msg.get(p..p.checked_add(n)?)?;
+                p += n;
+                Value::Bytes(v)
+            }
+            1 => {
+                p += 8;
+                continue;
+            }
+            5 => {
+                p += 4;
+                continue;
+            }
+            _ => return None,
+        };
+        out.push((key >> 3, value));
+    }
+    Some(out)
+}
+
+/// A frame as the reference sees it: file id, symbol id, address.
+type Frame = (u64, i64, u64);
+
+/// Counts the samples of a report-sample protobuf the slow way.
+fn reference(bytes: &[u8]) -> Counts {
+    assert!(bytes.starts_with(b"SIMPLEPERF"));
+    let mut p = 12;
+    let mut samples: Vec<(u64, Vec<Frame>)> = Vec::new();
+    let mut files: BTreeMap<u64, (String, Vec<String>)> = BTreeMap::new();
+    while let Some(size) = bytes.get(p..p + 4) {
+        let size = u32::from_le_bytes(size.try_into().unwrap()) as usize;
+        if size == 0 {
+            break;
+        }
+        let Some(record) = bytes.get(p + 4..p + 4 + size) else {
+            break;
+        };
+        p += 4 + size;
+        for (field, value) in fields(record).unwrap() {
+            let Value::Bytes(body) = value else { continue };
+            match field {
+                1 => {
+                    let (mut tid, mut chain) = (0u64, Vec::new());
+                    for (f, v) in fields(body).unwrap() {
+                        match (f, v) {
+                            (2, Value::Varint(t)) => tid = u64::from(t as i32 as u32),
+                            (3, Value::Bytes(e)) => {
+                                let mut frame: Frame = (0, -1, 0);
+                                for (g, w) in fields(e).unwrap() {
+                                    match (g, w) {
+                                        (1, Value::Varint(a)) => frame.2 = a,
+                                        (2, Value::Varint(id)) => frame.0 = id,
+                                        (3, Value::Varint(s)) => frame.1 = i64::from(s as i32),
+                                        _ => {}
+                                    }
+                                }
+                                chain.push(frame);
+                            }
+                            _ => {}
+                        }
+                    }
+                    samples.push((tid, chain));
+                }
+                3 => {
+                    let (mut id, mut path, mut symbols) = (0, String::new(), Vec::new());
+                    for (f, v) in fields(body).unwrap() {
+                        match (f, v) {
+                            (1, Value::Varint(i)) => id = i,
+                            (2, Value::Bytes(s)) => path = String::from_utf8(s.to_vec()).unwrap(),
+                            (3, Value::Bytes(s)) => {
+                                symbols.push(String::from_utf8(s.to_vec()).unwrap())
+                            }
+                            _ => {}
+                        }
+                    }
+                    files.entry(id).or_insert((path, symbols));
+                }
+                _ => {}
+            }
+        }
+    }
+    // A frame reads `path.symbol`; without a symbol `path.base+0xADDRESS`; with a symbol id
+    // the file lacks `path.base[symbol N]`; a file never described is `[file N]`.
+    let name = |&(file, symbol, vaddr): &Frame| -> (String, String) {
+        let (path, symbols) = files.get(&file).cloned().unwrap_or_default();
+        let known = usize::try_from(symbol)
+            .ok()
+            .and_then(|s| symbols.get(s).cloned());
+        let base = path.rsplit('/').next().unwrap_or("").to_string();
+        let path = files
+            .get(&file)
+            .map_or(format!("[file {file}]"), |f| f.0.clone());
+        let name = match known {
+            Some(s) if !s.is_empty() => s,
+            _ if symbol >= 0 => format!("{base}[symbol {symbol}]"),
+            _ => format!("{base}+0x{vaddr:x}"),
+        };
+        (path, name)
+    };
+    let mut c = Counts::default();
+    for (tid, chain) in &samples {
+        c.samples += 1;
+        *c.per_thread.entry(*tid).or_default() += 1;
+        let names: Vec<(String, String)> = chain.iter().map(name).collect();
+        if let Some(leaf) = names.first() {
+            c.per_method.entry(leaf.clone()).or_default().0 += 1;
+        }
+        let distinct: std::collections::BTreeSet<_> = names.into_iter().collect();
+        for n in distinct {
+            c.per_method.entry(n).or_default().1 += 1;
+        }
+    }
+    c
+}
+
+fn load(bytes: &[u8]) -> Trace {
+    let progress = Progress::default();
+    read_bytes(bytes, &ReadContext::new(None, &progress)).expect("a simpleperf recording")
+}
+
+/// The reader's counts, keyed as the reference keys them.
+fn counted(trace: &Trace) -> Counts {
+    let Some(c) = SampleCounts::of(trace) else {
+        return Counts::default();
+    };
+    let mut out = Counts {
+        samples: c.samples,
+        ..Counts::default()
+    };
+    for (i, t) in trace.threads.iter().enumerate() {
+        out.per_thread.insert(t.raw_id, c.thread_samples[i]);
+    }
+    for m in 0..trace.methods.len() as u32 {
+        let (own, total) = c.method(MethodId(m));
+        if total > 0 {
+            let method = &trace.methods[m as usize];
+            let key = (
+                trace.str(method.class).to_string(),
+                trace.str(method.name).to_string(),
+            );
+            out.per_method.insert(key, (own, total));
+        }
+    }
+    out
+}
+
+fn recording(opts: &SampledOptions) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    generate(opts, &mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn sample_counts_equal_the_reference_decoders_on_many_shapes() {
+    let mut shapes = 0;
+    for seed in 1..=6u64 {
+        for (samples, threads, methods) in [(0, 1, 8), (1, 1, 8), (40, 3, 20), (2500, 8, 300)] {
+            let opts = SampledOptions {
+                samples,
+                threads,
+                methods,
+                seed,
+                off_cpu: seed % 2 == 0,
+            };
+            let bytes = recording(&opts);
+            let trace = load(&bytes);
+            assert_eq!(counted(&trace), reference(&bytes), "{opts:?}");
+            assert_eq!(trace.samples.len() as u64, samples);
+            // A tail cut anywhere: both keep the records before the cut.
+            let cut = &bytes[..bytes.len() * (seed as usize) / 7];
+            if cut.len() >= 12 {
+                assert_eq!(counted(&load(cut)), reference(cut), "{opts:?} cut");
+            }
+            shapes += 1;
+        }
+    }
+    assert_eq!(shapes, 24);
+}
+
+#[test]
+fn generated_recordings_round_trip() {
+    let opts = SampledOptions {
+        samples: 5000,
+        threads: 5,
+        methods: 200,
+        seed: 9,
+        off_cpu: true,
+    };
+    let trace = load(&recording(&opts));
+    assert_eq!(trace.source.format, "simpleperf");
+    assert_eq!(trace.threads.len(), 5);
+    assert_eq!(trace.threads[0].name, "com.example.shop");
+    assert_eq!(trace.samples.lost, Some(25));
+    let names: Vec<&str> = trace
+        .samples
+        .event_types
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["cpu-clock", "sched:sched_switch"]);
+    assert!(trace.samples.event_types[1].off_cpu);
+    assert!(!trace.samples.context_switches.is_empty());
+    assert!(trace.call_count() > 0);
+    assert!(trace.diagnostics.iter().any(|d| d.code == "lost-samples"));
+}
+
+#[test]
+fn commands_work_on_sampled_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.trace");
+    let f = file.to_str().unwrap();
+    let o = tracelens(&[
+        "gen",
+        "--layout",
+        "simpleperf",
+        "--records",
+        "3000",
+        "--threads",
+        "4",
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let o = tracelens(&["summary", "--json", f]);
+    assert!(o.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &json[0];
+    assert_eq!(s["format"], "simpleperf");
+    assert_eq!(s["samples"], 3000);
+    assert_eq!(s["lost_samples"], 15);
+    assert_eq!(s["event_types"][0]["name"], "cpu-clock");
+    let thread_samples: u64 = s["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(thread_samples, 3000);
+    let methods = s["methods"].as_array().unwrap();
+    let self_samples: u64 = methods
+        .iter()
+        .map(|m| m["self_samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(self_samples, 3000);
+    assert!(
+        methods
+            .iter()
+            .all(|m| m["total_samples"].as_u64() >= m["self_samples"].as_u64())
+    );
+
+    let o = tracelens(&["profile", f]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Total cycles"));
+
+    let o = tracelens(&["convert", f, "--to", "collapsed", "-o", "-"]);
+    assert!(o.status.success());
+    let total: u64 = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 3000, "collapsed stacks weigh samples");
+
+    for to in ["speedscope", "chrome"] {
+        let o = tracelens(&["convert", f, "--to", to, "-o", "-"]);
+        assert!(o.status.success(), "{to}");
+    }
+    let o = tracelens(&["diff", f, f]);
+    assert!(o.status.success());
+}
+
+#[test]
+fn mapping_deobfuscates_java_frames() {
+    use tracelens::formats::simpleperf::proto::{CallChainEntry, File, RecordData, Sample};
+    use tracelens::formats::simpleperf::writer::RecordWriter;
+    let mut w = RecordWriter::new(Vec::new()).unwrap();
+    let frame = |symbol, kind| CallChainEntry {
+        vaddr_in_file: Some(0x10),
+        file_id: Some(0),
+        symbol_id: Some(symbol),
+        execution_type: Some(kind),
+    };
+    w.write(RecordData::Sample(Sample {
+        time: Some(1000),
+        thread_id: Some(1),
+        callchain: vec![frame(1, 2), frame(0, 1)],
+        ..Sample::default()
+    }))
+    .unwrap();
+    w.write(RecordData::File(File {
+        id: Some(0),
+        path: Some("/data/app/base.apk".into()),
+        symbol: vec!["a.b.a".into(), "a.b.b".into()],
+        mangled_symbol: Vec::new(),
+    }))
+    .unwrap();
+    let bytes = w.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (file, mapping) = (dir.path().join("r8.trace"), dir.path().join("mapping.txt"));
+    std::fs::write(&file, bytes).unwrap();
+    std::fs::write(
+        &mapping,
+        "com.example.Cart -> a.b:\n    void open() -> a\n    int total(int) -> b\n",
+    )
+    .unwrap();
+    let o = tracelens(&[
+        "summary",
+        "--json",
+        "--mapping",
+        mapping.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut names: Vec<String> = json[0]["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["com.example.Cart.open", "com.example.Cart.total"]);
+}

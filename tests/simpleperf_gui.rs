@@ -1,0 +1,91 @@
+//! A simpleperf recording in the real app (egui_kittest): it opens from the command line and by
+//! drag and drop, the analysis views build on its calls, a transform applies, and a search finds
+//! the calls of a symbol.
+
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use egui_kittest::kittest::Queryable;
+use tracelens::analysis::transform::{Transform, method_pattern};
+use tracelens::trace::MethodId;
+
+use crate::gui_util::{drop_file, generated_trace, harness, ready, step_until, wait_loaded};
+
+fn recording(dir: &std::path::Path) -> std::path::PathBuf {
+    let args = [
+        "--layout",
+        "simpleperf",
+        "--records",
+        "4000",
+        "--threads",
+        "3",
+    ];
+    generated_trace(dir, "sampled.trace", &args)
+}
+
+#[test]
+fn a_sampled_recording_opens_and_every_view_works_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = recording(dir.path());
+    let mut h = harness(std::slice::from_ref(&file));
+    wait_loaded(&mut h);
+    {
+        let doc = ready(h.state(), 0);
+        assert_eq!(doc.trace.source.format, "simpleperf");
+        assert_eq!(doc.trace.samples.len(), 4000);
+        assert!(doc.trace.call_count() > 0);
+    }
+    for name in ["Call tree", "Flame graph", "Bottom-up"] {
+        h.get_by_label(name).click();
+        let t0 = Instant::now();
+        while h.query_by_label_contains("nodes, total").is_none() && name != "Flame graph" {
+            assert!(t0.elapsed() < Duration::from_secs(30), "{name} never built");
+            std::thread::sleep(Duration::from_millis(5));
+            h.step();
+        }
+        h.step();
+    }
+
+    // A transform: merge libc's memcpy into its callers.
+    let memcpy = {
+        let t = &ready(h.state(), 0).trace;
+        let m = (0..t.methods.len() as u32)
+            .map(MethodId)
+            .find(|&m| t.method_short_name(m).ends_with("libc.so.memcpy"))
+            .expect("memcpy is sampled");
+        method_pattern(t, m)
+    };
+    h.state_mut()
+        .push_msg(tracelens::app::Msg::Transform(Transform::Merge {
+            method: memcpy,
+        }));
+    h.step();
+    step_until(&mut h, "the transform", |app| {
+        let p = &app.tabs[0].pipeline;
+        !p.busy() && p.shown_stack().len() == 1
+    });
+
+    // A search for a symbol finds its calls.
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::F,
+    );
+    h.step();
+    h.step();
+    h.event(egui::Event::Text("Looper.loopOnce".into()));
+    h.step();
+    let generation = ready(h.state(), 0).generation;
+    step_until(&mut h, "the calls found", |app| {
+        app.tabs[0].view.search.found(generation).is_some()
+    });
+    let found = h.state().tabs[0].view.search.found(generation).unwrap();
+    assert!(
+        !found.hits.is_empty(),
+        "the main thread's looper is on its stacks"
+    );
+
+    // Dropped onto the window, it opens in a second tab.
+    drop_file(&mut h, &file);
+    wait_loaded(&mut h);
+    assert_eq!(ready(h.state(), 1).trace.source.format, "simpleperf");
+}
