@@ -24,6 +24,8 @@ mod regress;
 mod transforms;
 
 // Readers
+/// ART V2 traces read like their V1 originals.
+mod android_v2;
 /// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.
 mod fuzz_regressions;
 /// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.

@@ -1,0 +1,1 @@
+//! Tests of the V2 reader and writer.
