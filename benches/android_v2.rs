@@ -24,7 +24,15 @@ fn generate(dir: &Path, records: u64, layout: &str) -> PathBuf {
         eprintln!("generating {} ...", path.display());
         let status = Command::new(env!("CARGO_BIN_EXE_tracelens"))
             .args(["gen", "--records", &records.to_string(), "--threads", "8"])
-            .args(["--methods", "20000", "--seed", "1", "--layout", layout, "-o"])
+            .args([
+                "--methods",
+                "20000",
+                "--seed",
+                "1",
+                "--layout",
+                layout,
+                "-o",
+            ])
             .arg(&path)
             .status()
             .expect("run tracelens gen");
@@ -53,11 +61,18 @@ fn main() {
         std::fs::write(&path, reencode(&v1, layout).expect("re-encode")).expect("write");
         files.push((name, path));
     }
-    println!("{:<14} {:>9} {:>12} {:>14} {:>12}", "file", "MB", "records", "decode ns/rec", "load ns/rec");
+    println!(
+        "{:<14} {:>9} {:>12} {:>14} {:>12}",
+        "file", "MB", "records", "decode ns/rec", "load ns/rec"
+    );
     for (name, path) in &files {
         let size = std::fs::metadata(path).expect("stat").len();
-        let (decode, _) = best_of(RUNS, || load_parsed(path, &Progress::default()).expect("read"));
-        let (load, trace) = best_of(RUNS, || load_path(path, &Progress::default()).expect("load"));
+        let (decode, _) = best_of(RUNS, || {
+            load_parsed(path, &Progress::default()).expect("read")
+        });
+        let (load, trace) = best_of(RUNS, || {
+            load_path(path, &Progress::default()).expect("load")
+        });
         let n = trace.source.record_count.max(1) as f64;
         println!(
             "{name:<14} {:>9.1} {:>12} {:>14.1} {:>12.1}",

@@ -49,11 +49,26 @@ fn generated_cases(dir: &Path) -> Vec<PathBuf> {
             let path = dir.join(format!("gen-{layout}-{clock}.trace"));
             let p = path.to_str().unwrap();
             let args = [
-                "gen", "--records", "30000", "--threads", "5", "--methods", "400", "--layout",
-                layout, "--clock", clock, "-o", p,
+                "gen",
+                "--records",
+                "30000",
+                "--threads",
+                "5",
+                "--methods",
+                "400",
+                "--layout",
+                layout,
+                "--clock",
+                clock,
+                "-o",
+                p,
             ];
             let out = tracelens(&args);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             path
         })
         .collect()
@@ -71,7 +86,9 @@ fn stdout_of(args: &[&str]) -> Vec<u8> {
 
 /// The output without its first line.
 fn after_first_line(b: &[u8]) -> &[u8] {
-    b.iter().position(|&c| c == b'\n').map_or(b, |n| &b[n + 1..])
+    b.iter()
+        .position(|&c| c == b'\n')
+        .map_or(b, |n| &b[n + 1..])
 }
 
 #[test]
@@ -102,7 +119,10 @@ fn v1_traces_reencoded_as_v2_profile_and_dump_the_same() {
                 failures.push(format!("{name}: dump differs"));
             }
             let version = &v2_dump[..v2_dump.len().min(11)];
-            assert!(version == b"VERSION: 4\n" || version == b"VERSION: 5\n", "{name}");
+            assert!(
+                version == b"VERSION: 4\n" || version == b"VERSION: 5\n",
+                "{name}"
+            );
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -89,8 +89,8 @@ const LAYERS: &[Layer] = &[
     layer(
         "cli",
         &[
-            "app", "desktop", "device", "report", "analysis", "load", "mapping", "formats", "trace",
-            "glob", "timing",
+            "app", "desktop", "device", "report", "analysis", "load", "mapping", "formats",
+            "trace", "glob", "timing",
         ],
         &["testutil"],
     ),

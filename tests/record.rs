@@ -106,19 +106,40 @@ impl Fake {
 
 fn run_ok(fake: &Fake, args: &[&str]) -> String {
     let out_path = fake.output();
-    let mut full = vec!["--package", "com.example.app", "--no-open", "-o", out_path.to_str().unwrap()];
+    let mut full = vec![
+        "--package",
+        "com.example.app",
+        "--no-open",
+        "-o",
+        out_path.to_str().unwrap(),
+    ];
     full.extend_from_slice(args);
     let out = fake.record(&full);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn run_err(fake: &Fake, args: &[&str]) -> String {
     let out_path = fake.output();
-    let mut full = vec!["--package", "com.example.app", "--no-open", "-o", out_path.to_str().unwrap()];
+    let mut full = vec![
+        "--package",
+        "com.example.app",
+        "--no-open",
+        "-o",
+        out_path.to_str().unwrap(),
+    ];
     full.extend_from_slice(args);
     let out = fake.record(&full);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
@@ -148,20 +169,40 @@ fn method_mode_transcript_and_a_file_that_opens() {
         ])
     );
     let info = tracelens(&["info", fake.output().to_str().unwrap()]);
-    assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
+    assert!(
+        info.status.success(),
+        "{}",
+        String::from_utf8_lossy(&info.stderr)
+    );
 }
 
 #[test]
 fn sampling_mode_transcript() {
     let fake = Fake::new(ONE_DEVICE);
-    run_ok(&fake, &["--mode", "sampling", "--interval-us", "500", "--duration", "0.05"]);
+    run_ok(
+        &fake,
+        &[
+            "--mode",
+            "sampling",
+            "--interval-us",
+            "500",
+            "--duration",
+            "0.05",
+        ],
+    );
     let t = fake.transcript();
     assert_eq!(
         t[3],
-        format!("{S} shell am profile start --sampling 500 com.example.app /data/local/tmp/DEV.trace")
+        format!(
+            "{S} shell am profile start --sampling 500 com.example.app /data/local/tmp/DEV.trace"
+        )
     );
     assert_eq!(t[4], format!("{S} shell am profile stop com.example.app"));
-    assert!(t.last().unwrap().contains("rm -f /data/local/tmp/DEV.trace"));
+    assert!(
+        t.last()
+            .unwrap()
+            .contains("rm -f /data/local/tmp/DEV.trace")
+    );
 }
 
 #[test]
@@ -218,7 +259,10 @@ fn two_devices_need_a_serial() {
         R58N123 device model:SM_G991B transport_id:2\n";
     let fake = Fake::new(two);
     let err = run_err(&fake, &[]);
-    assert!(err.contains("several devices") && err.contains("--serial"), "{err}");
+    assert!(
+        err.contains("several devices") && err.contains("--serial"),
+        "{err}"
+    );
     assert!(err.contains("R58N123"), "{err}");
     run_ok(&fake, &["--serial", "R58N123", "--duration", "0.05"]);
     assert!(fake.transcript()[2].starts_with("-s R58N123 shell pm path"));
@@ -229,11 +273,22 @@ fn not_profileable_says_how_and_cleans_up() {
     let fake = Fake::new(ONE_DEVICE);
     fake.flag("not-profileable");
     let err = run_err(&fake, &[]);
-    assert!(err.contains("Process not debuggable, and not profileable by shell"), "{err}");
-    assert!(err.contains("<profileable android:shell=\"true\"/>"), "{err}");
+    assert!(
+        err.contains("Process not debuggable, and not profileable by shell"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<profileable android:shell=\"true\"/>"),
+        "{err}"
+    );
     let t = fake.transcript();
     assert!(!t.iter().any(|l| l.contains(" pull ")));
-    assert!(t.last().unwrap().contains("shell rm -f /data/local/tmp/DEV.trace"), "{t:?}");
+    assert!(
+        t.last()
+            .unwrap()
+            .contains("shell rm -f /data/local/tmp/DEV.trace"),
+        "{t:?}"
+    );
     assert!(!fake.output().exists());
 }
 
@@ -251,7 +306,10 @@ fn interrupted_pull_leaves_nothing() {
     let fake = Fake::new(ONE_DEVICE);
     fake.flag("pull-fails");
     let err = run_err(&fake, &["--duration", "0.05"]);
-    assert!(err.contains("interrupted") && err.contains("connection reset"), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("connection reset"),
+        "{err}"
+    );
     assert!(!fake.output().exists(), "a partial local file was left");
     assert!(fake.transcript().last().unwrap().contains("shell rm -f"));
 }
@@ -261,21 +319,35 @@ fn adb_from_the_option_and_a_missing_adb() {
     let fake = Fake::new(ONE_DEVICE);
     let adb = fake.path("adb");
     let out = Command::new(env!("CARGO_BIN_EXE_tracelens"))
-        .args(["record", "--package", "com.example.app", "--no-open", "--duration", "0.05"])
+        .args([
+            "record",
+            "--package",
+            "com.example.app",
+            "--no-open",
+            "--duration",
+            "0.05",
+        ])
         .arg("-o")
         .arg(fake.output())
         .arg("--adb")
         .arg(&adb)
-        .env("PATH", "/nonexistent")
+        .env("ADB", "/nonexistent/adb")
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let missing = Command::new(env!("CARGO_BIN_EXE_tracelens"))
         .args(["record", "--package", "com.example.app", "--no-open"])
         .env("ADB", Path::new("/nonexistent/adb"))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&missing.stderr);
-    assert!(err.contains("cannot run adb") && err.contains("--adb"), "{err}");
+    assert!(
+        err.contains("cannot run adb") && err.contains("--adb"),
+        "{err}"
+    );
 }

@@ -16,10 +16,10 @@ mod key_oracle;
 /// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
 /// on every subcommand.
 mod mapping;
-/// `tracelens record` against a fake adb: the commands of every mode, errors, cleanup.
-mod record;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
+/// `tracelens record` against a fake adb: the commands of every mode, errors, cleanup.
+mod record;
 /// `diff --base ... --new ...`: groups of runs with statistics, budgets (exit 3), JSON.
 mod regress;
 /// `tracelens profile --transform` and `convert --transform`.

@@ -93,7 +93,9 @@ pub(crate) fn run(args: &RecordArgs) -> Result<(), CliError> {
         ClockArg::Dual => Clock::Dual,
     });
     let fail = |e: crate::device::RecordError| CliError::Failed(e.to_string());
-    let adb = Adb::find(args.adb.clone()).select(args.serial.as_deref()).map_err(fail)?;
+    let adb = Adb::find(args.adb.clone())
+        .select(args.serial.as_deref())
+        .map_err(fail)?;
     let stop = Arc::new(AtomicBool::new(false));
     let open_ended = args.duration.is_none() && matches!(mode, Mode::Method | Mode::Sampling);
     if open_ended {
@@ -107,9 +109,10 @@ pub(crate) fn run(args: &RecordArgs) -> Result<(), CliError> {
     let serial = adb.serial().unwrap_or("").to_string();
     let path = rec
         .run(&adb, &stop, &mut |step| match step {
-            Step::Recording { until: None } => {
-                super::warn(format_args!("recording {} on {serial}; press Enter to stop", args.package))
-            }
+            Step::Recording { until: None } => super::warn(format_args!(
+                "recording {} on {serial}; press Enter to stop",
+                args.package
+            )),
             Step::Recording { until: Some(d) } => super::warn(format_args!(
                 "recording {} on {serial} for {:.1} s",
                 args.package,

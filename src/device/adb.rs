@@ -28,7 +28,11 @@ impl Adb {
     /// The client at `explicit`, else `$ADB`, else `adb` found on PATH.
     pub fn find(explicit: Option<PathBuf>) -> Adb {
         let program = explicit
-            .or_else(|| std::env::var_os("ADB").filter(|v| !v.is_empty()).map(PathBuf::from))
+            .or_else(|| {
+                std::env::var_os("ADB")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            })
             .unwrap_or_else(|| PathBuf::from("adb"));
         Adb {
             program,
@@ -97,13 +101,19 @@ impl Adb {
             None => match usable.as_slice() {
                 [] => {
                     return Err(RecordError::NoDevice {
-                        unusable: devices.iter().map(|d| format!("{} ({})", d.serial, d.state)).collect(),
+                        unusable: devices
+                            .iter()
+                            .map(|d| format!("{} ({})", d.serial, d.state))
+                            .collect(),
                     });
                 }
                 [only] => only,
                 several => {
                     return Err(RecordError::SeveralDevices(
-                        several.iter().map(|d| format!("{} {}", d.serial, d.description)).collect(),
+                        several
+                            .iter()
+                            .map(|d| format!("{} {}", d.serial, d.description))
+                            .collect(),
                     ));
                 }
             },

@@ -6,4 +6,4 @@ pub mod adb;
 pub mod session;
 
 pub use adb::{Adb, Device};
-pub use session::{Clock, Mode, Recording, RecordError, Step};
+pub use session::{Clock, Mode, RecordError, Recording, Step};

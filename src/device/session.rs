@@ -46,10 +46,14 @@ impl Clock {
 pub enum Step {
     Starting,
     /// Profiling; stops at the deadline (if any) or when asked.
-    Recording { until: Option<Duration> },
+    Recording {
+        until: Option<Duration>,
+    },
     Stopping,
     /// Waiting for the app to finish writing (the file's size so far).
-    Writing { bytes: u64 },
+    Writing {
+        bytes: u64,
+    },
     Pulling,
 }
 
@@ -167,7 +171,11 @@ impl Recording {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let ext = if self.mode == Mode::Simpleperf { "perf.data" } else { "trace" };
+        let ext = if self.mode == Mode::Simpleperf {
+            "perf.data"
+        } else {
+            "trace"
+        };
         format!("/data/local/tmp/tracelens-{}-{secs}.{ext}", self.package)
     }
 
@@ -227,7 +235,8 @@ impl Recording {
                 on_step(Step::Recording {
                     until: Some(self.duration.unwrap_or(DEFAULT_SIMPLEPERF)),
                 });
-                let cmd = format!("simpleperf record --app {pkg} -g --duration {secs} -o {device_file}");
+                let cmd =
+                    format!("simpleperf record --app {pkg} -g --duration {secs} -o {device_file}");
                 self.start(adb, &cmd)?;
                 on_step(Step::Stopping);
                 let convert = format!(
@@ -352,6 +361,10 @@ pub fn default_output(dir: &Path, package: &str, mode: Mode) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let ext = if mode == Mode::Simpleperf { "simpleperf.pb" } else { "trace" };
+    let ext = if mode == Mode::Simpleperf {
+        "simpleperf.pb"
+    } else {
+        "trace"
+    };
     dir.join(format!("{package}-{secs}.{ext}"))
 }

@@ -174,7 +174,11 @@ fn dump_v2(
 }
 
 /// The dense id of the method value `value`, numbering it if it is new.
-fn dense_id(dense_of: &mut rustc_hash::FxHashMap<u64, u32>, raw_ids: &mut Vec<u64>, value: u64) -> u32 {
+fn dense_id(
+    dense_of: &mut rustc_hash::FxHashMap<u64, u32>,
+    raw_ids: &mut Vec<u64>,
+    value: u64,
+) -> u32 {
     *dense_of.entry(value).or_insert_with(|| {
         raw_ids.push(value);
         (raw_ids.len() - 1) as u32

@@ -210,7 +210,10 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         b.diag(Diagnostic::warning(
             "invalid-action",
             Location::File,
-            format!("{} records have the invalid action 3 and were skipped", c.invalid),
+            format!(
+                "{} records have the invalid action 3 and were skipped",
+                c.invalid
+            ),
         ));
     }
     if c.dropped > 0 {
@@ -234,8 +237,18 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             used[(op >> 2) as usize] = true;
         }
         let used_at = |m: &KeyMethod| used.get((m.id >> 2) as usize).copied();
-        methods.iter().map(|m| used_at(m).unwrap_or(false)).collect()
+        methods
+            .iter()
+            .map(|m| used_at(m).unwrap_or(false))
+            .collect()
     });
+    // The model keeps the ids the file gives (the key lines carried the dense ones).
+    for (d, &raw) in c.raw_ids.iter().enumerate() {
+        let m = tables.methods.get((d as u32) << 2);
+        if let Some(method) = b.methods.get_mut(m as usize) {
+            method.raw_id = raw;
+        }
+    }
     let unknown_id = b.methods.len() as u32;
     let mut unknown = 0u64;
     for op in c.locals.iter_mut().flat_map(|l| &mut l.ops) {
@@ -250,7 +263,9 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
         add_unknown_method(
             &mut b,
             Location::File,
-            format!("{unknown} records name method ids that no method packet defines; they count as (unknown)"),
+            format!(
+                "{unknown} records name method ids that no method packet defines; they count as (unknown)"
+            ),
         );
     }
     for l in c.locals {
@@ -292,7 +307,10 @@ fn add_threads(b: &mut Builder, scan: &Scan) -> FxHashMap<u32, ThreadId> {
     let mut of_tid = FxHashMap::default();
     for &(tid, name) in &scan.threads {
         if cap.admits(of_tid.len(), || false) {
-            of_tid.insert(tid, b.add_thread(tid as u64, &String::from_utf8_lossy(name)));
+            of_tid.insert(
+                tid,
+                b.add_thread(tid as u64, &String::from_utf8_lossy(name)),
+            );
         }
     }
     b.diagnostics.extend(cap.diagnostic("thread packets"));

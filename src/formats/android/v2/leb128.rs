@@ -90,14 +90,37 @@ mod tests {
 
     #[test]
     fn round_trips_edges() {
-        for v in [0u64, 1, 63, 64, 127, 128, 300, 1 << 32, u64::MAX - 1, u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            63,
+            64,
+            127,
+            128,
+            300,
+            1 << 32,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             write_unsigned(&mut out, v);
             let mut pos = 0;
             assert_eq!(read_unsigned(&out, &mut pos), Some(v));
             assert_eq!(pos, out.len());
         }
-        for v in [0i64, 1, -1, 63, -64, 64, -65, 1 << 40, -(1 << 40), i64::MIN, i64::MAX] {
+        for v in [
+            0i64,
+            1,
+            -1,
+            63,
+            -64,
+            64,
+            -65,
+            1 << 40,
+            -(1 << 40),
+            i64::MIN,
+            i64::MAX,
+        ] {
             let mut out = Vec::new();
             write_signed(&mut out, v);
             let mut pos = 0;

@@ -38,7 +38,9 @@ impl Header {
     /// Parses the header; `None` unless `bytes` start with `SLOW` and a V2 version and hold a
     /// whole header.
     pub(crate) fn parse(bytes: &[u8]) -> Result<Header, String> {
-        let magic = bytes.get(..4).map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+        let magic = bytes
+            .get(..4)
+            .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
         if magic != Some(DATA_MAGIC) {
             return Err("expected 'SLOW' at the start".into());
         }
@@ -112,10 +114,16 @@ impl Block<'_> {
 /// One packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Packet<'a> {
-    Thread { tid: u32, name: &'a [u8] },
+    Thread {
+        tid: u32,
+        name: &'a [u8],
+    },
     /// `id` is the value records carry for the method (action bits clear): the early
     /// revision's index shifted left by two, the later revision's `ArtMethod*`.
-    Method { id: u64, text: &'a [u8] },
+    Method {
+        id: u64,
+        text: &'a [u8],
+    },
     Block(Block<'a>),
     /// The key text `*version` .. `*end`, without threads and methods.
     Summary(&'a [u8]),
@@ -125,8 +133,14 @@ pub(crate) enum Packet<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Damage {
     /// The file ends inside a packet.
-    Truncated { what: &'static str, at: usize },
-    UnknownType { kind: u8, at: usize },
+    Truncated {
+        what: &'static str,
+        at: usize,
+    },
+    UnknownType {
+        kind: u8,
+        at: usize,
+    },
 }
 
 /// The packets after the header, each with its offset; stops after the first damage.
@@ -159,7 +173,8 @@ impl<'a> Packets<'a> {
         // `fixed` header bytes (type byte included), then `len` bytes.
         let with_len = |fixed: usize, len: usize, what| {
             let end = fixed.checked_add(len).filter(|&e| e <= rest.len());
-            end.map(|end| (&rest[fixed..end], end)).ok_or(truncated(what))
+            end.map(|end| (&rest[fixed..end], end))
+                .ok_or(truncated(what))
         };
         match (kind, self.revision) {
             (THREAD_INFO, _) => {
@@ -177,7 +192,13 @@ impl<'a> Packets<'a> {
             (METHOD_INFO, Revision::Later) => {
                 let h = rest.get(..11).ok_or(truncated("method packet"))?;
                 let (text, end) = with_len(11, le_u16(&h[9..]) as usize, "method packet")?;
-                Ok((Packet::Method { id: le_u64(&h[1..]), text }, end))
+                Ok((
+                    Packet::Method {
+                        id: le_u64(&h[1..]),
+                        text,
+                    },
+                    end,
+                ))
             }
             (ENTRIES, Revision::Early) => {
                 let fixed = 13 + 4 * self.clocks;
@@ -195,14 +216,27 @@ impl<'a> Packets<'a> {
                     times,
                 });
                 let tid = le_u32(&h[1..]);
-                Ok((Packet::Block(Block { tid, count, first, body }), end))
+                Ok((
+                    Packet::Block(Block {
+                        tid,
+                        count,
+                        first,
+                        body,
+                    }),
+                    end,
+                ))
             }
             (ENTRIES, Revision::Later) => {
                 let h = rest.get(..12).ok_or(truncated("block header"))?;
                 let count = u32::from_le_bytes([h[5], h[6], h[7], 0]);
                 let (body, end) = with_len(12, le_u32(&h[8..]) as usize, "block")?;
                 let tid = le_u32(&h[1..]);
-                let block = Block { tid, count, first: None, body };
+                let block = Block {
+                    tid,
+                    count,
+                    first: None,
+                    body,
+                };
                 Ok((Packet::Block(block), end))
             }
             (SUMMARY, _) => {

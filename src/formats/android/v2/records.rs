@@ -71,7 +71,8 @@ pub(crate) fn decode_block(
             let mut method = 0u64;
             let mut times = [0u64; 2];
             while decoded < block.count {
-                method = method.wrapping_add(read_signed(body, &mut pos).ok_or(cut(decoded))? as u64);
+                method =
+                    method.wrapping_add(read_signed(body, &mut pos).ok_or(cut(decoded))? as u64);
                 for t in &mut times[..clocks] {
                     *t = t.wrapping_add(read_unsigned(body, &mut pos).ok_or(cut(decoded))?);
                 }

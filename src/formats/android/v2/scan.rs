@@ -42,7 +42,10 @@ impl Scan<'_> {
         if self.revision == Revision::Early {
             return Unit::Micros;
         }
-        let stated = self.summary.as_ref().and_then(|s| s.option("elapsed-time-nsec"));
+        let stated = self
+            .summary
+            .as_ref()
+            .and_then(|s| s.option("elapsed-time-nsec"));
         match stated.and_then(|e| e.trim().parse::<u64>().ok()) {
             Some(elapsed)
                 if wall_in_records

@@ -75,7 +75,13 @@ fn calls(t: &Trace) -> Vec<(String, String, u64, u64, Option<(u64, u64)>)> {
         for lane in &th.lanes {
             for i in 0..lane.len() {
                 let class = t.str(t.method(lane.method(i)).class).to_string();
-                out.push((th.name.clone(), class, lane.start(i), lane.end(i), lane.cpu(i)));
+                out.push((
+                    th.name.clone(),
+                    class,
+                    lane.start(i),
+                    lane.end(i),
+                    lane.cpu(i),
+                ));
             }
         }
     }
@@ -120,14 +126,16 @@ impl Later {
     fn thread(mut self, tid: u32, name: &str) -> Self {
         self.out.push(0);
         self.out.extend_from_slice(&tid.to_le_bytes());
-        self.out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        self.out
+            .extend_from_slice(&(name.len() as u16).to_le_bytes());
         self.out.extend_from_slice(name.as_bytes());
         self
     }
     fn method(mut self, id: u64, line: &str) -> Self {
         self.out.push(1);
         self.out.extend_from_slice(&id.to_le_bytes());
-        self.out.extend_from_slice(&(line.len() as u16).to_le_bytes());
+        self.out
+            .extend_from_slice(&(line.len() as u16).to_le_bytes());
         self.out.extend_from_slice(line.as_bytes());
         self
     }
@@ -145,14 +153,17 @@ impl Later {
         }
         self.out.push(2);
         self.out.extend_from_slice(&tid.to_le_bytes());
-        self.out.extend_from_slice(&(records.len() as u32).to_le_bytes()[..3]);
-        self.out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        self.out
+            .extend_from_slice(&(records.len() as u32).to_le_bytes()[..3]);
+        self.out
+            .extend_from_slice(&(body.len() as u32).to_le_bytes());
         self.out.extend_from_slice(&body);
         self
     }
     fn summary(mut self, text: &str) -> Self {
         self.out.push(3);
-        self.out.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        self.out
+            .extend_from_slice(&(text.len() as u16).to_le_bytes());
         self.out.extend_from_slice(text.as_bytes());
         self
     }
@@ -176,6 +187,7 @@ fn nanosecond_times_keep_their_resolution() {
     assert_eq!(b.source.stated_elapsed_us, Some(9));
     assert_eq!(b.source.start.unwrap().epoch_us, 5_000_000);
     let t = b.finish();
+    assert_eq!(t.methods[0].raw_id, PTR);
     // A thread id above 16 bits, named by a packet that comes after its records.
     assert_eq!(t.threads[0].raw_id, 70_000);
     assert_eq!(t.threads[0].name, "RenderThread");
@@ -258,12 +270,17 @@ fn damaged_files_give_diagnostics_not_panics() {
     unknown.push(9);
     assert!(codes(&read(&unknown)).contains(&"unknown-packet".into()));
     // A block whose header counts three records where its body holds two.
-    let mut short = Later::new(4, 0).block(1, &[(PTR, &[1]), (PTR | 1, &[2])]).out;
+    let mut short = Later::new(4, 0)
+        .block(1, &[(PTR, &[1]), (PTR | 1, &[2])])
+        .out;
     short[32 + 5] = 3;
     let b = read(&short);
     assert!(codes(&b).contains(&"bad-block".into()), "{:?}", codes(&b));
     assert_eq!(b.source.record_count, 2);
-    let header = super::read(b"SLOW\x05\x00", &ReadContext::new(None, &Progress::default()));
+    let header = super::read(
+        b"SLOW\x05\x00",
+        &ReadContext::new(None, &Progress::default()),
+    );
     assert!(header.is_err());
 }
 

@@ -13,11 +13,11 @@ use rustc_hash::FxHashMap;
 
 use super::leb128::{write_signed, write_unsigned};
 use super::packets::{ENTRIES, METHOD_INFO, Revision, SUMMARY, THREAD_INFO};
+use crate::formats::FormatError;
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record};
 use crate::formats::android::key::{Key, KeyMethod, KeyThread, parse_key};
 use crate::formats::android::{FORMAT_TRACE, clock_mode, streaming};
 use crate::formats::detect::{Detected, detect};
-use crate::formats::FormatError;
 use crate::trace::{ClockMode, Location};
 
 /// Which V2 file to write.
@@ -149,11 +149,15 @@ impl Writer {
         out[6..14].copy_from_slice(&start.to_le_bytes());
         for m in &source.methods {
             let text = m.raw.splitn(2, |&b| b == b'\t').nth(1).unwrap_or(b"");
-            let len = u16::try_from(text.len() + 1).map_err(|_| too_long("method line", text.len()))?;
+            let len =
+                u16::try_from(text.len() + 1).map_err(|_| too_long("method line", text.len()))?;
             match revision {
                 // Early ids are indices: a V1 id that is not one (times 4) cannot be written.
                 Revision::Early => {
-                    let Some(index) = (m.id & 3 == 0).then_some(m.id >> 2).and_then(|i| u32::try_from(i).ok()) else {
+                    let Some(index) = (m.id & 3 == 0)
+                        .then_some(m.id >> 2)
+                        .and_then(|i| u32::try_from(i).ok())
+                    else {
                         continue;
                     };
                     out.push(METHOD_INFO);
@@ -169,8 +173,11 @@ impl Writer {
             out.push(b'\n');
         }
         for t in &source.threads {
-            let Ok(tid) = u32::try_from(t.id) else { continue };
-            let len = u16::try_from(t.name.len()).map_err(|_| too_long("thread name", t.name.len()))?;
+            let Ok(tid) = u32::try_from(t.id) else {
+                continue;
+            };
+            let len =
+                u16::try_from(t.name.len()).map_err(|_| too_long("thread name", t.name.len()))?;
             out.push(THREAD_INFO);
             out.extend_from_slice(&tid.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
@@ -205,13 +212,20 @@ impl Writer {
             self.tid = Some(r.tid);
         }
         // `[wall, cpu]` for dual clocks (V1's time2 is the wall time), else the one time.
-        let raw = if self.clocks == 2 { [r.time2, r.time1] } else { [r.time1, 0] };
+        let raw = if self.clocks == 2 {
+            [r.time2, r.time1]
+        } else {
+            [r.time1, 0]
+        };
         match self.revision {
             Revision::Early => {
                 if self.count == 0 {
                     self.first = (r.op, raw);
                 } else {
-                    write_signed(&mut self.body, r.op.wrapping_sub(self.first.0) as i32 as i64);
+                    write_signed(
+                        &mut self.body,
+                        r.op.wrapping_sub(self.first.0) as i32 as i64,
+                    );
                     for c in 0..self.clocks {
                         let prev = self.prev_times[c] as u32;
                         write_unsigned(&mut self.body, raw[c].wrapping_sub(prev) as u64);
