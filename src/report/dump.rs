@@ -127,7 +127,8 @@ fn dump_v2(
     mapping: Option<&Mapping>,
     out: &mut dyn Write,
 ) -> Result<Vec<Diagnostic>, DumpError> {
-    let first = v2::scan::scan(bytes, |_| {}, None)?;
+    let framing = v2::scan::Framing::of(bytes)?;
+    let first = v2::scan::scan(bytes, framing, |_| {}, None)?;
     let (clock, _) = crate::formats::android::clock_mode(
         first.summary.as_ref().and_then(|s| s.option("clock")),
         first.header.is_dual(),
@@ -157,6 +158,7 @@ fn dump_v2(
     let time_at = usize::from(clock == ClockMode::Dual);
     v2::scan::scan(
         bytes,
+        framing,
         |r| {
             let next = slot_of.len();
             let slot = *slot_of.entry(r.tid).or_insert(next);

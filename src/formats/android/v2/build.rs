@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 
 use super::packets::Revision;
 use super::records::Record;
-use super::scan::{Scan, scan};
+use super::scan::{Framing, Scan, scan};
 use super::{FORMAT_V2, Unit};
 use crate::formats::android::data::DataHeader;
 use crate::formats::android::key::KeyMethod;
@@ -26,19 +26,33 @@ struct Local {
     axis: Vec<u64>,
 }
 
+/// Slots of [`Collected::recent`]: a direct-mapped cache in front of the method table, which
+/// most records hit (a thread calls few methods over and over).
+const RECENT: usize = 1 << 14;
+
+/// Method values below this (times 4) are looked up in [`Collected::direct`], a table grown
+/// as needed: the early revision's values are small indices.
+const DIRECT: u64 = 1 << 20;
+
 /// What the walk collects: records per thread, method values numbered densely in order of
 /// first sight (records carry 64-bit values; the model's events take 30-bit ids).
-#[derive(Default)]
 struct Collected {
     slot_of_tid: FxHashMap<u32, u32>,
+    /// The thread of the previous record and its slot (records come in blocks of one thread).
+    last_thread: Option<(u32, u32)>,
     locals: Vec<Local>,
     dense_of: FxHashMap<u64, u32>,
+    /// Dense id + 1 by `value >> 2`, for values below `DIRECT << 2` (0: not seen).
+    direct: Vec<u32>,
+    /// `(method value, dense id)` of recently seen values, by a hash of the value; `u64::MAX`
+    /// (never a method value, whose action bits are clear) marks an empty slot.
+    recent: Box<[(u64, u32)]>,
     /// Dense id → the value records carry.
     raw_ids: Vec<u64>,
     cap: ThreadCap,
-    /// Records with the invalid action 3, or of threads past the thread cap, or naming more
-    /// methods than event ids can hold.
+    /// Records with the invalid action 3.
     invalid: u64,
+    /// Records naming more methods than event ids can hold.
     dropped: u64,
     /// The global clock of one-clock files: each record advances it by its thread's time
     /// delta since that thread's previous record (Traceview's rule, as for V1).
@@ -48,8 +62,55 @@ struct Collected {
 /// The most distinct method values the events can tell apart (ids are 30 bits).
 const MAX_DENSE: u32 = 1 << 30;
 
+impl Default for Collected {
+    fn default() -> Self {
+        Collected {
+            slot_of_tid: FxHashMap::default(),
+            last_thread: None,
+            locals: Vec::new(),
+            dense_of: FxHashMap::default(),
+            direct: Vec::new(),
+            recent: vec![(u64::MAX, 0); RECENT].into_boxed_slice(),
+            raw_ids: Vec::new(),
+            cap: ThreadCap::default(),
+            invalid: 0,
+            dropped: 0,
+            clock: 0,
+        }
+    }
+}
+
 impl Collected {
+    /// The dense id of a method value, numbering it if it is new (None past [`MAX_DENSE`]).
+    #[inline(always)]
     fn dense(&mut self, value: u64) -> Option<u32> {
+        let index = value >> 2;
+        if index < DIRECT {
+            if let Some(&d) = self.direct.get(index as usize)
+                && d > 0
+            {
+                return Some(d - 1);
+            }
+            let d = self.number(value)?;
+            let index = index as usize;
+            if index >= self.direct.len() {
+                self.direct.resize((index + 1).next_power_of_two(), 0);
+            }
+            self.direct[index] = d + 1;
+            return Some(d);
+        }
+        let at = ((value >> 3) ^ (value >> 17)) as usize & (RECENT - 1);
+        let (seen, d) = self.recent[at];
+        if seen == value {
+            return Some(d);
+        }
+        let d = self.number(value)?;
+        self.recent[at] = (value, d);
+        Some(d)
+    }
+
+    /// The dense id of `value` from the table, numbering it if it is new.
+    fn number(&mut self, value: u64) -> Option<u32> {
         if let Some(&d) = self.dense_of.get(&value) {
             return Some(d);
         }
@@ -62,22 +123,24 @@ impl Collected {
         Some(d)
     }
 
-    fn push(&mut self, r: Record, revision: Revision, dual: bool) {
-        let action = (r.method & 3) as u32;
-        if action == 3 {
-            self.invalid += 1;
-            return;
+    /// The slot of thread `tid`, made on its first record (None past the thread cap).
+    #[inline]
+    fn slot(&mut self, tid: u32) -> Option<u32> {
+        if let Some((last, slot)) = self.last_thread
+            && last == tid
+        {
+            return Some(slot);
         }
-        let slot = match self.slot_of_tid.get(&r.tid) {
+        let slot = match self.slot_of_tid.get(&tid) {
             Some(&s) => s,
             None => {
                 if !self.cap.admits(self.locals.len(), || false) {
-                    return;
+                    return None;
                 }
                 let s = self.locals.len() as u32;
-                self.slot_of_tid.insert(r.tid, s);
+                self.slot_of_tid.insert(tid, s);
                 self.locals.push(Local {
-                    tid: r.tid,
+                    tid,
                     ops: Vec::new(),
                     first: Vec::new(),
                     second: Vec::new(),
@@ -86,12 +149,26 @@ impl Collected {
                 s
             }
         };
+        self.last_thread = Some((tid, slot));
+        Some(slot)
+    }
+
+    #[inline]
+    fn push(&mut self, r: Record, revision: Revision, dual: bool) {
+        let action = (r.method & 3) as u32;
+        if action == 3 {
+            self.invalid += 1;
+            return;
+        }
+        let Some(slot) = self.slot(r.tid) else { return };
         let Some(dense) = self.dense(r.method & !3) else {
             self.dropped += 1;
             return;
         };
         let l = &mut self.locals[slot as usize];
-        if !dual {
+        if dual {
+            l.second.push(r.times[1]);
+        } else {
             if let Some(&p) = l.first.last() {
                 self.clock += match revision {
                     // 32-bit times, as V1's: a wrap is a small step forward.
@@ -100,8 +177,6 @@ impl Collected {
                 };
             }
             l.axis.push(self.clock);
-        } else {
-            l.second.push(r.times[1]);
         }
         l.ops.push(dense << 2 | action);
         l.first.push(r.times[0]);
@@ -165,13 +240,14 @@ pub(crate) fn key_methods<'k>(
 
 /// Reads a V2 file into a builder.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
-    let dual = super::packets::Header::parse(bytes).is_ok_and(|h| h.is_dual());
-    let revision = super::packets::detect_revision(bytes);
+    let framing = Framing::of(bytes)?;
+    let (revision, dual) = (framing.revision, framing.header.is_dual());
     let mut c = Collected::default();
     let mut since_check = 0u32;
     let mut cancelled_at = false;
     let mut scan = scan(
         bytes,
+        framing,
         |r| {
             since_check += 1;
             if since_check == 1 << 16 {

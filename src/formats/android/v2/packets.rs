@@ -35,8 +35,8 @@ pub(crate) struct Header {
 }
 
 impl Header {
-    /// Parses the header; `None` unless `bytes` start with `SLOW` and a V2 version and hold a
-    /// whole header.
+    /// Parses the header: `bytes` must start with `SLOW` and a V2 version and hold a whole
+    /// header (else what is wrong).
     pub(crate) fn parse(bytes: &[u8]) -> Result<Header, String> {
         let magic = bytes
             .get(..4)

@@ -21,9 +21,10 @@ pub(crate) struct Scan<'a> {
     pub summary: Option<Key<'a>>,
     pub diagnostics: Diagnostics,
     pub record_count: u64,
-    /// The largest first time (wall time when the file has one) of any record.
+    /// The largest first time (wall time when the file has one) of any record (later
+    /// revision only).
     pub max_first_time: u64,
-    /// Whether every time is a whole multiple of 1000.
+    /// Whether every time is a whole multiple of 1000 (later revision only).
     pub whole_thousands: bool,
 }
 
@@ -59,16 +60,33 @@ impl Scan<'_> {
     }
 }
 
-/// Walks a V2 file, calling `on_record` for every record in file order. With a `ctx`, the
-/// input behind the walk is given back to it.
+/// A file's header and revision: what a walk needs to know first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Framing {
+    pub header: Header,
+    pub revision: Revision,
+}
+
+impl Framing {
+    pub(crate) fn of(bytes: &[u8]) -> Result<Framing, FormatError> {
+        let header = Header::parse(bytes)
+            .map_err(|msg| FormatError::new(FORMAT_V2, Location::Offset(0), msg))?;
+        Ok(Framing {
+            header,
+            revision: detect_revision(bytes),
+        })
+    }
+}
+
+/// Walks a V2 file framed as `framing` says, calling `on_record` for every record in file
+/// order. With a `ctx`, the input behind the walk is given back to it.
 pub(crate) fn scan<'a>(
     bytes: &'a [u8],
+    framing: Framing,
     mut on_record: impl FnMut(Record),
     ctx: Option<&ReadContext>,
 ) -> Result<Scan<'a>, FormatError> {
-    let header = Header::parse(bytes)
-        .map_err(|msg| FormatError::new(FORMAT_V2, Location::Offset(0), msg))?;
-    let revision = detect_revision(bytes);
+    let Framing { header, revision } = framing;
     let clocks = header.clocks();
     let mut s = Scan {
         header,
@@ -129,11 +147,17 @@ pub(crate) fn scan<'a>(
             },
             Packet::Block(block) => {
                 let (max, whole) = (&mut s.max_first_time, &mut s.whole_thousands);
+                // The early revision's unit is known; the later one's is told by the times.
+                let later = revision == Revision::Later;
                 let mut count = 0u64;
                 let result = decode_block(&block, revision, clocks, |r| {
                     count += 1;
-                    *max = (*max).max(r.times[0]);
-                    *whole &= r.times[..clocks].iter().all(|t| t % 1000 == 0);
+                    if later {
+                        *max = (*max).max(r.times[0]);
+                        if *whole {
+                            *whole = r.times[..clocks].iter().all(|t| t % 1000 == 0);
+                        }
+                    }
                     on_record(r);
                 });
                 s.record_count += count;
