@@ -370,9 +370,13 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
     Ok(b)
 }
 
+/// `v` in ticks: each time divided by `divisor` (1 or 1000, whose division by a constant
+/// compiles to a multiplication).
 fn divided(mut v: Vec<u64>, divisor: u64) -> Vec<u64> {
-    if divisor > 1 {
-        v.iter_mut().for_each(|t| *t /= divisor);
+    match divisor {
+        1 => {}
+        1000 => v.iter_mut().for_each(|t| *t /= 1000),
+        d => v.iter_mut().for_each(|t| *t /= d),
     }
     v
 }
