@@ -68,8 +68,11 @@ fn codes(b: &Builder) -> Vec<String> {
     b.diagnostics.iter().map(|d| d.code.clone()).collect()
 }
 
-/// Calls per thread as (thread name, class, start, end, cpu).
-fn calls(t: &Trace) -> Vec<(String, String, u64, u64, Option<(u64, u64)>)> {
+/// A call as (thread name, class, start, end, CPU start and duration).
+type Call = (String, String, u64, u64, Option<(u64, u64)>);
+
+/// The calls of every thread, sorted.
+fn calls(t: &Trace) -> Vec<Call> {
     let mut out = Vec::new();
     for th in &t.threads {
         for lane in &th.lanes {

@@ -226,9 +226,9 @@ impl Writer {
                         &mut self.body,
                         r.op.wrapping_sub(self.first.0) as i32 as i64,
                     );
-                    for c in 0..self.clocks {
-                        let prev = self.prev_times[c] as u32;
-                        write_unsigned(&mut self.body, raw[c].wrapping_sub(prev) as u64);
+                    let clocks = raw.iter().zip(&self.prev_times).take(self.clocks);
+                    for (&t, &prev) in clocks {
+                        write_unsigned(&mut self.body, t.wrapping_sub(prev as u32) as u64);
                     }
                 }
                 self.prev_times = raw.map(u64::from);
@@ -236,13 +236,13 @@ impl Writer {
             Revision::Later => {
                 let unwrap = self.unwrap.entry(r.tid).or_default();
                 let mut ns = [0u64; 2];
-                for c in 0..self.clocks {
-                    ns[c] = unwrap[c].next(raw[c]) * 1000;
+                for ((t, u), &raw) in ns.iter_mut().zip(unwrap).zip(&raw).take(self.clocks) {
+                    *t = u.next(raw) * 1000;
                 }
                 let method = r.op as u64;
                 write_signed(&mut self.body, method.wrapping_sub(self.prev_method) as i64);
-                for c in 0..self.clocks {
-                    write_unsigned(&mut self.body, ns[c].wrapping_sub(self.prev_times[c]));
+                for (&t, &prev) in ns.iter().zip(&self.prev_times).take(self.clocks) {
+                    write_unsigned(&mut self.body, t.wrapping_sub(prev));
                 }
                 self.prev_method = method;
                 self.prev_times = ns;
