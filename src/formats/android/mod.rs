@@ -4,7 +4,8 @@
 //! - a combined `.trace`: key text ([`key`]) followed by the binary data section;
 //! - a `.key` + `.data` pair ([`read_pair`]);
 //! - an ART streaming trace ([`streaming`]): `SLOW` first, inline thread and method packets, the
-//!   key as a summary packet at the end.
+//!   key as a summary packet at the end;
+//! - an ART V2 trace ([`v2`]): `SLOW` with version 4, 5, 0xF4 or 0xF5, then typed packets.
 //!
 //! Data section header (little-endian):
 //!
