@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use super::session::RecordError;
+use super::error::RecordError;
 
 /// The adb client, talking to one device once [`Adb::select`] chose it.
 #[derive(Clone, Debug)]

@@ -487,6 +487,35 @@ mod tests {
     }
 
     #[test]
+    fn art_v2_dumps_as_its_v1_original_and_damage_does_not_panic() {
+        use crate::formats::android::v2::Revision;
+        use crate::formats::android::v2::writer::{V2Layout, reencode};
+        let v1 = write_trace(&spec(Layout::Streaming));
+        for revision in [Revision::Early, Revision::Later] {
+            for streaming in [false, true] {
+                let v2 = reencode(
+                    &v1,
+                    V2Layout {
+                        revision,
+                        streaming,
+                    },
+                )
+                .unwrap();
+                let mut out = Vec::new();
+                dump(&v2, &mut out).unwrap();
+                let expected = EXPECTED.replacen("VERSION: 3", "VERSION: 5", 1);
+                assert_eq!(String::from_utf8(out).unwrap(), expected, "{revision:?}");
+                for cut in 0..v2.len() {
+                    let _ = dump(&v2[..cut], &mut Vec::new());
+                    let mut bad = v2.clone();
+                    bad[cut] ^= 0x5A;
+                    let _ = dump(&bad, &mut Vec::new());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn header_only_prints_key_then_fails() {
         let bytes = b"*version\n3\n*threads\n1\tmain\n*methods\n*end\nSLOW\ndata follows\n";
         let mut out = Vec::new();
