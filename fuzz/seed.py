@@ -33,7 +33,7 @@ def key_and_data(b):
     i = b.find(b"\n*end\n")
     return (b[: i + 6], b[i + 6 :]) if i >= 0 else (b, b"")
 
-seeds = {t: [] for t in ["detect", "android_key", "android_data", "android_trace", "android_streaming",
+seeds = {t: [] for t in ["detect", "android_key", "android_data", "android_trace", "android_streaming", "android_v2",
                          "rtl", "perflog", "cprofiler", "logger", "mapping", "profile", "dump", "summary",
                          "graph", "diff", "convert", "restrict", "viewer",
                          "transforms", "regress", "session"]}

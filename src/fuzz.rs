@@ -31,6 +31,8 @@ pub enum Target {
     AndroidTrace,
     /// An ART streaming trace.
     AndroidStreaming,
+    /// An ART V2 trace (either revision), to a builder and to the dump.
+    AndroidV2,
     /// OpenOffice `RTL_LOGFILE`.
     Rtl,
     /// Windows CE PerfLog.
@@ -76,12 +78,13 @@ pub enum Target {
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 22] = [
+    pub const ALL: [Target; 23] = [
         Target::Detect,
         Target::AndroidKey,
         Target::AndroidData,
         Target::AndroidTrace,
         Target::AndroidStreaming,
+        Target::AndroidV2,
         Target::Rtl,
         Target::PerfLog,
         Target::CProfiler,
@@ -109,6 +112,7 @@ impl Target {
             Target::AndroidData => "android_data",
             Target::AndroidTrace => "android_trace",
             Target::AndroidStreaming => "android_streaming",
+            Target::AndroidV2 => "android_v2",
             Target::Rtl => "rtl",
             Target::PerfLog => "perflog",
             Target::CProfiler => "cprofiler",
@@ -158,6 +162,12 @@ pub fn run(target: Target, bytes: &[u8]) {
             if let Ok(b) = android::streaming::read(bytes, &ctx) {
                 b.finish();
             }
+        }
+        Target::AndroidV2 => {
+            if let Ok(b) = android::v2::read(bytes, &ctx) {
+                b.finish();
+            }
+            let _ = crate::report::dump::dump(bytes, &mut io::sink());
         }
         Target::Rtl => legacy_reader(LegacyKind::Rtl, bytes, &ctx),
         Target::PerfLog => legacy_reader(LegacyKind::PerfLog, bytes, &ctx),

@@ -37,6 +37,7 @@ pub mod app;
 pub mod cli;
 #[cfg(feature = "gui")]
 pub(crate) mod desktop;
+pub mod device;
 pub mod formats;
 #[doc(hidden)]
 pub mod fuzz;

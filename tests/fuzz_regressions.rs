@@ -84,6 +84,11 @@ fn commands(target: Target, file: &str, out: &str) -> Vec<Vec<String>> {
         Target::AndroidTrace | Target::AndroidStreaming | Target::Rtl | Target::PerfLog => {
             vec![v(&["info", file])]
         }
+        Target::AndroidV2 => vec![
+            v(&["info", file]),
+            v(&["dump", file]),
+            v(&["profile", file]),
+        ],
         _ => Vec::new(),
     }
 }

@@ -43,6 +43,8 @@ const LAYERS: &[Layer] = &[
     layer("timing", &[], &[]),
     layer("testutil", &[], &[]),
     layer("desktop", &[], &[]),
+    // Recording on a device over adb (the command line's and the window's).
+    layer("device", &[], &[]),
     // The crate root (`lib.rs`): the module declarations and the viewer's sample trace.
     layer("lib", &[], &[]),
     // The in-memory model: nothing of how traces are read, deobfuscated or analysed.
@@ -79,6 +81,7 @@ const LAYERS: &[Layer] = &[
         "app",
         &[
             "report", "analysis", "load", "mapping", "formats", "trace", "glob", "timing", "lib",
+            "device",
         ],
         &["testutil"],
     ),
@@ -86,8 +89,8 @@ const LAYERS: &[Layer] = &[
     layer(
         "cli",
         &[
-            "app", "desktop", "report", "analysis", "load", "mapping", "formats", "trace", "glob",
-            "timing",
+            "app", "desktop", "device", "report", "analysis", "load", "mapping", "formats",
+            "trace", "glob", "timing",
         ],
         &["testutil"],
     ),

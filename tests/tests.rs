@@ -18,12 +18,16 @@ mod key_oracle;
 mod mapping;
 /// `tracelens profile` and `summary --json` against dmtracedump's expected outputs in ../shared.
 mod profile;
+/// `tracelens record` against a fake adb: the commands of every mode, errors, cleanup.
+mod record;
 /// `diff --base ... --new ...`: groups of runs with statistics, budgets (exit 3), JSON.
 mod regress;
 /// `tracelens profile --transform` and `convert --transform`.
 mod transforms;
 
 // Readers
+/// ART V2 traces read like their V1 originals.
+mod android_v2;
 /// Every fuzzer finding in fuzz/regressions/ replayed through its target and the binary.
 mod fuzz_regressions;
 /// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.

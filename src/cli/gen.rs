@@ -8,7 +8,10 @@ use clap::{Args, ValueEnum};
 
 use super::{CliError, ClocksArg};
 use crate::formats::android::synth::{GenOptions, MethodMatch, Slowdown, generate};
+use crate::formats::android::v2::Revision;
+use crate::formats::android::v2::writer::{V2Layout, reencode};
 use crate::formats::android::writer::Layout;
+use crate::load::LoadError;
 use crate::trace::ClockMode;
 
 /// Arguments of `tracelens gen`.
@@ -51,6 +54,10 @@ pub struct GenArgs {
     /// `simpleperf record --trace-offcpu` does.
     #[arg(long)]
     pub off_cpu: bool,
+    /// Re-encode this V1 trace (a combined `.trace` or an ART streaming file) in `--layout`
+    /// (an `art-v2…` one) instead of generating records.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
     /// Output file. With `--layout pair`, FILE.key and FILE.data are written.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -68,10 +75,43 @@ pub enum LayoutArg {
     /// A simpleperf report-sample protobuf: `--records` samples, `--methods` Java methods
     /// (`--clock`, `--slow`, `--overhead-ns` do not apply).
     Simpleperf,
+    /// ART V2 (version 4 or 5), the current revision.
+    ArtV2,
+    /// ART V2 streaming (version 0xF4 or 0xF5), the current revision.
+    ArtV2Streaming,
+    /// ART V2 as ART's first writer (2024) encoded it.
+    ArtV2Early,
+    /// ART V2 streaming as ART's first writer (2024) encoded it.
+    ArtV2EarlyStreaming,
+}
+
+impl LayoutArg {
+    /// The V2 layout, for the `art-v2…` values.
+    fn v2(self) -> Option<V2Layout> {
+        let (revision, streaming) = match self {
+            LayoutArg::ArtV2 => (Revision::Later, false),
+            LayoutArg::ArtV2Streaming => (Revision::Later, true),
+            LayoutArg::ArtV2Early => (Revision::Early, false),
+            LayoutArg::ArtV2EarlyStreaming => (Revision::Early, true),
+            _ => return None,
+        };
+        Some(V2Layout {
+            revision,
+            streaming,
+        })
+    }
 }
 
 /// Writes the trace and prints what was written on stderr.
 pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
+    if let Some(v2) = args.layout.v2() {
+        return run_v2(args, v2);
+    }
+    if args.from.is_some() {
+        return Err(CliError::Usage(
+            "--from re-encodes a trace as ART V2: use an art-v2 --layout".into(),
+        ));
+    }
     let clock = ClockMode::from(args.clock);
     let layout = match args.layout {
         LayoutArg::Simpleperf => return run_sampled(args),
@@ -81,6 +121,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         LayoutArg::Streaming => Layout::Streaming,
         LayoutArg::Pair if clock == ClockMode::Dual => Layout::V3,
         LayoutArg::Pair => Layout::V2,
+        v2 => unreachable!("{v2:?} is written by run_v2"),
     };
     if layout == Layout::V3 && clock != ClockMode::Dual {
         return Err(CliError::Usage(
@@ -169,6 +210,58 @@ fn run_sampled(args: &GenArgs) -> Result<(), CliError> {
         stats.max_depth,
         stats.lost,
         path.display()
+    ));
+    Ok(())
+}
+
+/// An ART V2 file: the records generated (as an ART streaming V1 trace first, which takes
+/// every clock) or read from `--from`, re-encoded.
+fn run_v2(args: &GenArgs, layout: V2Layout) -> Result<(), CliError> {
+    let (opened, generated);
+    let v1: &[u8] = match &args.from {
+        Some(path) => {
+            opened = crate::load::Source::open(path).map_err(|source| LoadError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            &opened
+        }
+        None => {
+            let opts = GenOptions {
+                records: args.records,
+                threads: args.threads,
+                methods: args.methods,
+                seed: args.seed,
+                layout: Layout::Streaming,
+                clock: ClockMode::from(args.clock),
+                overhead_ns: args.overhead_ns,
+                program_seed: args.program_seed,
+                slow: args.slow.clone(),
+            };
+            let mut v1 = Vec::new();
+            generate(&opts, &mut v1, None).map_err(|source| CliError::Write {
+                path: args.output.clone(),
+                source,
+            })?;
+            generated = v1;
+            &generated
+        }
+    };
+    let from = args.from.as_deref().unwrap_or(&args.output);
+    let v2 = reencode(v1, layout).map_err(|error| LoadError::Format {
+        path: from.to_path_buf(),
+        error,
+    })?;
+    std::fs::write(&args.output, &v2).map_err(|source| CliError::Write {
+        path: args.output.clone(),
+        source,
+    })?;
+    super::warn(format_args!(
+        "wrote {} bytes of ART V2 ({:?} revision{}) to {}",
+        v2.len(),
+        layout.revision,
+        if layout.streaming { ", streaming" } else { "" },
+        args.output.display()
     ));
     Ok(())
 }

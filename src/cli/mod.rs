@@ -14,6 +14,7 @@ pub(crate) mod graph;
 pub(crate) mod info;
 pub(crate) mod mapping;
 pub(crate) mod profile;
+pub(crate) mod record;
 pub(crate) mod regress;
 pub(crate) mod summary;
 
@@ -61,6 +62,8 @@ pub enum Command {
     /// Compare two traces per method (dmtracedump -d, with signed differences), or groups of
     /// runs with statistics (`--base A1 A2... --new B1 B2...`, `--fail-on GLOB:+5%`).
     Diff(diff::DiffArgs),
+    /// Record a trace on an Android device over adb, then open it: `record --package PKG`.
+    Record(record::RecordArgs),
 }
 
 /// The command line of this process, or its end: `--help` and `--version` print on stdout and
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Convert(args)) => convert::run(&args),
         Some(Command::Graph(args)) => graph::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::Record(args)) => record::run(&args),
         None => open_window(cli.files),
     }
 }
@@ -114,14 +118,14 @@ fn desktop_integration(install: bool) -> Result<(), CliError> {
 
 /// Opens the viewer on `files` (the sample trace when there are none).
 #[cfg(feature = "gui")]
-fn open_window(files: Vec<PathBuf>) -> Result<(), CliError> {
+pub(crate) fn open_window(files: Vec<PathBuf>) -> Result<(), CliError> {
     crate::app::run_native(files)
         .map_err(|e| CliError::Failed(format!("cannot start the window: {e}")))
 }
 
 /// This binary was built without the window (`--no-default-features`): only the subcommands.
 #[cfg(not(feature = "gui"))]
-fn open_window(_files: Vec<PathBuf>) -> Result<(), CliError> {
+pub(crate) fn open_window(_files: Vec<PathBuf>) -> Result<(), CliError> {
     Err(CliError::Usage(
         "this build has no viewer window (built without the `gui` feature); \
          use a subcommand (see `tracelens --help`)"

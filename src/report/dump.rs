@@ -24,12 +24,12 @@ use std::io::{self, Write};
 use crate::formats::android::data::{DataHeader, RawRecord, for_each_record, record_area};
 use crate::formats::android::key::DmtraceParts;
 use crate::formats::android::{
-    FORMAT_TRACE, Key, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming,
+    FORMAT_TRACE, Key, KeyMethod, KeyThread, MethodLookup, parse_key_once, streaming, v2,
 };
 use crate::formats::detect::{Detected, detect};
 use crate::formats::{FormatError, ReadContext, ReleaseInput};
 use crate::mapping::{Mapping, Resolver};
-use crate::trace::{Diagnostic, Location};
+use crate::trace::{ClockMode, Diagnostic, Location};
 
 /// Why a dump stopped.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +100,7 @@ pub(crate) fn dump_mapped(
             p.finish()?;
             Ok(Vec::new())
         }
+        Detected::AndroidV2 { .. } => dump_v2(bytes, mapping, out),
         Detected::AndroidData { .. } => Err(FormatError::new(
             FORMAT_TRACE,
             Location::Offset(0),
@@ -116,6 +117,74 @@ pub(crate) fn dump_mapped(
             })
             .into()),
     }
+}
+
+/// Dumps an ART V2 file: threads from the thread packets, names from the method packets, the
+/// time of each record in the model's ticks (µs, or ns for files whose times are not whole
+/// µs): the CPU time for dual and thread-CPU clocks, else the wall time.
+fn dump_v2(
+    bytes: &[u8],
+    mapping: Option<&Mapping>,
+    out: &mut dyn Write,
+) -> Result<Vec<Diagnostic>, DumpError> {
+    let framing = v2::scan::Framing::of(bytes)?;
+    let first = v2::scan::scan(bytes, framing, |_| {}, None)?;
+    let (clock, _) = crate::formats::android::clock_mode(
+        first.summary.as_ref().and_then(|s| s.option("clock")),
+        first.header.is_dual(),
+    );
+    let unit = first.unit(clock != ClockMode::ThreadCpu);
+    let divisor = v2::build::Ticks::of(unit, first.whole_thousands).divisor;
+    let threads: Vec<KeyThread> = (first.threads.iter())
+        .map(|&(tid, name)| KeyThread {
+            id: tid as i64,
+            name,
+        })
+        .collect();
+    // Method values numbered densely as met: the method packets' first, then the records'.
+    let mut dense_of: rustc_hash::FxHashMap<u64, u32> = Default::default();
+    let mut raw_ids = Vec::new();
+    let mut arena = Vec::new();
+    let methods = v2::build::key_methods(
+        &first.methods,
+        |value| Some(dense_id(&mut dense_of, &mut raw_ids, value)),
+        &mut arena,
+    );
+    let mut p = Printer::new(first.key_version(), &threads, &methods, mapping, out)?;
+    p.raw_ids = raw_ids;
+    p.trace_line()?;
+    let mut slot_of: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    // The CPU time is the second of a dual-clock record, the only one of a thread-CPU one.
+    let time_at = usize::from(clock == ClockMode::Dual);
+    v2::scan::scan(
+        bytes,
+        framing,
+        |r| {
+            let next = slot_of.len();
+            let slot = *slot_of.entry(r.tid).or_insert(next);
+            let d = dense_id(&mut dense_of, &mut p.raw_ids, r.method & !3);
+            // Event ids are 30 bits; a file naming more methods than that is not real.
+            if d < 1 << 30 {
+                let op = d << 2 | (r.method & 3) as u32;
+                p.print(r.tid, slot, op, r.times[time_at] / divisor);
+            }
+        },
+        None,
+    )?;
+    p.finish()?;
+    Ok(Vec::new())
+}
+
+/// The dense id of the method value `value`, numbering it if it is new.
+fn dense_id(
+    dense_of: &mut rustc_hash::FxHashMap<u64, u32>,
+    raw_ids: &mut Vec<u64>,
+    value: u64,
+) -> u32 {
+    *dense_of.entry(value).or_insert_with(|| {
+        raw_ids.push(value);
+        (raw_ids.len() - 1) as u32
+    })
 }
 
 /// Dumps a `.key` + `.data` pair, the method names mapped back through an R8/ProGuard mapping
@@ -234,7 +303,11 @@ struct Printer<'o, 'k> {
     /// The names printed so far, by line: made on a method's first record (a table of every
     /// method's name would take a key of a million methods to 80 MB).
     names: Vec<Option<Box<[u8]>>>,
+    /// Depth per thread slot (the thread id for V1; V2 threads are numbered as met).
     depth: Vec<i32>,
+    /// V2: the value records carry for each dense method id (printed for methods no packet
+    /// names); empty for V1, whose records carry the key's ids.
+    raw_ids: Vec<u64>,
     dots: Vec<u8>,
     line: Vec<u8>,
     error: Option<io::Error>,
@@ -268,6 +341,7 @@ impl<'o, 'k> Printer<'o, 'k> {
             lines,
             names: vec![None; methods.len()],
             depth: vec![2; 65536],
+            raw_ids: Vec::new(),
             dots: vec![b'.'; MAX_DEPTH],
             line: Vec::with_capacity(256),
             error: None,
@@ -297,12 +371,21 @@ impl<'o, 'k> Printer<'o, 'k> {
     }
 
     fn record(&mut self, r: RawRecord) {
+        self.print(r.tid.into(), r.tid as usize, r.op, r.time1.into());
+    }
+
+    /// Prints a record of thread `tid`, whose depth is kept at `slot`, with the method value
+    /// `op` and the time `time`.
+    fn print(&mut self, tid: u32, slot: usize, op: u32, time: u64) {
         if self.error.is_some() {
             return;
         }
-        let action = (r.op & 3) as usize;
-        let id = r.op & !3;
-        let depth = &mut self.depth[r.tid as usize];
+        let action = (op & 3) as usize;
+        let id = op & !3;
+        if slot >= self.depth.len() {
+            self.depth.resize(slot + 1, 2);
+        }
+        let depth = &mut self.depth[slot];
         if action == 0 {
             *depth += 1;
         }
@@ -320,13 +403,14 @@ impl<'o, 'k> Printer<'o, 'k> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         let action_str = ["ent", "xit", "unr", "???"][action];
-        let _ = write!(line, "{:2} {action_str}  {:8}", r.tid, r.time1);
+        let _ = write!(line, "{tid:2} {action_str}  {time:8}");
         line.push(note);
         line.extend_from_slice(&self.dots[..print_depth]);
         match self.name(id) {
             Some(n) => line.extend_from_slice(n),
             None => {
-                let _ = write!(line, "???.??? methodId: {}", CHex(id.into()));
+                let raw = self.raw_ids.get((id >> 2) as usize).copied();
+                let _ = write!(line, "???.??? methodId: {}", CHex(raw.unwrap_or(id.into())));
             }
         }
         line.push(b'\n');
@@ -399,6 +483,35 @@ mod tests {
             let mut out = Vec::new();
             dump(&bytes, &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), EXPECTED, "{layout:?}");
+        }
+    }
+
+    #[test]
+    fn art_v2_dumps_as_its_v1_original_and_damage_does_not_panic() {
+        use crate::formats::android::v2::Revision;
+        use crate::formats::android::v2::writer::{V2Layout, reencode};
+        let v1 = write_trace(&spec(Layout::Streaming));
+        for revision in [Revision::Early, Revision::Later] {
+            for streaming in [false, true] {
+                let v2 = reencode(
+                    &v1,
+                    V2Layout {
+                        revision,
+                        streaming,
+                    },
+                )
+                .unwrap();
+                let mut out = Vec::new();
+                dump(&v2, &mut out).unwrap();
+                let expected = EXPECTED.replacen("VERSION: 3", "VERSION: 5", 1);
+                assert_eq!(String::from_utf8(out).unwrap(), expected, "{revision:?}");
+                for cut in 0..v2.len() {
+                    let _ = dump(&v2[..cut], &mut Vec::new());
+                    let mut bad = v2.clone();
+                    bad[cut] ^= 0x5A;
+                    let _ = dump(&bad, &mut Vec::new());
+                }
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 //! - a combined `.trace`: key text ([`key`]) followed by the binary data section;
 //! - a `.key` + `.data` pair ([`read_pair`]);
 //! - an ART streaming trace ([`streaming`]): `SLOW` first, inline thread and method packets, the
-//!   key as a summary packet at the end.
+//!   key as a summary packet at the end;
+//! - an ART V2 trace ([`v2`]): `SLOW` with version 4, 5, 0xF4 or 0xF5, then typed packets.
 //!
 //! Data section header (little-endian):
 //!
@@ -30,6 +31,7 @@ pub(crate) mod data;
 pub(crate) mod key;
 pub(crate) mod streaming;
 pub mod synth;
+pub mod v2;
 pub(crate) mod writer;
 
 use crate::formats::detect::{Detected, detect};
@@ -68,6 +70,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             )
         }
         Detected::AndroidStreaming { .. } => streaming::read(bytes, ctx),
+        Detected::AndroidV2 { .. } => v2::read(bytes, ctx),
         Detected::AndroidData { version } => Err(FormatError::new(
             FORMAT_TRACE,
             Location::Offset(0),
@@ -111,7 +114,8 @@ pub(crate) fn read_pair(
     read_key_and_data(key, key_bytes, data, 0, total, ctx)
 }
 
-/// The error for data versions no reader handles (ART V2, SW64, unknown), if `detected` is one.
+/// The error for data versions no reader handles (SW64, unknown, and ART V2 data after a key
+/// or in a `.data` file), if `detected` is one.
 pub(crate) fn unsupported(detected: Detected, offset: u64) -> Option<FormatError> {
     let e = |msg: String| {
         Some(FormatError::new(
@@ -122,7 +126,7 @@ pub(crate) fn unsupported(detected: Detected, offset: u64) -> Option<FormatError
     };
     match detected {
         Detected::AndroidV2 { version } => e(format!(
-            "ART trace format V2 (data version {version:#x}) is not supported yet"
+            "ART V2 data (version {version:#x}) is read only as a file of its own, not after a key or as a .data file"
         )),
         Detected::AndroidSw64 => {
             e("64-bit Dalvik data ('SW64') is not supported: no VM ever wrote it".to_string())
@@ -283,7 +287,7 @@ fn prepare(
             ),
         ));
     }
-    let (clock, note) = clock_mode(key.option("clock"), &header);
+    let (clock, note) = clock_mode(key.option("clock"), header.has_time2());
     if let Some(d) = note {
         b.diag(d);
     }
@@ -336,12 +340,8 @@ pub(crate) fn stated_facts(
     }
 }
 
-/// Picks the clock from the key's `clock=` option and the record layout.
-pub(crate) fn clock_mode(
-    clock: Option<&str>,
-    header: &DataHeader,
-) -> (ClockMode, Option<Diagnostic>) {
-    let has_t2 = header.has_time2();
+/// Picks the clock from the key's `clock=` option and whether the records carry two times.
+pub(crate) fn clock_mode(clock: Option<&str>, has_t2: bool) -> (ClockMode, Option<Diagnostic>) {
     match clock {
         Some("dual") if has_t2 => (ClockMode::Dual, None),
         Some("dual") => (

@@ -301,7 +301,7 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
     }
     b.diagnostics.append(std::mem::take(&mut scan.diagnostics));
     let clock_opt = scan.summary.as_ref().and_then(|s| s.option("clock"));
-    let (clock, note) = clock_mode(clock_opt, &scan.header);
+    let (clock, note) = clock_mode(clock_opt, scan.header.has_time2());
     if let Some(d) = note {
         b.diag(d);
     }
