@@ -2,8 +2,9 @@
 //! dimension (methods, threads, nesting depth, unmatched closers, overloads of one obfuscated
 //! name), timed at size n and 4n. A linear path grows about 4x; one that looks names up in hash
 //! tables grows up to 6x, because each lookup costs more once a table outgrows a cache level (and
-//! the TLB's reach): CProfiler's reader measures 5.5x from 0.96 to 3.84 million functions. A path
-//! that is quadratic in that dimension grows 16x. The bound, 8x, is between the two.
+//! the TLB's reach): CProfiler's reader measures 5.5x from 0.96 to 3.84 million functions, and
+//! 6 to 8x from 120 000 to 480 000 on a loaded machine. A path that is quadratic in that dimension
+//! grows 16x. The bound, 10x, is between the two with room for a shared machine.
 //!
 //! Ratios, not absolute times, and each the least of many runs, because the machine is shared:
 //! a family's n and 4n inputs are run in turn five times and each size's fastest run is kept,
@@ -21,7 +22,7 @@ use tracelens::formats::Progress;
 use tracelens::mapping::{Mapping, Resolver};
 
 /// The most a family's time may grow from n to 4n.
-const MAX_GROWTH: f64 = 8.0;
+const MAX_GROWTH: f64 = 10.0;
 
 /// How many rounds of runs a family gets before it fails.
 const ROUNDS: usize = 3;
@@ -369,7 +370,7 @@ fn every_reader_and_the_resolver_grow_linearly() {
         bytes("perflog: many markers", 20_000, perflog_many_markers),
         bytes(
             "cprofiler: many functions",
-            120_000,
+            240_000,
             cprofiler_many_functions,
         ),
         bytes("logger: many threads", 10_000, logger_many_threads),

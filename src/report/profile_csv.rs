@@ -108,11 +108,11 @@ mod tests {
         assert_eq!(lines[1], "(toplevel),,(toplevel),,40,0,100.00,0.00,0,0");
         assert_eq!(
             lines[2],
-            "com.A.run,com.A,run,\"(I,J)V\",40,25,100.00,62.50,1,0"
+            "\"com.A.run (I,J)V\",com.A,run,\"(I,J)V\",40,25,100.00,62.50,1,0"
         );
         assert_eq!(
             lines[3],
-            "\"B\"\"q.go\",\"B\"\"q\",go,()V,15,15,37.50,37.50,1,0"
+            "\"B\"\"q.go ()V\",\"B\"\"q\",go,()V,15,15,37.50,37.50,1,0"
         );
         assert_eq!(lines.len(), 4);
     }
