@@ -98,7 +98,7 @@ fn the_exported_profile_is_what_the_command_prints() {
         Purpose::Export(_) => Some(outs.join(r.file_name.clone().unwrap_or_default())),
         _ => None,
     });
-    let mut h = harness_with(&[trace.clone()], 1280.0, 800.0, |app| {
+    let mut h = harness_with(std::slice::from_ref(&trace), 1280.0, 800.0, |app| {
         app.set_file_picker(picker)
     });
     wait_loaded(&mut h);

@@ -5,6 +5,17 @@ use super::{read, read_pair};
 use crate::formats::{Progress, ReadContext};
 use crate::trace::{Action, Builder, ClockMode, Trace};
 
+/// A record of thread `tid` naming method `m` (of the key's methods `m << 2`).
+fn event(tid: u16, m: u32, action: Action, time1: u32, time2: u32) -> Event {
+    Event {
+        tid,
+        method_id: m << 2,
+        action,
+        time1,
+        time2,
+    }
+}
+
 fn spec(layout: Layout, clock: ClockMode) -> TraceSpec {
     let mut s = TraceSpec::new(layout, clock);
     s.threads = vec![(1, "main".into()), (7, "worker".into())];
@@ -18,13 +29,7 @@ fn spec(layout: Layout, clock: ClockMode) -> TraceSpec {
             line: Some(i as i32),
         })
         .collect();
-    let e = |tid, m: u32, action, t1, t2| Event {
-        tid,
-        method_id: m << 2,
-        action,
-        time1: t1,
-        time2: t2,
-    };
+    let e = event;
     s.events = vec![
         e(1, 3, Action::Exit, 0, 100), // unmatched exit
         e(1, 0, Action::Enter, 2, 102),
@@ -395,13 +400,7 @@ fn the_method_lookup_keeps_each_ids_first_line() {
 fn a_wrap_in_a_streaming_trace_is_said() {
     for clock in [ClockMode::Wall, ClockMode::Dual] {
         let mut s = spec(Layout::Streaming, clock);
-        let e = |tid, m: u32, action, t1, t2| Event {
-            tid,
-            method_id: m << 2,
-            action,
-            time1: t1,
-            time2: t2,
-        };
+        let e = event;
         s.events = vec![
             e(1, 0, Action::Enter, 10, 10),
             e(7, 1, Action::Enter, 11, 11),
