@@ -104,7 +104,8 @@ impl Fake {
     }
 }
 
-fn run_ok(fake: &Fake, args: &[&str]) -> String {
+/// `tracelens record` for the fake's package, writing to its output, with `args` added.
+fn record(fake: &Fake, args: &[&str]) -> Output {
     let out_path = fake.output();
     let mut full = vec![
         "--package",
@@ -114,7 +115,11 @@ fn run_ok(fake: &Fake, args: &[&str]) -> String {
         out_path.to_str().unwrap(),
     ];
     full.extend_from_slice(args);
-    let out = fake.record(&full);
+    fake.record(&full)
+}
+
+fn run_ok(fake: &Fake, args: &[&str]) -> String {
+    let out = record(fake, args);
     assert!(
         out.status.success(),
         "{}",
@@ -124,16 +129,7 @@ fn run_ok(fake: &Fake, args: &[&str]) -> String {
 }
 
 fn run_err(fake: &Fake, args: &[&str]) -> String {
-    let out_path = fake.output();
-    let mut full = vec![
-        "--package",
-        "com.example.app",
-        "--no-open",
-        "-o",
-        out_path.to_str().unwrap(),
-    ];
-    full.extend_from_slice(args);
-    let out = fake.record(&full);
+    let out = record(fake, args);
     assert_eq!(
         out.status.code(),
         Some(1),
