@@ -217,6 +217,31 @@ pub(crate) fn parse_key<'a>(
     parse_key_once(bytes, format, base_offset, None)
 }
 
+/// The key text of a summary packet (streaming and V2 traces), at `base_offset` in its file:
+/// its diagnostics go to `diagnostics`, and a text that is not a key is said there
+/// (`bad-summary`) instead of failing the file.
+pub(crate) fn summary_packet<'a>(
+    text: &'a [u8],
+    format: &str,
+    base_offset: u64,
+    diagnostics: &mut crate::trace::Diagnostics,
+) -> Option<Key<'a>> {
+    match parse_key(text, format, base_offset) {
+        Ok(mut k) => {
+            diagnostics.append(std::mem::take(&mut k.diagnostics));
+            Some(k)
+        }
+        Err(e) => {
+            diagnostics.push(crate::trace::Diagnostic::warning(
+                "bad-summary",
+                e.location,
+                format!("summary packet unreadable: {}", e.message),
+            ));
+            None
+        }
+    }
+}
+
 /// [`parse_key`] giving the input back to `ctx` behind the lines read (see
 /// [`ReadContext::done_with`]): the method lines are kept as pieces of the input, and only those
 /// the model takes are read again.

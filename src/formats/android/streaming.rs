@@ -15,7 +15,7 @@
 use rustc_hash::FxHashMap;
 
 use super::data::{DataHeader, RawRecord, decode_record, time_wrap};
-use super::key::{Key, KeyMethod, KeyThread, parse_key, parse_method_line};
+use super::key::{Key, KeyMethod, KeyThread, parse_method_line, summary_packet};
 use super::{FORMAT_STREAMING, NONE, Tables, clock_mode};
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::builder::TimeReader;
@@ -200,16 +200,10 @@ pub(crate) fn scan<'a>(
                 if end - 7 < len {
                     s.diagnostics.push(truncated("summary packet", pos));
                 }
-                match parse_key(text, FORMAT_STREAMING, (pos + 7) as u64) {
-                    Ok(mut k) => {
-                        s.diagnostics.append(std::mem::take(&mut k.diagnostics));
-                        s.summary = Some(k);
-                    }
-                    Err(e) => s.diagnostics.push(Diagnostic::warning(
-                        "bad-summary",
-                        e.location,
-                        format!("summary packet unreadable: {}", e.message),
-                    )),
+                if let Some(k) =
+                    summary_packet(text, FORMAT_STREAMING, (pos + 7) as u64, &mut s.diagnostics)
+                {
+                    s.summary = Some(k);
                 }
                 pos += 7 + len.min(rest.len() - 7);
             }

@@ -4,7 +4,7 @@
 use super::packets::{Damage, Header, Packet, Packets, Revision, detect_revision};
 use super::records::{Record, decode_block};
 use super::{FORMAT_V2, Unit};
-use crate::formats::android::key::{Key, parse_key};
+use crate::formats::android::key::{Key, summary_packet};
 use crate::formats::{FormatError, ReadContext};
 use crate::trace::{Diagnostic, Diagnostics, Location, Severity};
 
@@ -134,17 +134,13 @@ pub(crate) fn scan<'a>(
                 }
             }
             Packet::Method { id, text } => s.methods.push((id, text)),
-            Packet::Summary(text) => match parse_key(text, FORMAT_V2, (at + 3) as u64) {
-                Ok(mut k) => {
-                    s.diagnostics.append(std::mem::take(&mut k.diagnostics));
+            Packet::Summary(text) => {
+                if let Some(k) =
+                    summary_packet(text, FORMAT_V2, (at + 3) as u64, &mut s.diagnostics)
+                {
                     s.summary = Some(k);
                 }
-                Err(e) => s.diagnostics.push(Diagnostic::warning(
-                    "bad-summary",
-                    e.location,
-                    format!("summary packet unreadable: {}", e.message),
-                )),
-            },
+            }
             Packet::Block(block) => {
                 let (max, whole) = (&mut s.max_first_time, &mut s.whole_thousands);
                 // The early revision's unit is known; the later one's is told by the times.
