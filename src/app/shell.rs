@@ -731,7 +731,11 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         }
         if let Some(m) = view.selected {
             ui.separator();
-            ui.label(format!("Selected: {}", trace.method_full_name(m)));
+            // Elided to the room left: a long signature never widens the window's content.
+            let sig = trace.str(trace.method(m).signature);
+            let full = crate::app::deobf::hover_name(doc, m);
+            let name = trace.method_short_name(m);
+            style::fitted_name(ui, ["Selected: ", &name, sig], None, &full);
         }
     });
     super::panels::search::bar_ui(ui, ctx, &mut view.search);

@@ -2,7 +2,7 @@
 //! the same way), the one duration formatter, and text colour by contrast. Panels never pick
 //! method colours or format times on their own.
 
-use eframe::egui::Color32;
+use eframe::egui::{self, Color32};
 
 use crate::trace::Clock;
 
@@ -333,4 +333,70 @@ mod tests {
         assert_eq!(fmt_ms(1_234_567_891, 1_000_000), "1,234,567.891");
         assert_eq!(fmt_ms(999_500, 1_000_000), "999.500");
     }
+}
+
+/// `text` cut in the middle to fit `width` points in the body font, or `None` when it fits.
+/// The first `keep` bytes stay (a rank such as `[12] `), then the first segment of a qualified
+/// name (`android/`), an ellipsis, and as much of the end as fits: the class's tail and the
+/// method, which tell names apart.
+pub(crate) fn elide_middle(ui: &egui::Ui, text: &str, keep: usize, width: f32) -> Option<String> {
+    let measure = |s: &str| crate::app::panels::table::text_width(ui, s, false);
+    if measure(text) <= width {
+        return None;
+    }
+    let keep = (0..=keep.min(text.len()))
+        .rev()
+        .find(|&k| text.is_char_boundary(k))
+        .unwrap_or(0);
+    let (head, body) = text.split_at(keep);
+    let first_segment = body.find(['/', '.']).map_or("", |i| &body[..=i]);
+    let ends: Vec<usize> = body.char_indices().map(|(i, _)| i).collect();
+    for lead in [first_segment, ""] {
+        let with = |from: usize| format!("{head}{lead}…{}", &body[from..]);
+        // The longest end that fits: the smallest start whose text fits (fits grows with start).
+        let first_fit = ends.partition_point(|&from| measure(&with(from)) > width);
+        if let Some(&from) = ends.get(first_fit)
+            && from >= lead.len()
+        {
+            return Some(with(from));
+        }
+    }
+    Some(format!("{head}…"))
+}
+
+/// A clickable label `head name sig` (rank, qualified name, signature) that fits the room left
+/// in `ui`: whole when it fits, else with the signature shortened to `(…)`, else with the name
+/// elided in the middle ([`elide_middle`]) too. `full` is its tooltip either way.
+pub(crate) fn fitted_name(
+    ui: &mut egui::Ui,
+    [head, name, sig]: [&str; 3],
+    color: Option<Color32>,
+    full: &str,
+) -> egui::Response {
+    let width = ui.available_width().max(20.0);
+    let measure = |s: &str| crate::app::panels::table::text_width(ui, s, false);
+    let whole = if sig.is_empty() {
+        format!("{head}{name}")
+    } else {
+        format!("{head}{name} {sig}")
+    };
+    let shown = if measure(&whole) <= width {
+        whole
+    } else {
+        let short_sig = if sig.is_empty() { "" } else { " (…)" };
+        let main = format!("{head}{name}");
+        let room = width - measure(short_sig);
+        let main = elide_middle(ui, &main, head.len(), room).unwrap_or(main);
+        format!("{main}{short_sig}")
+    };
+    let mut rich = egui::RichText::new(shown);
+    if let Some(c) = color {
+        rich = rich.color(c);
+    }
+    ui.add(
+        egui::Label::new(rich)
+            .sense(egui::Sense::click())
+            .truncate(),
+    )
+    .on_hover_text(full)
 }

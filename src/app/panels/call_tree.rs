@@ -8,7 +8,10 @@ use rustc_hash::FxHashSet;
 
 use crate::analysis::calltree::{CallTree, NodeId, TreeKind};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::{clock_name, fmt_ticks};
+use crate::app::panels::table::{
+    column_resize_handle, fit_name_column, number_column_width, scroll_sideways,
+};
+use crate::app::style::{FILTERED_OUT, clock_name, fitted_name, fmt_ticks};
 use crate::trace::MethodId;
 
 /// View state: which nodes are open and which is selected. Reset automatically when a different
@@ -19,6 +22,9 @@ pub struct CallTreeState {
     pub selected: Option<NodeId>,
     /// A row to bring into view on the next frame (the end of an expanded hot path).
     pub scroll_to: Option<NodeId>,
+    /// The method column's width when the user dragged it (None: it fills what the numbers
+    /// leave).
+    pub name_width: Option<f32>,
     shown: Option<(usize, u64, TreeKind)>,
 }
 
@@ -188,89 +194,99 @@ pub(super) fn tree_table_ui<T: Rows>(
         TreeKind::TopDown => ("Inclusive", "Exclusive"),
         TreeKind::BottomUp => ("Total", "Self"),
     };
-    let mut table = TableBuilder::new(ui);
-    if let Some(r) = scroll_row {
-        table = table.scroll_to_row(r, Some(egui::Align::Center));
-    }
-    table
-        .id_salt(("call_tree", tree.kind()))
-        .striped(true)
-        .resizable(true)
-        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        .sense(egui::Sense::click())
-        .column(Column::remainder().at_least(200.0).clip(true))
-        .column(Column::auto().at_least(80.0))
-        .column(Column::auto().at_least(50.0))
-        .column(Column::auto().at_least(80.0))
-        .column(Column::auto().at_least(50.0))
-        .header(row_h, |mut h| {
-            let titles = ["Method", incl_label, "%", excl_label, "Calls"];
-            crate::app::panels::table::header_ui(&mut h, &titles);
-        })
-        .body(|body| {
-            body.rows(row_h, rows.len(), |mut row| {
-                let n = rows[row.index()];
-                let Some(m) = tree.method(n) else { return };
-                row.set_selected(state.selected == Some(n));
-                let depth = tree.depth(n).saturating_sub(1) as f32;
-                row.col(|ui| {
-                    ui.add_space(depth * 12.0);
-                    if tree.has_children(n) {
-                        let open = state.expanded.contains(&n);
-                        let arrow = if open { "-" } else { "+" };
-                        if ui.small_button(arrow).on_hover_text("Expand").clicked() {
-                            if open {
-                                state.expanded.remove(&n);
-                            } else {
-                                state.expanded.insert(n);
+    // Every number column fits its widest value: the root's time, and the calls of the trace.
+    let root_time = fmt_ticks(tree.inclusive(NodeId::ROOT), tps);
+    let most_calls = trace.call_count().to_string();
+    let titles = ["Method", incl_label, "%", excl_label, "Calls"];
+    let widest = [root_time.as_str(), "100.0", root_time.as_str(), &most_calls];
+    let widths: Vec<f32> = (titles[1..].iter().zip(widest))
+        .map(|(title, value)| number_column_width(ui, title, value))
+        .collect();
+    let fitted = fit_name_column(ui, ui.available_width(), state.name_width, &widths);
+    let id = ("call_tree", tree.kind());
+    scroll_sideways(ui, id, fitted.total, |ui| {
+        let mut table = TableBuilder::new(ui);
+        if let Some(r) = scroll_row {
+            table = table.scroll_to_row(r, Some(egui::Align::Center));
+        }
+        let mut table = table
+            .id_salt(id)
+            .striped(true)
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+            .sense(egui::Sense::click())
+            .column(Column::exact(fitted.name).clip(true));
+        for &w in &widths {
+            table = table.column(Column::exact(w).clip(true));
+        }
+        table
+            .header(row_h, |mut h| {
+                h.col(|ui| {
+                    column_resize_handle(ui, &mut state.name_width);
+                    ui.strong(titles[0]);
+                });
+                crate::app::panels::table::header_ui(&mut h, &titles[1..]);
+            })
+            .body(|body| {
+                body.rows(row_h, rows.len(), |mut row| {
+                    let n = rows[row.index()];
+                    let Some(m) = tree.method(n) else { return };
+                    row.set_selected(state.selected == Some(n));
+                    let depth = tree.depth(n).saturating_sub(1) as f32;
+                    row.col(|ui| {
+                        ui.add_space(depth * 12.0);
+                        if tree.has_children(n) {
+                            let open = state.expanded.contains(&n);
+                            let arrow = if open { "-" } else { "+" };
+                            if ui.small_button(arrow).on_hover_text("Expand").clicked() {
+                                if open {
+                                    state.expanded.remove(&n);
+                                } else {
+                                    state.expanded.insert(n);
+                                }
                             }
+                        } else {
+                            ui.add_space(18.0);
                         }
-                    } else {
-                        ui.add_space(18.0);
-                    }
-                    let selected = state.selected == Some(n);
-                    let mut text = RichText::new(trace.method_short_name(m));
-                    if !ctx.passes_filter(m) {
-                        text = text.color(crate::app::style::FILTERED_OUT);
-                    }
-                    let name = ui
-                        .selectable_label(selected, text)
-                        .on_hover_text(crate::app::deobf::hover_name(ctx.doc, m));
-                    let path = tree.path(n);
-                    name.context_menu(|ui| {
-                        crate::app::transforms::method_menu_ui(ui, ctx, m, path.as_deref())
+                        let color = (!ctx.passes_filter(m)).then_some(FILTERED_OUT);
+                        let full = crate::app::deobf::hover_name(ctx.doc, m);
+                        let short = trace.method_short_name(m);
+                        let name = fitted_name(ui, ["", &short, ""], color, &full);
+                        let path = tree.path(n);
+                        name.context_menu(|ui| {
+                            crate::app::transforms::method_menu_ui(ui, ctx, m, path.as_deref())
+                        });
+                        if name.double_clicked() {
+                            let _ = hot_path(state, tree, n);
+                        } else if name.clicked() {
+                            state.selected = Some(n);
+                            selected_method = Some(m);
+                        }
                     });
-                    if name.double_clicked() {
+                    row.col(|ui| {
+                        cell(ui, fmt_ticks(tree.inclusive(n), tps));
+                    });
+                    row.col(|ui| {
+                        cell(
+                            ui,
+                            format!("{:.1}", tree.inclusive(n) as f64 * 100.0 / total as f64),
+                        );
+                    });
+                    row.col(|ui| {
+                        cell(ui, fmt_ticks(tree.exclusive(n), tps));
+                    });
+                    row.col(|ui| {
+                        cell(ui, tree.calls(n).to_string());
+                    });
+                    let resp = row.response();
+                    if resp.double_clicked() {
                         let _ = hot_path(state, tree, n);
-                    } else if name.clicked() {
+                    } else if resp.clicked() {
                         state.selected = Some(n);
                         selected_method = Some(m);
                     }
                 });
-                row.col(|ui| {
-                    cell(ui, fmt_ticks(tree.inclusive(n), tps));
-                });
-                row.col(|ui| {
-                    cell(
-                        ui,
-                        format!("{:.1}", tree.inclusive(n) as f64 * 100.0 / total as f64),
-                    );
-                });
-                row.col(|ui| {
-                    cell(ui, fmt_ticks(tree.exclusive(n), tps));
-                });
-                row.col(|ui| {
-                    cell(ui, tree.calls(n).to_string());
-                });
-                let resp = row.response();
-                if resp.double_clicked() {
-                    let _ = hot_path(state, tree, n);
-                } else if resp.clicked() {
-                    state.selected = Some(n);
-                    selected_method = Some(m);
-                }
             });
-        });
+    });
     if let Some(m) = selected_method {
         ctx.send(Msg::SelectMethod(Some(m)));
     }

@@ -258,7 +258,14 @@ pub fn diff_table_ui(
             let sort = SortBy::new(&mut state.sort, &mut state.descending);
             // Names sort A to Z first; numbers largest first.
             let descending_first = |c| c != DiffColumn::Method;
-            sortable_header_ui(&mut h, &COLUMNS, Titles::Buttons, sort, descending_first);
+            sortable_header_ui(
+                &mut h,
+                &COLUMNS,
+                Titles::Buttons,
+                sort,
+                descending_first,
+                None,
+            );
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {

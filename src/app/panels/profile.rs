@@ -8,12 +8,14 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align, Color32, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
-use super::table::{SortBy, Titles, sortable_header_ui};
+use super::table::{
+    SortBy, Titles, fit_name_column, number_column_width, scroll_sideways, sortable_header_ui,
+};
 use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
-use crate::app::style::{clock_name, fmt_ms};
+use crate::app::style::{clock_name, fitted_name, fmt_ms};
 use crate::app::tasks::Cached;
 use crate::trace::{Clock, MethodId};
 
@@ -55,6 +57,10 @@ pub struct ProfileState {
     order: Cached<(u64, usize, SortColumn, bool), std::sync::Arc<[Entry]>>,
     /// Per document generation: why some Incl % exceed 100%.
     over: Cached<u64, std::sync::Arc<OverHundred>>,
+    /// The name column's width when the user dragged it (None: it fills what the numbers leave).
+    pub name_width: Option<f32>,
+    /// Per document generation: the widest text of each number column.
+    widest: Cached<u64, std::sync::Arc<Vec<String>>>,
 }
 
 /// Methods whose inclusive time exceeds the profile's total (Incl % above 100%), and why.
@@ -452,43 +458,92 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
 
-    // The numeric columns are as wide as their two-line headers need; the name column takes
-    // what is left, and the table scrolls sideways when the window is narrower than all of them.
-    let widths: Vec<f32> = columns[1..]
-        .iter()
-        .map(|(name, _)| match *name {
-            n if n.ends_with('%') => 62.0,
-            n if n.ends_with("/Call (ms)") => 96.0,
-            n if n.starts_with("Calls") => 84.0,
-            _ => 70.0,
+    // Each number column is as wide as its widest value (or its two-line title); the name
+    // column takes what is left, and the table scrolls sideways when the window is narrower.
+    let widest = st
+        .widest
+        .get_or_compute(l.generation, || {
+            std::sync::Arc::new(widest_values(&c, &columns[1..], tps))
         })
+        .clone();
+    let widths: Vec<f32> = (columns[1..].iter().zip(widest.iter()))
+        .map(|((title, _), value)| number_column_width(ui, title, value))
         .collect();
-    let spacing = ui.spacing().item_spacing.x;
-    let nums: f32 = widths.iter().map(|w| w + spacing).sum();
-    let name_w = (ui.available_width() - nums - spacing - 16.0).max(200.0);
-    let table_w = name_w + nums;
-    let tall = ui.available_height();
-    egui::ScrollArea::horizontal()
-        .id_salt(("profile-h", l.generation))
-        .show(ui, |ui| {
-            ui.set_min_width(table_w);
-            ui.set_max_height(tall);
-            table_ui(
-                ui,
-                ctx,
-                st,
-                &TableParts {
-                    rows: &rows,
-                    columns: &columns,
-                    c: &c,
-                    tps,
-                    over: &over,
-                    name_w,
-                    widths: &widths,
-                    scroll_row,
-                },
-            );
-        });
+    let fitted = fit_name_column(ui, ui.available_width(), st.name_width, &widths);
+    scroll_sideways(ui, ("profile-h", l.generation), fitted.total, |ui| {
+        table_ui(
+            ui,
+            ctx,
+            st,
+            &TableParts {
+                rows: &rows,
+                columns: &columns,
+                c: &c,
+                tps,
+                over: &over,
+                name_w: fitted.name,
+                widths: &widths,
+                scroll_row,
+            },
+        )
+    });
+}
+
+/// The widest text each number column (after the name) shows: the percentages and times of
+/// the largest value on its clock, and the calls of the most called method.
+fn widest_values(c: &Clocks, columns: &[(&str, SortColumn)], tps: u64) -> Vec<String> {
+    let largest = |p: Option<&Profile>, f: fn(&MethodProfile) -> u64| {
+        p.map_or(0, |p| {
+            (p.methods.iter())
+                .chain([&p.toplevel])
+                .map(f)
+                .max()
+                .unwrap_or(0)
+        })
+    };
+    let pct = |p: Option<&Profile>, f: fn(&MethodProfile) -> u64| {
+        let total = p.map_or(1, |p| p.total_time.max(1));
+        format!(
+            "{:.1}%*",
+            (largest(p, f) as f64 * 100.0 / total as f64).max(100.0)
+        )
+    };
+    let per_call = |m: &MethodProfile| m.inclusive / m.total_calls().max(1);
+    let calls = (c.cpu.or(c.wall))
+        .map(|p| {
+            let most = (p.methods.iter().chain([&p.toplevel]))
+                .map(MethodProfile::total_calls)
+                .max()
+                .unwrap_or(0);
+            // A method row prints `calls+recursive`, a parent or child row `calls/total`.
+            format!("{most}/{most}")
+        })
+        .unwrap_or_default();
+    (columns.iter())
+        .map(|&(title, sort)| {
+            let (p, incl) = match sort {
+                SortColumn::InclCpu | SortColumn::CpuPerCall => (c.cpu, true),
+                SortColumn::ExclCpu => (c.cpu, false),
+                SortColumn::InclWall | SortColumn::WallPerCall => (c.wall, true),
+                SortColumn::ExclWall => (c.wall, false),
+                SortColumn::Calls => return calls.clone(),
+                SortColumn::CpuRatio | SortColumn::Name => return "100%".to_owned(),
+            };
+            let f: fn(&MethodProfile) -> u64 = if incl {
+                |m| m.inclusive
+            } else {
+                |m| m.exclusive
+            };
+            if title.ends_with('%') {
+                pct(p, f)
+            } else if title.ends_with("/Call (ms)") {
+                fmt_ms(largest(p, per_call), tps)
+            } else {
+                // Parent and child rows show parts of the inclusive time in every time column.
+                fmt_ms(largest(p, |m| m.inclusive), tps)
+            }
+        })
+        .collect()
 }
 
 struct TableParts<'a> {
@@ -517,11 +572,10 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
     let mut table = TableBuilder::new(ui)
         .id_salt(("profile-table", l.generation))
         .striped(true)
-        .resizable(true)
         .cell_layout(Layout::left_to_right(Align::Center))
-        .column(Column::initial(parts.name_w).at_least(120.0).clip(true));
+        .column(Column::exact(parts.name_w).clip(true));
     for &w in parts.widths {
-        table = table.column(Column::initial(w).at_least(40.0).clip(true));
+        table = table.column(Column::exact(w).clip(true));
     }
     let scroll_row = parts.scroll_row;
     if let Some(r) = scroll_row {
@@ -533,7 +587,15 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
             // The % and time columns share one sort; every column sorts largest first.
             let mut descending = !st.ascending;
             let sort = SortBy::new(&mut st.sort, &mut descending);
-            sortable_header_ui(&mut header, columns, Titles::Wrapped, sort, |_| true);
+            let name_width = Some(&mut st.name_width);
+            sortable_header_ui(
+                &mut header,
+                columns,
+                Titles::Wrapped,
+                sort,
+                |_| true,
+                name_width,
+            );
             st.ascending = !descending;
         })
         .body(|body| {
@@ -707,12 +769,22 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
         let color = m.map_or(Color32::GRAY, |m| ctx.method_color_faded(m, false));
         ui.painter().rect_filled(rect, 2.0, color);
     };
-    // The search filter greys the rows it leaves out.
-    let label = |ctx: &PanelCtx, m: Entry| {
-        let text = RichText::new(format!("[{}] {}", ranking.index_of(m), entry_name(l, m)));
+    // The search filter greys the rows it leaves out; a name too long for its cell is elided
+    // in the middle, whole in the tooltip.
+    let label = |ui: &mut egui::Ui, ctx: &PanelCtx, m: Entry| {
+        let color = match m {
+            Some(m) if !ctx.passes_filter(m) => Some(crate::app::style::FILTERED_OUT),
+            _ => None,
+        };
+        let head = format!("[{}] ", ranking.index_of(m));
         match m {
-            Some(m) if !ctx.passes_filter(m) => text.color(crate::app::style::FILTERED_OUT),
-            _ => text,
+            None => fitted_name(ui, [&head, "(toplevel)", ""], color, "(toplevel)"),
+            Some(id) => {
+                let trace = &l.trace;
+                let sig = trace.str(trace.method(id).signature);
+                let full = both_names(l, m).unwrap_or_else(|| trace.method_full_name(id));
+                fitted_name(ui, [&head, &trace.method_short_name(id), sig], color, &full)
+            }
         }
     };
     match r {
@@ -734,14 +806,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 )
                 .on_hover_text(note);
             }
-            let mut resp = ui.add(
-                egui::Label::new(label(ctx, m))
-                    .sense(egui::Sense::click())
-                    .truncate(),
-            );
-            if let Some(both) = both_names(l, m) {
-                resp = resp.on_hover_text(both);
-            }
+            let resp = label(ui, ctx, m);
             if let Some(id) = m {
                 resp.context_menu(|ui| crate::app::transforms::method_menu_ui(ui, ctx, id, None));
             }
@@ -769,14 +834,7 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
                 .get(i)
                 .and_then(|e| e.method());
             chip(ui, ctx, target);
-            let mut resp = ui.add(
-                egui::Label::new(label(ctx, target))
-                    .sense(egui::Sense::click())
-                    .truncate(),
-            );
-            if let Some(both) = both_names(l, target) {
-                resp = resp.on_hover_text(both);
-            }
+            let resp = label(ui, ctx, target);
             if resp.clicked() && target.is_some() {
                 ctx.send(Msg::SelectMethod(target));
             }

@@ -10,9 +10,12 @@ pub(super) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         return;
     }
     let current = view.search.current_call(ctx.search.as_deref());
+    // At most half the window, so the views beside keep room for their number columns.
+    let wide = ui.available_width();
     egui::Panel::right("aside")
         .resizable(true)
-        .default_size(420.0)
+        .default_size((wide * 0.3).clamp(220.0, 420.0))
+        .max_size((wide * 0.5).max(220.0))
         .show(ui, |ui| {
             if items {
                 let panel = egui::Panel::bottom("session-items").resizable(true);

@@ -74,7 +74,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
         .column(Column::auto().at_least(36.0))
         .header(row_h, |mut h| {
             let sort = SortBy::new(&mut st.sort, &mut st.descending);
-            sortable_header_ui(&mut h, &COLUMNS, Titles::Buttons, sort, |_| false);
+            sortable_header_ui(&mut h, &COLUMNS, Titles::Buttons, sort, |_| false, None);
         })
         .body(|body| {
             body.rows(row_h, order.len(), |mut row| {
