@@ -211,3 +211,26 @@ fn the_selected_row_stays_in_view_after_a_sort() {
         );
     }
 }
+
+/// Letters R8 gives obfuscated members (`ˎ`, `ᐝ`, Greek, Cyrillic) have glyphs in the fonts
+/// the window uses, in the body and the monospace text.
+#[test]
+fn obfuscated_letters_have_glyphs() {
+    let ctx = egui::Context::default();
+    let _app = TraceLensApp::new(&[], Settings::default(), &ctx);
+    // Fonts take effect at the start of the next frame.
+    let _ = ctx.run_ui(egui::RawInput::default(), |_| {});
+    let letters = "com.appsflyer.AppsFlyerLib.ˎ ˊˋˏ ᐝ ι λ ж";
+    for font in [
+        egui::FontId::proportional(14.0),
+        egui::FontId::monospace(12.0),
+    ] {
+        for c in letters.chars() {
+            assert!(
+                ctx.fonts_mut(|f| f.has_glyph(&font, c)),
+                "{c:?} ({:#x}) has no glyph in {font:?}",
+                c as u32
+            );
+        }
+    }
+}

@@ -223,6 +223,7 @@ impl TraceLensApp {
             },
             prompt: None,
         };
+        ctx.set_fonts(style::fonts());
         app.apply_appearance(ctx);
         if files.is_empty() {
             let job = LoadJob::spawn_bytes(

@@ -381,7 +381,7 @@ pub(crate) fn fitted_name(
         format!("{head}{name} {sig}")
     };
     let shown = if measure(&whole) <= width {
-        whole
+        whole.clone()
     } else {
         let short_sig = if sig.is_empty() { "" } else { " (…)" };
         let main = format!("{head}{name}");
@@ -393,10 +393,30 @@ pub(crate) fn fitted_name(
     if let Some(c) = color {
         rich = rich.color(c);
     }
-    ui.add(
+    let resp = ui.add(
         egui::Label::new(rich)
             .sense(egui::Sense::click())
             .truncate(),
-    )
-    .on_hover_text(full)
+    );
+    // Screen readers (and the tests' queries) get the whole name, not the elided one.
+    resp.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &whole));
+    resp.on_hover_text(full)
+}
+
+/// egui's own fonts, then DejaVu Sans (bundled, with its licence beside it in assets/fonts)
+/// behind them in every family: obfuscated names use letters such as `ˎ` and `ᐝ` that egui's
+/// fonts lack, and a name must never show a box.
+pub(crate) fn fonts() -> egui::FontDefinitions {
+    const FALLBACK: &str = "DejaVuSans";
+    let mut fonts = egui::FontDefinitions::default();
+    fonts.font_data.insert(
+        FALLBACK.to_owned(),
+        std::sync::Arc::new(egui::FontData::from_static(include_bytes!(
+            "../../assets/fonts/DejaVuSans.ttf"
+        ))),
+    );
+    for family in fonts.families.values_mut() {
+        family.push(FALLBACK.to_owned());
+    }
+    fonts
 }
