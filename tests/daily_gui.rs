@@ -5,10 +5,12 @@ use std::process::Command;
 use std::sync::Arc;
 
 use eframe::egui;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use tracelens::app::{DialogRequest, FilePicker, Purpose, Settings, Theme, TraceLensApp};
 
-use super::gui_util::{harness, harness_with, ready, step_until, wait_loaded};
+use tracelens::app::Msg;
+
+use super::gui_util::{H, harness, harness_sized, harness_with, ready, step_until, wait_loaded};
 
 /// View > Theme > Light switches the window to the light theme and keeps it in the settings a
 /// run saves; a new run started with those settings opens in the light theme.
@@ -232,5 +234,198 @@ fn obfuscated_letters_have_glyphs() {
                 c as u32
             );
         }
+    }
+}
+
+/// BurrOak's trace: real method names, some of them long, with signatures.
+fn burr_oak() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/traces/JDSustar-BurrOakApp__dmtrace.trace")
+}
+
+/// A few frames: a message pushed is applied at the end of the next one, and shown in the one
+/// after.
+fn settle(h: &mut H) {
+    for _ in 0..4 {
+        h.step();
+    }
+}
+
+/// The width `text` takes in the window's body font.
+fn text_width(h: &H, text: &str) -> f32 {
+    let font = egui::TextStyle::Body.resolve(&h.ctx.global_style());
+    h.ctx.fonts_mut(|f| {
+        f.layout_no_wrap(text.to_owned(), font, egui::Color32::WHITE)
+            .size()
+            .x
+    })
+}
+
+/// A long "Selected: … signature" label stays inside the window (elided, with the whole name
+/// for screen readers and in its tooltip), at every width.
+#[test]
+fn a_long_selected_name_never_widens_the_window() {
+    for (w, hgt) in [(1600.0, 1000.0), (800.0, 500.0), (420.0, 300.0)] {
+        let mut h = harness_sized(&[burr_oak()], w, hgt);
+        wait_loaded(&mut h);
+        let doc = ready(h.state(), 0).clone();
+        let longest = (doc.ranked().iter().copied())
+            .max_by_key(|&m| doc.trace.method_full_name(m).len())
+            .unwrap();
+        h.state_mut().push_msg(Msg::SelectMethod(Some(longest)));
+        settle(&mut h);
+        let label = format!("Selected: {}", doc.trace.method_full_name(longest));
+        let node = h.get_by_label_contains(&label);
+        assert!(
+            node.rect().right() <= w + 0.5,
+            "at {w}x{hgt} the label ends at {}",
+            node.rect().right()
+        );
+        assert!(
+            node.rect().width() < text_width(&h, &label),
+            "elided at {w}"
+        );
+    }
+}
+
+/// The name column fills what the number columns leave: a long name is shown whole at
+/// 1600x1000; at 800x500 it is elided in the middle and stays inside its column; and no number
+/// is cut, even times of hundreds of seconds.
+#[test]
+fn names_fit_their_column_and_numbers_are_never_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = super::gui_util::generated_trace(
+        dir.path(),
+        "slow.trace",
+        &[
+            "--records",
+            "4000",
+            "--threads",
+            "2",
+            "--methods",
+            "40",
+            "--slow",
+            "0:+90s",
+        ],
+    );
+    for (w, hgt) in [(1600.0, 1000.0), (800.0, 500.0)] {
+        let mut h = harness_sized(&[burr_oak()], w, hgt);
+        wait_loaded(&mut h);
+        settle(&mut h);
+        let label = "[1] android/os/Handler.dispatchMessage (Landroid/os/Message;)V";
+        let name = h.get_by_label_contains(label).rect();
+        let first_number = h.get_by_label_contains("Incl Cpu %").rect();
+        assert!(
+            name.right() <= first_number.left(),
+            "at {w}: inside its column"
+        );
+        let whole = text_width(&h, label);
+        if w >= 1600.0 {
+            assert!(name.width() >= whole - 0.5, "whole at {w}");
+        } else {
+            assert!(name.width() < whole, "elided at {w}");
+        }
+    }
+    let mut h = harness_sized(&[slow], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    // Times of 1 000 ms and more are grouped with commas: every such cell shows its whole value.
+    let large: Vec<(String, egui::Rect)> = (h.query_all_by_label_contains(","))
+        .filter_map(|n| {
+            let a = n.accesskit_node();
+            let text = a.value().or_else(|| a.label())?;
+            let numeric = text
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+            numeric.then(|| (text, n.rect()))
+        })
+        .collect();
+    assert!(
+        large.iter().any(|(t, _)| t.len() >= 11),
+        "times of hundreds of seconds: {large:?}"
+    );
+    for (text, rect) in large {
+        assert!(rect.width() >= text_width(&h, &text) - 0.5, "{text} is cut");
+    }
+}
+
+/// Dragging the name column's header edge resizes it; a double click fits it again.
+#[test]
+fn the_name_column_resizes_from_its_header() {
+    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    let header = h.get_by_label_contains("Name").rect();
+    let first_number = h.get_by_label_contains("Incl Cpu %").rect();
+    // The handle is the last 5 points of the name column, just left of the spacing before the
+    // first number column.
+    let spacing = h.ctx.global_style().spacing.item_spacing.x;
+    let edge = egui::pos2(first_number.left() - spacing - 2.0, header.center().y);
+    let to = edge + egui::vec2(-120.0, 0.0);
+    drag(&mut h, edge, to);
+    let width = h.state().tabs[0].view.lower.profile.name_width;
+    let w = width.expect("a width set by the drag");
+    let after = h.get_by_label_contains("Incl Cpu %").rect();
+    assert!(
+        (after.left() - (first_number.left() - 120.0)).abs() < 3.0,
+        "the numbers moved with the edge: {} -> {} ({w})",
+        first_number.left(),
+        after.left()
+    );
+}
+
+fn drag(h: &mut H, from: egui::Pos2, to: egui::Pos2) {
+    use egui::{Event, PointerButton};
+    let button = |pos, pressed| Event::PointerButton {
+        pos,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.input_mut().events.push(Event::PointerMoved(from));
+    h.step();
+    h.input_mut().events.push(button(from, true));
+    h.step();
+    for k in 1..=4 {
+        let p = from + (to - from) * (k as f32 / 4.0);
+        h.input_mut().events.push(Event::PointerMoved(p));
+        h.step();
+    }
+    h.input_mut().events.push(button(to, false));
+    h.step();
+    h.step();
+}
+
+/// After shrinking the window to 420x300 and enlarging it again, the timeline has its height
+/// back (it is a share of the window, not a size a small window clamped).
+#[test]
+fn panels_keep_their_share_through_a_resize() {
+    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    let before = h.state().tabs[0].view.timeline_height;
+    assert!(before > 100.0, "{before}");
+    h.set_size(egui::vec2(420.0, 300.0));
+    h.run();
+    let small = h.state().tabs[0].view.timeline_height;
+    assert!(small < before, "{small}");
+    h.set_size(egui::vec2(1280.0, 800.0));
+    h.run();
+    assert_eq!(h.state().tabs[0].view.timeline_height, before);
+}
+
+/// With the bookmarks and colour rules open beside it, the call tree keeps its number columns
+/// on screen.
+#[test]
+fn the_call_tree_keeps_its_numbers_beside_the_bookmarks() {
+    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    h.get_by_label("Call tree").click();
+    h.run();
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label_contains("Bookmarks").click();
+    h.run();
+    assert!(h.state().tabs[0].view.session.show, "the panel is open");
+    for title in ["Inclusive", "Exclusive", "Calls"] {
+        let r = h.get_by_label(title).rect();
+        assert!(r.right() <= 1280.0 && r.width() > 0.0, "{title} at {r:?}");
     }
 }

@@ -116,6 +116,11 @@ pub struct ViewState {
     pub search: SearchState,
     /// Bookmarks, colour rules (and the reserved transforms) of the session.
     pub session: SessionView,
+    /// The timeline's share of the height it shares with the lower panel, once the user dragged
+    /// the splitter between them (None: sized by its thread rows).
+    pub timeline_share: Option<f32>,
+    /// The timeline panel's height in the last frame.
+    pub timeline_height: f32,
 }
 
 impl ViewState {
@@ -750,21 +755,49 @@ fn ready_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
         diagnostics::ui(ui, ctx, aside);
     }
     if trace.call_count() > 0 {
-        let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
-        let avail = ui.available_height();
-        // The lower panel keeps room for its buttons, header and several rows; the timeline
-        // keeps at least its ruler and a row or two.
-        let lower_min = (avail * 0.5).clamp(150.0, 260.0);
-        let max = (avail - lower_min).max(50.0);
-        let wanted = 60.0 + rows * 29.0;
-        let h = wanted.clamp(50.0_f32.min(max), max.min((avail * 0.55).max(160.0)));
-        // Sized per row count (a panel remembers its size by id).
-        egui::Panel::top(egui::IdSalt::new(("timeline-panel", rows as u32)))
-            .resizable(true)
-            .default_size(h)
-            .min_size(40.0)
-            .max_size(max)
-            .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
+        timeline_ui(ui, ctx, view);
     }
     egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
+}
+
+/// The timeline above the lower panel, and the splitter between them. Its height is a share of
+/// the room the two have (so it follows the window as it is resized, however small it got),
+/// within minimums that keep the ruler and a row or two above, and the lower panel's buttons,
+/// header and several rows below. Until the splitter is dragged the share follows the number
+/// of thread rows; a double click on the splitter goes back to that.
+fn timeline_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
+    let trace = &ctx.doc.trace;
+    let rows = trace.threads.iter().filter(|t| t.call_count() > 0).count() as f32;
+    let avail = ui.available_height();
+    let lower_min = (avail * 0.5).clamp(150.0, 260.0);
+    let max = (avail - lower_min).max(50.0);
+    let min = 50.0_f32.min(max);
+    let h = match view.timeline_share {
+        Some(share) => share * avail,
+        None => (60.0 + rows * 29.0).min((avail * 0.55).max(160.0)),
+    }
+    .clamp(min, max);
+    let shown = egui::Panel::top("timeline-panel")
+        .resizable(false)
+        .exact_size(h)
+        .show(ui, |ui| timeline::ui(ui, ctx, &mut view.timeline));
+    let panel = shown.response.rect;
+    view.timeline_height = panel.height();
+    let splitter =
+        egui::Rect::from_x_y_ranges(panel.x_range(), panel.bottom() - 4.0..=panel.bottom() + 2.0);
+    let resp = ui
+        .interact(
+            splitter,
+            ui.scope_id().with("timeline-splitter"),
+            egui::Sense::click_and_drag(),
+        )
+        .on_hover_cursor(egui::CursorIcon::ResizeVertical);
+    if resp.double_clicked() {
+        view.timeline_share = None;
+    } else if resp.dragged()
+        && let Some(p) = resp.interact_pointer_pos()
+    {
+        let wanted = (p.y - panel.top()).clamp(min, max);
+        view.timeline_share = Some(wanted / avail.max(1.0));
+    }
 }

@@ -399,7 +399,7 @@ pub(crate) fn fitted_name(
             .truncate(),
     );
     // Screen readers (and the tests' queries) get the whole name, not the elided one.
-    resp.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Label, true, &whole));
+    resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &whole));
     resp.on_hover_text(full)
 }
 
