@@ -249,92 +249,6 @@ pub(crate) fn nice_step(min: f64) -> f64 {
     10.0 * p
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn palette_and_fade() {
-        assert_eq!(rank_color(0), Color32::from_rgb(90, 90, 255));
-        assert_eq!(rank_color(17), Color32::from_rgb(0, 240, 0));
-        assert_eq!(rank_color(u32::MAX), Color32::GRAY);
-        assert_eq!(
-            faded(Color32::from_rgb(255, 0, 0)),
-            Color32::from_rgb(213, 150, 150)
-        );
-        assert_eq!(text_color_on(rank_color(6)), Color32::WHITE);
-        assert_eq!(text_color_on(rank_color(1)), Color32::BLACK);
-    }
-
-    #[test]
-    fn durations_pick_units() {
-        assert_eq!(fmt_duration(1_500_000.0, 1_000_000), "1.500 s");
-        assert_eq!(fmt_duration(2_500.0, 1_000_000), "2.500 ms");
-        assert_eq!(fmt_duration(12.0, 1_000_000), "12.00 µs");
-        assert_eq!(fmt_duration(-12.0, 1_000_000), "-12.00 µs");
-        assert_eq!(fmt_duration(125_000.0, 1_000_000), "125.0 ms");
-        assert_eq!(fmt_duration(1_000_000_000.0, 1_000_000), "1000 s");
-        assert_eq!(fmt_duration(0.5, 1_000_000), "500 ns");
-        assert_eq!(fmt_ticks(0, 1_000_000), "0");
-        assert_eq!(fmt_ticks(5, 1_000_000_000), "5 ns");
-        assert_eq!(fmt_ticks(3_000_000, 1_000_000), "3.000 s");
-        assert_eq!(fmt_ticks(10_000, 1_000_000), "10.00 ms");
-        assert_eq!(fmt_signed_ticks(-4, 1_000_000), "-4.000 µs");
-        assert_eq!(fmt_signed_ticks(1_000, 1_000_000), "+1.000 ms");
-        assert_eq!(fmt_duration_round(2.0, 1_000_000), "2 µs");
-        assert_eq!(fmt_duration_round(1_500.0, 1_000_000), "1.5 ms");
-        assert_eq!(fmt_duration_round(499.99999, 1_000_000_000), "500 ns");
-        assert_eq!(fmt_signed_duration(1.5, 1_000_000), "+1.500 µs");
-        assert_eq!(fmt_signed_duration(-2_500.0, 1_000_000), "-2.500 ms");
-        assert_eq!(
-            fmt_change_interval(2010.0, Some((1980.0, 2040.0)), 1_000_000),
-            "+2.010 ms [+1.980, +2.040]"
-        );
-        // The interval spans zero; its largest end decides the unit.
-        assert_eq!(
-            fmt_change_interval(0.5, Some((-3.0, 40.0)), 1_000_000),
-            "+0.50 µs [-3.00, +40.00]"
-        );
-        assert_eq!(fmt_change_interval(-7.0, None, 1_000_000), "-7.000 µs");
-        assert_eq!(
-            fmt_change_interval(150.0, Some((120.0, 180.0)), 1_000_000_000),
-            "+150 ns [+120, +180]"
-        );
-        assert_eq!(nice_step(3.2), 5.0);
-        assert_eq!(nice_step(0.07), 0.1);
-    }
-
-    #[test]
-    fn axis_labels_carry_no_false_precision() {
-        // 10 ms steps up to 50 ms: whole milliseconds.
-        let f = AxisFormat::new(10_000.0, 50_000.0, 1_000_000);
-        assert_eq!(f.fmt(10_000.0), "10 ms");
-        assert_eq!(f.fmt(0.0), "0");
-        // 500 s steps up to 1000 s.
-        let f = AxisFormat::new(500e6, 1000e6, 1_000_000);
-        assert_eq!(f.fmt(1000e6), "1000 s");
-        // 0.2 ms steps on a 3 s axis: one unit (s), four decimals.
-        let f = AxisFormat::new(200.0, 3_000_000.0, 1_000_000);
-        assert_eq!(f.fmt(3_000_200.0), "3.0002 s");
-        // 2.5 µs steps.
-        let f = AxisFormat::new(2.5, 10.0, 1_000_000);
-        assert_eq!(f.fmt(7.5), "7.5 µs");
-    }
-
-    #[test]
-    fn counts_get_separators_and_plurals() {
-        assert_eq!(fmt_count(0), "0");
-        assert_eq!(fmt_count(999), "999");
-        assert_eq!(fmt_count(1000), "1,000");
-        assert_eq!(fmt_count(1_234_567), "1,234,567");
-        assert_eq!(plural(1, "diagnostic"), "1 diagnostic");
-        assert_eq!(plural(2, "diagnostic"), "2 diagnostics");
-        assert_eq!(plural(0, "call"), "0 calls");
-        assert_eq!(fmt_ms(1_234_567_891, 1_000_000), "1,234,567.891");
-        assert_eq!(fmt_ms(999_500, 1_000_000), "999.500");
-    }
-}
-
 /// `text` cut in the middle to fit `width` points in the body font, or `None` when it fits.
 /// The first `keep` bytes stay (a rank such as `[12] `), then the first segment of a qualified
 /// name (`android/`), an ellipsis, and as much of the end as fits: the class's tail and the
@@ -419,4 +333,90 @@ pub(crate) fn fonts() -> egui::FontDefinitions {
         family.push(FALLBACK.to_owned());
     }
     fonts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn palette_and_fade() {
+        assert_eq!(rank_color(0), Color32::from_rgb(90, 90, 255));
+        assert_eq!(rank_color(17), Color32::from_rgb(0, 240, 0));
+        assert_eq!(rank_color(u32::MAX), Color32::GRAY);
+        assert_eq!(
+            faded(Color32::from_rgb(255, 0, 0)),
+            Color32::from_rgb(213, 150, 150)
+        );
+        assert_eq!(text_color_on(rank_color(6)), Color32::WHITE);
+        assert_eq!(text_color_on(rank_color(1)), Color32::BLACK);
+    }
+
+    #[test]
+    fn durations_pick_units() {
+        assert_eq!(fmt_duration(1_500_000.0, 1_000_000), "1.500 s");
+        assert_eq!(fmt_duration(2_500.0, 1_000_000), "2.500 ms");
+        assert_eq!(fmt_duration(12.0, 1_000_000), "12.00 µs");
+        assert_eq!(fmt_duration(-12.0, 1_000_000), "-12.00 µs");
+        assert_eq!(fmt_duration(125_000.0, 1_000_000), "125.0 ms");
+        assert_eq!(fmt_duration(1_000_000_000.0, 1_000_000), "1000 s");
+        assert_eq!(fmt_duration(0.5, 1_000_000), "500 ns");
+        assert_eq!(fmt_ticks(0, 1_000_000), "0");
+        assert_eq!(fmt_ticks(5, 1_000_000_000), "5 ns");
+        assert_eq!(fmt_ticks(3_000_000, 1_000_000), "3.000 s");
+        assert_eq!(fmt_ticks(10_000, 1_000_000), "10.00 ms");
+        assert_eq!(fmt_signed_ticks(-4, 1_000_000), "-4.000 µs");
+        assert_eq!(fmt_signed_ticks(1_000, 1_000_000), "+1.000 ms");
+        assert_eq!(fmt_duration_round(2.0, 1_000_000), "2 µs");
+        assert_eq!(fmt_duration_round(1_500.0, 1_000_000), "1.5 ms");
+        assert_eq!(fmt_duration_round(499.99999, 1_000_000_000), "500 ns");
+        assert_eq!(fmt_signed_duration(1.5, 1_000_000), "+1.500 µs");
+        assert_eq!(fmt_signed_duration(-2_500.0, 1_000_000), "-2.500 ms");
+        assert_eq!(
+            fmt_change_interval(2010.0, Some((1980.0, 2040.0)), 1_000_000),
+            "+2.010 ms [+1.980, +2.040]"
+        );
+        // The interval spans zero; its largest end decides the unit.
+        assert_eq!(
+            fmt_change_interval(0.5, Some((-3.0, 40.0)), 1_000_000),
+            "+0.50 µs [-3.00, +40.00]"
+        );
+        assert_eq!(fmt_change_interval(-7.0, None, 1_000_000), "-7.000 µs");
+        assert_eq!(
+            fmt_change_interval(150.0, Some((120.0, 180.0)), 1_000_000_000),
+            "+150 ns [+120, +180]"
+        );
+        assert_eq!(nice_step(3.2), 5.0);
+        assert_eq!(nice_step(0.07), 0.1);
+    }
+
+    #[test]
+    fn axis_labels_carry_no_false_precision() {
+        // 10 ms steps up to 50 ms: whole milliseconds.
+        let f = AxisFormat::new(10_000.0, 50_000.0, 1_000_000);
+        assert_eq!(f.fmt(10_000.0), "10 ms");
+        assert_eq!(f.fmt(0.0), "0");
+        // 500 s steps up to 1000 s.
+        let f = AxisFormat::new(500e6, 1000e6, 1_000_000);
+        assert_eq!(f.fmt(1000e6), "1000 s");
+        // 0.2 ms steps on a 3 s axis: one unit (s), four decimals.
+        let f = AxisFormat::new(200.0, 3_000_000.0, 1_000_000);
+        assert_eq!(f.fmt(3_000_200.0), "3.0002 s");
+        // 2.5 µs steps.
+        let f = AxisFormat::new(2.5, 10.0, 1_000_000);
+        assert_eq!(f.fmt(7.5), "7.5 µs");
+    }
+
+    #[test]
+    fn counts_get_separators_and_plurals() {
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(999), "999");
+        assert_eq!(fmt_count(1000), "1,000");
+        assert_eq!(fmt_count(1_234_567), "1,234,567");
+        assert_eq!(plural(1, "diagnostic"), "1 diagnostic");
+        assert_eq!(plural(2, "diagnostic"), "2 diagnostics");
+        assert_eq!(plural(0, "call"), "0 calls");
+        assert_eq!(fmt_ms(1_234_567_891, 1_000_000), "1,234,567.891");
+        assert_eq!(fmt_ms(999_500, 1_000_000), "999.500");
+    }
 }
