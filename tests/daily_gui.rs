@@ -429,3 +429,151 @@ fn the_call_tree_keeps_its_numbers_beside_the_bookmarks() {
         assert!(r.right() <= 1280.0 && r.width() > 0.0, "{title} at {r:?}");
     }
 }
+
+/// What the frame put on the clipboard.
+fn copied(h: &H) -> Vec<String> {
+    (h.output().platform_output.commands.iter())
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "Copy row" gives a profile row as tab-separated text; Ctrl+C (and "Copy selection as text")
+/// the selected method with its parents and children under the header.
+#[test]
+fn profile_rows_copy_as_text() {
+    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    settle(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let m = doc.ranked()[0];
+    let name = format!("[1] {}", doc.trace.method_full_name(m));
+    h.get_by_label_contains(&name).click_secondary();
+    settle(&mut h);
+    h.get_by_label("Copy row").click();
+    h.step();
+    let row = copied(&h);
+    assert_eq!(row.len(), 1, "{row:?}");
+    let cells: Vec<&str> = row[0].split('\t').collect();
+    assert_eq!(cells[0], name);
+    assert_eq!(
+        cells.len(),
+        13,
+        "name and 12 numbers on a dual-clock trace: {cells:?}"
+    );
+    let p = &doc.profiles[0];
+    let pct = p.method(m).inclusive as f64 * 100.0 / p.total_time as f64;
+    assert_eq!(cells[1], format!("{pct:.1}%"));
+
+    // Select it (which opens its parents and children), then Ctrl+C.
+    h.get_by_label_contains(&name).click();
+    settle(&mut h);
+    h.input_mut().events.push(egui::Event::Copy);
+    h.step();
+    let text = copied(&h);
+    assert_eq!(text.len(), 1, "{text:?}");
+    let lines: Vec<&str> = text[0].lines().collect();
+    assert!(lines[0].starts_with("Name\tIncl Cpu %"), "{lines:?}");
+    assert_eq!(lines[1], row[0]);
+    // Every line has a cell per column, the titles' empty.
+    assert!(
+        lines.iter().all(|l| l.split('\t').count() == 13),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("Parents\t")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("Children\t")),
+        "{lines:?}"
+    );
+    let edges = p.edges(Some(m));
+    for e in edges.parents().iter().chain(edges.children()) {
+        let other = e
+            .method()
+            .map_or("(toplevel)".to_owned(), |x| doc.trace.method_full_name(x));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("    [") && l.contains(&other)),
+            "{other} in {lines:?}"
+        );
+    }
+}
+
+/// A click of `button` at `pos`.
+fn click_at(h: &mut H, pos: egui::Pos2, button: egui::PointerButton) {
+    let event = |pressed| egui::Event::PointerButton {
+        pos,
+        button,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.input_mut().events.push(egui::Event::PointerMoved(pos));
+    h.step();
+    h.input_mut().events.push(event(true));
+    h.input_mut().events.push(event(false));
+    h.step();
+}
+
+/// The call tree copies its selected row and the rows open under it, indented.
+#[test]
+fn call_tree_rows_copy_as_text() {
+    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    h.get_by_label("Call tree").click();
+    settle(&mut h);
+    h.get_by_label("Expand hot path").click();
+    settle(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let top = doc.trace.method_short_name(doc.ranked()[0]);
+    let first = h.get_by_label(&top).rect();
+    click_at(&mut h, first.center(), egui::PointerButton::Primary);
+    settle(&mut h);
+    h.input_mut().events.push(egui::Event::Copy);
+    h.step();
+    let text = copied(&h);
+    assert_eq!(text.len(), 1, "{text:?}");
+    let lines: Vec<&str> = text[0].lines().collect();
+    assert!(lines[0].starts_with(&format!("{top} (")), "{lines:?}");
+    assert!(lines.len() > 3, "the hot path under it: {lines:?}");
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    assert!(lines[1..].iter().all(|l| indent(l) > indent(lines[0])));
+    assert_eq!(lines[0].split('\t').count(), 5);
+}
+
+/// A right-click on a call in the timeline offers its details and its name to copy.
+#[test]
+fn a_timeline_call_copies_its_details() {
+    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    settle(&mut h);
+    let row = h.get_by_label_contains("[1] main").rect();
+    let at = egui::pos2(800.0, row.center().y);
+    h.input_mut().events.push(egui::Event::PointerMoved(at));
+    settle(&mut h);
+    let call = h.state().tabs[0]
+        .view
+        .timeline
+        .hovered
+        .expect("a call under the pointer");
+    click_at(&mut h, at, egui::PointerButton::Secondary);
+    settle(&mut h);
+    h.get_by_label("Copy call details").click();
+    h.step();
+    let text = copied(&h);
+    assert_eq!(text.len(), 1, "{text:?}");
+    let doc = ready(h.state(), 0).clone();
+    let m = doc.trace.threads[call.0].lanes[call.1].method(call.2);
+    let lines: Vec<&str> = text[0].lines().collect();
+    assert_eq!(lines[0], doc.trace.method_full_name(m));
+    assert!(lines.iter().any(|l| l.starts_with("thread [")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("start ")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("cpu: incl")),
+        "{lines:?}"
+    );
+}

@@ -307,9 +307,11 @@ pub(crate) fn fitted_name(
     if let Some(c) = color {
         rich = rich.color(c);
     }
+    // Not selectable: a click selects the row, and Ctrl+C copies the row, not a label's text.
     let resp = ui.add(
         egui::Label::new(rich)
             .sense(egui::Sense::click())
+            .selectable(false)
             .truncate(),
     );
     // Screen readers (and the tests' queries) get the whole name, not the elided one.

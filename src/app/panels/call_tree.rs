@@ -203,6 +203,15 @@ pub(super) fn tree_table_ui<T: Rows>(
         .map(|(title, value)| number_column_width(ui, title, value))
         .collect();
     let fitted = fit_name_column(ui, ui.available_width(), state.name_width, &widths);
+    // Ctrl+C (when no text field has the keyboard) copies the selected row and what is open
+    // under it.
+    let copy = ui.input(|i| i.events.iter().any(|e| matches!(e, egui::Event::Copy)));
+    if copy
+        && ui.memory(|m| m.focused().is_none())
+        && let Some(text) = selection_text(tree, trace, &rows, state)
+    {
+        ui.ctx().copy_text(text);
+    }
     let id = ("call_tree", tree.kind());
     scroll_sideways(ui, id, fitted.total, |ui| {
         let mut table = TableBuilder::new(ui);
@@ -253,6 +262,7 @@ pub(super) fn tree_table_ui<T: Rows>(
                         let name = fitted_name(ui, ["", &short, ""], color, &full);
                         let path = tree.path(n);
                         name.context_menu(|ui| {
+                            copy_menu_ui(ui, tree, trace, (n, &rows), state);
                             crate::app::transforms::method_menu_ui(ui, ctx, m, path.as_deref())
                         });
                         if name.double_clicked() {
@@ -290,6 +300,67 @@ pub(super) fn tree_table_ui<T: Rows>(
     if let Some(m) = selected_method {
         ctx.send(Msg::SelectMethod(Some(m)));
     }
+}
+
+/// "Copy row" and "Copy selection as text" (Ctrl+C), above a method's menu.
+fn copy_menu_ui<T: Rows>(
+    ui: &mut egui::Ui,
+    tree: &T,
+    trace: &crate::trace::Trace,
+    (n, rows): (NodeId, &[NodeId]),
+    state: &CallTreeState,
+) {
+    if ui.button("Copy row").clicked() {
+        let total = tree.inclusive(NodeId::ROOT).max(1);
+        ui.ctx().copy_text(tree_row_text(tree, trace, n, total));
+        ui.close();
+    }
+    let copy = egui::Button::new("Copy selection as text (Ctrl+C)");
+    if ui.add_enabled(state.selected.is_some(), copy).clicked() {
+        if let Some(text) = selection_text(tree, trace, rows, state) {
+            ui.ctx().copy_text(text);
+        }
+        ui.close();
+    }
+    ui.separator();
+}
+
+/// Row `n` as one line of tab-separated text: the method indented two spaces per level, then
+/// the numbers as the table shows them.
+fn tree_row_text<T: Rows>(tree: &T, trace: &crate::trace::Trace, n: NodeId, total: u64) -> String {
+    let tps = trace.ticks_per_sec;
+    let depth = tree.depth(n).saturating_sub(1) as usize;
+    let name = tree
+        .method(n)
+        .map_or_else(String::new, |m| trace.method_full_name(m));
+    format!(
+        "{}{name}\t{}\t{:.1}\t{}\t{}",
+        "  ".repeat(depth),
+        fmt_ticks(tree.inclusive(n), tps),
+        tree.inclusive(n) as f64 * 100.0 / total as f64,
+        fmt_ticks(tree.exclusive(n), tps),
+        tree.calls(n)
+    )
+}
+
+/// The selected row and the rows open under it, as tab-separated text.
+fn selection_text<T: Rows>(
+    tree: &T,
+    trace: &crate::trace::Trace,
+    rows: &[NodeId],
+    state: &CallTreeState,
+) -> Option<String> {
+    let n = state.selected?;
+    let at = rows.iter().position(|&r| r == n)?;
+    let depth = tree.depth(n);
+    let total = tree.inclusive(NodeId::ROOT).max(1);
+    let under = rows[at + 1..]
+        .iter()
+        .take_while(|&&r| tree.depth(r) > depth);
+    let lines = std::iter::once(&n)
+        .chain(under)
+        .map(|&r| tree_row_text(tree, trace, r, total) + "\n");
+    Some(lines.collect())
 }
 
 /// A non-selectable label, so clicks reach the row.

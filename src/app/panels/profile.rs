@@ -470,6 +470,20 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         .map(|((title, _), value)| number_column_width(ui, title, value))
         .collect();
     let fitted = fit_name_column(ui, ui.available_width(), st.name_width, &widths);
+    let row_parts = RowParts {
+        c: &c,
+        tps,
+        columns: &columns,
+        over: &over,
+    };
+    // Ctrl+C (when no text field has the keyboard) copies the selected method's rows.
+    let copy = ui.input(|i| i.events.iter().any(|e| matches!(e, egui::Event::Copy)));
+    if copy
+        && ui.memory(|m| m.focused().is_none())
+        && let Some(text) = selection_text(ctx, &rows, &row_parts)
+    {
+        ui.ctx().copy_text(text);
+    }
     scroll_sideways(ui, ("profile-h", l.generation), fitted.total, |ui| {
         table_ui(
             ui,
@@ -477,10 +491,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
             st,
             &TableParts {
                 rows: &rows,
-                columns: &columns,
-                c: &c,
-                tps,
-                over: &over,
+                row: row_parts,
                 name_w: fitted.name,
                 widths: &widths,
                 scroll_row,
@@ -548,10 +559,7 @@ fn widest_values(c: &Clocks, columns: &[(&str, SortColumn)], tps: u64) -> Vec<St
 
 struct TableParts<'a> {
     rows: &'a [Row],
-    columns: &'a [(&'a str, SortColumn)],
-    c: &'a Clocks<'a>,
-    tps: u64,
-    over: &'a OverHundred,
+    row: RowParts<'a>,
     name_w: f32,
     /// Widths of the columns after the name.
     widths: &'a [f32],
@@ -560,14 +568,8 @@ struct TableParts<'a> {
 
 fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts: &TableParts) {
     let l = ctx.doc;
-    let TableParts {
-        rows,
-        columns,
-        c,
-        tps,
-        over,
-        ..
-    } = *parts;
+    let (rows, row_parts) = (parts.rows, &parts.row);
+    let columns = row_parts.columns;
     // One scroll position per document: a new tab's table starts at the top.
     let mut table = TableBuilder::new(ui)
         .id_salt(("profile-table", l.generation))
@@ -611,29 +613,29 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
                     Row::Method(m) => (m.is_some() && m == selected)
                         .then_some(Color32::from_rgba_unmultiplied(90, 170, 255, 70)),
                 };
-                row_cells(&mut row, r, ctx, c, tps, columns, bg, st, over);
+                row_cells(&mut row, (r, rows), ctx, bg, st, row_parts);
             });
         });
 }
 
-#[allow(clippy::too_many_arguments)]
-fn row_cells(
-    row: &mut egui_extras::TableRow,
-    r: Row,
-    ctx: &mut PanelCtx,
-    c: &Clocks,
+/// What a table's rows need besides the row: the document's clocks, its tick rate, the
+/// columns and why some percentages exceed 100.
+struct RowParts<'a> {
+    c: &'a Clocks<'a>,
     tps: u64,
-    columns: &[(&str, SortColumn)],
-    bg: Option<Color32>,
-    st: &mut ProfileState,
-    over: &OverHundred,
-) {
-    let l = ctx.doc;
-    let paint_bg = |ui: &mut egui::Ui| {
-        if let Some(bg) = bg {
-            ui.painter().rect_filled(ui.max_rect(), 0.0, bg);
-        }
-    };
+    columns: &'a [(&'a str, SortColumn)],
+    over: &'a OverHundred,
+}
+
+/// The texts of row `r`'s number columns (after the name), each with why it is flagged (a
+/// percentage above 100) if it is.
+fn number_texts(l: &Document, r: Row, parts: &RowParts) -> Vec<(String, Option<&'static str>)> {
+    let RowParts {
+        c,
+        tps,
+        columns,
+        over,
+    } = *parts;
     // Values per clock for this row: (inclusive, exclusive, calls text, denominator for %).
     struct V {
         incl: Option<u64>,
@@ -699,69 +701,168 @@ fn row_cells(
     };
     let cpu = values(c.cpu);
     let wall = values(c.wall);
-    for (name, _) in columns {
-        row.col(|ui| {
-            paint_bg(ui);
-            match *name {
-                "Name" => name_cell(ui, r, ctx, st),
-                "Cpu/Real" => {
-                    let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
-                    if let (Some(c), Some(w)) = (incl(&cpu), incl(&wall))
-                        && w > 0
-                    {
-                        ui.label(format!("{:.0}%", c as f64 * 100.0 / w as f64));
+    (columns[1..].iter())
+        .map(|(name, _)| {
+            if *name == "Cpu/Real" {
+                let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
+                return match (incl(&cpu), incl(&wall)) {
+                    (Some(c), Some(w)) if w > 0 => {
+                        (format!("{:.0}%", c as f64 * 100.0 / w as f64), None)
+                    }
+                    _ => (String::new(), None),
+                };
+            }
+            let name: &str = name.trim_end_matches(" (ms)");
+            let v = if name.contains("Cpu") {
+                cpu.as_ref()
+            } else {
+                wall.as_ref().or(cpu.as_ref())
+            };
+            let Some(v) = v else {
+                return (String::new(), None);
+            };
+            if name.starts_with("Calls") {
+                return (v.calls.clone(), None);
+            }
+            if name.ends_with("/Call") {
+                return (v.per_call.map_or(String::new(), |t| fmt_ms(t, tps)), None);
+            }
+            let val = if name.starts_with("Incl") {
+                v.incl
+            } else {
+                v.excl
+            };
+            match val {
+                None => (String::new(), None),
+                Some(t) if name.ends_with('%') => {
+                    let pct = t as f64 * 100.0 / v.pct_base.max(1) as f64;
+                    match r {
+                        Row::Method(Some(m)) if pct > 100.0 => {
+                            (format!("{pct:.1}%*"), Some(over.why(m)))
+                        }
+                        _ => (format!("{pct:.1}%"), None),
                     }
                 }
-                _ => {
-                    let name: &str = name.trim_end_matches(" (ms)");
-                    let (v, what) = if name.contains("Cpu") {
-                        (cpu.as_ref(), name)
-                    } else {
-                        (wall.as_ref().or(cpu.as_ref()), name)
-                    };
-                    let Some(v) = v else { return };
-                    let mut why = None;
-                    let text = if what.starts_with("Calls") {
-                        v.calls.clone()
-                    } else if what.ends_with("/Call") {
-                        v.per_call.map_or(String::new(), |t| fmt_ms(t, tps))
-                    } else {
-                        let val = if what.starts_with("Incl") {
-                            v.incl
-                        } else {
-                            v.excl
-                        };
-                        match val {
-                            None => String::new(),
-                            Some(t) if what.ends_with('%') => {
-                                let pct = t as f64 * 100.0 / v.pct_base.max(1) as f64;
-                                match r {
-                                    Row::Method(Some(m)) if pct > 100.0 => {
-                                        why = Some(over.why(m));
-                                        format!("{pct:.1}%*")
-                                    }
-                                    _ => format!("{pct:.1}%"),
-                                }
-                            }
-                            Some(t) => fmt_ms(t, tps),
-                        }
-                    };
-                    match why {
-                        Some(why) => {
-                            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color))
-                                .on_hover_text(why);
-                        }
-                        None => {
-                            ui.label(text);
-                        }
-                    }
+                Some(t) => (fmt_ms(t, tps), None),
+            }
+        })
+        .collect()
+}
+
+/// "Copy row" and "Copy selection as text" (Ctrl+C), above a method's menu.
+fn copy_menu_ui(ui: &mut egui::Ui, ctx: &PanelCtx, r: Row, parts: &RowParts, rows: &[Row]) {
+    if ui
+        .button("Copy row")
+        .on_hover_text("The row's name and numbers, tab-separated")
+        .clicked()
+    {
+        ui.ctx().copy_text(row_text(ctx, r, parts));
+        ui.close();
+    }
+    let selection = ui
+        .add_enabled(
+            ctx.selected.is_some(),
+            egui::Button::new("Copy selection as text (Ctrl+C)"),
+        )
+        .on_hover_text("The selected method's rows with its parents and children, tab-separated");
+    if selection.clicked() {
+        if let Some(text) = selection_text(ctx, rows, parts) {
+            ui.ctx().copy_text(text);
+        }
+        ui.close();
+    }
+    ui.separator();
+}
+
+/// Row `r` as one line of tab-separated text, as the table shows it (the name whole).
+fn row_text(ctx: &PanelCtx, r: Row, parts: &RowParts) -> String {
+    let l = ctx.doc;
+    let ranking = ctx.ranking();
+    let named = |m: Entry| format!("[{}] {}", ranking.index_of(m), entry_name(l, m));
+    let name = match r {
+        Row::Method(m) => named(m),
+        Row::Header(kind) => kind.title().to_owned(),
+        Row::OwnTime(_) => "self".to_owned(),
+        Row::Edge(m, kind, i) => {
+            let target = kind
+                .list(l.profiles[0].edges(m))
+                .get(i)
+                .and_then(|e| e.method());
+            format!("    {}", named(target))
+        }
+    };
+    let numbers = number_texts(l, r, parts).into_iter().map(|(t, _)| t);
+    std::iter::once(name)
+        .chain(numbers)
+        .collect::<Vec<_>>()
+        .join("\t")
+}
+
+/// The header and the selected method's rows (itself, and its parents and children when it
+/// is open) as tab-separated text.
+fn selection_text(ctx: &PanelCtx, rows: &[Row], parts: &RowParts) -> Option<String> {
+    let m = ctx.selected?;
+    let at = (rows.iter()).position(|r| matches!(r, Row::Method(Some(x)) if *x == m))?;
+    let block = rows[at + 1..]
+        .iter()
+        .take_while(|r| !matches!(r, Row::Method(_)));
+    let header = (parts.columns.iter())
+        .map(|(t, _)| *t)
+        .collect::<Vec<_>>()
+        .join("\t");
+    let lines = std::iter::once(&rows[at])
+        .chain(block)
+        .map(|&r| row_text(ctx, r, parts));
+    Some(
+        std::iter::once(header)
+            .chain(lines)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
+}
+
+fn row_cells(
+    row: &mut egui_extras::TableRow,
+    (r, rows): (Row, &[Row]),
+    ctx: &mut PanelCtx,
+    bg: Option<Color32>,
+    st: &mut ProfileState,
+    parts: &RowParts,
+) {
+    let paint_bg = |ui: &mut egui::Ui| {
+        if let Some(bg) = bg {
+            ui.painter().rect_filled(ui.max_rect(), 0.0, bg);
+        }
+    };
+    row.col(|ui| {
+        paint_bg(ui);
+        name_cell(ui, r, ctx, st, parts, rows);
+    });
+    for (text, why) in number_texts(ctx.doc, r, parts) {
+        row.col(|ui| {
+            paint_bg(ui);
+            match why {
+                Some(why) => {
+                    ui.label(RichText::new(text).color(ui.visuals().warn_fg_color))
+                        .on_hover_text(why);
+                }
+                None => {
+                    ui.label(text);
                 }
             }
         });
     }
 }
 
-fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileState) {
+fn name_cell(
+    ui: &mut egui::Ui,
+    r: Row,
+    ctx: &mut PanelCtx,
+    st: &mut ProfileState,
+    parts: &RowParts,
+    rows: &[Row],
+) {
     let l = ctx.doc;
     let ranking = ctx.ranking();
     let chip = |ui: &mut egui::Ui, ctx: &PanelCtx, m: Option<MethodId>| {
@@ -808,7 +909,10 @@ fn name_cell(ui: &mut egui::Ui, r: Row, ctx: &mut PanelCtx, st: &mut ProfileStat
             }
             let resp = label(ui, ctx, m);
             if let Some(id) = m {
-                resp.context_menu(|ui| crate::app::transforms::method_menu_ui(ui, ctx, id, None));
+                resp.context_menu(|ui| {
+                    copy_menu_ui(ui, ctx, r, parts, rows);
+                    crate::app::transforms::method_menu_ui(ui, ctx, id, None)
+                });
             }
             if resp.clicked() {
                 if m.is_some() {

@@ -39,6 +39,8 @@ pub struct TimelineState {
     drag_select_from: Option<f64>,
     /// The call under the pointer: (thread, lane, index).
     pub hovered: Option<(usize, usize, usize)>,
+    /// The call right-clicked, whose menu is open (copy its details or its name).
+    pub menu_call: Option<(usize, usize, usize)>,
     /// Width of the thread label column as the user dragged it (None: the default).
     pub label_w: Option<f32>,
 }
@@ -231,6 +233,30 @@ fn rows_ui(
         });
     }
     input::rows(ui, &resp, ctx, st, plot, full, hovered);
+    if resp.secondary_clicked() {
+        st.menu_call = hovered;
+    }
+    // (A call of the document the menu was opened on: a transform since may have removed it.)
+    let exists = |(ti, d, i): (usize, usize, usize)| {
+        (doc.trace.threads.get(ti))
+            .and_then(|t| t.lanes.get(d))
+            .is_some_and(|lane| i < lane.len())
+    };
+    if let Some(call) = st.menu_call.filter(|&c| exists(c)) {
+        resp.context_menu(|ui| {
+            if ui.button("Copy call details").clicked() {
+                let lines = paint::call_details(&doc.trace, doc.deobfuscation.as_deref(), call);
+                ui.ctx().copy_text(lines.join("\n") + "\n");
+                ui.close();
+            }
+            if ui.button("Copy name").clicked() {
+                let (ti, d, i) = call;
+                let m = doc.trace.threads[ti].lanes[d].method(i);
+                ui.ctx().copy_text(doc.trace.method_full_name(m));
+                ui.close();
+            }
+        });
+    }
 }
 
 #[cfg(test)]

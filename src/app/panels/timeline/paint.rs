@@ -329,23 +329,28 @@ pub(crate) fn instants_tooltip(ui: &mut egui::Ui, trace: &Trace, near: &[u32], t
     }
 }
 
-/// The tooltip of a call of `trace`: its method (and the obfuscated name `deobfuscation` keeps,
-/// when a mapping renamed it), thread, depth and times on each clock.
-pub fn call_tooltip(
-    ui: &mut egui::Ui,
+/// What a call is, one line each: its method (first), the obfuscated name, its thread and
+/// depth, its start, its times on each clock and its flags. The tooltip shows them and "Copy
+/// call details" copies them.
+pub fn call_details(
     trace: &Trace,
     deobfuscation: Option<&Deobfuscation>,
     (ti, d, i): CallAt,
-) {
+) -> Vec<String> {
     let th = &trace.threads[ti];
     let lane = &th.lanes[d];
     let m = lane.method(i);
     let tps = trace.ticks_per_sec;
-    ui.strong(trace.method_full_name(m));
+    let mut lines = vec![trace.method_full_name(m)];
     if let Some(o) = deobfuscation.and_then(|d| d.obfuscated_full_name(trace, m)) {
-        ui.weak(format!("obfuscated: {o}"));
+        lines.push(format!("obfuscated: {o}"));
     }
-    ui.label(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
+    lines.push(format!("thread [{}] {} · depth {d}", th.raw_id, th.name));
+    let origin = super::layout::full_range(trace).0;
+    lines.push(format!(
+        "start {} on the timeline",
+        fmt_duration(lane.start(i) as f64 - origin, tps)
+    ));
     let children = th
         .lanes
         .get(d + 1)
@@ -357,7 +362,7 @@ pub fn call_tooltip(
         .unwrap_or_default();
     let dur = lane.dur(i);
     let child_sum: u64 = children.iter().map(|c| c.0).sum();
-    ui.label(format!(
+    lines.push(format!(
         "{}: incl {} · excl {}",
         axis_name(trace),
         fmt_duration(dur as f64, tps),
@@ -365,13 +370,13 @@ pub fn call_tooltip(
     ));
     if let Some((_, cd)) = lane.cpu(i) {
         let csum: u64 = children.iter().filter_map(|c| c.1.map(|x| x.1)).sum();
-        ui.label(format!(
+        lines.push(format!(
             "cpu: incl {} · excl {}",
             fmt_duration(cd as f64, tps),
             fmt_duration(cd.saturating_sub(csum) as f64, tps)
         ));
         if dur > 0 {
-            ui.label(format!(
+            lines.push(format!(
                 "cpu/wall: {:.0}% (the light part of the strip under the call; dark: the \
                  thread was not running)",
                 cd as f64 * 100.0 / dur as f64
@@ -380,10 +385,31 @@ pub fn call_tooltip(
     }
     let f = lane.flags(i);
     if f.synthesized_entry {
-        ui.label("entered before tracing started");
+        lines.push("entered before tracing started".to_owned());
     }
     if f.unclosed {
-        ui.label("still running when tracing stopped");
+        lines.push("still running when tracing stopped".to_owned());
+    }
+    lines
+}
+
+/// The tooltip of the call under the pointer ([`call_details`]; the method in bold).
+pub fn call_tooltip(
+    ui: &mut egui::Ui,
+    trace: &Trace,
+    deobfuscation: Option<&Deobfuscation>,
+    call: CallAt,
+) {
+    let mut lines = call_details(trace, deobfuscation, call).into_iter();
+    if let Some(name) = lines.next() {
+        ui.strong(name);
+    }
+    for line in lines {
+        if line.starts_with("obfuscated: ") {
+            ui.weak(line);
+        } else {
+            ui.label(line);
+        }
     }
 }
 
