@@ -577,3 +577,56 @@ fn a_timeline_call_copies_its_details() {
         "{lines:?}"
     );
 }
+
+/// One Esc closes the path prompt, also while its field has the keyboard.
+#[test]
+fn one_escape_closes_the_path_prompt() {
+    let mut h = harness(&[]);
+    wait_loaded(&mut h);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Open a path…").click();
+    step_until(&mut h, "the path prompt", |a| a.prompt.is_some());
+    settle(&mut h);
+    h.get_by_label("Path:").focus();
+    h.step();
+    h.get_by_label("Path:").type_text("/tm");
+    h.step();
+    assert!(h.get_by_label("Path:").is_focused());
+    h.key_press(egui::Key::Escape);
+    h.step();
+    assert!(h.state().prompt.is_none(), "closed by one press");
+}
+
+/// Compare counts methods as the trace does (the pseudo-methods are not rows without data and
+/// not counted), and on a one-clock tab it does not point at a Clock switch that is not there.
+#[test]
+fn compare_counts_the_trace_s_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("again.trace");
+    std::fs::copy(burr_oak(), &copy).unwrap();
+    let mut h = harness_sized(&[burr_oak(), copy], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    h.get_by_label("JDSustar-BurrOakApp__dmtrace.trace").click();
+    h.run();
+    h.get_by_label("Compare").click();
+    h.run();
+    step_until(&mut h, "the choice of run B", |_| true);
+    let t0 = std::time::Instant::now();
+    while h
+        .query_by_role_and_label(egui::accesskit::Role::RadioButton, "again.trace")
+        .is_none()
+    {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(60));
+        h.step();
+    }
+    h.get_by_role_and_label(egui::accesskit::Role::RadioButton, "again.trace")
+        .click();
+    h.step();
+    super::gui_util::step_until_label(&mut h, "in both");
+    let methods = ready(h.state(), 0).trace.methods.len();
+    h.get_by_label_contains(&format!(" of {methods} methods shown"));
+    assert!(h.query_by_label_contains("(unknown)").is_none());
+    // Both clocks here: the switch above is there and named.
+    h.get_by_label_contains("(the Clock switch above)");
+}

@@ -168,6 +168,9 @@ impl PathPrompt {
                 {
                     self.complete();
                 }
+                // Read before the field: a focused field takes Escape to give up its focus, and
+                // one press must close the prompt.
+                let escape = ui.input(|i| i.key_pressed(egui::Key::Escape));
                 let mut enter = false;
                 ui.horizontal(|ui| {
                     let label = ui.label(FIELD_LABEL);
@@ -238,7 +241,7 @@ impl PathPrompt {
                         action = PromptAction::Cancel;
                     }
                 });
-                if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
+                if escape {
                     action = PromptAction::Cancel;
                 }
             });

@@ -182,6 +182,13 @@ fn cmp_rows(a: &DiffRow, b: &DiffRow, col: DiffColumn, descending: bool) -> Orde
     }
 }
 
+/// Whether a row is worth a line: every method is, a pseudo-method (`(toplevel)`, the
+/// `(unknown)` placeholder) only with time or calls in one of the runs.
+fn has_data(row: &DiffRow) -> bool {
+    let some = |t: Option<Totals>| t.is_some_and(|t| t.inclusive > 0 || t.total_calls() > 0);
+    row.key.name.is_some() || some(row.a) || some(row.b)
+}
+
 impl DiffTableState {
     /// Row indices after search and sort (cached until one of them changes).
     pub fn order(&mut self, diff: &TraceDiff) -> &[usize] {
@@ -196,7 +203,9 @@ impl DiffTableState {
             let needle = self.search.to_lowercase();
             let mut order: Vec<usize> = (0..diff.len())
                 .filter(|&i| {
-                    needle.is_empty() || diff.row(i).key.full().to_lowercase().contains(&needle)
+                    let row = diff.row(i);
+                    has_data(&row)
+                        && (needle.is_empty() || row.key.full().to_lowercase().contains(&needle))
                 })
                 .collect();
             order
@@ -227,20 +236,24 @@ pub fn diff_table_ui(
     let clock = ctx.clock_kind();
     state.clock_index = diffs.iter().position(|d| d.clock == clock).unwrap_or(0);
     ui.horizontal(|ui| {
-        ui.label(format!(
-            "{} time (the Clock switch above)",
-            clock_name(diffs[state.clock_index].clock)
-        ));
+        let name = clock_name(diffs[state.clock_index].clock);
+        if doc.profiles.len() > 1 {
+            ui.label(format!("{name} time (the Clock switch above)"));
+        } else {
+            ui.label(format!("{name} time"));
+        }
         ui.separator();
         super::table::search_field(ui, &mut state.search);
     });
     let diff = &diffs[state.clock_index];
     let tps = trace_a.ticks_per_sec;
     let order = state.order(diff).to_vec();
+    // Methods are counted as the trace counts them: the pseudo-methods are not.
+    let is_method = |i: usize| diff.row(i).key.name.is_some();
     ui.label(format!(
-        "{} of {} shown: {} in both, {} only in A, {} only in B",
-        order.len(),
-        diff.len(),
+        "{} of {} methods shown: {} in both, {} only in A, {} only in B",
+        order.iter().filter(|&&i| is_method(i)).count(),
+        (0..diff.len()).filter(|&i| is_method(i)).count(),
         diff.matched().count(),
         diff.only_a().count(),
         diff.only_b().count()

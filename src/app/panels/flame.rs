@@ -91,6 +91,10 @@ pub fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, state: &mut FlameState, tree: &
         if ui.button("Reset zoom").clicked() {
             state.view_ticks = None;
         }
+        ui.label(format!(
+            "Widths: {} time",
+            crate::app::style::clock_name(ctx.clock_kind())
+        ));
         if let Some(n) = state.selected.and_then(|n| tree.method(n).map(|m| (n, m))) {
             ui.label(format!(
                 "Selected: {} ({})",

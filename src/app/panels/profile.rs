@@ -705,10 +705,12 @@ fn number_texts(l: &Document, r: Row, parts: &RowParts) -> Vec<(String, Option<&
         .map(|(name, _)| {
             if *name == "Cpu/Real" {
                 let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
+                // A wall time that shows as 0.000 ms has no meaningful ratio.
                 return match (incl(&cpu), incl(&wall)) {
-                    (Some(c), Some(w)) if w > 0 => {
+                    (Some(c), Some(w)) if fmt_ms(w, tps) != fmt_ms(0, tps) => {
                         (format!("{:.0}%", c as f64 * 100.0 / w as f64), None)
                     }
+                    (Some(_), Some(_)) => ("—".to_owned(), None),
                     _ => (String::new(), None),
                 };
             }

@@ -13,8 +13,8 @@ pub(crate) const TICK: Color32 = Color32::from_rgb(255, 120, 0);
 /// Height of the minimap strip.
 pub(crate) const MINIMAP_H: f32 = 14.0;
 
-/// Adds a tick (4 px, at the top of `row_rect`) for each call in `starts` (sorted) inside the
-/// plot's view.
+/// Adds a tick (3 px wide and 6 px tall at the top of `row_rect`, seen at any zoom) for each
+/// call in `starts` (sorted) inside the plot's view.
 pub(crate) fn row_ticks(mesh: &mut egui::Mesh, starts: &[u64], plot: &Plot, row_rect: Rect) {
     let (t0, t1) = (plot.view.t0, plot.view.t1);
     let first = starts.partition_point(|&s| (s as f64) < t0);
@@ -23,7 +23,7 @@ pub(crate) fn row_ticks(mesh: &mut egui::Mesh, starts: &[u64], plot: &Plot, row_
     while i < starts.len() && (starts[i] as f64) <= t1 {
         let x = plot.x(starts[i] as f64).floor();
         if x > last_x {
-            let r = Rect::from_min_size(pos2(x, row_rect.top()), vec2(1.5, 4.0));
+            let r = Rect::from_min_size(pos2(x - 1.0, row_rect.top()), vec2(3.0, 6.0));
             mesh.add_colored_rect(r, TICK);
             last_x = x;
             // Skip the rest of this pixel column.
