@@ -46,11 +46,17 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut StatsState) {
             for (i, c) in trace.counters.iter().enumerate() {
                 ui.label(RichText::new(format!("{} ({})", c.name, c.unit)).strong());
                 let pts: Vec<[f64; 2]> = c.points.iter().map(|&(x, y)| [x, y]).collect();
-                Plot::new(("counter", i))
+                let plot = Plot::new(("counter", i))
                     .height(140.0)
                     .x_axis_label(if c.x_is_time { "time" } else { "sample" })
-                    .allow_scroll(false)
-                    .show(ui, |p| p.line(Line::new(c.name.clone(), pts)));
+                    .allow_scroll(false);
+                // Samples are counted: no ticks between two of them.
+                let plot = if c.x_is_time {
+                    plot
+                } else {
+                    plot.x_axis_formatter(|mark, _| whole_number(mark.value).unwrap_or_default())
+                };
+                plot.show(ui, |p| p.line(Line::new(c.name.clone(), pts)));
             }
             if !trace.durations.is_empty() {
                 ui.label(RichText::new("Duration statistics (ms)").strong());
@@ -200,6 +206,13 @@ fn series_plots(ui: &mut egui::Ui, d: SeriesRef<'_>, attrs: &[Attribute]) {
 }
 
 /// Linear bins over [min, max].
+/// `x` written as a whole number, or None when it is not one (an axis mark between two
+/// samples or series).
+fn whole_number(x: f64) -> Option<String> {
+    (x.is_finite() && (x - x.round()).abs() < 1e-9 && x.abs() < 1e15)
+        .then(|| format!("{}", x.round() as i64))
+}
+
 pub(crate) fn histogram(values: &[f64], bins: usize) -> Vec<Bar> {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let (Some(lo), Some(hi)) = (
@@ -323,10 +336,17 @@ fn compare_ui(
                 });
         });
     let width = 0.8 / runs.len() as f64;
+    // The bars of series i stand around x = i: the axis names the series there.
+    let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     Plot::new("compare-bars")
         .height(200.0)
         .y_axis_label("mean ms")
-        .x_axis_label("series (table order)")
+        .x_axis_label("series")
+        .x_axis_formatter(move |mark, _| {
+            (whole_number(mark.value))
+                .and_then(|_| names.get(mark.value.round() as usize).cloned())
+                .unwrap_or_default()
+        })
         .allow_scroll(false)
         .legend(egui_plot::Legend::default())
         .show(ui, |p| {
@@ -348,6 +368,15 @@ fn compare_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_whole_marks_are_labelled() {
+        assert_eq!(whole_number(2.0).as_deref(), Some("2"));
+        assert_eq!(whole_number(-3.0).as_deref(), Some("-3"));
+        assert_eq!(whole_number(0.5), None);
+        assert_eq!(whole_number(1.1), None);
+        assert_eq!(whole_number(f64::NAN), None);
+    }
 
     #[test]
     fn histogram_counts_every_value() {
