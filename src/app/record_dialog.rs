@@ -40,7 +40,7 @@ pub struct RecordDialog {
     clock: Option<Clock>,
     streaming: bool,
     running: Option<Running>,
-    /// Why the last recording or listing failed.
+    /// Why the last recording failed.
     error: Option<String>,
 }
 
