@@ -127,3 +127,34 @@ fn v1_traces_reencoded_as_v2_profile_and_dump_the_same() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// ART's first V2 writer wrote non-streaming traces as the key text followed by the data
+/// without a method or thread packet; such a file is refused with that reason and the way out.
+#[test]
+fn the_early_revisions_broken_non_streaming_layout_is_refused_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = b"*version\n4\nclock=wall\nvm=art\n*end\n".to_vec();
+    file.extend_from_slice(b"SLOW");
+    file.extend_from_slice(&4u16.to_le_bytes());
+    file.extend_from_slice(&1_700_000_000_000_000u64.to_le_bytes());
+    file.resize(file.len() + 32 - 14, 0);
+    // One early block: tid 1, method index 1 entered at 10 µs, one record, no body.
+    file.push(2);
+    for v in [1u32, 1 << 2, 10] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    file.extend_from_slice(&[0, 0, 0, 0]);
+    let path = dir.path().join("broken.trace");
+    std::fs::write(&path, &file).unwrap();
+    for command in ["info", "profile"] {
+        let out = tracelens(&[command, path.to_str().unwrap()]);
+        assert!(!out.status.success(), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("non-streaming layout of ART's first V2 writer (2024)")
+                && err.contains("ART itself wrote broken")
+                && err.contains("record with --streaming"),
+            "{command}: {err}"
+        );
+    }
+}

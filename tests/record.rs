@@ -1,108 +1,11 @@
-//! `tracelens record` against a fake `adb` (a shell script written here) that logs its command
-//! lines and serves a trace for `pull`: the command sequence of every mode, the error paths,
-//! and that nothing is left on the device.
+//! `tracelens record` against the fake `adb` of [`super::fake_adb`]: the command sequence of
+//! every mode, the error paths, Ctrl+C, and that nothing is left on the device.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use super::fake_adb::{Fake, ONE_DEVICE};
 use crate::util::tracelens;
-
-const FAKE_ADB: &str = r#"#!/bin/sh
-# A fake adb: logs its arguments, answers from the files beside it.
-dir="$(dirname "$0")"
-echo "$*" >> "$dir/log"
-[ "$1" = "-s" ] && shift 2
-case "$1" in
-  devices) cat "$dir/devices"; exit 0 ;;
-  pull)
-    if [ -e "$dir/pull-fails" ]; then
-      head -c 10 "$dir/served" > "$3"
-      echo "adb: error: failed to copy '$2' to '$3': connection reset" >&2
-      exit 1
-    fi
-    cp "$dir/served" "$3"; exit 0 ;;
-  shell) shift; cmd="$*" ;;
-esac
-case "$cmd" in
-  "pm path "*) [ -e "$dir/not-installed" ] || echo "package:/data/app/base.apk" ;;
-  "pidof "*) [ -e "$dir/not-running" ] || echo 4242 ;;
-  "am profile start"*|"am start-activity"*|"simpleperf record"*)
-    if [ -e "$dir/not-profileable" ]; then
-      echo "java.lang.SecurityException: Process not debuggable, and not profileable by shell"
-      exit 1
-    fi
-    case "$cmd" in "am start-activity"*) printf 'Status: ok\nLaunchState: COLD\nComplete\n' ;; esac ;;
-  "cmd package resolve-activity"*)
-    printf 'priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n'
-    printf 'com.example.app/.MainActivity\n' ;;
-  "stat -c %s "*) wc -c < "$dir/served" ;;
-esac
-exit 0
-"#;
-
-const ONE_DEVICE: &str = "List of devices attached\n\
-    emulator-5554          device product:sdk model:Pixel_7 device:emu64 transport_id:1\n\n";
-
-/// A directory with the fake adb, its device list and the trace it serves.
-struct Fake {
-    dir: tempfile::TempDir,
-}
-
-impl Fake {
-    fn new(devices: &str) -> Fake {
-        let dir = tempfile::tempdir().unwrap();
-        let adb = dir.path().join("adb");
-        std::fs::write(&adb, FAKE_ADB).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&adb, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::write(dir.path().join("devices"), devices).unwrap();
-        let served = dir.path().join("served");
-        let out = tracelens(&["gen", "--records", "200", "-o", served.to_str().unwrap()]);
-        assert!(out.status.success());
-        Fake { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn flag(&self, name: &str) {
-        std::fs::write(self.path(name), "").unwrap();
-    }
-
-    /// `tracelens record` with this adb first on PATH, stdin closed (Enter at once).
-    fn record(&self, args: &[&str]) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.dir.path().display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        Command::new(env!("CARGO_BIN_EXE_tracelens"))
-            .arg("record")
-            .args(args)
-            .env("PATH", path)
-            .env_remove("ADB")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
-    fn output(&self) -> PathBuf {
-        self.path("out.trace")
-    }
-
-    /// The logged command lines, the device file's timestamp and the output path replaced.
-    fn transcript(&self) -> Vec<String> {
-        let log = std::fs::read_to_string(self.path("log")).unwrap_or_default();
-        let stamp = regex::Regex::new(r"tracelens-com\.example\.app-\d+").unwrap();
-        log.lines()
-            .map(|l| {
-                let l = l.replace(self.output().to_str().unwrap(), "OUT");
-                stamp.replace_all(&l, "DEV").into_owned()
-            })
-            .collect()
-    }
-}
 
 /// `tracelens record` for the fake's package, writing to its output, with `args` added.
 fn record(fake: &Fake, args: &[&str]) -> Output {
@@ -313,7 +216,7 @@ fn interrupted_pull_leaves_nothing() {
 #[test]
 fn adb_from_the_option_and_a_missing_adb() {
     let fake = Fake::new(ONE_DEVICE);
-    let adb = fake.path("adb");
+    let adb = fake.adb();
     let out = Command::new(env!("CARGO_BIN_EXE_tracelens"))
         .args([
             "record",
@@ -346,4 +249,78 @@ fn adb_from_the_option_and_a_missing_adb() {
         err.contains("cannot run adb") && err.contains("--adb"),
         "{err}"
     );
+}
+
+/// Runs `tracelens record ARGS` for the fake's package (stdin kept open: no Enter), sends it
+/// SIGINT once the profiler has started, and collects its output.
+fn interrupted_once_started(fake: &Fake, args: &[&str]) -> Output {
+    let out_path = fake.output();
+    let mut full = vec![
+        "--package",
+        "com.example.app",
+        "--no-open",
+        "-o",
+        out_path.to_str().unwrap(),
+    ];
+    full.extend_from_slice(args);
+    let child = fake
+        .command(&full)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !fake
+        .transcript()
+        .iter()
+        .any(|l| l.contains("am profile start"))
+    {
+        assert!(t0.elapsed().as_secs() < 30, "the profiler never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_during_a_timed_recording_stops_it_and_keeps_nothing() {
+    let fake = Fake::new(ONE_DEVICE);
+    let out = interrupted_once_started(&fake, &["--duration", "60"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cancelled"), "{err}");
+    let t = fake.transcript();
+    assert_eq!(
+        t[t.len() - 2..],
+        lines(&[
+            "$S shell am profile stop com.example.app",
+            "$S shell rm -f /data/local/tmp/DEV.trace /data/local/tmp/DEV.trace.pb",
+        ])
+    );
+    assert!(!t.iter().any(|l| l.contains(" pull ")), "{t:?}");
+    assert!(!fake.output().exists());
+}
+
+#[test]
+fn ctrl_c_ends_an_open_ended_recording_as_enter_does() {
+    let fake = Fake::new(ONE_DEVICE);
+    let out = interrupted_once_started(&fake, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("press Enter or Ctrl+C to stop"), "{err}");
+    let t = fake.transcript();
+    assert_eq!(
+        t[t.len() - 2..],
+        lines(&[
+            "$S pull /data/local/tmp/DEV.trace OUT",
+            "$S shell rm -f /data/local/tmp/DEV.trace /data/local/tmp/DEV.trace.pb",
+        ])
+    );
+    assert!(t.contains(&format!("{S} shell am profile stop com.example.app")));
+    assert!(fake.output().exists());
 }

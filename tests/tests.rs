@@ -66,6 +66,9 @@ mod gui_corners;
 /// replaces a missing file dialog.
 #[cfg(feature = "gui")]
 mod mapping_gui;
+/// File > Record from device… against the fake adb: a recording in a new tab, errors, Cancel.
+#[cfg(feature = "gui")]
+mod record_gui;
 /// Search that finds calls: query, calls found, Enter walking the timeline, the list.
 #[cfg(feature = "gui")]
 mod search_gui;
@@ -82,6 +85,8 @@ mod transforms_gui;
 #[cfg(feature = "gui")]
 mod views_gui;
 
+/// A fake adb that logs its commands: shared by `record` and `record_gui`.
+mod fake_adb;
 /// The app in a kittest harness, stepping, dropped files: shared by the GUI modules.
 #[cfg(feature = "gui")]
 mod gui_util;

@@ -12,6 +12,7 @@
 //!   keyed [`tasks::Task`] built on it, and the file [`tasks::LoadJob`].
 //! - [`platform`]: file dialogs (behind a [`FilePicker`]), the export thread, dropped files and
 //!   the drop overlay; [`path_prompt`]: the in-app path prompt when no dialog can be shown.
+//! - [`record_dialog`]: File > Record from device…, over [`crate::device`].
 //! - [`pipeline`]: how a tab's shown document is derived from the loaded one (mapping, then
 //!   compensation, then transforms), by one keyed job; its stages' own parts are [`deobf`] (the
 //!   R8/ProGuard mapping file, the status bar switch), [`compensation`] (the status bar's part,
@@ -33,6 +34,7 @@ pub mod panels;
 pub(crate) mod path_prompt;
 pub mod pipeline;
 pub(crate) mod platform;
+pub mod record_dialog;
 pub mod session;
 pub(crate) mod shell;
 pub(crate) mod style;
@@ -46,6 +48,7 @@ use eframe::egui;
 pub use context::{Msg, PanelCtx};
 pub use document::Document;
 pub use platform::{DialogRequest, FilePicker, Purpose};
+pub use record_dialog::RecordDialog;
 pub use shell::{Settings, Tab, TabState, Theme, TraceLensApp, ViewState};
 
 /// Starts the native window and runs it until it closes.

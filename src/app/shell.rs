@@ -22,6 +22,7 @@ use super::panels::{diagnostics, info, lower, timeline};
 use super::path_prompt::{PathPrompt, PromptAction};
 use super::pipeline::Pipeline;
 use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
+use super::record_dialog::RecordDialog;
 use super::style;
 use super::tasks::{LoadJob, LoadOutcome};
 use crate::trace::{CallRef, MethodId, Trace};
@@ -208,6 +209,8 @@ pub struct TraceLensApp {
     align_batch: Vec<PathBuf>,
     /// The in-app path prompt (no native dialog, or File > Open a path…).
     pub prompt: Option<PathPrompt>,
+    /// File > Record from device….
+    pub record: RecordDialog,
 }
 
 impl TraceLensApp {
@@ -227,6 +230,7 @@ impl TraceLensApp {
                 Vec::new()
             },
             prompt: None,
+            record: RecordDialog::default(),
         };
         ctx.set_fonts(style::fonts());
         app.apply_appearance(ctx);
@@ -417,6 +421,9 @@ impl TraceLensApp {
 
         // Before the panels: its keys (Esc) are not theirs.
         self.prompt_ui(&ctx);
+        if let Some(recorded) = self.record.ui(&ctx) {
+            self.msgs.push(Msg::Open(recorded));
+        }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));

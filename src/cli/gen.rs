@@ -79,7 +79,9 @@ pub enum LayoutArg {
     ArtV2,
     /// ART V2 streaming (version 0xF4 or 0xF5), the current revision.
     ArtV2Streaming,
-    /// ART V2 as ART's first writer (2024) encoded it.
+    /// ART V2 (version 4 or 5) in the encoding of ART's first writer (2024), laid out as its
+    /// streaming files (ART's own non-streaming layout of that writer was broken and is not
+    /// readable).
     ArtV2Early,
     /// ART V2 streaming as ART's first writer (2024) encoded it.
     ArtV2EarlyStreaming,

@@ -3,14 +3,13 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
 use super::CliError;
 use crate::device::session::default_output;
-use crate::device::{Adb, Clock, Mode, Recording, Step};
+use crate::device::{Adb, Clock, Control, Mode, Recording, Step};
 
 /// Arguments of `tracelens record`.
 #[derive(Debug, Args)]
@@ -96,21 +95,26 @@ pub(crate) fn run(args: &RecordArgs) -> Result<(), CliError> {
     let adb = Adb::find(args.adb.clone())
         .select(args.serial.as_deref())
         .map_err(fail)?;
-    let stop = Arc::new(AtomicBool::new(false));
+    let control = Arc::new(Control::default());
+    // Ctrl+C ends an open-ended recording as Enter does, and aborts anything else; either way
+    // the profiler is stopped and the device file removed before the command exits.
+    let on_signal = Arc::clone(&control);
+    ctrlc::set_handler(move || on_signal.interrupt())
+        .map_err(|e| CliError::Failed(format!("cannot handle Ctrl+C: {e}")))?;
     let open_ended = args.duration.is_none() && matches!(mode, Mode::Method | Mode::Sampling);
     if open_ended {
         // Enter (or the end of stdin) stops the recording.
-        let stop = Arc::clone(&stop);
+        let on_enter = Arc::clone(&control);
         std::thread::spawn(move || {
             let _ = std::io::stdin().read_line(&mut String::new());
-            stop.store(true, Ordering::Relaxed);
+            on_enter.stop();
         });
     }
     let serial = adb.serial().unwrap_or("").to_string();
     let path = rec
-        .run(&adb, &stop, &mut |step| match step {
+        .run(&adb, &control, &mut |step| match step {
             Step::Recording { until: None } => super::warn(format_args!(
-                "recording {} on {serial}; press Enter to stop",
+                "recording {} on {serial}; press Enter or Ctrl+C to stop",
                 args.package
             )),
             Step::Recording { until: Some(d) } => super::warn(format_args!(

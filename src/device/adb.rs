@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use super::error::RecordError;
 
@@ -34,10 +34,20 @@ impl Adb {
                     .map(PathBuf::from)
             })
             .unwrap_or_else(|| PathBuf::from("adb"));
+        Adb::at(program)
+    }
+
+    /// The client at `program`.
+    pub fn at(program: PathBuf) -> Adb {
         Adb {
             program,
             serial: None,
         }
+    }
+
+    /// The adb program run.
+    pub fn program(&self) -> &std::path::Path {
+        &self.program
     }
 
     /// The device this client talks to, once chosen.
@@ -45,20 +55,45 @@ impl Adb {
         self.serial.as_deref()
     }
 
-    /// Runs `adb [-s SERIAL] ARGS` to its end.
-    pub fn run(&self, args: &[&str]) -> Result<Output, RecordError> {
+    /// This client bound to the device `serial` as listed (a device chosen from
+    /// [`Adb::devices`]; [`Adb::select`] checks it first).
+    pub fn on_device(mut self, serial: &str) -> Adb {
+        self.serial = Some(serial.to_string());
+        self
+    }
+
+    /// `adb [-s SERIAL] ARGS`, not started yet.
+    fn command(&self, args: &[&str]) -> Command {
         let mut full: Vec<OsString> = Vec::new();
         if let Some(s) = &self.serial {
             full.extend(["-s".into(), s.into()]);
         }
         full.extend(args.iter().map(OsString::from));
-        Command::new(&self.program)
-            .args(&full)
-            .output()
-            .map_err(|source| RecordError::AdbMissing {
-                program: self.program.clone(),
-                source,
-            })
+        let mut command = Command::new(&self.program);
+        command.args(&full);
+        command
+    }
+
+    fn missing(&self, source: std::io::Error) -> RecordError {
+        RecordError::AdbMissing {
+            program: self.program.clone(),
+            source,
+        }
+    }
+
+    /// Runs `adb [-s SERIAL] ARGS` to its end.
+    pub fn run(&self, args: &[&str]) -> Result<Output, RecordError> {
+        self.command(args).output().map_err(|e| self.missing(e))
+    }
+
+    /// Starts `adb shell COMMAND` without waiting for it (stdout to `output`, stderr piped).
+    pub fn spawn_shell(&self, command: &str, output: Stdio) -> Result<Child, RecordError> {
+        self.command(&["shell", command])
+            .stdin(Stdio::null())
+            .stdout(output)
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| self.missing(e))
     }
 
     /// `adb shell COMMAND`: its stdout and stderr together (device tools print errors on
@@ -80,6 +115,18 @@ impl Adb {
             });
         }
         Ok(parse_devices(&String::from_utf8_lossy(&out.stdout)))
+    }
+
+    /// The third-party packages installed on the device (`pm list packages -3`), sorted.
+    pub fn packages(&self) -> Result<Vec<String>, RecordError> {
+        let command = "pm list packages -3";
+        match self.shell(command)? {
+            (true, out) => Ok(parse_packages(&out)),
+            (false, output) => Err(RecordError::Failed {
+                command: format!("adb shell {command}"),
+                output: output.trim().to_string(),
+            }),
+        }
     }
 
     /// This client bound to the device `serial`, or to the only usable device when `serial`
@@ -145,6 +192,19 @@ pub fn parse_devices(text: &str) -> Vec<Device> {
         .collect()
 }
 
+/// The package names of `pm list packages` (`package:NAME` lines), sorted.
+pub fn parse_packages(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("package:"))
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +220,11 @@ mod tests {
         assert_eq!(d[0].state, "device");
         assert_eq!(d[0].description, "Pixel_7");
         assert_eq!(d[1].state, "unauthorized");
+    }
+
+    #[test]
+    fn parses_pm_list_packages() {
+        let text = "package:com.example.b\r\npackage:com.example.a\n\nWARNING: linker\n";
+        assert_eq!(parse_packages(text), ["com.example.a", "com.example.b"]);
     }
 }

@@ -40,6 +40,8 @@ pub enum RecordError {
     Failed { command: String, output: String },
     #[error("the app wrote no trace to {0} on the device")]
     NothingWritten(String),
+    #[error("the recording was cancelled: the profiler was stopped and nothing was kept")]
+    Aborted,
     #[error("pulling {device_file} from the device was interrupted: {output}")]
     PullFailed { device_file: String, output: String },
 }

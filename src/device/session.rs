@@ -1,14 +1,76 @@
 //! One recording on a device: check the package, start the profiler (`am profile start`,
 //! `am start-activity --start-profiler` or `simpleperf record`), wait, stop it, wait until the
 //! device file stops growing, `adb pull` it, and remove everything written on the device,
-//! also when a step fails.
+//! also when a step fails or the recording is aborted ([`Control`]).
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::adb::Adb;
 use super::error::RecordError;
+
+/// How another thread ends a recording early. [`Control::stop`] ends the recording phase and
+/// keeps the trace (the Stop button, Enter); [`Control::abort`] ends the recording at its next
+/// step and keeps nothing. Either way the profiler is stopped and the device file removed.
+#[derive(Debug, Default)]
+pub struct Control {
+    stop: AtomicBool,
+    abort: AtomicBool,
+    /// Set while an open-ended recording waits for `stop` ([`Control::interrupt`]).
+    open_ended: AtomicBool,
+}
+
+impl Control {
+    /// Ends the recording phase; the trace is pulled.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Ends the recording as soon as it can: the profiler is stopped, nothing is pulled.
+    pub fn abort(&self) {
+        self.abort.store(true, Ordering::Relaxed);
+    }
+
+    /// Ctrl+C: ends an open-ended recording as [`Control::stop`] does, since that is how such a
+    /// recording is ended; anywhere else (a timed recording, waiting, pulling) aborts.
+    pub fn interrupt(&self) {
+        if self.open_ended.load(Ordering::Relaxed) && !self.stopping() {
+            self.stop();
+        } else {
+            self.abort();
+        }
+    }
+
+    /// Whether the recording phase should end.
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.aborted()
+    }
+
+    fn aborted(&self) -> bool {
+        self.abort.load(Ordering::Relaxed)
+    }
+
+    /// `Err(Aborted)` once [`Control::abort`] was called.
+    fn check(&self) -> Result<(), RecordError> {
+        if self.aborted() {
+            Err(RecordError::Aborted)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sleeps for `duration` (until stopped when None) or until the recording phase should end.
+    fn wait(&self, duration: Option<Duration>) {
+        let deadline = duration.map(|d| Instant::now() + d);
+        self.open_ended.store(deadline.is_none(), Ordering::Relaxed);
+        while !self.stopping() && deadline.is_none_or(|d| Instant::now() < d) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.open_ended.store(false, Ordering::Relaxed);
+    }
+}
 
 /// What to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,12 +162,12 @@ impl Recording {
         }
     }
 
-    /// Records on the device `adb` is bound to, reporting each step; `stop` ends an open-ended
-    /// recording. Returns the local file.
+    /// Records on the device `adb` is bound to, reporting each step; `control` ends it early.
+    /// Returns the local file.
     pub fn run(
         &self,
         adb: &Adb,
-        stop: &AtomicBool,
+        control: &Control,
         on_step: &mut dyn FnMut(Step),
     ) -> Result<PathBuf, RecordError> {
         let pkg = &self.package;
@@ -119,7 +181,7 @@ impl Recording {
         }
         let device_file = self.device_file();
         let report = format!("{device_file}.pb");
-        let result = self.record_and_pull(adb, &device_file, &report, stop, on_step);
+        let result = self.record_and_pull(adb, &device_file, &report, control, on_step);
         // Nothing stays on the device, whatever happened.
         let _ = adb.shell(&format!("rm -f {device_file} {report}"));
         result
@@ -143,7 +205,7 @@ impl Recording {
         adb: &Adb,
         device_file: &str,
         report: &str,
-        stop: &AtomicBool,
+        control: &Control,
         on_step: &mut dyn FnMut(Step),
     ) -> Result<PathBuf, RecordError> {
         let pkg = &self.package;
@@ -165,7 +227,7 @@ impl Recording {
                 on_step(Step::Recording {
                     until: self.duration,
                 });
-                wait(self.duration, stop);
+                control.wait(self.duration);
                 self.stop_profiler(adb, on_step)?;
                 device_file
             }
@@ -184,7 +246,7 @@ impl Recording {
                     until: self.duration,
                 });
                 if self.duration.is_some() {
-                    wait(self.duration, stop);
+                    control.wait(self.duration);
                 }
                 self.stop_profiler(adb, on_step)?;
                 device_file
@@ -196,8 +258,9 @@ impl Recording {
                 });
                 let cmd =
                     format!("simpleperf record --app {pkg} -g --duration {secs} -o {device_file}");
-                self.start(adb, &cmd)?;
+                self.simpleperf_record(adb, &cmd, control)?;
                 on_step(Step::Stopping);
+                control.check()?;
                 let convert = format!(
                     "simpleperf report-sample --protobuf --show-callchain -i {device_file} -o {report}"
                 );
@@ -207,9 +270,15 @@ impl Recording {
                 }
             }
         };
-        self.wait_until_written(adb, pulled, on_step)?;
+        control.check()?;
+        self.wait_until_written(adb, pulled, control, on_step)?;
         on_step(Step::Pulling);
-        self.pull(adb, pulled)
+        let local = self.pull(adb, pulled)?;
+        if control.aborted() {
+            let _ = std::fs::remove_file(&local);
+            return Err(RecordError::Aborted);
+        }
+        Ok(local)
     }
 
     fn push_clock_and_streaming(&self, cmd: &mut String) {
@@ -224,6 +293,39 @@ impl Recording {
     /// Runs a command that starts profiling; its output says whether the app may be profiled.
     fn start(&self, adb: &Adb, cmd: &str) -> Result<(), RecordError> {
         let (ok, out) = adb.shell(cmd)?;
+        self.started(cmd, ok, &out)
+    }
+
+    /// `simpleperf record`, which runs for its duration on the device: a stop or an abort
+    /// interrupts it (SIGINT, after which simpleperf writes what it recorded).
+    fn simpleperf_record(
+        &self,
+        adb: &Adb,
+        cmd: &str,
+        control: &Control,
+    ) -> Result<(), RecordError> {
+        let mut child = adb.spawn_shell(cmd, Stdio::piped())?;
+        let mut interrupted = false;
+        while child.try_wait().ok().flatten().is_none() {
+            if control.stopping() && !interrupted {
+                let _ = adb.shell("pkill -l SIGINT simpleperf");
+                interrupted = true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(|source| RecordError::AdbMissing {
+                program: adb.program().to_path_buf(),
+                source,
+            })?;
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        self.started(cmd, out.status.success() || interrupted, &text)
+    }
+
+    /// Whether a start command's result (`ok`, its output) lets the recording go on.
+    fn started(&self, cmd: &str, ok: bool, out: &str) -> Result<(), RecordError> {
         let lower = out.to_ascii_lowercase();
         if lower.contains("not debuggable") || lower.contains("not profileable") {
             return Err(RecordError::NotProfileable(self.package.clone()));
@@ -255,11 +357,13 @@ impl Recording {
         &self,
         adb: &Adb,
         device_file: &str,
+        control: &Control,
         on_step: &mut dyn FnMut(Step),
     ) -> Result<(), RecordError> {
         let deadline = Instant::now() + self.write_timeout;
         let mut last = None;
         loop {
+            control.check()?;
             let (_, out) = adb.shell(&format!("stat -c %s {device_file}"))?;
             let size = out.trim().parse::<u64>().ok().filter(|&s| s > 0);
             if let Some(bytes) = size {
@@ -305,14 +409,6 @@ fn launcher_activity(adb: &Adb, pkg: &str) -> Result<String, RecordError> {
         .rfind(|l| l.contains('/') && !l.contains(' '))
         .map(str::to_string)
         .ok_or_else(|| RecordError::NoActivity(pkg.to_string()))
-}
-
-/// Sleeps for `duration` (forever when None) or until `stop` is set.
-fn wait(duration: Option<Duration>, stop: &AtomicBool) {
-    let deadline = duration.map(|d| Instant::now() + d);
-    while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The default local file: `PKG-SECONDS.trace` (or `.simpleperf.pb`) in `dir`.

@@ -69,6 +69,14 @@ impl TraceLensApp {
             self.msgs.push(Msg::TypePath(Purpose::Open));
             ui.close();
         }
+        if ui
+            .button("Record from device…")
+            .on_hover_text("Record a trace on an Android device over adb and open it")
+            .clicked()
+        {
+            self.record.show(ui.ctx());
+            ui.close();
+        }
         ui.menu_button("Open recent", |ui| {
             if self.settings.recent_files.is_empty() {
                 ui.label("(none)");

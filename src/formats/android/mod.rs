@@ -125,8 +125,13 @@ pub(crate) fn unsupported(detected: Detected, offset: u64) -> Option<FormatError
         ))
     };
     match detected {
+        // ART's first V2 writer (2024) wrote its non-streaming traces this way: the key text,
+        // then the data without a method or thread packet. No reader can name their records.
         Detected::AndroidV2 { version } => e(format!(
-            "ART V2 data (version {version:#x}) is read only as a file of its own, not after a key or as a .data file"
+            "ART V2 data (version {version:#x}) after a key: the non-streaming layout of ART's \
+             first V2 writer (2024), which ART itself wrote broken (no method or thread packets, \
+             so no record can be named); record with --streaming. ART V2 traces are read as \
+             files of their own"
         )),
         Detected::AndroidSw64 => {
             e("64-bit Dalvik data ('SW64') is not supported: no VM ever wrote it".to_string())

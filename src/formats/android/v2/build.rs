@@ -1,11 +1,17 @@
 //! A V2 file into the model: the same model as V1 (both clocks kept, names united from every
 //! packet, unknown method ids as one `(unknown)` method).
+//!
+//! The packets are walked first, the blocks found but not decoded; blocks are independent
+//! once found, so a large file's are decoded in contiguous parts side by side ([`collect`]),
+//! each part into per-thread columns of its own, then merged in file order into what one pass
+//! gives.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::packets::Revision;
 use super::records::Record;
-use super::scan::{Framing, Scan, scan};
+use super::scan::{Decoded, Found, Framing, Scan, TimeFacts, decode_blocks, walk};
 use super::{FORMAT_V2, Unit};
 use crate::formats::android::data::DataHeader;
 use crate::formats::android::key::KeyMethod;
@@ -15,15 +21,14 @@ use crate::trace::builder::ThreadCap;
 use crate::trace::{Builder, ClockMode, Diagnostic, Location, ThreadId, Times};
 
 /// One thread's records, in file order.
+#[derive(Default)]
 struct Local {
     tid: u32,
     /// `dense method id << 2 | action`.
     ops: Vec<u32>,
-    /// `Record::times[0]` and `[1]`.
+    /// `Record::times[0]` and `[1]` (the second for dual-clock files only).
     first: Vec<u64>,
     second: Vec<u64>,
-    /// The axis rebuilt from file order, for files of one clock (used if it is the CPU one).
-    axis: Vec<u64>,
 }
 
 /// Slots of [`Collected::recent`]: a direct-mapped cache in front of the method table, which
@@ -34,8 +39,10 @@ const RECENT: usize = 1 << 14;
 /// as needed: the early revision's values are small indices.
 const DIRECT: u64 = 1 << 20;
 
-/// What the walk collects: records per thread, method values numbered densely in order of
-/// first sight (records carry 64-bit values; the model's events take 30-bit ids).
+/// What decoding collects: records per thread, method values numbered densely in order of
+/// first sight (records carry 64-bit values; the model's events take 30-bit ids). Parts of a
+/// file are collected side by side, each into one of these, then merged in file order
+/// ([`Collected::append`]), which gives what one pass over the whole file gives.
 struct Collected {
     slot_of_tid: FxHashMap<u32, u32>,
     /// The thread of the previous record and its slot (records come in blocks of one thread).
@@ -49,22 +56,40 @@ struct Collected {
     recent: Box<[(u64, u32)]>,
     /// Dense id → the value records carry.
     raw_ids: Vec<u64>,
-    cap: ThreadCap,
+    /// Threads past [`crate::trace::builder::MAX_THREADS`] are left out of the whole file
+    /// only: a part keeps every thread it sees (None) and the merge applies the cap.
+    cap: Option<ThreadCap>,
     /// Records with the invalid action 3.
     invalid: u64,
     /// Records naming more methods than event ids can hold.
     dropped: u64,
-    /// The global clock of one-clock files: each record advances it by its thread's time
-    /// delta since that thread's previous record (Traceview's rule, as for V1).
-    clock: u64,
+    /// The times of the records seen but not kept.
+    skipped: TimeFacts,
+    /// Records per thread id that the blocks to collect announce.
+    expected: FxHashMap<u32, u64>,
+    dual: bool,
+    /// Whether the merge left out a part's thread (past the cap): the values its records
+    /// numbered may then name no record kept.
+    left_out_threads: bool,
+    /// Runs of consecutive records of one thread in file order, (slot, records): the axis of
+    /// one-clock files follows file order across threads ([`Collected::one_clock_axes`]).
+    runs: Vec<(u32, u32)>,
 }
 
 /// The most distinct method values the events can tell apart (ids are 30 bits).
 const MAX_DENSE: u32 = 1 << 30;
 
-impl Default for Collected {
-    fn default() -> Self {
+impl Collected {
+    /// Collects `blocks`, a whole file (`capped`) or a part of one.
+    fn new(blocks: &[Found], dual: bool, capped: bool) -> Self {
+        let mut expected = FxHashMap::default();
+        for f in blocks {
+            *expected.entry(f.block.tid).or_default() += f.block.announced(dual);
+        }
         Collected {
+            skipped: TimeFacts::default(),
+            expected,
+            dual,
             slot_of_tid: FxHashMap::default(),
             last_thread: None,
             locals: Vec::new(),
@@ -72,15 +97,14 @@ impl Default for Collected {
             direct: Vec::new(),
             recent: vec![(u64::MAX, 0); RECENT].into_boxed_slice(),
             raw_ids: Vec::new(),
-            cap: ThreadCap::default(),
+            cap: capped.then(ThreadCap::default),
             invalid: 0,
             dropped: 0,
-            clock: 0,
+            left_out_threads: false,
+            runs: Vec::new(),
         }
     }
-}
 
-impl Collected {
     /// The dense id of a method value, numbering it if it is new (None past [`MAX_DENSE`]).
     #[inline(always)]
     fn dense(&mut self, value: u64) -> Option<u32> {
@@ -124,27 +148,36 @@ impl Collected {
     }
 
     /// The slot of thread `tid`, made on its first record (None past the thread cap).
-    #[inline]
+    #[inline(always)]
     fn slot(&mut self, tid: u32) -> Option<u32> {
-        if let Some((last, slot)) = self.last_thread
-            && last == tid
-        {
-            return Some(slot);
+        match self.last_thread {
+            Some((last, slot)) if last == tid => Some(slot),
+            _ => self.slot_of_new_run(tid),
         }
+    }
+
+    /// [`Collected::slot`] when the thread differs from the previous record's.
+    fn slot_of_new_run(&mut self, tid: u32) -> Option<u32> {
         let slot = match self.slot_of_tid.get(&tid) {
             Some(&s) => s,
             None => {
-                if !self.cap.admits(self.locals.len(), || false) {
+                let kept = self.locals.len();
+                if let Some(cap) = &mut self.cap
+                    && !cap.admits(kept, || false)
+                {
                     return None;
                 }
-                let s = self.locals.len() as u32;
+                let s = kept as u32;
                 self.slot_of_tid.insert(tid, s);
+                // Room for every record of the thread the blocks announce (fewer when some
+                // are damaged), so that the vectors grow once.
+                let n = self.expected.get(&tid).map_or(0, |&n| n as usize);
+                let two = if self.dual { n } else { 0 };
                 self.locals.push(Local {
                     tid,
-                    ops: Vec::new(),
-                    first: Vec::new(),
-                    second: Vec::new(),
-                    axis: Vec::new(),
+                    ops: Vec::with_capacity(n),
+                    first: Vec::with_capacity(n),
+                    second: Vec::with_capacity(two),
                 });
                 s
             }
@@ -154,33 +187,205 @@ impl Collected {
     }
 
     #[inline]
-    fn push(&mut self, r: Record, revision: Revision, dual: bool) {
+    fn push(&mut self, r: Record) {
         let action = (r.method & 3) as u32;
         if action == 3 {
             self.invalid += 1;
+            self.skip(&r);
             return;
         }
-        let Some(slot) = self.slot(r.tid) else { return };
+        let Some(slot) = self.slot(r.tid) else {
+            self.skip(&r);
+            return;
+        };
         let Some(dense) = self.dense(r.method & !3) else {
             self.dropped += 1;
+            self.skip(&r);
             return;
         };
         let l = &mut self.locals[slot as usize];
-        if dual {
+        if self.dual {
             l.second.push(r.times[1]);
         } else {
-            if let Some(&p) = l.first.last() {
-                self.clock += match revision {
-                    // 32-bit times, as V1's: a wrap is a small step forward.
-                    Revision::Early => (r.times[0] as u32).wrapping_sub(p as u32) as u64,
-                    Revision::Later => r.times[0].saturating_sub(p),
-                };
+            match self.runs.last_mut() {
+                Some((s, n)) if *s == slot => *n += 1,
+                _ => self.runs.push((slot, 1)),
             }
-            l.axis.push(self.clock);
         }
         l.ops.push(dense << 2 | action);
         l.first.push(r.times[0]);
     }
+
+    /// Notes the times of a record that is not kept: the unit is told by every record's.
+    #[cold]
+    fn skip(&mut self, r: &Record) {
+        let clocks = if self.dual { 2 } else { 1 };
+        self.skipped.add(&r.times[..clocks]);
+    }
+
+    /// The [`TimeFacts`] of every record seen, kept or not.
+    fn time_facts(&self) -> TimeFacts {
+        let mut facts = self.skipped;
+        for l in &self.locals {
+            facts.add_columns(&l.first, &l.second);
+        }
+        facts
+    }
+
+    /// Adds `part`, the records that follow these in the file, as if this had collected them.
+    fn append(&mut self, part: Collected) {
+        self.invalid += part.invalid;
+        self.skipped = self.skipped.then(part.skipped);
+        self.dropped += part.dropped;
+        // The part's values are new here in the order it first saw them, as one pass over the
+        // file would number them. None cannot come: the parts hold fewer values than MAX_DENSE
+        // together (checked before splitting).
+        let ids: Vec<u32> = (part.raw_ids.iter())
+            .map(|&v| self.number(v).unwrap_or(0))
+            .collect();
+        let same_ids = ids.iter().enumerate().all(|(i, &d)| i as u32 == d);
+        let mut slots = Vec::with_capacity(part.locals.len());
+        for l in part.locals {
+            let Some(slot) = self.slot(l.tid) else {
+                // The thread is past the cap: its records are left out (the first was counted).
+                self.left_out_threads = true;
+                self.skipped.add_columns(&l.first, &l.second);
+                if let Some(cap) = &mut self.cap {
+                    for _ in 1..l.ops.len() {
+                        cap.admits(usize::MAX, || false);
+                    }
+                }
+                slots.push(None);
+                continue;
+            };
+            slots.push(Some(slot));
+            let mut ops = l.ops;
+            if !same_ids {
+                for op in &mut ops {
+                    *op = ids[(*op >> 2) as usize] << 2 | (*op & 3);
+                }
+            }
+            let g = &mut self.locals[slot as usize];
+            if g.ops.is_empty() {
+                // The thread's first part: its vectors become the thread's, with room for
+                // the records of the parts after it.
+                let more = self.expected.get(&l.tid).map_or(0, |&n| n as usize);
+                let more = more.saturating_sub(ops.len());
+                (g.ops, g.first, g.second) = (ops, l.first, l.second);
+                g.ops.reserve_exact(more);
+                g.first.reserve_exact(more);
+                if self.dual {
+                    g.second.reserve_exact(more);
+                }
+            } else {
+                g.ops.extend_from_slice(&ops);
+                g.first.extend_from_slice(&l.first);
+                g.second.extend_from_slice(&l.second);
+            }
+        }
+        self.last_thread = None;
+        for (s, n) in part.runs {
+            let Some(slot) = slots[s as usize] else {
+                continue;
+            };
+            match self.runs.last_mut() {
+                Some((last, m)) if *last == slot => *m += n,
+                _ => self.runs.push((slot, n)),
+            }
+        }
+    }
+
+    /// The axis of a one-clock file per thread: a global clock that each record advances by
+    /// its thread's time delta since that thread's previous record, in file order
+    /// (Traceview's rule, as for V1).
+    fn one_clock_axes(&self, revision: Revision) -> Vec<Vec<u64>> {
+        let mut axes: Vec<Vec<u64>> = (self.locals.iter())
+            .map(|l| Vec::with_capacity(l.first.len()))
+            .collect();
+        let mut clock = 0u64;
+        for &(slot, n) in &self.runs {
+            let (times, axis) = (&self.locals[slot as usize].first, &mut axes[slot as usize]);
+            let start = axis.len();
+            for i in start..start + n as usize {
+                if i > 0 {
+                    let (t, p) = (times[i], times[i - 1]);
+                    clock += match revision {
+                        // 32-bit times, as V1's: a wrap is a small step forward.
+                        Revision::Early => (t as u32).wrapping_sub(p as u32) as u64,
+                        Revision::Later => t.saturating_sub(p),
+                    };
+                }
+                axis.push(clock);
+            }
+        }
+        axes
+    }
+}
+
+/// Files whose blocks hold fewer body bytes than this are decoded in one pass.
+const PARALLEL_BYTES: usize = 4 << 20;
+
+/// Decodes every block into one [`Collected`]: big files in contiguous parts of about equal
+/// size side by side (two per worker, for a machine others share), merged in file order.
+fn collect(
+    bytes: &[u8],
+    blocks: &[Found],
+    framing: Framing,
+    ctx: &ReadContext,
+) -> (Collected, Decoded) {
+    let dual = framing.header.is_dual();
+    let body_bytes: usize = blocks.iter().map(|f| f.block.body.len()).sum();
+    let records: u64 = blocks.iter().map(|f| f.block.count as u64).sum();
+    let parts = if body_bytes < PARALLEL_BYTES || records >= MAX_DENSE as u64 {
+        1
+    } else {
+        2 * rayon::current_num_threads()
+    };
+    let ranges = split(blocks, parts, body_bytes);
+    let decoded: Vec<(Collected, Decoded)> = ranges
+        .into_par_iter()
+        .map(|range| {
+            let mut part = Collected::new(&blocks[range.clone()], dual, false);
+            let d = decode_blocks(
+                bytes,
+                &blocks[range.clone()],
+                range.start,
+                framing,
+                Some(ctx),
+                false,
+                |r| part.push(r),
+            );
+            (part, d)
+        })
+        .collect();
+    let mut whole = Collected::new(blocks, dual, true);
+    let mut all = Decoded::default();
+    for (part, d) in decoded {
+        whole.append(part);
+        all = all.then(d);
+    }
+    if framing.revision == Revision::Later {
+        all.times = whole.time_facts();
+    }
+    (whole, all)
+}
+
+/// `blocks` cut into at most `parts` contiguous ranges of about equal body bytes.
+fn split(blocks: &[Found], parts: usize, body_bytes: usize) -> Vec<std::ops::Range<usize>> {
+    let step = body_bytes.div_ceil(parts.max(1)).max(1);
+    let mut ranges = Vec::with_capacity(parts);
+    let (mut start, mut filled) = (0, 0);
+    for (i, f) in blocks.iter().enumerate() {
+        filled += f.block.body.len();
+        if filled >= step {
+            ranges.push(start..i + 1);
+            (start, filled) = (i + 1, 0);
+        }
+    }
+    if start < blocks.len() || ranges.is_empty() {
+        ranges.push(start..blocks.len());
+    }
+    ranges
 }
 
 /// How times become model ticks: divided by `divisor`, `ticks_per_sec` of them a second.
@@ -241,27 +446,13 @@ pub(crate) fn key_methods<'k>(
 /// Reads a V2 file into a builder.
 pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     let framing = Framing::of(bytes)?;
-    let (revision, dual) = (framing.revision, framing.header.is_dual());
-    let mut c = Collected::default();
-    let mut since_check = 0u32;
-    let mut cancelled_at = false;
-    let mut scan = scan(
-        bytes,
-        framing,
-        |r| {
-            since_check += 1;
-            if since_check == 1 << 16 {
-                since_check = 0;
-                ctx.progress.add_records(1 << 16);
-                cancelled_at |= ctx.progress.is_cancelled();
-            }
-            c.push(r, revision, dual);
-        },
-        Some(ctx),
-    )?;
-    if cancelled_at || ctx.progress.is_cancelled() {
+    let revision = framing.revision;
+    let walk = walk(bytes, framing);
+    let (mut c, decoded) = collect(bytes, &walk.blocks, framing, ctx);
+    if decoded.cancelled || ctx.progress.is_cancelled() {
         return Err(cancelled(FORMAT_V2));
     }
+    let mut scan = walk.finish(decoded);
     ctx.progress.add_bytes(bytes.len() as u64);
 
     let mut b = Builder::new(FORMAT_V2);
@@ -302,15 +493,24 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             ),
         ));
     }
-    b.diagnostics.extend(c.cap.diagnostic("records"));
+    b.diagnostics
+        .extend(c.cap.as_ref().and_then(|cap| cap.diagnostic("records")));
 
     let thread_of_tid = add_threads(&mut b, &scan);
+    // Every value numbered so far names a record kept (unless a thread was left out): the
+    // method packets number the others.
+    let named_by_records = (!c.left_out_threads).then_some(c.raw_ids.len());
     let mut arena = Vec::new();
     let methods = key_methods(&scan.methods, |v| c.dense(v), &mut arena);
     let tables = Tables::from_key(&mut b, &[], &methods, |_| {
         let mut used = vec![false; c.raw_ids.len()];
-        for op in c.locals.iter().flat_map(|l| &l.ops) {
-            used[(op >> 2) as usize] = true;
+        match named_by_records {
+            Some(n) => used[..n].fill(true),
+            None => {
+                for op in c.locals.iter().flat_map(|l| &l.ops) {
+                    used[(op >> 2) as usize] = true;
+                }
+            }
         }
         let used_at = |m: &KeyMethod| used.get((m.id >> 2) as usize).copied();
         methods
@@ -344,6 +544,11 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             ),
         );
     }
+    let mut axes = match clock {
+        ClockMode::ThreadCpu => c.one_clock_axes(revision),
+        _ => Vec::new(),
+    }
+    .into_iter();
     for l in c.locals {
         let id = match thread_of_tid.get(&l.tid) {
             Some(&id) => id,
@@ -363,7 +568,8 @@ pub(crate) fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatErr
             ClockMode::Wall => ev.axis = times(l.first),
             ClockMode::ThreadCpu => {
                 ev.cpu = Some(times(l.first));
-                ev.axis = Times::U64(divided(l.axis, ticks.divisor));
+                let axis = axes.next().unwrap_or_default();
+                ev.axis = Times::U64(divided(axis, ticks.divisor));
             }
         }
     }

@@ -5,14 +5,26 @@
 /// The most bytes a 64-bit number takes.
 const MAX_BYTES: usize = 10;
 
+/// A number of two bytes at `bytes[pos..]` (the most common length of a time delta): its
+/// value, or None when it is longer or cut.
+#[inline(always)]
+fn two_bytes(bytes: &[u8], pos: usize, first: u8) -> Option<u64> {
+    let second = *bytes.get(pos + 1)?;
+    (second < 0x80).then_some((first & 0x7F) as u64 | (second as u64) << 7)
+}
+
 /// Decodes an unsigned number at `bytes[*pos..]`, moving `pos` past it. Bits past the 64th are
 /// dropped (ART never writes them).
-#[inline]
+#[inline(always)]
 pub(crate) fn read_unsigned(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     let first = *bytes.get(*pos)?;
     if first < 0x80 {
         *pos += 1;
         return Some(first as u64);
+    }
+    if let Some(value) = two_bytes(bytes, *pos, first) {
+        *pos += 2;
+        return Some(value);
     }
     let mut value = 0u64;
     for (i, &b) in bytes.get(*pos..)?.iter().take(MAX_BYTES).enumerate() {
@@ -27,13 +39,18 @@ pub(crate) fn read_unsigned(bytes: &[u8], pos: &mut usize) -> Option<u64> {
 
 /// Decodes a signed number at `bytes[*pos..]` (the last byte's bit 6 is the sign), moving
 /// `pos` past it.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_signed(bytes: &[u8], pos: &mut usize) -> Option<i64> {
     let first = *bytes.get(*pos)?;
     if first < 0x80 {
         *pos += 1;
         // Sign-extend the seven bits.
         return Some(((first << 1) as i8 >> 1) as i64);
+    }
+    if let Some(value) = two_bytes(bytes, *pos, first) {
+        *pos += 2;
+        // Sign-extend the fourteen bits.
+        return Some(((value << 50) as i64) >> 50);
     }
     let mut value = 0u64;
     for (i, &b) in bytes.get(*pos..)?.iter().take(MAX_BYTES).enumerate() {
@@ -126,6 +143,28 @@ mod tests {
             let mut pos = 0;
             assert_eq!(read_signed(&out, &mut pos), Some(v), "{v}");
             assert_eq!(pos, out.len());
+        }
+    }
+
+    #[test]
+    fn the_two_byte_path_and_the_loop_agree() {
+        // Numbers of every length, with and without 8 bytes after their start.
+        let mut values: Vec<u64> = (0..64).map(|b| 1u64 << b).collect();
+        values.extend(values.clone().iter().map(|v| v - 1));
+        values.extend([0x0123_4567_89AB_CDEF, u64::MAX / 3, 1000, 999_999_000]);
+        for &v in &values {
+            for tail in [0usize, 9] {
+                let mut out = Vec::new();
+                write_unsigned(&mut out, v);
+                write_signed(&mut out, v as i64);
+                write_signed(&mut out, (v as i64).wrapping_neg());
+                out.resize(out.len() + tail, 0);
+                let mut pos = 0;
+                assert_eq!(read_unsigned(&out, &mut pos), Some(v));
+                assert_eq!(read_signed(&out, &mut pos), Some(v as i64));
+                assert_eq!(read_signed(&out, &mut pos), Some((v as i64).wrapping_neg()));
+                assert_eq!(pos, out.len() - tail);
+            }
         }
     }
 

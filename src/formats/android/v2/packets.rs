@@ -98,6 +98,14 @@ pub(crate) struct FirstRecord {
 }
 
 impl Block<'_> {
+    /// The records the header announces, at most as many as the body can hold (each takes a
+    /// byte per number at least): a bound for what to make room for.
+    pub(crate) fn announced(&self, dual: bool) -> u64 {
+        let per_record = if dual { 3 } else { 2 };
+        let first = self.first.is_some() as u64;
+        (self.count as u64).min(self.body.len() as u64 / per_record + first)
+    }
+
     /// Whether the body holds as many LEB128 numbers as the header says, ending on the last
     /// byte: cheap (a count of bytes below 0x80) and rarely true of bytes framed wrongly.
     pub(crate) fn is_plausible(&self, clocks: usize) -> bool {

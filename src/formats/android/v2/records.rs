@@ -73,8 +73,12 @@ pub(crate) fn decode_block(
             while decoded < block.count {
                 method =
                     method.wrapping_add(read_signed(body, &mut pos).ok_or(cut(decoded))? as u64);
-                for t in &mut times[..clocks] {
-                    *t = t.wrapping_add(read_unsigned(body, &mut pos).ok_or(cut(decoded))?);
+                // One or two clocks: a branch that always goes the same way, not a loop.
+                times[0] =
+                    times[0].wrapping_add(read_unsigned(body, &mut pos).ok_or(cut(decoded))?);
+                if clocks == 2 {
+                    times[1] =
+                        times[1].wrapping_add(read_unsigned(body, &mut pos).ok_or(cut(decoded))?);
                 }
                 on_record(Record {
                     tid: block.tid,
