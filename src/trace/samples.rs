@@ -221,6 +221,15 @@ impl Samples {
         self.meta.push(s.meta);
     }
 
+    /// Makes room for `n` more samples.
+    pub fn reserve(&mut self, n: usize) {
+        self.thread.reserve(n);
+        self.time.reserve(n);
+        self.stack.reserve(n);
+        self.weight.reserve(n);
+        self.meta.reserve(n);
+    }
+
     pub fn len(&self) -> usize {
         self.thread.len()
     }
