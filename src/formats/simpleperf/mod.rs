@@ -40,6 +40,9 @@ pub const FORMAT: &str = "simpleperf";
 /// The file's first bytes.
 pub const MAGIC: &[u8; 10] = b"SIMPLEPERF";
 
+/// The first bytes of a `perf.data` file, which `simpleperf record` writes.
+pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
+
 /// Magic and version.
 const HEADER_LEN: usize = MAGIC.len() + 2;
 
@@ -61,6 +64,22 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
 pub fn decode_samples(bytes: &[u8], ctx: &ReadContext) -> Result<usize, FormatError> {
     check_header(bytes)?;
     Ok(decode::decode(bytes, ctx)?.samples.len())
+}
+
+/// The error for a `perf.data` file. Its samples are raw: their stacks are register and stack
+/// dumps or addresses that only the recording's feature sections (build ids, symbol tables of
+/// the files as simpleperf wrote them) name, in simpleperf's own layout of those sections. The
+/// reader does not read them, so it names none of the frames; simpleperf turns the file into
+/// the protobuf this reader reads.
+pub(crate) fn perf_data_error() -> FormatError {
+    FormatError::new(
+        "perf.data",
+        Location::Offset(0),
+        "a perf.data recording (magic 'PERFILE2'): its samples are not read, since naming \
+         their frames needs the symbol tables of simpleperf's feature sections, which this \
+         reader does not read. Convert it with `simpleperf report-sample --protobuf \
+         --show-callchain -i perf.data -o out.trace` and open out.trace",
+    )
 }
 
 /// The version in the header.
