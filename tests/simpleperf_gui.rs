@@ -1,6 +1,6 @@
 //! A simpleperf recording in the real app (egui_kittest): it opens from the command line and by
-//! drag and drop, the Info panel shows its meta info, the analysis views build on its calls, a transform applies, and a search finds
-//! the calls of a symbol.
+//! drag and drop, the Info panel shows its meta info, the analysis views build on its calls, a
+//! transform applies, and a search finds the calls of a symbol.
 
 use std::time::{Duration, Instant};
 
