@@ -58,6 +58,17 @@ fn a_sampled_recording_opens_and_every_view_works_on_it() {
     h.get_by_label("Info").click();
     h.run();
 
+    // The profile table has the execution type of each method.
+    assert!(h.query_by_label_contains("Execution").is_some());
+    assert!(
+        h.query_all_by_label("native")
+            .chain(h.query_all_by_label("interpreted"))
+            .chain(h.query_all_by_label("jit"))
+            .count()
+            > 0,
+        "the rows show their methods' execution types"
+    );
+
     for name in ["Call tree", "Flame graph", "Bottom-up"] {
         h.get_by_label(name).click();
         let t0 = Instant::now();

@@ -30,6 +30,8 @@ pub enum SortColumn {
     CpuPerCall,
     WallPerCall,
     CpuRatio,
+    /// How a sampled method's code ran (native, interpreted, JIT, ART).
+    ExecKind,
 }
 
 /// View state of the profile panel.
@@ -230,6 +232,8 @@ fn sort_key(c: &Clocks, col: SortColumn, m: Entry) -> u64 {
             let (cpu, wall) = (get(c.cpu, |p| p.inclusive), get(c.wall, |p| p.inclusive));
             (cpu as u128 * 1_000_000 / wall.max(1) as u128) as u64
         }
+        // Sorted by kind in `sorted_methods`.
+        SortColumn::ExecKind => 0,
     }
 }
 
@@ -243,6 +247,10 @@ fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<Entr
         .collect();
     if sort == SortColumn::Name {
         v.sort_by_cached_key(|&m| entry_name(l, m));
+    } else if sort == SortColumn::ExecKind {
+        // By kind, then as ranked (the sort is stable).
+        let frames = &l.trace.samples.frames;
+        v.sort_by_key(|&m| std::cmp::Reverse(m.and_then(|m| frames.method_kind(m))));
     } else {
         v.sort_by(|&a, &b| {
             sort_key(&c, sort, b)
@@ -451,6 +459,9 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         // otherwise).
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
+    if !l.trace.samples.is_empty() {
+        columns.push(("Execution", SortColumn::ExecKind));
+    }
 
     // The numeric columns are as wide as their two-line headers need; the name column takes
     // what is left, and the table scrolls sideways when the window is narrower than all of them.
@@ -642,6 +653,13 @@ fn row_cells(
             paint_bg(ui);
             match *name {
                 "Name" => name_cell(ui, r, ctx, st),
+                "Execution" => {
+                    if let Row::Method(Some(m)) = r
+                        && let Some(kind) = l.trace.samples.frames.method_kind(m)
+                    {
+                        ui.label(kind.name());
+                    }
+                }
                 "Cpu/Real" => {
                     let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
                     if let (Some(c), Some(w)) = (incl(&cpu), incl(&wall))
