@@ -7,16 +7,17 @@
 //! ```
 //!
 //! Loads the file as the viewer does (memory-mapped, page cache warm: detection, decoding, the
-//! calls made from the samples, the lanes), best of 3, and prints samples per second; then the
-//! process's peak resident memory (VmHWM) beside the file size. The generator writes as it goes,
-//! so the peak is the load's.
+//! calls made from the samples, the lanes) once, and prints the process's peak resident memory
+//! (VmHWM) beside the file size (the generator writes as it goes, so the peak is the load's).
+//! Then, best of 3 each, samples per second of: decoding alone (the records, the stacks
+//! interned), the reader (decoding, names, the calls made from the samples) and the whole load.
 
 mod common;
 
 use std::time::Instant;
 
-use tracelens::formats::Progress;
 use tracelens::formats::simpleperf::synth::{SampledOptions, generate};
+use tracelens::formats::{Progress, ReadContext, simpleperf};
 
 /// Bytes the generator writes per sample on average (measured: about 310).
 const BYTES_PER_SAMPLE: u64 = 310;
@@ -63,10 +64,11 @@ fn main() {
     let trace = tracelens::load::load_path(&path, &Progress::default()).expect("load");
     let peak_kb = peak_resident_kb();
     println!(
-        "load {}: {:.1} MB, {} samples, {} threads, {} methods, {} calls",
+        "load {}: {:.1} MB, {} samples, {} distinct stacks, {} threads, {} methods, {} calls",
         path.display(),
         size as f64 / 1e6,
         trace.samples.len(),
+        trace.samples.stacks.len(),
         trace.threads.len(),
         trace.methods.len(),
         trace.call_count(),
@@ -80,16 +82,33 @@ fn main() {
     );
     let samples = trace.samples.len() as f64;
     drop(trace);
+    println!(
+        "best of 3, {} worker threads:",
+        rayon::current_num_threads()
+    );
+    let print = |what: &str, best: std::time::Duration| {
+        println!(
+            "  {what:<8} {:>6.0} ms, {:>5.2} M samples/s, {:>4.0} ns a sample, {:>5.0} MB/s",
+            best.as_secs_f64() * 1e3,
+            samples / best.as_secs_f64() / 1e6,
+            best.as_secs_f64() * 1e9 / samples,
+            size as f64 / 1e6 / best.as_secs_f64(),
+        );
+    };
+    let bytes = std::fs::read(&path).expect("read the recording");
+    let progress = Progress::default();
+    let ctx = ReadContext::new(None, &progress);
+    let (best, _) = common::best_of(3, || {
+        simpleperf::decode_samples(&bytes, &ctx).expect("decode")
+    });
+    print("decode", best);
+    let (best, _) = common::best_of(3, || simpleperf::read(&bytes, &ctx).expect("read"));
+    print("read", best);
+    drop(bytes);
     let (best, ()) = common::best_of(3, || {
         drop(tracelens::load::load_path(&path, &Progress::default()).expect("load"));
     });
-    println!(
-        "best of 3: {:.0} ms, {:.2} M samples/s ({:.0} MB/s), {} worker threads",
-        best.as_secs_f64() * 1e3,
-        samples / best.as_secs_f64() / 1e6,
-        size as f64 / 1e6 / best.as_secs_f64(),
-        rayon::current_num_threads()
-    );
+    print("load", best);
 }
 
 /// The process's peak resident memory (VmHWM), kB.

@@ -311,12 +311,60 @@ fn commands_work_on_sampled_files() {
         .sum();
     assert_eq!(total, 3000, "collapsed stacks weigh samples");
 
-    for to in ["speedscope", "chrome"] {
-        let o = tracelens(&["convert", f, "--to", to, "-o", "-"]);
-        assert!(o.status.success(), "{to}");
-    }
+    let o = tracelens(&["convert", f, "--to", "chrome", "-o", "-"]);
+    assert!(o.status.success());
+    speedscope_is_sampled(f, 4, 3000);
+
     let o = tracelens(&["diff", f, f]);
     assert!(o.status.success());
+}
+
+/// `convert --to speedscope` of the recording at `f` writes a `sampled` profile per thread whose
+/// weights sum to the samples, and whose frames are the shared frames.
+fn speedscope_is_sampled(f: &str, threads: usize, samples: u64) {
+    let o = tracelens(&["convert", f, "--to", "speedscope", "-o", "-"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let frames = json["shared"]["frames"].as_array().unwrap().len() as u64;
+    let profiles = json["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), threads);
+    let mut weights = 0;
+    for p in profiles {
+        assert_eq!(p["type"], "sampled");
+        let stacks = p["samples"].as_array().unwrap();
+        let w = p["weights"].as_array().unwrap();
+        assert_eq!(stacks.len(), w.len());
+        assert_eq!(p["endValue"].as_u64(), Some(w.len() as u64));
+        weights += w.iter().map(|x| x.as_u64().unwrap()).sum::<u64>();
+        for stack in stacks {
+            let stack = stack.as_array().unwrap();
+            assert!(!stack.is_empty());
+            assert!(stack.iter().all(|i| i.as_u64().unwrap() < frames));
+        }
+    }
+    assert_eq!(weights, samples, "the weights count the samples");
+}
+
+#[test]
+fn perf_data_is_detected_and_refused_with_the_way_to_convert_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("perf.data");
+    // A perf.data header: magic, header size, attribute size, then sections.
+    let mut bytes = b"PERFILE2".to_vec();
+    bytes.extend_from_slice(&104u64.to_le_bytes());
+    bytes.extend_from_slice(&136u64.to_le_bytes());
+    bytes.resize(4096, 0);
+    std::fs::write(&file, &bytes).unwrap();
+    let o = tracelens(&["info", file.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("perf.data"), "{err}");
+    assert!(
+        err.contains(
+            "simpleperf report-sample --protobuf --show-callchain -i perf.data -o out.trace"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! A simpleperf recording in the real app (egui_kittest): it opens from the command line and by
-//! drag and drop, the analysis views build on its calls, a transform applies, and a search finds
-//! the calls of a symbol.
+//! drag and drop, the Info panel shows its meta info, the analysis views build on its calls, a
+//! transform applies, and a search finds the calls of a symbol.
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +35,40 @@ fn a_sampled_recording_opens_and_every_view_works_on_it() {
         assert_eq!(doc.trace.samples.len(), 4000);
         assert!(doc.trace.call_count() > 0);
     }
+    // The Info panel shows the recording's meta info and its samples.
+    h.get_by_label("Info").click();
+    h.run();
+    for (label, value) in [
+        ("package", "com.example.shop"),
+        ("app type", "debuggable"),
+        ("Android SDK", "34"),
+        ("build type", "user"),
+        ("event types", "cpu-clock, cpu-cycles"),
+        ("off-CPU traced", "false"),
+        ("samples", "4,000"),
+        ("lost samples", "20"),
+    ] {
+        h.get_by_label(label);
+        assert!(
+            h.query_by_label(value).is_some(),
+            "the Info panel shows {label} = {value}"
+        );
+    }
+
+    h.get_by_label("Info").click();
+    h.run();
+
+    // The profile table has the execution type of each method.
+    assert!(h.query_by_label_contains("Execution").is_some());
+    assert!(
+        h.query_all_by_label("native")
+            .chain(h.query_all_by_label("interpreted"))
+            .chain(h.query_all_by_label("jit"))
+            .count()
+            > 0,
+        "the rows show their methods' execution types"
+    );
+
     for name in ["Call tree", "Flame graph", "Bottom-up"] {
         h.get_by_label(name).click();
         let t0 = Instant::now();

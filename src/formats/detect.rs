@@ -8,6 +8,7 @@
 //! | `SLOW`, u16 version 4, 5, 0xF4, 0xF5 | ART "format V2" (not supported yet)           |
 //! | `SW64`                              | Dalvik's never-shipped 64-bit variant           |
 //! | `SIMPLEPERF`                        | simpleperf's report-sample protobuf (`formats::simpleperf`) |
+//! | `PERFILE2`                          | a `perf.data` recording (not read: an error says how to convert it) |
 //!
 //! Anything else is [`Detected::Unknown`]; the legacy text formats are sniffed by
 //! `formats::legacy` (see `formats::read_bytes`).
@@ -42,12 +43,17 @@ pub(crate) enum Detected {
     AndroidSw64,
     /// simpleperf's report-sample protobuf.
     Simpleperf,
+    /// A `perf.data` recording (Linux perf's or simpleperf's).
+    PerfData,
     Unknown,
 }
 
 impl Detected {
     pub(crate) fn is_android(self) -> bool {
-        !matches!(self, Detected::Unknown | Detected::Simpleperf)
+        !matches!(
+            self,
+            Detected::Unknown | Detected::Simpleperf | Detected::PerfData
+        )
     }
 }
 
@@ -58,6 +64,9 @@ pub(crate) fn detect(bytes: &[u8]) -> Detected {
     }
     if crate::formats::simpleperf::sniff(bytes) {
         return Detected::Simpleperf;
+    }
+    if bytes.starts_with(crate::formats::simpleperf::PERF_DATA_MAGIC) {
+        return Detected::PerfData;
     }
     if bytes.len() >= 4 {
         let magic = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);

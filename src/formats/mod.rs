@@ -189,6 +189,9 @@ pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed,
     if detected == detect::Detected::Simpleperf {
         return simpleperf::read(bytes, ctx).map(Parsed::Unfinished);
     }
+    if detected == detect::Detected::PerfData {
+        return Err(simpleperf::perf_data_error());
+    }
     if detected.is_android() {
         return android::read(bytes, ctx).map(Parsed::Unfinished);
     }

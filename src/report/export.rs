@@ -8,6 +8,10 @@
 //!   per thread (`O`/`C` events in nesting order), frames shared across profiles (one frame per
 //!   method, index = `MethodId`). Values are in the trace's ticks with the matching `unit`
 //!   (`microseconds` for Android traces), or microseconds when the tick rate has no unit name.
+//!   A sampled profile (simpleperf) has one `sampled` profile per thread instead: its samples'
+//!   stacks (root first) in time order, each of weight 1 (unit `none`), so the weights count
+//!   samples as the collapsed stacks do ([`sampled`]). Chrome's export stays evented, over the
+//!   calls made from the samples.
 //! - **Chrome trace events** (`{"traceEvents": [...]}`): `B`/`E` pairs with `pid` 1 and `tid` =
 //!   the thread's id in the file, `ts` in microseconds on the axis clock, plus `tts` (thread
 //!   clock, µs) when the trace has a CPU clock, and `thread_name` metadata events. Loads in
@@ -211,6 +215,10 @@ pub(crate) fn write_speedscope(
         out.write_all(b"}")?;
     }
     out.write_all(b"]},\"profiles\":[")?;
+    if !trace.samples.is_empty() {
+        sampled::write_speedscope_samples(trace, out)?;
+        return out.write_all(b"]}\n");
+    }
     let mut first_profile = true;
     for th in &trace.threads {
         let range = match (clock, th.cpu_range) {

@@ -181,6 +181,11 @@ impl ThreadCap {
         admitted
     }
 
+    /// Counts what `other` left out too (a reader that reads its input in parts).
+    pub(crate) fn add(&mut self, other: &ThreadCap) {
+        self.left_out += other.left_out;
+    }
+
     /// The `too-many-threads` diagnostic when anything was left out; `what` names the items.
     pub(crate) fn diagnostic(&self, what: &str) -> Option<Diagnostic> {
         (self.left_out > 0).then(|| {

@@ -57,6 +57,8 @@ impl ExecKind {
 pub struct Frames {
     method: Vec<MethodId>,
     kind: Vec<ExecKind>,
+    /// Per method (by index, up to the largest with a frame): the kind of its first frame.
+    method_kind: Vec<Option<ExecKind>>,
 }
 
 impl Frames {
@@ -65,7 +67,18 @@ impl Frames {
         let id = FrameId(self.method.len() as u32);
         self.method.push(method);
         self.kind.push(kind);
+        if self.method_kind.len() <= method.index() {
+            self.method_kind.resize(method.index() + 1, None);
+        }
+        self.method_kind[method.index()].get_or_insert(kind);
         id
+    }
+
+    /// How the code of method `m` ran: the kind of its first frame (a symbol is one method
+    /// per file, and a file holds code of one kind, so its frames agree); None for a method
+    /// without frames.
+    pub fn method_kind(&self, m: MethodId) -> Option<ExecKind> {
+        self.method_kind.get(m.index()).copied().flatten()
     }
 
     pub fn len(&self) -> usize {
@@ -221,6 +234,15 @@ impl Samples {
         self.meta.push(s.meta);
     }
 
+    /// Makes room for `n` more samples.
+    pub fn reserve(&mut self, n: usize) {
+        self.thread.reserve(n);
+        self.time.reserve(n);
+        self.stack.reserve(n);
+        self.weight.reserve(n);
+        self.meta.reserve(n);
+    }
+
     pub fn len(&self) -> usize {
         self.thread.len()
     }
@@ -333,6 +355,8 @@ mod tests {
         let root = t.push(None, a);
         let leaf = t.push(Some(root), b);
         assert_eq!(t.frames(leaf).collect::<Vec<_>>(), vec![b, a]);
+        assert_eq!(frames.method_kind(MethodId(1)), Some(ExecKind::Jit));
+        assert_eq!(frames.method_kind(MethodId(2)), None);
         let mut s = Samples {
             stacks: t,
             frames,

@@ -19,7 +19,16 @@ pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
         "clock".into(),
         t.clock.map_or("none".into(), |c| c.key_name().to_string()),
     ));
+    if !t.samples.is_empty() {
+        rows.push(("samples".into(), fmt_count(t.samples.len() as u64)));
+        if let Some(lost) = t.samples.lost {
+            rows.push(("lost samples".into(), fmt_count(lost)));
+        }
+        let truncated = t.samples.iter().filter(|s| s.meta.truncated()).count();
+        rows.push(("truncated stacks".into(), fmt_count(truncated as u64)));
+    }
     for (k, v) in &t.source.options {
+        let k = &option_label(k).map_or_else(|| k.clone(), str::to_string);
         match rows
             .iter()
             .find(|(key, _)| key == k)
@@ -40,6 +49,20 @@ pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
         rows.push(("compensated".into(), format!("{text} subtracted")));
     }
     rows
+}
+
+/// The label of a header option a sampled profile's meta info gives (its keys are the names of
+/// simpleperf's `MetaInfo` fields); None for the others, shown by their keys.
+fn option_label(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "app_package_name" => "package",
+        "app_type" => "app type",
+        "android_sdk_version" => "Android SDK",
+        "android_build_type" => "build type",
+        "event_types" => "event types",
+        "trace_offcpu" => "off-CPU traced",
+        _ => return None,
+    })
 }
 
 /// A grid of the trace's facts, at most `max_height` tall (it scrolls).

@@ -32,6 +32,8 @@ pub enum SortColumn {
     CpuPerCall,
     WallPerCall,
     CpuRatio,
+    /// How a sampled method's code ran (native, interpreted, JIT, ART).
+    ExecKind,
 }
 
 /// View state of the profile panel.
@@ -236,6 +238,8 @@ fn sort_key(c: &Clocks, col: SortColumn, m: Entry) -> u64 {
             let (cpu, wall) = (get(c.cpu, |p| p.inclusive), get(c.wall, |p| p.inclusive));
             (cpu as u128 * 1_000_000 / wall.max(1) as u128) as u64
         }
+        // Sorted by kind in `sorted_methods`.
+        SortColumn::ExecKind => 0,
     }
 }
 
@@ -249,6 +253,10 @@ fn sorted_methods(ctx: &PanelCtx, sort: SortColumn, ascending: bool) -> Vec<Entr
         .collect();
     if sort == SortColumn::Name {
         v.sort_by_cached_key(|&m| entry_name(l, m));
+    } else if sort == SortColumn::ExecKind {
+        // By kind, then as ranked (the sort is stable).
+        let frames = &l.trace.samples.frames;
+        v.sort_by_key(|&m| std::cmp::Reverse(m.and_then(|m| frames.method_kind(m))));
     } else {
         v.sort_by(|&a, &b| {
             sort_key(&c, sort, b)
@@ -457,6 +465,9 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
         // otherwise).
         columns.push(("Cpu/Real", SortColumn::CpuRatio));
     }
+    if !l.trace.samples.is_empty() {
+        columns.push(("Execution", SortColumn::ExecKind));
+    }
 
     // Each number column is as wide as its widest value (or its two-line title); the name
     // column takes what is left, and the table scrolls sideways when the window is narrower.
@@ -539,6 +550,7 @@ fn widest_values(c: &Clocks, columns: &[(&str, SortColumn)], tps: u64) -> Vec<St
                 SortColumn::ExclWall => (c.wall, false),
                 SortColumn::Calls => return calls.clone(),
                 SortColumn::CpuRatio | SortColumn::Name => return "100%".to_owned(),
+                SortColumn::ExecKind => return "interpreted".to_owned(),
             };
             let f: fn(&MethodProfile) -> u64 = if incl {
                 |m| m.inclusive
@@ -703,6 +715,13 @@ fn number_texts(l: &Document, r: Row, parts: &RowParts) -> Vec<(String, Option<&
     let wall = values(c.wall);
     (columns[1..].iter())
         .map(|(name, _)| {
+            if *name == "Execution" {
+                let kind = match r {
+                    Row::Method(Some(m)) => l.trace.samples.frames.method_kind(m),
+                    _ => None,
+                };
+                return (kind.map_or("", |k| k.name()).to_owned(), None);
+            }
             if *name == "Cpu/Real" {
                 let incl = |v: &Option<V>| v.as_ref().and_then(|v| v.incl);
                 // A wall time that shows as 0.000 ms has no meaningful ratio.

@@ -1,19 +1,38 @@
-//! The first step of the reader: every record decoded, in one pass over the input. Samples go
-//! to the sample table at once, their stacks interned as they come, keyed by what the file says
-//! of each frame (file, symbol, address, execution type); names wait for the files and threads
-//! at the end ([`super::build`]).
+//! The first step of the reader: every record decoded. Samples go to the sample table at once,
+//! their stacks interned as they come, keyed by what the file says of each frame (file, symbol,
+//! address, execution type); names wait for the files and threads at the end
+//! ([`super::build`]).
+//!
+//! **Samples** are nearly every record: they are walked in place ([`super::wire`]), their
+//! frames compared with the thread's previous stack (which the next sample mostly shares at its
+//! root) before anything is looked up, with no allocation per sample. The other records, and a
+//! record that is not one plain `Sample`, go through prost.
+//!
+//! **In parallel.** One pass over the 4-byte record sizes splits the records into chunks of
+//! about [`CHUNK_BYTES`]. The chunks are decoded on rayon's threads, each into tables of its own
+//! (frames, stacks, threads, numbered in order of first appearance in the chunk), then appended
+//! in file order: each chunk's frames, stacks and threads are looked up in, or added to, the
+//! tables of the chunks before it, in the chunk's order. So every id is the one a single pass
+//! over the file gives, whatever the number of chunks.
+
+use std::ops::Range;
 
 use prost::Message;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::proto::{self, CallChainEntry, RecordData};
+use super::proto::{self, RecordData};
+use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::builder::ThreadCap;
 use crate::trace::{
     Diagnostic, Diagnostics, ExecKind, FrameId, Location, MAX_THREADS, Sample, SampleMeta, Samples,
-    Severity, StackId, StackTable, ThreadId,
+    Severity, StackId, ThreadId,
 };
+
+/// The bytes of records a chunk holds (at least; a chunk ends at a record's end).
+const CHUNK_BYTES: usize = 32 << 20;
 
 /// A frame as the file gives it. Frames of a known symbol are one frame whatever the address in
 /// it; an address without a symbol is a frame of its own.
@@ -28,23 +47,130 @@ pub(super) struct FrameKey {
 }
 
 impl FrameKey {
-    fn of(e: &CallChainEntry) -> Self {
-        let symbol_id = e.symbol_id.unwrap_or(-1);
+    /// The frame of a `CallChainEntry` message.
+    #[inline(always)]
+    fn read(entry: &[u8]) -> Result<Self, WireError> {
+        // The fields as simpleperf writes them: one-byte keys of varints. Anything else is
+        // read again field by field.
+        let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
+        let mut rest = entry;
+        while let Some((&key, after)) = rest.split_first() {
+            rest = after;
+            let value = match key {
+                0x08 | 0x10 | 0x18 | 0x20 => varint(&mut rest)?,
+                _ => return Self::read_any(entry),
+            };
+            // Casts as prost's: a uint32 or int32 field keeps the low 32 bits.
+            match key {
+                0x08 => vaddr = value,
+                0x10 => file_id = value as u32,
+                0x18 => symbol_id = value as i32,
+                _ => kind = value as i32,
+            }
+        }
+        Ok(Self::new(file_id, symbol_id, vaddr, kind))
+    }
+
+    /// [`FrameKey::read`] of any valid message: fields in any order and encoding, unknown ones.
+    #[cold]
+    fn read_any(entry: &[u8]) -> Result<Self, WireError> {
+        let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
+        let mut fields = Fields::new(entry);
+        while let Some((field, value)) = fields.next_field()? {
+            match field {
+                1 => vaddr = value.varint(1)?,
+                2 => file_id = value.varint(2)? as u32,
+                3 => symbol_id = value.varint(3)? as i32,
+                4 => kind = value.varint(4)? as i32,
+                _ => {}
+            }
+        }
+        Ok(Self::new(file_id, symbol_id, vaddr, kind))
+    }
+
+    #[inline(always)]
+    fn new(file_id: u32, symbol_id: i32, vaddr: u64, kind: i32) -> Self {
         FrameKey {
-            file_id: e.file_id.unwrap_or(0),
+            file_id,
             symbol_id,
-            vaddr: if symbol_id < 0 {
-                e.vaddr_in_file.unwrap_or(0)
-            } else {
-                0
-            },
-            kind: match e.execution_type.unwrap_or(0) {
+            vaddr: if symbol_id < 0 { vaddr } else { 0 },
+            kind: match kind {
                 1 => ExecKind::Interpreted,
                 2 => ExecKind::Jit,
                 3 => ExecKind::Art,
                 _ => ExecKind::Native,
             },
         }
+    }
+}
+
+/// A `Sample` message's fields besides its callchain.
+#[derive(Default)]
+struct SampleFields {
+    time: u64,
+    thread_id: i32,
+    event_count: u64,
+    event_type: u32,
+    /// The unwinding result's error code, 0 (`ERROR_NONE`) when it has none.
+    unwind_error: u32,
+}
+
+impl SampleFields {
+    /// Reads a `Sample` message, its frames (leaf first) into `chain`.
+    #[inline(always)]
+    fn read(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
+        // As simpleperf writes it: one-byte keys, varints and the callchain's messages.
+        chain.clear();
+        let mut s = SampleFields::default();
+        let mut rest = message;
+        while let Some((&key, after)) = rest.split_first() {
+            rest = after;
+            match key {
+                0x1a => {
+                    let len = varint(&mut rest)?;
+                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
+                    let entry = rest.get(..len).ok_or(WireError::Truncated)?;
+                    rest = &rest[len..];
+                    chain.push(FrameKey::read(entry)?);
+                }
+                0x08 => s.time = varint(&mut rest)?,
+                0x10 => s.thread_id = varint(&mut rest)? as i32,
+                0x20 => s.event_count = varint(&mut rest)?,
+                0x28 => s.event_type = varint(&mut rest)? as u32,
+                _ => return Self::read_any(message, chain),
+            }
+        }
+        Ok(s)
+    }
+
+    /// [`SampleFields::read`] of any valid message.
+    #[cold]
+    fn read_any(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
+        chain.clear();
+        let mut s = SampleFields::default();
+        let mut fields = Fields::new(message);
+        while let Some((field, value)) = fields.next_field()? {
+            match field {
+                1 => s.time = value.varint(1)?,
+                2 => s.thread_id = value.varint(2)? as i32,
+                3 => chain.push(FrameKey::read(value.bytes(3)?)?),
+                4 => s.event_count = value.varint(4)?,
+                5 => s.event_type = value.varint(5)? as u32,
+                6 => {
+                    // A message given twice is merged: a later error code replaces an earlier.
+                    let mut result = Fields::new(value.bytes(6)?);
+                    while let Some((field, value)) = result.next_field()? {
+                        if field == 3 {
+                            s.unwind_error = value.varint(3)? as u32;
+                        } else if field <= 2 {
+                            value.varint(field)?;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(s)
     }
 }
 
@@ -81,8 +207,8 @@ pub(super) struct Decoded {
     pub(super) diagnostics: Diagnostics,
 }
 
-/// The decoder's state besides what it returns: the interning tables and the threads' last
-/// stacks.
+/// The decoder of a run of records: what it returns, and its interning tables and the threads'
+/// last stacks.
 #[derive(Default)]
 struct Decoder {
     out: Decoded,
@@ -92,80 +218,135 @@ struct Decoder {
     thread_ids: FxHashMap<i32, ThreadId>,
     threads: Vec<ThreadState>,
     thread_cap: ThreadCap,
+    /// The frames of the sample being read, leaf first.
+    chain: Vec<FrameKey>,
+}
+
+/// Why a record was skipped.
+enum BadRecord {
+    Wire(WireError),
+    Prost(prost::DecodeError),
+}
+
+impl From<WireError> for BadRecord {
+    fn from(e: WireError) -> Self {
+        BadRecord::Wire(e)
+    }
+}
+
+impl std::fmt::Display for BadRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadRecord::Wire(e) => e.fmt(f),
+            BadRecord::Prost(e) => e.fmt(f),
+        }
+    }
 }
 
 /// Records between two looks at the cancel flag.
 const CANCEL_CHECK: u64 = 1 << 14;
 
-/// Decodes every record of `bytes` (header checked by the caller).
-pub(super) fn decode(bytes: &[u8], ctx: &ReadContext) -> Result<Decoded, FormatError> {
-    let mut d = Decoder::default();
-    let mut pos = HEADER_LEN;
-    let mut released = 0;
-    let mut reported = pos;
-    let mut ended = false;
-    let mut cut = false;
-    while let Some(size) = bytes.get(pos..pos + 4) {
+/// How the stream of records ends.
+enum End {
+    /// With its end record (a size of 0); `pos` is past it.
+    Ended { pos: usize },
+    /// Inside the record of `size` bytes whose size is at `pos`.
+    Cut { pos: usize, size: usize },
+    /// Without an end record, after the record that ends at `pos`.
+    Unended { pos: usize },
+}
+
+/// The records of a file: in chunks of whole records, and how they end.
+struct Split {
+    chunks: Vec<Range<usize>>,
+    end: End,
+}
+
+/// Reads the record sizes of `bytes` from the header on, cutting a chunk once it holds
+/// `chunk_bytes`.
+fn split(bytes: &[u8], chunk_bytes: usize) -> Split {
+    let mut chunks = Vec::new();
+    let (mut start, mut pos) = (HEADER_LEN, HEADER_LEN);
+    let end = loop {
+        let Some(size) = bytes.get(pos..pos + 4) else {
+            break End::Unended { pos };
+        };
         let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
         if size == 0 {
-            ended = true;
-            pos += 4;
-            break;
+            break End::Ended { pos: pos + 4 };
         }
-        let body = pos + 4;
-        let Some(record) = bytes.get(body..).and_then(|rest| rest.get(..size)) else {
+        if bytes.len() - (pos + 4) < size {
+            break End::Cut { pos, size };
+        }
+        pos += 4 + size;
+        if pos - start >= chunk_bytes {
+            chunks.push(start..pos);
+            start = pos;
+        }
+    };
+    if pos > start {
+        chunks.push(start..pos);
+    }
+    Split { chunks, end }
+}
+
+/// Decodes every record of `bytes` (header checked by the caller).
+pub(super) fn decode(bytes: &[u8], ctx: &ReadContext) -> Result<Decoded, FormatError> {
+    decode_in_chunks(bytes, ctx, CHUNK_BYTES)
+}
+
+fn decode_in_chunks(
+    bytes: &[u8],
+    ctx: &ReadContext,
+    chunk_bytes: usize,
+) -> Result<Decoded, FormatError> {
+    let Split { chunks, end } = split(bytes, chunk_bytes);
+    let decoded: Vec<Decoder> = chunks
+        .into_par_iter()
+        .map(|range| Decoder::chunk(bytes, range, ctx))
+        .collect::<Result<_, _>>()?;
+    let mut chunks = decoded.into_iter();
+    let mut d = chunks.next().unwrap_or_default();
+    for next in chunks {
+        d.append(next);
+    }
+    // The chunks reported their records' bytes; the end record or the cut tail remain.
+    let tail = match end {
+        End::Ended { pos } => {
+            if pos < bytes.len() {
+                d.out.diagnostics.push(Diagnostic::new(
+                    Severity::Info,
+                    "after-end",
+                    Location::Offset(pos as u64),
+                    format!(
+                        "{} bytes after the end record were not read",
+                        bytes.len() - pos
+                    ),
+                ));
+            }
+            4
+        }
+        End::Cut { pos, size } => {
             d.out.diagnostics.push(Diagnostic::warning(
                 "truncated",
                 Location::Offset(pos as u64),
                 format!(
                     "the file ends inside a record of {size} bytes ({} bytes left): the records before it are kept",
-                    bytes.len() - body
+                    bytes.len() - (pos + 4)
                 ),
             ));
-            pos = bytes.len();
-            cut = true;
-            break;
-        };
-        match proto::Record::decode(record) {
-            Ok(r) => d.record(r),
-            Err(e) => d.out.diagnostics.push_lazy("bad-record", || {
-                Diagnostic::warning(
-                    "bad-record",
-                    Location::Offset(pos as u64),
-                    format!("a record of {size} bytes is not a valid Record message ({e}); it was skipped"),
-                )
-            }),
+            bytes.len() - pos
         }
-        d.out.records += 1;
-        pos = body + size;
-        if d.out.records % CANCEL_CHECK == 0 {
-            if ctx.progress.is_cancelled() {
-                return Err(cancelled(FORMAT));
-            }
-            ctx.progress.add_bytes((pos - reported) as u64);
-            ctx.progress.add_records(CANCEL_CHECK);
-            reported = pos;
+        End::Unended { pos } => {
+            d.out.diagnostics.push(Diagnostic::warning(
+                "truncated",
+                Location::Offset(pos as u64),
+                "the file ends without its end record (a size of 0): it may have been cut short",
+            ));
+            0
         }
-        ctx.done_up_to(bytes, pos, &mut released);
-    }
-    if !ended && !cut {
-        d.out.diagnostics.push(Diagnostic::warning(
-            "truncated",
-            Location::Offset(pos as u64),
-            "the file ends without its end record (a size of 0): it may have been cut short",
-        ));
-    } else if ended && pos < bytes.len() {
-        d.out.diagnostics.push(Diagnostic::new(
-            Severity::Info,
-            "after-end",
-            Location::Offset(pos as u64),
-            format!(
-                "{} bytes after the end record were not read",
-                bytes.len() - pos
-            ),
-        ));
-    }
-    ctx.progress.add_bytes(pos.saturating_sub(reported) as u64);
+    };
+    ctx.progress.add_bytes(tail as u64);
     if let Some(diag) = d.thread_cap.diagnostic("samples") {
         d.out.diagnostics.push(diag);
     }
@@ -173,12 +354,69 @@ pub(super) fn decode(bytes: &[u8], ctx: &ReadContext) -> Result<Decoded, FormatE
 }
 
 impl Decoder {
-    fn record(&mut self, r: proto::Record) {
+    /// Decodes the records of `bytes[range]`, whole records.
+    fn chunk(bytes: &[u8], range: Range<usize>, ctx: &ReadContext) -> Result<Self, FormatError> {
+        let mut d = Decoder::default();
+        let (mut pos, mut released, mut reported) = (range.start, range.start, range.start);
+        while pos < range.end {
+            let size = &bytes[pos..pos + 4];
+            let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+            let body = pos + 4;
+            if let Err(e) = d.record(&bytes[body..body + size]) {
+                d.out.diagnostics.push_lazy("bad-record", || {
+                    Diagnostic::warning(
+                        "bad-record",
+                        Location::Offset(pos as u64),
+                        format!("a record of {size} bytes is not a valid Record message ({e}); it was skipped"),
+                    )
+                });
+            }
+            d.out.records += 1;
+            pos = body + size;
+            if d.out.records % CANCEL_CHECK == 0 {
+                if ctx.progress.is_cancelled() {
+                    return Err(cancelled(FORMAT));
+                }
+                ctx.progress.add_bytes((pos - reported) as u64);
+                ctx.progress.add_records(CANCEL_CHECK);
+                reported = pos;
+            }
+            ctx.done_up_to(bytes, pos, &mut released);
+        }
+        ctx.progress.add_bytes((pos - reported) as u64);
+        Ok(d)
+    }
+
+    /// Decodes one record: a plain `Sample` in place, anything else through prost.
+    fn record(&mut self, record: &[u8]) -> Result<(), BadRecord> {
+        let mut fields = Fields::new(record);
+        let mut sample = None;
+        let mut plain = true;
+        while let Some((field, value)) = fields.next_field()? {
+            match field {
+                1 if sample.is_none() => sample = Some(value.bytes(1)?),
+                1..=6 => {
+                    value.bytes(field)?;
+                    plain = false;
+                }
+                _ => {}
+            }
+        }
+        match sample {
+            Some(sample) if plain => Ok(self.sample(sample)?),
+            _ => self.other_record(record),
+        }
+    }
+
+    /// A record that is not one plain `Sample`: several of the record's fields set (the last
+    /// one counts, two samples merge), or another message.
+    fn other_record(&mut self, record: &[u8]) -> Result<(), BadRecord> {
+        let r = proto::Record::decode(record).map_err(BadRecord::Prost)?;
         let Some(data) = r.record_data else {
-            return;
+            return Ok(());
         };
         match data {
-            RecordData::Sample(s) => self.sample(s),
+            RecordData::Sample(s) => self.sample(&s.encode_to_vec())?,
             RecordData::Lost(l) => {
                 let (samples, lost) = self.out.lost.get_or_insert((0, 0));
                 *samples = samples.saturating_add(l.sample_count.unwrap_or(0));
@@ -201,6 +439,7 @@ impl Decoder {
                 self.out.switches.push((tid, c.time.unwrap_or(0), on));
             }
         }
+        Ok(())
     }
 
     /// The thread of a sample of thread `tid`, None past [`MAX_THREADS`] threads.
@@ -219,55 +458,236 @@ impl Decoder {
         Some(t)
     }
 
-    fn sample(&mut self, s: proto::Sample) {
-        let Some(thread) = self.thread(s.thread_id.unwrap_or(0)) else {
-            return;
+    fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
+        let mut chain = std::mem::take(&mut self.chain);
+        let read = SampleFields::read(message, &mut chain);
+        let s = match read {
+            Ok(s) => s,
+            Err(e) => {
+                self.chain = chain;
+                return Err(e);
+            }
         };
-        let stack = self.stack(thread, &s.callchain);
-        let event_type = s.event_type_id.unwrap_or(0);
+        if let Some(thread) = self.thread(s.thread_id) {
+            let stack = self.stack(thread, &chain);
+            let clamped = s.event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
+            self.push(
+                Sample {
+                    thread,
+                    time: s.time,
+                    stack,
+                    weight: s.event_count,
+                    meta: SampleMeta::new(clamped, s.unwind_error != 0),
+                },
+                s.event_type,
+            );
+        }
+        self.chain = chain;
+        Ok(())
+    }
+
+    /// Adds a sample whose event type in the file is `event_type` (before clamping).
+    fn push(&mut self, sample: Sample, event_type: u32) {
         self.out.max_event_type = self.out.max_event_type.max(Some(event_type));
-        let truncated = s
-            .unwinding_result
-            .is_some_and(|u| u.error_code.unwrap_or(0) != 0);
-        self.out.truncated_stacks += u64::from(truncated);
-        let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
-        self.out.samples.push(Sample {
-            thread,
-            time: s.time.unwrap_or(0),
-            stack,
-            weight: s.event_count.unwrap_or(0),
-            meta: SampleMeta::new(clamped, truncated),
-        });
+        self.out.truncated_stacks += u64::from(sample.meta.truncated());
+        self.out.samples.push(sample);
+    }
+
+    fn frame(&mut self, key: FrameKey) -> FrameId {
+        let frames = &mut self.out.frames;
+        *self.frame_ids.entry(key).or_insert_with(|| {
+            frames.push(key);
+            FrameId(frames.len() as u32 - 1)
+        })
+    }
+
+    fn intern_stack(&mut self, parent: Option<StackId>, frame: FrameId) -> StackId {
+        let table = &mut self.out.samples.stacks;
+        *self
+            .stack_ids
+            .entry((parent.map_or(u32::MAX, |p| p.0), frame.0))
+            .or_insert_with(|| table.push(parent, frame))
     }
 
     /// The stack of `chain` (leaf first) on `thread`: the frames it shares at its root with the
     /// thread's previous sample are that sample's stacks; the rest are looked up or added.
-    fn stack(&mut self, thread: ThreadId, chain: &[CallChainEntry]) -> Option<StackId> {
-        let state = &mut self.threads[thread.index()];
+    fn stack(&mut self, thread: ThreadId, chain: &[FrameKey]) -> Option<StackId> {
+        let mut state = std::mem::take(&mut self.threads[thread.index()]);
         let shared = chain
             .iter()
             .rev()
             .zip(&state.keys)
-            .take_while(|(e, k)| FrameKey::of(e) == **k)
+            .take_while(|(a, b)| a == b)
             .count();
         state.keys.truncate(shared);
         state.stacks.truncate(shared);
-        for e in chain.iter().rev().skip(shared) {
-            let key = FrameKey::of(e);
-            let frames = &mut self.out.frames;
-            let frame = *self.frame_ids.entry(key).or_insert_with(|| {
-                frames.push(key);
-                FrameId(frames.len() as u32 - 1)
-            });
-            let parent = state.stacks.last().copied();
-            let table: &mut StackTable = &mut self.out.samples.stacks;
-            let stack = *self
-                .stack_ids
-                .entry((parent.map_or(u32::MAX, |p| p.0), frame.0))
-                .or_insert_with(|| table.push(parent, frame));
+        for &key in chain.iter().rev().skip(shared) {
+            let frame = self.frame(key);
+            let stack = self.intern_stack(state.stacks.last().copied(), frame);
             state.keys.push(key);
             state.stacks.push(stack);
         }
-        state.stacks.last().copied()
+        let leaf = state.stacks.last().copied();
+        self.threads[thread.index()] = state;
+        leaf
+    }
+
+    /// Appends the records of `next`, the chunk that follows those read so far: its frames,
+    /// stacks and threads looked up in these tables or added to them, in its order.
+    fn append(&mut self, next: Decoder) {
+        let Decoder {
+            out, thread_cap, ..
+        } = next;
+        let frames: Vec<FrameId> = out.frames.iter().map(|&k| self.frame(k)).collect();
+        let table = &out.samples.stacks;
+        let mut stacks: Vec<StackId> = Vec::with_capacity(table.len());
+        for i in 0..table.len() {
+            let s = StackId(i as u32);
+            let parent = table.parent(s).map(|p| stacks[p.0 as usize]);
+            let frame = frames[table.frame(s).0 as usize];
+            stacks.push(self.intern_stack(parent, frame));
+        }
+        // A thread the cap refuses is asked for again at each of its samples, which each count
+        // as left out, as in one pass.
+        let mut threads: Vec<Option<ThreadId>> = vec![None; out.tids.len()];
+        self.out.samples.reserve(out.samples.len());
+        for s in out.samples.iter() {
+            let local = s.thread.index();
+            let thread = match threads[local] {
+                Some(t) => t,
+                None => match self.thread(out.tids[local]) {
+                    Some(t) => *threads[local].insert(t),
+                    None => continue,
+                },
+            };
+            let sample = Sample {
+                thread,
+                stack: s.stack.map(|st| stacks[st.0 as usize]),
+                ..s
+            };
+            self.push(sample, s.meta.event_type() as u32);
+        }
+        // Event types past the clamp keep the largest id the chunk saw.
+        self.out.max_event_type = self.out.max_event_type.max(out.max_event_type);
+        self.thread_cap.add(&thread_cap);
+        let o = &mut self.out;
+        for (id, file) in out.files {
+            o.files.entry(id).or_insert(file);
+        }
+        o.thread_info.extend(out.thread_info);
+        if out.meta.is_some() {
+            o.meta = out.meta;
+        }
+        if let Some((samples, lost)) = out.lost {
+            let (s, l) = o.lost.get_or_insert((0, 0));
+            *s = s.saturating_add(samples);
+            *l = l.saturating_add(lost);
+        }
+        o.switches.extend(out.switches);
+        o.records += out.records;
+        o.diagnostics.append(out.diagnostics);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Progress;
+    use crate::formats::simpleperf::synth::{SampledOptions, generate};
+
+    /// Everything of a decoded file that its ids reach, for comparing two decodings.
+    fn flat(d: &Decoded) -> impl PartialEq + std::fmt::Debug {
+        let samples: Vec<Sample> = d.samples.iter().collect();
+        let stacks: Vec<(Option<StackId>, FrameId)> = (0..d.samples.stacks.len())
+            .map(|i| {
+                let s = StackId(i as u32);
+                (d.samples.stacks.parent(s), d.samples.stacks.frame(s))
+            })
+            .collect();
+        let mut files: Vec<_> = d.files.iter().collect();
+        files.sort();
+        let mut threads: Vec<_> = d.thread_info.iter().collect();
+        threads.sort();
+        format!(
+            "{samples:?} {stacks:?} {:?} {:?} {files:?} {threads:?} {:?} {:?} {:?} {:?} {} {} {:?}",
+            d.frames,
+            d.tids,
+            d.meta,
+            d.lost,
+            d.max_event_type,
+            d.switches,
+            d.truncated_stacks,
+            d.records,
+            &d.diagnostics[..]
+        )
+    }
+
+    #[test]
+    fn chunks_decode_as_one_pass() {
+        let opts = SampledOptions {
+            samples: 5000,
+            threads: 5,
+            methods: 300,
+            off_cpu: true,
+            ..SampledOptions::default()
+        };
+        let mut bytes = Vec::new();
+        generate(&opts, &mut bytes).unwrap();
+        let progress = Progress::default();
+        let ctx = ReadContext::new(None, &progress);
+        let whole = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+        assert_eq!(whole.samples.len(), 5000);
+        for chunk_bytes in [1, 1000, 64 << 10] {
+            let chunked = decode_in_chunks(&bytes, &ctx, chunk_bytes).unwrap();
+            assert_eq!(
+                flat(&chunked),
+                flat(&whole),
+                "chunks of {chunk_bytes} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn samples_read_in_place_equal_prosts() {
+        let opts = SampledOptions {
+            samples: 2000,
+            threads: 3,
+            methods: 100,
+            ..SampledOptions::default()
+        };
+        let mut bytes = Vec::new();
+        generate(&opts, &mut bytes).unwrap();
+        let Split { chunks, .. } = split(&bytes, usize::MAX);
+        let (mut pos, mut compared) = (chunks[0].start, 0);
+        let mut chain = Vec::new();
+        while pos < chunks[0].end {
+            let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+            let record = &bytes[pos + 4..pos + 4 + size];
+            pos += 4 + size;
+            let Some(RecordData::Sample(want)) = proto::Record::decode(record).unwrap().record_data
+            else {
+                continue;
+            };
+            let Some((1, value)) = Fields::new(record).next_field().unwrap() else {
+                panic!("a sample record starts with field 1");
+            };
+            let got = SampleFields::read(value.bytes(1).unwrap(), &mut chain).unwrap();
+            assert_eq!(got.time, want.time.unwrap_or(0));
+            assert_eq!(got.thread_id, want.thread_id.unwrap_or(0));
+            assert_eq!(got.event_count, want.event_count.unwrap_or(0));
+            assert_eq!(got.event_type, want.event_type_id.unwrap_or(0));
+            let truncated = want
+                .unwinding_result
+                .and_then(|u| u.error_code)
+                .unwrap_or(0);
+            assert_eq!(got.unwind_error, truncated);
+            assert_eq!(chain.len(), want.callchain.len());
+            for (k, e) in chain.iter().zip(&want.callchain) {
+                assert_eq!(k.file_id, e.file_id.unwrap_or(0));
+                assert_eq!(k.symbol_id, e.symbol_id.unwrap_or(-1));
+            }
+            compared += 1;
+        }
+        assert_eq!(compared, 2000);
     }
 }

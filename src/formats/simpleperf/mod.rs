@@ -28,6 +28,7 @@ mod build;
 mod decode;
 pub mod proto;
 pub mod synth;
+mod wire;
 pub mod writer;
 
 use crate::formats::{FormatError, ReadContext};
@@ -38,6 +39,9 @@ pub const FORMAT: &str = "simpleperf";
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 10] = b"SIMPLEPERF";
+
+/// The first bytes of a `perf.data` file, which `simpleperf record` writes.
+pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
 
 /// Magic and version.
 const HEADER_LEN: usize = MAGIC.len() + 2;
@@ -50,18 +54,44 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
 /// Reads a report-sample protobuf into a builder: the samples in its sample table, the calls
 /// made from them as each thread's events.
 pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
-    let version = match bytes.get(MAGIC.len()..HEADER_LEN) {
-        Some(v) if bytes.starts_with(MAGIC) => u16::from_le_bytes([v[0], v[1]]),
-        _ => {
-            return Err(FormatError::new(
-                FORMAT,
-                Location::Offset(0),
-                "expected 'SIMPLEPERF' and a 2-byte version at the start",
-            ));
-        }
-    };
+    let version = check_header(bytes)?;
     let decoded = decode::decode(bytes, ctx)?;
     Ok(build::build(decoded, version, bytes.len() as u64))
+}
+
+/// The first step of [`read`] alone, for benchmarks: every record decoded and the stacks
+/// interned, no names resolved and no calls made. Returns the number of samples.
+pub fn decode_samples(bytes: &[u8], ctx: &ReadContext) -> Result<usize, FormatError> {
+    check_header(bytes)?;
+    Ok(decode::decode(bytes, ctx)?.samples.len())
+}
+
+/// The error for a `perf.data` file. Its samples are raw: their stacks are register and stack
+/// dumps or addresses that only the recording's feature sections (build ids, symbol tables of
+/// the files as simpleperf wrote them) name, in simpleperf's own layout of those sections. The
+/// reader does not read them, so it names none of the frames; simpleperf turns the file into
+/// the protobuf this reader reads.
+pub(crate) fn perf_data_error() -> FormatError {
+    FormatError::new(
+        "perf.data",
+        Location::Offset(0),
+        "a perf.data recording (magic 'PERFILE2'): its samples are not read, since naming \
+         their frames needs the symbol tables of simpleperf's feature sections, which this \
+         reader does not read. Convert it with `simpleperf report-sample --protobuf \
+         --show-callchain -i perf.data -o out.trace` and open out.trace",
+    )
+}
+
+/// The version in the header.
+fn check_header(bytes: &[u8]) -> Result<u16, FormatError> {
+    match bytes.get(MAGIC.len()..HEADER_LEN) {
+        Some(v) if bytes.starts_with(MAGIC) => Ok(u16::from_le_bytes([v[0], v[1]])),
+        _ => Err(FormatError::new(
+            FORMAT,
+            Location::Offset(0),
+            "expected 'SIMPLEPERF' and a 2-byte version at the start",
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,11 @@
-//! Collapsed stacks of a sampled profile: one line per distinct stack of methods (root first,
-//! every thread merged), weighted by its **number of samples**, not by time. Lines are sorted by
-//! their text. Stacks deeper than a cut (`--max-depth`, or the byte limit) count in their
-//! ancestor at the cut, as for method traces.
+//! Exports of a sampled profile, weighted by **numbers of samples**, not by time.
+//!
+//! - Collapsed stacks: one line per distinct stack of methods (root first, every thread
+//!   merged). Lines are sorted by their text. Stacks deeper than a cut (`--max-depth`, or the
+//!   byte limit) count in their ancestor at the cut, as for method traces.
+//! - speedscope: one `sampled` profile per thread with samples, its samples in time order (file
+//!   order among equal times), each the indices of its methods root first (a frame is a method,
+//!   as in the evented profiles), each of weight 1 with unit `none`.
 
 use std::io::{self, Write};
 
@@ -11,6 +15,55 @@ use super::{
     CollapsedCut, ExportOptions, MethodTexts, collapsed_byte_limit, collapsed_frame, digits,
 };
 use crate::trace::{StackId, Trace};
+
+/// Writes the `sampled` speedscope profiles of `trace`'s threads, comma-separated (the
+/// document around them is the caller's).
+pub(super) fn write_speedscope_samples(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
+    let samples = &trace.samples;
+    let mut by_thread: Vec<Vec<u32>> = vec![Vec::new(); trace.threads.len()];
+    for (i, t) in samples.threads().iter().enumerate() {
+        if let Some(list) = by_thread.get_mut(t.index()) {
+            list.push(i as u32);
+        }
+    }
+    let times = samples.times();
+    let mut path = Vec::new();
+    let mut first_profile = true;
+    for (th, order) in trace.threads.iter().zip(&mut by_thread) {
+        if order.is_empty() {
+            continue;
+        }
+        order.sort_by_key(|&i| times[i as usize]);
+        if !first_profile {
+            out.write_all(b",")?;
+        }
+        first_profile = false;
+        out.write_all(b"\n{\"type\":\"sampled\",\"name\":")?;
+        super::json_str(out, &format!("{} (tid {})", th.name, th.raw_id))?;
+        write!(
+            out,
+            ",\"unit\":\"none\",\"startValue\":0,\"endValue\":{},\"samples\":[",
+            order.len()
+        )?;
+        for (k, &i) in order.iter().enumerate() {
+            samples.methods_root_first(samples.get(i as usize).stack, &mut path);
+            out.write_all(if k == 0 { b"[" } else { b",[" })?;
+            for (j, m) in path.iter().enumerate() {
+                if j > 0 {
+                    out.write_all(b",")?;
+                }
+                write!(out, "{}", m.0)?;
+            }
+            out.write_all(b"]")?;
+        }
+        out.write_all(b"],\"weights\":[")?;
+        for k in 0..order.len() {
+            out.write_all(if k == 0 { b"1" } else { b",1" })?;
+        }
+        out.write_all(b"]}")?;
+    }
+    Ok(())
+}
 
 /// Writes the collapsed stacks of `trace`'s samples; returns the cut it made, if any.
 pub(super) fn write_collapsed_samples(
