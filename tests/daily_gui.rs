@@ -418,7 +418,7 @@ fn the_call_tree_keeps_its_numbers_beside_the_bookmarks() {
     let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
     wait_loaded(&mut h);
     h.get_by_label("Call tree").click();
-    h.run();
+    super::gui_util::step_until_label(&mut h, "Expand hot path");
     h.get_by_label("View").click();
     h.run();
     h.get_by_label_contains("Bookmarks").click();
@@ -525,7 +525,8 @@ fn call_tree_rows_copy_as_text() {
     let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
     wait_loaded(&mut h);
     h.get_by_label("Call tree").click();
-    settle(&mut h);
+    // The trees are built on a worker.
+    super::gui_util::step_until_label(&mut h, "Expand hot path");
     h.get_by_label("Expand hot path").click();
     settle(&mut h);
     let doc = ready(h.state(), 0).clone();
