@@ -175,6 +175,7 @@ impl RecordDialog {
             .open(&mut open)
             .resizable(true)
             .default_width(420.0)
+            .default_pos(crate::app::style::DIALOG_POS)
             .show(ctx, |ui| self.window_ui(ui));
         if !open {
             self.close();
@@ -300,12 +301,13 @@ impl RecordDialog {
     fn package_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.strong("Package");
+            let label = ui.label("Filter:");
             ui.add(
                 egui::TextEdit::singleline(&mut self.filter)
-                    .hint_text("filter")
+                    .hint_text("part of the name")
                     .desired_width(200.0),
             )
-            .labelled_by(ui.label("Filter:").id);
+            .labelled_by(label.id);
             if self.packages.is_loading() {
                 ui.spinner();
             }

@@ -43,6 +43,9 @@ pub(crate) fn rank_color(rank: u32) -> Color32 {
     Color32::from_rgb(r, g, b)
 }
 
+/// Where a window (a dialog) first opens: below the menu bar and the tabs, never over them.
+pub(crate) const DIALOG_POS: egui::Pos2 = egui::pos2(40.0, 80.0);
+
 /// What the search filter leaves out is drawn in this grey.
 pub(crate) const FILTERED_OUT: Color32 = Color32::from_gray(205);
 

@@ -80,6 +80,7 @@ pub fn packages_window(ctx: &egui::Context, tt: &mut TransformStack, msgs: &mut 
     egui::Window::new("Hide packages / only my code")
         .open(&mut open)
         .collapsible(false)
+        .default_pos(crate::app::style::DIALOG_POS)
         .show(ctx, |ui| {
             ui.label("Package globs, separated by commas (e.g. android.*, java.*, kotlin.*):");
             ui.text_edit_singleline(&mut tt.packages_text);

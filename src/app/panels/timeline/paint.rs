@@ -49,17 +49,19 @@ pub(crate) fn ruler(ui: &egui::Ui, trace: &Trace, plot: &Plot, rect: Rect, full:
         );
         k += 1.0;
     }
-    painter.text(
-        rect.left_center() + vec2(4.0, 0.0),
-        egui::Align2::LEFT_CENTER,
-        format!(
-            "{} · span {}",
-            axis_name(trace),
-            fmt_duration(tv.t1 - tv.t0, tps)
-        ),
-        egui::FontId::proportional(11.0),
-        color,
+    // The caption stays left of the plot (cut with "…" when the label column is narrow), clear
+    // of the first tick.
+    let caption = format!(
+        "{} · span {}",
+        axis_name(trace),
+        fmt_duration(tv.t1 - tv.t0, tps)
     );
+    let mut job =
+        egui::text::LayoutJob::simple_singleline(caption, egui::FontId::proportional(11.0), color);
+    job.wrap = egui::text::TextWrapping::truncate_at_width((plot.x0 - rect.left() - 8.0).max(10.0));
+    let galley = painter.layout_job(job);
+    let top = rect.center().y - galley.size().y / 2.0;
+    painter.galley(pos2(rect.left() + 4.0, top), galley, color);
 }
 
 /// Paints every row (label, background, calls, marks, instants) into `rect`; returns the
