@@ -631,3 +631,24 @@ fn compare_counts_the_trace_s_methods() {
     // Both clocks here: the switch above is there and named.
     h.get_by_label_contains("(the Clock switch above)");
 }
+
+/// The "only my code" window opens below the menu bar and the tabs, not over them.
+#[test]
+fn dialogs_open_below_the_menu_bar() {
+    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    let menu_bottom = h.get_by_label("Transform").rect().bottom();
+    let tabs_bottom = h
+        .get_by_label("JDSustar-BurrOakApp__dmtrace.trace")
+        .rect()
+        .bottom();
+    h.get_by_label("Transform").click();
+    h.run();
+    h.get_by_label("Hide packages / only my code…").click();
+    settle(&mut h);
+    let title = h.get_by_label("Hide packages / only my code").rect();
+    assert!(
+        title.top() >= menu_bottom.max(tabs_bottom),
+        "the window's title at {title:?}, the bars end at {menu_bottom} and {tabs_bottom}"
+    );
+}
