@@ -251,6 +251,16 @@ fn settle(h: &mut H) {
     }
 }
 
+/// BurrOak's trace in a window of `w` x `h`, showing its call tree.
+fn burr_oak_call_tree(w: f32, h: f32) -> H {
+    let mut h = harness_sized(&[burr_oak()], w, h);
+    wait_loaded(&mut h);
+    h.get_by_label("Call tree").click();
+    // The trees are built on a worker.
+    super::gui_util::step_until_label(&mut h, "Expand hot path");
+    h
+}
+
 /// The width `text` takes in the window's body font.
 fn text_width(h: &H, text: &str) -> f32 {
     let font = egui::TextStyle::Body.resolve(&h.ctx.global_style());
@@ -415,10 +425,7 @@ fn panels_keep_their_share_through_a_resize() {
 /// on screen.
 #[test]
 fn the_call_tree_keeps_its_numbers_beside_the_bookmarks() {
-    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
-    wait_loaded(&mut h);
-    h.get_by_label("Call tree").click();
-    super::gui_util::step_until_label(&mut h, "Expand hot path");
+    let mut h = burr_oak_call_tree(1280.0, 800.0);
     h.get_by_label("View").click();
     h.run();
     h.get_by_label_contains("Bookmarks").click();
@@ -522,11 +529,7 @@ fn click_at(h: &mut H, pos: egui::Pos2, button: egui::PointerButton) {
 /// The call tree copies its selected row and the rows open under it, indented.
 #[test]
 fn call_tree_rows_copy_as_text() {
-    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
-    wait_loaded(&mut h);
-    h.get_by_label("Call tree").click();
-    // The trees are built on a worker.
-    super::gui_util::step_until_label(&mut h, "Expand hot path");
+    let mut h = burr_oak_call_tree(1600.0, 1000.0);
     h.get_by_label("Expand hot path").click();
     settle(&mut h);
     let doc = ready(h.state(), 0).clone();

@@ -7,18 +7,22 @@ use std::process::{Command, Output, Stdio};
 use super::fake_adb::{Fake, ONE_DEVICE};
 use crate::util::tracelens;
 
+/// The arguments of `tracelens record` for the fake's package, writing to its output, with
+/// `args` added.
+fn record_args(fake: &Fake, args: &[&str]) -> Vec<String> {
+    let out_path = fake.output();
+    let base = ["--package", "com.example.app", "--no-open", "-o"];
+    (base.iter().copied())
+        .chain([out_path.to_str().unwrap()])
+        .chain(args.iter().copied())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// `tracelens record` for the fake's package, writing to its output, with `args` added.
 fn record(fake: &Fake, args: &[&str]) -> Output {
-    let out_path = fake.output();
-    let mut full = vec![
-        "--package",
-        "com.example.app",
-        "--no-open",
-        "-o",
-        out_path.to_str().unwrap(),
-    ];
-    full.extend_from_slice(args);
-    fake.record(&full)
+    let full = record_args(fake, args);
+    fake.record(&full.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn run_ok(fake: &Fake, args: &[&str]) -> String {
@@ -254,17 +258,9 @@ fn adb_from_the_option_and_a_missing_adb() {
 /// Runs `tracelens record ARGS` for the fake's package (stdin kept open: no Enter), sends it
 /// SIGINT once the profiler has started, and collects its output.
 fn interrupted_once_started(fake: &Fake, args: &[&str]) -> Output {
-    let out_path = fake.output();
-    let mut full = vec![
-        "--package",
-        "com.example.app",
-        "--no-open",
-        "-o",
-        out_path.to_str().unwrap(),
-    ];
-    full.extend_from_slice(args);
+    let full = record_args(fake, args);
     let child = fake
-        .command(&full)
+        .command(&full.iter().map(String::as_str).collect::<Vec<_>>())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
