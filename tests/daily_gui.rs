@@ -18,12 +18,7 @@ use super::gui_util::{H, harness, harness_sized, harness_with, ready, step_until
 fn the_theme_switch_applies_and_persists() {
     let mut h = harness(&[]);
     wait_loaded(&mut h);
-    h.get_by_label("View").click();
-    h.run();
-    h.get_by_label("Theme").click();
-    h.run();
-    h.get_by_label("Light").click();
-    h.run();
+    menu_path(&mut h, &["View", "Theme", "Light"]);
     assert_eq!(h.state().settings.theme, Theme::Light);
     assert_eq!(h.ctx.theme(), egui::Theme::Light);
     let saved = serde_json::to_string(&h.state().settings).expect("settings serialize");
@@ -234,6 +229,14 @@ fn obfuscated_letters_have_glyphs() {
                 c as u32
             );
         }
+    }
+}
+
+/// Clicks through a menu: each label in turn, a frame after each.
+fn menu_path(h: &mut H, labels: &[&str]) {
+    for label in labels {
+        h.get_by_label(label).click();
+        h.run();
     }
 }
 
@@ -587,9 +590,7 @@ fn a_timeline_call_copies_its_details() {
 fn one_escape_closes_the_path_prompt() {
     let mut h = harness(&[]);
     wait_loaded(&mut h);
-    h.get_by_label("File").click();
-    h.run();
-    h.get_by_label("Open a path…").click();
+    menu_path(&mut h, &["File", "Open a path…"]);
     step_until(&mut h, "the path prompt", |a| a.prompt.is_some());
     settle(&mut h);
     h.get_by_label("Path:").focus();
@@ -645,9 +646,7 @@ fn dialogs_open_below_the_menu_bar() {
         .get_by_label("JDSustar-BurrOakApp__dmtrace.trace")
         .rect()
         .bottom();
-    h.get_by_label("Transform").click();
-    h.run();
-    h.get_by_label("Hide packages / only my code…").click();
+    menu_path(&mut h, &["Transform", "Hide packages / only my code…"]);
     settle(&mut h);
     let title = h.get_by_label("Hide packages / only my code").rect();
     assert!(

@@ -82,8 +82,10 @@ pub fn packages_window(ctx: &egui::Context, tt: &mut TransformStack, msgs: &mut 
         .collapsible(false)
         .default_pos(crate::app::style::DIALOG_POS)
         .show(ctx, |ui| {
-            ui.label("Package globs, separated by commas (e.g. android.*, java.*, kotlin.*):");
-            ui.text_edit_singleline(&mut tt.packages_text);
+            let label =
+                ui.label("Package globs, separated by commas (e.g. android.*, java.*, kotlin.*):");
+            ui.text_edit_singleline(&mut tt.packages_text)
+                .labelled_by(label.id);
             let globs: Vec<String> = tt
                 .packages_text
                 .split(',')
