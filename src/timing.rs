@@ -3,6 +3,13 @@
 //! With `TRACELENS_TIMING=alloc`, each mark also allocates and frees a block of `MARK_BYTES + n`
 //! bytes (mark `n`), so that a log of every allocation (`scripts/malloc-trace/`) can be cut at
 //! the marks.
+//!
+//! The window adds three kinds of lines, all counted from [`start`] (the first thing `main`
+//! does, so "since the process started"): `timing: first-paint MS` (the first frame that shows
+//! trace data), `timing: interactive MS` (the first frame with the table and the timeline
+//! complete) and `timing: frame MS` (one per frame: the wall time of the frame's UI work), with
+//! `timing: whole-frame MS` (the previous frame's UI work, tessellation and rendering).
+//! `scripts/frame-timing.sh` reads them.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,14 +22,60 @@ static MARKS: AtomicUsize = AtomicUsize::new(0);
 /// The size of mark 0's block (see the module's text).
 pub const MARK_BYTES: usize = 7_770_000;
 
+/// Sets the origin of every timing line (the first mark sets it otherwise).
+pub fn start() {
+    START.get_or_init(Instant::now);
+}
+
+/// Whether `TRACELENS_TIMING` is set, and whether to `alloc`.
+fn enabled() -> Option<bool> {
+    *ENABLED.get_or_init(|| std::env::var_os("TRACELENS_TIMING").map(|v| v == "alloc"))
+}
+
+/// Milliseconds since [`start`].
+fn since_start() -> f64 {
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3
+}
+
+/// A milestone of the window seen by the user (`first-paint`, `interactive`): printed once per
+/// process, the first time it is reached.
+pub(crate) fn milestone(name: &'static str) {
+    static SEEN: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
+    if enabled().is_none() {
+        return;
+    }
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if !seen.contains(&name) {
+        seen.push(name);
+        eprintln!("timing: {name} {:.1}", since_start());
+    }
+}
+
+/// One frame's UI work took `ms`.
+pub(crate) fn frame(ms: f64) {
+    if enabled().is_some() {
+        eprintln!("timing: frame {ms:.2}");
+    }
+}
+
+/// The previous frame took `ms` in all: UI work, tessellation and rendering (eframe's measure).
+pub(crate) fn whole_frame(ms: f64) {
+    if enabled().is_some() {
+        eprintln!("timing: whole-frame {ms:.2}");
+    }
+}
+
+/// Whether the timing lines are printed (so callers can skip measuring).
+pub(crate) fn on() -> bool {
+    enabled().is_some()
+}
+
 /// Prints `what` and the time since the first mark, when `TRACELENS_TIMING` is set.
 pub(crate) fn mark(what: &str) {
-    let Some(alloc) =
-        *ENABLED.get_or_init(|| std::env::var_os("TRACELENS_TIMING").map(|v| v == "alloc"))
-    else {
+    let Some(alloc) = enabled() else {
         return;
     };
-    let ms = START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3;
+    let ms = since_start();
     let n = MARKS.fetch_add(1, Ordering::Relaxed);
     if alloc {
         std::hint::black_box(Vec::<u8>::with_capacity(MARK_BYTES + n));

@@ -578,7 +578,12 @@ fn the_progress_bar_names_each_phase_of_a_load() {
         &["--records", "1000000", "--threads", "4"],
     );
     let mut h = harness(&[big]);
-    let phases = ["reading", "building the trace", "profiling, ranking"];
+    let phases = [
+        "reading",
+        "building the trace",
+        "summarizing the timeline",
+        "computing the profile",
+    ];
     let mut seen = Vec::new();
     let t0 = Instant::now();
     while h.state().is_loading() {

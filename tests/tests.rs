@@ -59,6 +59,9 @@ mod desktop;
 /// The whole viewer driven through egui_kittest.
 #[cfg(feature = "gui")]
 mod gui;
+/// A big trace opening: its timeline explored before its profile is ready, Cancel then.
+#[cfg(feature = "gui")]
+mod big_open_gui;
 /// Readability, truth in the corners, the smaller views (the whole viewer).
 #[cfg(feature = "gui")]
 mod gui_corners;

@@ -170,6 +170,10 @@ impl<'a> PanelCtx<'a> {
 
     /// The rank of `m` (number and colour).
     pub(crate) fn rank_of(&self, m: MethodId) -> u32 {
+        // A preview has no ranking yet: a colour per method until it has one.
+        if self.doc.is_preview() {
+            return m.0;
+        }
         self.ranking().rank_of(m)
     }
 

@@ -84,9 +84,10 @@ pub struct Document {
     /// One ranking per profile (same order).
     pub rankings: Vec<Ranking>,
     /// Per thread, indices into `trace.instants` sorted by time (timeline markers).
-    pub instants_by_thread: Vec<Vec<u32>>,
-    /// Per thread and lane, block summaries for zoomed-out timeline queries.
-    pub summaries: Vec<Vec<LaneSummary>>,
+    pub instants_by_thread: Arc<Vec<Vec<u32>>>,
+    /// Per thread and lane, block summaries for zoomed-out timeline queries (shared by the
+    /// documents over one trace's calls: the preview, the complete one, a renamed one).
+    pub summaries: Arc<Vec<Vec<LaneSummary>>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
     /// Set when a mapping renamed the methods: their obfuscated names.
@@ -94,6 +95,8 @@ pub struct Document {
     /// Set when the trace was compensated for tracing overhead: what was subtracted, the
     /// measured profiles and the methods that are mostly tracing cost.
     pub tracing_cost: Option<Arc<TracingCost>>,
+    /// A preview: a trace with calls whose profiles and rankings are still being computed.
+    preview: bool,
 }
 
 /// What a compensated document knows about the measured one.
@@ -178,6 +181,7 @@ impl Document {
             series: self.series.clone(),
             deobfuscation,
             tracing_cost: self.tracing_cost.clone(),
+            preview: self.preview,
         }
     }
 
@@ -187,15 +191,16 @@ impl Document {
     }
 
     fn of(trace: Arc<Trace>, timeline: bool) -> Self {
-        let profiles = if trace.call_count() > 0 {
-            profiles(&trace, &trace.clocks(), Detail::Edges, |p| p)
-        } else {
-            Vec::new()
-        };
-        let rankings = profiles
-            .par_iter()
-            .map(|p| Ranking::of(&trace, p))
-            .collect();
+        Self::preview_of(trace, timeline).completed()
+    }
+
+    /// What the timeline of `trace` needs (its lane summaries and instants), without the
+    /// profiles: shown while [`Document::completed`] computes them.
+    pub(crate) fn preview(trace: Arc<Trace>) -> Self {
+        Self::preview_of(trace, true)
+    }
+
+    fn preview_of(trace: Arc<Trace>, timeline: bool) -> Self {
         let mut instants_by_thread = vec![Vec::new(); trace.threads.len()];
         for (i, inst) in trace.instants.iter().enumerate() {
             if let Some(v) = instants_by_thread.get_mut(inst.thread.index()) {
@@ -214,16 +219,52 @@ impl Document {
         } else {
             Vec::new()
         };
+        crate::timing::mark("document: lane summaries");
+        Self {
+            generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
+            preview: trace.call_count() > 0,
+            trace,
+            profiles: Vec::new(),
+            rankings: Vec::new(),
+            instants_by_thread: Arc::new(instants_by_thread),
+            summaries: Arc::new(summaries),
+            series: Vec::new(),
+            deobfuscation: None,
+            tracing_cost: None,
+        }
+    }
+
+    /// Whether the profiles are still to be computed (a preview).
+    pub fn is_preview(&self) -> bool {
+        self.preview
+    }
+
+    /// This preview with its profiles, rankings and series statistics: a new generation over
+    /// the same trace, summaries and instants.
+    pub(crate) fn completed(&self) -> Self {
+        let trace = self.trace.clone();
+        let profiles = if trace.call_count() > 0 {
+            profiles(&trace, &trace.clocks(), Detail::Edges, |p| p)
+        } else {
+            Vec::new()
+        };
+        crate::timing::mark("document: profiles");
+        let rankings = profiles
+            .par_iter()
+            .map(|p| Ranking::of(&trace, p))
+            .collect();
+        crate::timing::mark("document: rankings");
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             series: series_stats(&trace),
-            trace,
             profiles,
             rankings,
-            instants_by_thread,
-            summaries,
-            deobfuscation: None,
-            tracing_cost: None,
+            instants_by_thread: self.instants_by_thread.clone(),
+            summaries: self.summaries.clone(),
+            trace,
+            deobfuscation: self.deobfuscation.clone(),
+            tracing_cost: self.tracing_cost.clone(),
+            preview: false,
         }
     }
 

@@ -91,8 +91,20 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
 }
 
 impl eframe::App for TraceLensApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        let started = crate::timing::on().then(std::time::Instant::now);
+        if started.is_some()
+            && let Some(s) = frame.info().cpu_usage
+        {
+            crate::timing::whole_frame(f64::from(s) * 1e3);
+        }
         TraceLensApp::ui(self, ui);
+        if let Some(t) = started {
+            crate::timing::frame(t.elapsed().as_secs_f64() * 1e3);
+            if self.is_interactive() {
+                crate::timing::milestone("interactive");
+            }
+        }
     }
 
     /// egui's memory (scroll offsets, open headers, the zoom) is not kept: a new run starts every

@@ -24,7 +24,7 @@ use super::pipeline::Pipeline;
 use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
 use super::record_dialog::RecordDialog;
 use super::style;
-use super::tasks::{LoadJob, LoadOutcome};
+use super::tasks::{self, LoadJob, LoadOutcome};
 use crate::trace::{CallRef, MethodId, Trace};
 
 mod aside;
@@ -378,6 +378,11 @@ impl TraceLensApp {
             .any(|t| matches!(t.state, TabState::Loading(_)))
     }
 
+    /// Whether the active tab shows a trace whose table and timeline are complete.
+    pub(crate) fn is_interactive(&self) -> bool {
+        (self.tabs.get(self.active)).is_some_and(|t| matches!(t.state, TabState::Ready(_)))
+    }
+
     /// Draws the whole window into `ui` (eframe calls it from `App::ui`; tests call it directly).
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -504,8 +509,13 @@ impl TraceLensApp {
             Msg::SelectTab(i) if i < self.tabs.len() => self.active = i,
             Msg::CloseTab(_) | Msg::SelectTab(_) => {}
             Msg::Cancel(i) => {
-                if let Some(TabState::Loading(job)) = self.tabs.get(i).map(|t| &t.state) {
+                // The tab says so at once: the worker stops at its next check (while the
+                // profiles are computed, at their end) and its result is dropped.
+                if let Some(tab) = self.tabs.get_mut(i)
+                    && let TabState::Loading(job) = &tab.state
+                {
                     job.cancel();
+                    tab.state = TabState::Failed(tasks::CANCELLED.to_string());
                 }
             }
             Msg::Export(format) => {
@@ -658,30 +668,22 @@ fn tab_ui(
     others: &[OtherDoc],
     msgs: &mut Vec<Msg>,
 ) {
-    match &tab.state {
-        TabState::Loading(job) => {
-            ui.vertical_centered(|ui| {
-                ui.add_space(40.0);
-                ui.heading(format!("Loading {}", tab.title));
-                let (frac, bytes, total, records) = job.progress_numbers();
-                let phase = job.progress.phase_text();
-                ui.add(
-                    egui::ProgressBar::new(frac)
-                        .text(format!("{phase} · {:.0}%", frac * 100.0))
-                        .animate(frac >= 1.0)
-                        .desired_width(400.0),
-                );
-                ui.label(format!(
-                    "{:.1} / {:.1} MB · {} records",
-                    bytes as f64 / 1e6,
-                    total as f64 / 1e6,
-                    style::fmt_count(records)
-                ));
-                if ui.button("Cancel").clicked() {
-                    msgs.push(Msg::Cancel(index));
-                }
-            });
-        }
+    match &mut tab.state {
+        TabState::Loading(job) => match job.preview().cloned() {
+            Some(doc) => {
+                let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, others, msgs);
+                ready::preview_ui(ui, &mut ctx, &mut tab.view, |ui, msgs| {
+                    load_progress_ui(ui, job, index, msgs)
+                });
+            }
+            None => {
+                ui.vertical_centered(|ui| {
+                    ui.add_space(40.0);
+                    ui.heading(format!("Loading {}", tab.title));
+                    load_progress_ui(ui, job, index, msgs);
+                });
+            }
+        },
         TabState::Failed(err) => {
             ui.vertical_centered(|ui| {
                 ui.add_space(40.0);
@@ -699,19 +701,53 @@ fn tab_ui(
         }
         TabState::Ready(doc) => {
             let doc = doc.clone();
-            let view = &mut tab.view;
-            let mut ctx = PanelCtx::new(&doc, msgs);
-            ctx.title = &tab.title;
-            ctx.selected = view.selected;
-            ctx.marked_calls = view.marked_calls.clone();
-            ctx.clock = view.clock_index;
-            ctx.visible = view.timeline.range;
-            ctx.others = others;
-            ctx.search = view.search.update(ui.ctx(), &doc);
-            ctx.filter = view.search.filter;
-            ctx.rule_colors = view.session.rule_colors(&doc);
+            let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, others, msgs);
             super::transforms::breadcrumbs_ui(ui, &tab.pipeline, ctx.msgs_mut());
-            ready::ui(ui, &mut ctx, view);
+            ready::ui(ui, &mut ctx, &mut tab.view);
         }
+    }
+}
+
+/// What the panels of a tab's page get: its document and the view's selection, clock, range,
+/// search and colour rules.
+fn page_ctx<'a>(
+    ui: &egui::Ui,
+    doc: &'a Document,
+    title: &'a str,
+    view: &mut ViewState,
+    others: &'a [OtherDoc],
+    msgs: &'a mut Vec<Msg>,
+) -> PanelCtx<'a> {
+    let mut ctx = PanelCtx::new(doc, msgs);
+    ctx.title = title;
+    ctx.selected = view.selected;
+    ctx.marked_calls = view.marked_calls.clone();
+    ctx.clock = view.clock_index;
+    ctx.visible = view.timeline.range;
+    ctx.others = others;
+    ctx.search = view.search.update(ui.ctx(), doc);
+    ctx.filter = view.search.filter;
+    ctx.rule_colors = view.session.rule_colors(doc);
+    ctx
+}
+
+/// A load's progress bar (its phase and share), the bytes and records read, and Cancel.
+fn load_progress_ui(ui: &mut egui::Ui, job: &LoadJob, index: usize, msgs: &mut Vec<Msg>) {
+    let (frac, bytes, total, records) = job.progress_numbers();
+    let phase = job.progress.phase_text();
+    ui.add(
+        egui::ProgressBar::new(frac)
+            .text(format!("{phase} · {:.0}%", frac * 100.0))
+            .animate(frac >= 1.0)
+            .desired_width(400.0),
+    );
+    ui.label(format!(
+        "{:.1} / {:.1} MB · {} records",
+        bytes as f64 / 1e6,
+        total as f64 / 1e6,
+        style::fmt_count(records)
+    ));
+    if ui.button("Cancel").clicked() {
+        msgs.push(Msg::Cancel(index));
     }
 }

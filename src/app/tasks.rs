@@ -208,11 +208,18 @@ impl<K: PartialEq, T> Cached<K, T> {
     }
 }
 
-/// A file load in progress.
+/// A file load in progress. Once the trace is read, the worker hands over a preview (the
+/// trace with its timeline summaries, see [`Document::preview`]) that the tab draws and lets the
+/// user explore while the profiles are computed.
 pub struct LoadJob {
     pub progress: Arc<Progress>,
     job: Job<Result<Document, String>>,
+    preview_rx: Receiver<Arc<Document>>,
+    preview: Option<Arc<Document>>,
 }
+
+/// What a cancelled load's tab says.
+pub(crate) const CANCELLED: &str = "Loading was cancelled.";
 
 /// How a load ended.
 pub(crate) enum LoadOutcome {
@@ -228,18 +235,35 @@ impl LoadJob {
     ) -> Self {
         let progress = Arc::new(Progress::default());
         let p = progress.clone();
+        let (preview_tx, preview_rx) = std::sync::mpsc::channel();
+        let wake = ctx.clone();
         let job = Job::on_pool(&ctx, move || {
-            let result = work(&p).map(|trace| {
+            let result = work(&p).and_then(|trace| {
+                crate::timing::mark("trace built");
+                p.set_phase(Progress::SUMMARISING);
+                let preview = Arc::new(Document::preview(Arc::new(trace)));
+                if p.is_cancelled() {
+                    return Err(CANCELLED.to_string());
+                }
+                if preview.is_preview() {
+                    let _ = preview_tx.send(preview.clone());
+                    wake.request_repaint();
+                }
                 p.set_phase(Progress::PROFILING);
-                Document::new(trace)
+                Ok(preview.completed())
             });
             if p.is_cancelled() {
-                Err("Loading was cancelled.".to_string())
+                Err(CANCELLED.to_string())
             } else {
                 result
             }
         });
-        Self { progress, job }
+        Self {
+            progress,
+            job,
+            preview_rx,
+            preview: None,
+        }
     }
 
     /// Loads the file at `path`.
@@ -277,6 +301,15 @@ impl LoadJob {
             p.bytes_total.load(Ordering::Relaxed),
             p.records_done.load(Ordering::Relaxed),
         )
+    }
+
+    /// The trace read so far with its timeline, while the profiles are computed (None before
+    /// the trace is read, and for traces without calls).
+    pub(crate) fn preview(&mut self) -> Option<&Arc<Document>> {
+        if let Ok(doc) = self.preview_rx.try_recv() {
+            self.preview = Some(doc);
+        }
+        self.preview.as_ref()
     }
 
     /// The load's result once it has one.

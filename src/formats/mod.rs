@@ -60,8 +60,10 @@ impl Progress {
     pub const READING: u8 = 0;
     /// Every record is read: nesting the calls into lanes.
     pub const BUILDING: u8 = 1;
-    /// The trace is built: profiling it on each clock, ranking the methods, summarizing lanes.
-    pub const PROFILING: u8 = 2;
+    /// The trace is built: summarizing its lanes for the timeline.
+    pub const SUMMARISING: u8 = 2;
+    /// The timeline is shown: profiling the trace on each clock, ranking the methods.
+    pub const PROFILING: u8 = 3;
 
     /// Moves to `phase`; past reading, the bytes count as all read (a reader does not count
     /// the bytes of a header or key section, which would leave the bar short of 100%).
@@ -78,7 +80,8 @@ impl Progress {
         let total = self.bytes_total.load(Ordering::Relaxed);
         let done = self.bytes_done.load(Ordering::Relaxed);
         match self.phase.load(Ordering::Relaxed) {
-            Self::PROFILING => "profiling, ranking and summarizing",
+            Self::SUMMARISING => "summarizing the timeline",
+            Self::PROFILING => "computing the profile on each clock and ranking the methods",
             Self::BUILDING => "building the trace (nesting the calls)",
             _ if total > 0 && done >= total => "building the trace (nesting the calls)",
             _ => "reading",
@@ -225,6 +228,9 @@ mod tests {
         assert_eq!(p.phase_text(), "building the trace (nesting the calls)");
         assert_eq!(p.fraction(), 1.0);
         p.set_phase(Progress::PROFILING);
-        assert_eq!(p.phase_text(), "profiling, ranking and summarizing");
+        assert_eq!(
+            p.phase_text(),
+            "computing the profile on each clock and ranking the methods"
+        );
     }
 }

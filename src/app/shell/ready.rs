@@ -5,6 +5,51 @@ use super::*;
 /// The toolbar (clock, info, diagnostics, selection), the info and diagnostics panels, the
 /// timeline and the lower panel.
 pub(super) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
+    toolbar_ui(ui, ctx, view);
+    crate::app::panels::search::bar_ui(ui, ctx, &mut view.search);
+    aside::ui(ui, ctx, view);
+    info_panels_ui(ui, ctx, view);
+    if ctx.doc.trace.call_count() > 0 {
+        timeline_ui(ui, ctx, view);
+    }
+    egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
+}
+
+/// A loading tab's page once its trace is read (`ctx.doc` is a preview): the toolbar, the info
+/// and diagnostics panels and the timeline, live while the profiles are computed; the
+/// load's progress (`progress`) where the table will be.
+pub(super) fn preview_ui(
+    ui: &mut egui::Ui,
+    ctx: &mut PanelCtx,
+    view: &mut ViewState,
+    progress: impl FnOnce(&mut egui::Ui, &mut Vec<Msg>),
+) {
+    toolbar_ui(ui, ctx, view);
+    info_panels_ui(ui, ctx, view);
+    timeline_ui(ui, ctx, view);
+    egui::CentralPanel::default().show(ui, |ui| {
+        ui.vertical_centered(|ui| {
+            ui.add_space(20.0);
+            ui.label("The timeline is ready; the table follows when the profile is computed.");
+            progress(ui, ctx.msgs_mut());
+        });
+    });
+}
+
+/// The info and diagnostics panels, when open: at most a third of the height each (they scroll).
+fn info_panels_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &ViewState) {
+    let aside = (ui.available_height() / 3.0).max(60.0);
+    if view.show_info {
+        info::ui(ui, ctx, aside);
+    }
+    if view.show_diagnostics {
+        diagnostics::ui(ui, ctx, aside);
+    }
+}
+
+/// The toolbar: the clock switch (with two clocks), the search and info toggles, the
+/// diagnostics badge and the selected method's name.
+fn toolbar_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
     let doc = ctx.doc;
     let trace = &doc.trace;
     ui.horizontal(|ui| {
@@ -20,8 +65,10 @@ pub(super) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             }
             ui.separator();
         }
-        ui.toggle_value(&mut view.search.open, "Search calls")
-            .on_hover_text("Find calls by name, class, signature or file (Ctrl+Shift+F)");
+        if !doc.is_preview() {
+            ui.toggle_value(&mut view.search.open, "Search calls")
+                .on_hover_text("Find calls by name, class, signature or file (Ctrl+Shift+F)");
+        }
         ui.toggle_value(&mut view.show_info, "Info");
         let n = trace.diagnostics.len();
         if n > 0 {
@@ -38,20 +85,6 @@ pub(super) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, view: &mut ViewState) {
             style::fitted_name(ui, ["Selected: ", &name, sig], None, &full);
         }
     });
-    crate::app::panels::search::bar_ui(ui, ctx, &mut view.search);
-    aside::ui(ui, ctx, view);
-    // Info and diagnostics take at most a third of the height each (they scroll).
-    let aside = (ui.available_height() / 3.0).max(60.0);
-    if view.show_info {
-        info::ui(ui, ctx, aside);
-    }
-    if view.show_diagnostics {
-        diagnostics::ui(ui, ctx, aside);
-    }
-    if trace.call_count() > 0 {
-        timeline_ui(ui, ctx, view);
-    }
-    egui::CentralPanel::default().show(ui, |ui| lower::ui(ui, ctx, &mut view.lower));
 }
 
 /// The timeline above the lower panel, and the splitter between them. Its height is a share of

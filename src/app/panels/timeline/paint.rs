@@ -114,6 +114,9 @@ pub(crate) fn rows(
             hovered_instants = Some(near);
         }
     }
+    if !mesh.is_empty() {
+        crate::timing::milestone("first-paint");
+    }
     painter.add(egui::Shape::mesh(mesh));
     painter.add(egui::Shape::mesh(marks_mesh));
     painter.extend(overlay);

@@ -178,7 +178,11 @@ pub(crate) fn count_records<'a>(
                     }
                 };
             }
-            by_layout!(tb, header.has_time2(), rs, run)
+            let count = by_layout!(tb, header.has_time2(), rs, run);
+            // Pass 2 reads the chunk again, but much later for most of it: holding every page
+            // of the file until then would add the whole file to the peak beside the model.
+            ctx.done_with(chunk);
+            count
         })
         .collect();
     if progress.is_cancelled() {
