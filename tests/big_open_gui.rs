@@ -15,7 +15,14 @@ const PREVIEW: &str = "The timeline is ready";
 
 /// A trace big enough that its profiles take a good number of frames to compute.
 fn big_trace(dir: &std::path::Path) -> std::path::PathBuf {
-    let args = ["--records", "4000000", "--threads", "8", "--methods", "5000"];
+    let args = [
+        "--records",
+        "4000000",
+        "--threads",
+        "8",
+        "--methods",
+        "5000",
+    ];
     generated_trace(dir, "big.trace", &args)
 }
 
@@ -27,7 +34,10 @@ fn is_loading_tab(app: &TraceLensApp) -> bool {
 fn step_until_preview(h: &mut H) {
     let t0 = Instant::now();
     while h.query_by_label_contains(PREVIEW).is_none() {
-        assert!(is_loading_tab(h.state()), "the load ended without a preview");
+        assert!(
+            is_loading_tab(h.state()),
+            "the load ended without a preview"
+        );
         assert!(t0.elapsed() < Duration::from_secs(60), "no preview");
         std::thread::sleep(Duration::from_millis(2));
         h.step();

@@ -44,6 +44,9 @@ mod stderr_contract;
 mod layers;
 
 // The GUI (egui_kittest, headless wgpu) and the desktop integration: with the `gui` feature
+/// A big trace opening: its timeline explored before its profile is ready, Cancel then.
+#[cfg(feature = "gui")]
+mod big_open_gui;
 /// Compare > Groups of runs: tabs in two groups, the injected regression first, its chart.
 #[cfg(feature = "gui")]
 mod compare_groups_gui;
@@ -59,9 +62,6 @@ mod desktop;
 /// The whole viewer driven through egui_kittest.
 #[cfg(feature = "gui")]
 mod gui;
-/// A big trace opening: its timeline explored before its profile is ready, Cancel then.
-#[cfg(feature = "gui")]
-mod big_open_gui;
 /// Readability, truth in the corners, the smaller views (the whole viewer).
 #[cfg(feature = "gui")]
 mod gui_corners;

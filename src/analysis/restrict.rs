@@ -6,7 +6,11 @@
 //! - a call overlapping the range is kept with its start and end clipped to it; a zero-length
 //!   call is kept when it lies in `[t0, t1)`; calls wholly outside are dropped (with their
 //!   subtrees);
-//! - a clipped call's thread-CPU interval is interpolated linearly inside the call;
+//! - a cut end of a call takes the thread's CPU clock at the cut, read between the thread's
+//!   events around it (the last call boundary at or before the cut and the first at or after,
+//!   over all lanes): every call cut at one time gets the same CPU time there, so a cut call's
+//!   CPU time still holds its cut children's (interpolating inside each call on its own gave a
+//!   child more CPU time than its parent, over 100 % of it);
 //! - a call keeps the `unclosed` flag only when its end is not clipped, and `synthesized_entry`
 //!   only when its start is not clipped: a clipped one is an ordinary top-level call of the range
 //!   (dmtracedump charges such calls from time 0, which means nothing once the start is cut), and
@@ -29,31 +33,72 @@ pub(crate) fn overlaps(s: u64, e: u64, t0: u64, t1: u64) -> bool {
     lo < hi || (s == e && s >= t0 && s < t1)
 }
 
-/// Linear interpolation of the CPU clock at axis time `t` inside a call.
-#[inline]
-fn cpu_at(s: u64, e: u64, cpu_start: u64, cpu_dur: u64, t: u64) -> u64 {
-    if e <= s {
-        return cpu_start;
+/// Which end of a call a cut makes: where several boundaries fall on the cut itself, a cut start
+/// takes the smallest CPU time among them and a cut end the largest, so the calls that start or
+/// end right there stay inside the cut call.
+#[derive(Clone, Copy, PartialEq)]
+enum Cut {
+    Start,
+    End,
+}
+
+/// The thread's CPU clock at axis time `t` (None without CPU times): interpolated between the
+/// last call boundary at or before `t` and the first at or after it, over all lanes.
+fn thread_cpu_at(thread: &Thread, t: u64, cut: Cut) -> Option<u64> {
+    let mut before: Option<(u64, u64)> = None;
+    let mut after: Option<(u64, u64)> = None;
+    let mut see = |w: u64, c: u64| {
+        if w <= t && before.is_none_or(|b| (w, c) > b) {
+            before = Some((w, c));
+        }
+        if w >= t && after.is_none_or(|a| (w, c) < a) {
+            after = Some((w, c));
+        }
+    };
+    for lane in &thread.lanes {
+        let i = lane.first_ending_at_or_after(t);
+        if i > 0 {
+            let (cs, cd) = lane.cpu(i - 1)?;
+            see(lane.end(i - 1), cs + cd);
+        }
+        if i < lane.len() {
+            let (cs, cd) = lane.cpu(i)?;
+            see(lane.start(i), cs);
+            see(lane.end(i), cs + cd);
+        }
     }
-    let frac = (t.clamp(s, e) - s) as u128;
-    cpu_start + (cpu_dur as u128 * frac / (e - s) as u128) as u64
+    Some(match (before, after) {
+        (Some((w0, c0)), Some((w1, c1))) if w1 > w0 => {
+            c0 + (c1.saturating_sub(c0) as u128 * (t - w0) as u128 / (w1 - w0) as u128) as u64
+        }
+        (Some((_, c0)), Some((_, c1))) => match cut {
+            Cut::Start => c1.min(c0),
+            Cut::End => c0.max(c1),
+        },
+        (Some((_, c)), None) | (None, Some((_, c))) => c,
+        (None, None) => return None,
+    })
 }
 
 /// The CPU interval `(start, duration)` of the part `[ns, ne]` of a call `[s, e]` whose CPU
 /// interval is `(cpu_start, cpu_dur)`: an end that is not cut keeps its CPU time exactly (a call
-/// can take CPU time in no wall time when the clocks tick at different rates); a cut end is
-/// interpolated.
+/// can take CPU time in no wall time when the clocks tick at different rates); a cut end takes
+/// the thread's CPU time at the cut (`at_t0`, `at_t1`), within the call's own interval.
 #[inline]
-fn clip_cpu(s: u64, e: u64, cpu_start: u64, cpu_dur: u64, ns: u64, ne: u64) -> (u64, u64) {
-    let a = if ns <= s {
-        cpu_start
-    } else {
-        cpu_at(s, e, cpu_start, cpu_dur, ns)
+fn clip_cpu(
+    (s, e): (u64, u64),
+    (cpu_start, cpu_dur): (u64, u64),
+    (ns, ne): (u64, u64),
+    (at_t0, at_t1): (Option<u64>, Option<u64>),
+) -> (u64, u64) {
+    let cpu_end = cpu_start + cpu_dur;
+    let a = match at_t0 {
+        Some(c) if ns > s => c.clamp(cpu_start, cpu_end),
+        _ => cpu_start,
     };
-    let b = if ne >= e {
-        cpu_start + cpu_dur
-    } else {
-        cpu_at(s, e, cpu_start, cpu_dur, ne)
+    let b = match at_t1 {
+        Some(c) if ne < e => c.clamp(a, cpu_end),
+        _ => cpu_end,
     };
     (a, b.saturating_sub(a))
 }
@@ -86,10 +131,15 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
         .axis_range
         .map(|(a, b)| (a.max(t0), b.min(t1)))
         .filter(|(a, b)| a <= b);
+    // The thread's CPU clock at the cuts, shared by every call cut there.
+    let at_cuts = (
+        thread_cpu_at(thread, t0, Cut::Start),
+        thread_cpu_at(thread, t1, Cut::End),
+    );
     let cpu_range = match (thread.axis_range, thread.cpu_range, axis_range) {
         (Some((a, b)), Some((ca, cb)), Some((na, nb))) => {
-            let (lo, hi) = clip_cpu(a, b, ca, cb.saturating_sub(ca), na, nb);
-            Some((lo, lo + hi))
+            let (lo, d) = clip_cpu((a, b), (ca, cb.saturating_sub(ca)), (na, nb), at_cuts);
+            Some((lo, lo + d))
         }
         _ => None,
     };
@@ -114,7 +164,7 @@ fn restrict_thread(thread: &Thread, t0: u64, t1: u64) -> Thread {
             let (s, e) = (c.start, c.end());
             let ns = s.max(t0);
             let ne = e.min(t1).max(ns);
-            let cpu = c.cpu.map(|(cs, cd)| clip_cpu(s, e, cs, cd, ns, ne));
+            let cpu = c.cpu.map(|cpu| clip_cpu((s, e), cpu, (ns, ne), at_cuts));
             let flags = CallFlags {
                 synthesized_entry: c.flags.synthesized_entry && s >= t0,
                 unclosed: c.flags.unclosed && e <= t1,
@@ -292,10 +342,47 @@ mod tests {
         let whole = restrict(&trace, 10, 41);
         assert_eq!(profile(&whole, Clock::Cpu), profile(&trace, Clock::Cpu));
         assert_eq!(whole.threads[0].cpu_range, Some((0, 90)));
-        // Cut a at 15: b is untouched and keeps 2 x 30 CPU µs; a's start is interpolated.
+        // Cut a at 15: b is untouched and keeps 2 x 30 CPU µs; a's start reads the thread's
+        // CPU clock between a's start (wall 10, CPU 0) and b's first start (wall 20, CPU 10).
         let cut = profile(&restrict(&trace, 15, 41), Clock::Cpu);
         assert_eq!(cut.method(b).inclusive, 60);
-        assert_eq!(cut.method(a).inclusive, 90 - 15);
+        assert_eq!(cut.method(a).inclusive, 90 - 5);
+    }
+
+    /// A cut call's CPU time holds its children's, whatever the cut: every call cut at one time
+    /// gets the same CPU time there (in-call interpolation gave children more than parents).
+    #[test]
+    fn cut_calls_hold_their_childrens_cpu_time() {
+        for seed in 0..60 {
+            let trace = random_trace(seed, 2, 400);
+            let (lo, hi) = trace.axis_range().unwrap();
+            let mut rng = crate::analysis::testutil::Rng::new(seed + 7);
+            for _ in 0..10 {
+                let a = lo + rng.below(hi - lo + 1);
+                let b = a + 1 + rng.below(hi - a + 1);
+                let r = restrict(&trace, a, b);
+                for t in &r.threads {
+                    for d in 0..t.lanes.len().saturating_sub(1) {
+                        let (l, next) = (&t.lanes[d], &t.lanes[d + 1]);
+                        for i in 0..l.len() {
+                            let (ps, pd) = l.cpu(i).unwrap();
+                            for c in l.children(i, next.len()) {
+                                let (cs, cd) = next.cpu(c).unwrap();
+                                assert!(
+                                    ps <= cs && cs + cd <= ps + pd,
+                                    "seed {seed} range {a}..{b}: child CPU {cs}+{cd} outside \
+                                     its parent's {ps}+{pd}"
+                                );
+                            }
+                        }
+                    }
+                    let p = profile(&r, Clock::Cpu);
+                    for m in &p.methods {
+                        assert!(m.exclusive <= m.inclusive, "seed {seed}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -282,8 +282,9 @@ pub(crate) fn elide_middle(ui: &egui::Ui, text: &str, keep: usize, width: f32) -
 }
 
 /// A clickable label `head name sig` (rank, qualified name, signature) that fits the room left
-/// in `ui`: whole when it fits, else with the signature shortened to `(…)`, else with the name
-/// elided in the middle ([`elide_middle`]) too. `full` is its tooltip either way.
+/// in `ui`: whole when it fits; else the name elided in the middle ([`elide_middle`]) to what
+/// the signature leaves of the room, but never below 60 % of it, and the signature cut at its
+/// end (so that overloads still differ by their first parameters). `full` is its tooltip.
 pub(crate) fn fitted_name(
     ui: &mut egui::Ui,
     [head, name, sig]: [&str; 3],
@@ -300,11 +301,15 @@ pub(crate) fn fitted_name(
     let shown = if measure(&whole) <= width {
         whole.clone()
     } else {
-        let short_sig = if sig.is_empty() { "" } else { " (…)" };
         let main = format!("{head}{name}");
-        let room = width - measure(short_sig);
+        let room = (width - measure(&format!(" {sig}"))).max(width * 0.6);
         let main = elide_middle(ui, &main, head.len(), room).unwrap_or(main);
-        format!("{main}{short_sig}")
+        // (The label cuts what is left of the signature at the room's end, with "…".)
+        if sig.is_empty() {
+            main
+        } else {
+            format!("{main} {sig}")
+        }
     };
     let mut rich = egui::RichText::new(shown);
     if let Some(c) = color {

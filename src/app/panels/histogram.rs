@@ -8,7 +8,7 @@ use eframe::egui::{self, Color32, Key, Pos2, Rect, Sense, Stroke, StrokeKind, po
 
 use crate::analysis::histogram::{BinScale, Histogram, MethodCalls};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::{clock_name, fmt_count, fmt_ticks, plural};
+use crate::app::style::{AxisFormat, clock_name, fmt_count, fmt_ticks, nice_step, plural};
 use crate::app::tasks::Cached;
 use crate::trace::CallRef;
 use crate::trace::{MethodId, TickRange};
@@ -140,6 +140,73 @@ fn current_call_ui(
     ui.label(text);
 }
 
+/// The labels of the duration axis of `hist`, `width` points wide: (where, from 0 at the left
+/// edge to 1 at the right, the label). Linear bins get round values about every 90 points, log
+/// bins 1, 2 and 5 times the powers of ten (only the powers when those crowd), each label as
+/// precise as its step. When every call lasts the same, one label in the middle says how long.
+pub(crate) fn duration_ticks(hist: &Histogram, width: f32, tps: u64) -> Vec<(f32, String)> {
+    let n = hist.bin_count();
+    let (Some(&first), Some(&last)) = (hist.edges.first(), hist.edges.last()) else {
+        return Vec::new();
+    };
+    let lowest = match hist.scale {
+        BinScale::Linear => first,
+        BinScale::Log => hist.edges.get(1).copied().unwrap_or(first),
+    };
+    if n == 0 || last - first <= 1.0 {
+        return vec![(0.5, fmt_ticks(first.round() as u64, tps))];
+    }
+    let label = |v: f64, step: f64| AxisFormat::new(step, v, tps).fmt(v);
+    match hist.scale {
+        BinScale::Linear => {
+            let span = last - first;
+            // Durations are whole ticks: no step below one.
+            let step = nice_step(span / (f64::from(width) / 90.0).max(1.0)).max(1.0);
+            let mut out = Vec::new();
+            let mut k = (first / step).ceil();
+            while k * step <= last {
+                let v = k * step;
+                out.push((((v - first) / span) as f32, label(v, step)));
+                k += 1.0;
+            }
+            out
+        }
+        BinScale::Log => {
+            let at = |v: f64| log_position(&hist.edges, v) / n as f32;
+            let decades = (lowest.max(1.0).log10().floor() as i32)..=(last.log10().ceil() as i32);
+            let room = (f64::from(width) / 70.0).max(2.0) as usize;
+            let mut values: Vec<f64> = Vec::new();
+            for mults in [&[1.0, 2.0, 5.0][..], &[1.0][..]] {
+                values = decades
+                    .clone()
+                    .flat_map(|d| mults.iter().map(move |m| m * 10f64.powi(d)))
+                    .filter(|&v| v >= lowest && v <= last)
+                    .collect();
+                if values.len() <= room {
+                    break;
+                }
+            }
+            values.into_iter().map(|v| (at(v), label(v, v))).collect()
+        }
+    }
+}
+
+/// Where duration `v` lies on log bins `edges`, in bins from the left (within a bin, on the
+/// log scale; the first bin, from 0, linearly).
+fn log_position(edges: &[f64], v: f64) -> f32 {
+    let b = edges.partition_point(|&e| e <= v).saturating_sub(1);
+    let b = b.min(edges.len().saturating_sub(2));
+    let (lo, hi) = (edges[b], edges[b + 1]);
+    let f = if lo > 0.0 && hi > lo {
+        (v / lo).ln() / (hi / lo).ln()
+    } else if hi > lo {
+        (v - lo) / (hi - lo)
+    } else {
+        0.0
+    };
+    b as f32 + f.clamp(0.0, 1.0) as f32
+}
+
 /// Width of the count axis left of the bars.
 const AXIS_W: f32 = 44.0;
 
@@ -202,7 +269,9 @@ fn histogram_ui(
         ui.label("No calls in this range.");
         return action;
     }
-    let size = vec2(ui.available_width().max(100.0 + AXIS_W), 160.0);
+    // The bars take the room left above the duration axis and its caption.
+    let height = (ui.available_height() - 44.0).clamp(120.0, 520.0);
+    let size = vec2(ui.available_width().max(100.0 + AXIS_W), height);
     let (outer, response) = ui.allocate_exact_size(size, Sense::click());
     let rect = Rect::from_min_max(outer.min + vec2(AXIS_W, 0.0), outer.max);
     state.last_rect = Some(rect);
@@ -304,23 +373,15 @@ fn histogram_ui(
         state.current = None;
         action = Some(Msg::HighlightCalls(calls.calls_in_bin(&hist, b)));
     }
-    // The duration axis: bin edges about every 90 points, the first and last always.
+    // The duration axis: round values about every 90 points, each only as precise as its step.
     let (axis, _) = ui.allocate_exact_size(vec2(outer.width(), 16.0), Sense::hover());
-    let n = hist.bin_count();
-    let every = ((90.0 / bar_w).ceil() as usize).max(1);
     let mut last_right = f32::NEG_INFINITY;
-    for e in (0..=n).filter(|&e| e % every == 0 || e == n) {
-        let x = rect.left() + e as f32 * bar_w;
-        let text = fmt_ticks(hist.edges[e].round() as u64, tps);
+    for (frac, text) in duration_ticks(&hist, rect.width(), tps) {
+        let x = rect.left() + frac * rect.width();
         let galley = painter.layout_no_wrap(text, font.clone(), text_color);
         let w = galley.size().x;
-        let left = match e {
-            0 => x,
-            _ if e == n => x - w,
-            _ => x - w / 2.0,
-        };
-        // Skip a label that would overlap the previous one (the last one wins).
-        if left < last_right + 6.0 && e != n {
+        let left = (x - w / 2.0).clamp(rect.left(), rect.right() - w);
+        if left < last_right + 8.0 {
             continue;
         }
         painter.vline(
@@ -339,4 +400,61 @@ fn histogram_ui(
         ));
     });
     action
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(edges: Vec<f64>, scale: BinScale) -> Histogram {
+        let counts = vec![1; edges.len() - 1];
+        Histogram {
+            scale,
+            edges,
+            counts,
+        }
+    }
+
+    #[test]
+    fn one_duration_gets_one_label() {
+        // 16 bins over one tick (what one call of 21.55 ms makes, µs ticks).
+        let h = hist(
+            (0..=16).map(|i| 21_550.0 + i as f64 / 16.0).collect(),
+            BinScale::Linear,
+        );
+        assert_eq!(
+            duration_ticks(&h, 600.0, 1_000_000),
+            [(0.5, "21.55 ms".to_string())]
+        );
+    }
+
+    #[test]
+    fn linear_labels_are_round_even_and_as_precise_as_their_step() {
+        // 0..=10 µs in 1 ns ticks over 600 points: a step of 2 µs.
+        let h = hist(
+            (0..=30).map(|i| i as f64 * 10_000.0 / 30.0).collect(),
+            BinScale::Linear,
+        );
+        let ticks = duration_ticks(&h, 600.0, 1_000_000_000);
+        let texts: Vec<&str> = ticks.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(texts, ["0", "2 µs", "4 µs", "6 µs", "8 µs", "10 µs"]);
+        let gaps: Vec<f32> = ticks.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        assert!(gaps.iter().all(|g| (g - 0.2).abs() < 1e-6), "{gaps:?}");
+    }
+
+    #[test]
+    fn log_labels_are_powers_of_ten_where_they_fall() {
+        // 3 µs to 4 ms in µs ticks, 20 log bins.
+        let mut edges = crate::analysis::histogram::log_edges(3, 4_000, 20);
+        edges[0] = 0.0;
+        let h = hist(edges.clone(), BinScale::Log);
+        let ticks = duration_ticks(&h, 300.0, 1_000_000);
+        let texts: Vec<&str> = ticks.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(texts, ["10 µs", "100 µs", "1 ms"]);
+        // 100 µs lies where the bins say: between the edges around it.
+        let (f, _) = ticks[1];
+        let b = (f * 20.0) as usize;
+        assert!(edges[b] <= 100.0 && 100.0 <= edges[b + 1], "{f} {edges:?}");
+        assert!(ticks.windows(2).all(|w| w[0].0 < w[1].0));
+    }
 }

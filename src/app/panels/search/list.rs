@@ -11,7 +11,7 @@ use super::{SearchState, go_to};
 use crate::analysis::search::{HitColumn, sorted_order};
 use crate::app::context::PanelCtx;
 use crate::app::panels::table::{SortBy, Titles, sortable_header_ui};
-use crate::app::style::{fmt_count, fmt_duration};
+use crate::app::style::{fitted_name, fmt_count, fmt_duration};
 
 const COLUMNS: [(&str, HitColumn); 7] = [
     ("Method", HitColumn::Method),
@@ -84,8 +84,17 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut SearchState) {
                 let th = &trace.threads[h.call.thread.index()];
                 let dur = |d: Option<u64>| d.map_or("–".into(), |d| fmt_duration(d as f64, tps));
                 let at = |t: u64| fmt_duration(t.saturating_sub(origin) as f64, tps);
+                // The method elided in its middle and cut in its signature, so overloads
+                // still differ; the whole name in the tooltip.
+                row.col(|ui| {
+                    let sig = trace.str(trace.method(h.method).signature);
+                    let name = trace.method_short_name(h.method);
+                    let full = trace.method_full_name(h.method);
+                    if fitted_name(ui, ["", &name, sig], None, &full).clicked() {
+                        clicked = Some(hi);
+                    }
+                });
                 let cells = [
-                    trace.method_full_name(h.method),
                     format!("[{}] {}", th.raw_id, th.name),
                     at(h.start),
                     at(h.end),
