@@ -654,3 +654,31 @@ fn dialogs_open_below_the_menu_bar() {
         "the window's title at {title:?}, the bars end at {menu_bottom} and {tabs_bottom}"
     );
 }
+
+/// The histogram's bars take the height the lower panel has (not a fixed strip of it).
+#[test]
+fn the_histogram_fills_the_lower_panel() {
+    use tracelens::app::panels::lower::LowerView;
+    let mut h = harness_sized(&[burr_oak()], 1280.0, 800.0);
+    wait_loaded(&mut h);
+    let m = {
+        let d = ready(h.state(), 0);
+        let p = &d.profiles[0];
+        *d.ranked()
+            .iter()
+            .max_by_key(|&&m| p.method(m).total_calls())
+            .unwrap()
+    };
+    h.state_mut().tabs[0].view.selected = Some(m);
+    h.state_mut().tabs[0].view.lower.view = LowerView::Histogram;
+    settle(&mut h);
+    let bars = h.state().tabs[0].view.lower.histogram.last_rect.unwrap();
+    // Below the timeline: the lower panel's buttons, the summary line, the controls, then the
+    // bars, the duration axis and its caption.
+    let lower = 800.0 - h.state().tabs[0].view.timeline_height;
+    assert!(
+        bars.height() > 0.5 * lower,
+        "bars {} px of a lower panel of {lower} px",
+        bars.height()
+    );
+}
