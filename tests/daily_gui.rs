@@ -682,3 +682,24 @@ fn the_histogram_fills_the_lower_panel() {
         bars.height()
     );
 }
+
+/// A right click on a row's numbers, not only on its name, opens the row's menu at once.
+#[test]
+fn a_right_click_anywhere_in_a_profile_row_opens_its_menu() {
+    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    settle(&mut h);
+    let doc = ready(h.state(), 0).clone();
+    let m = doc.ranked()[0];
+    let name = format!("[1] {}", doc.trace.method_full_name(m));
+    let label = h.get_by_label_contains(&name).rect();
+    // Well right of the name: over the row's number cells.
+    let at = egui::pos2(label.right() + 300.0, label.center().y);
+    click_at(&mut h, at, egui::PointerButton::Secondary);
+    settle(&mut h);
+    h.get_by_label("Copy row").click();
+    h.step();
+    let row = copied(&h);
+    assert_eq!(row.len(), 1, "{row:?}");
+    assert!(row[0].starts_with(&format!("{name}\t")), "{row:?}");
+}

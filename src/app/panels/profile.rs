@@ -531,6 +531,7 @@ fn table_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState, parts:
     let mut table = TableBuilder::new(ui)
         .id_salt(("profile-table", l.generation))
         .striped(true)
+        .sense(egui::Sense::click())
         .cell_layout(Layout::left_to_right(Align::Center))
         .column(Column::exact(parts.name_w).clip(true));
     for &w in parts.widths {
@@ -595,16 +596,42 @@ fn row_cells(
     for (text, why) in number_texts(ctx.doc, r, parts) {
         row.col(|ui| {
             paint_bg(ui);
+            // Not selectable: a click (or right click) on the numbers is the row's.
             match why {
                 Some(why) => {
-                    ui.label(RichText::new(text).color(ui.visuals().warn_fg_color))
+                    let text = RichText::new(text).color(ui.visuals().warn_fg_color);
+                    ui.add(egui::Label::new(text).selectable(false))
                         .on_hover_text(why);
                 }
                 None => {
-                    ui.label(text);
+                    ui.add(egui::Label::new(text).selectable(false));
                 }
             }
         });
+    }
+    // A right click anywhere in the row (not only on its name) opens its menu; a click on its
+    // numbers selects its method.
+    let resp = row.response();
+    resp.context_menu(|ui| row_menu_ui(ui, ctx, r, parts, rows));
+    if resp.clicked()
+        && let Row::Method(Some(m)) = r
+    {
+        ctx.send(Msg::SelectMethod(Some(m)));
+    }
+}
+
+/// A row's menu: copy it or the selection, and the method's transforms when it names one.
+fn row_menu_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, r: Row, parts: &RowParts, rows: &[Row]) {
+    copy_menu_ui(ui, ctx, r, parts, rows);
+    let method = match r {
+        Row::Method(m) => m,
+        Row::Edge(m, kind, i) => {
+            (kind.list(ctx.doc.profiles[0].edges(m)).get(i)).and_then(|e| e.method())
+        }
+        Row::Header(_) | Row::OwnTime(_) => None,
+    };
+    if let Some(id) = method {
+        crate::app::transforms::method_menu_ui(ui, ctx, id, None);
     }
 }
 
@@ -661,12 +688,7 @@ fn name_cell(
                 .on_hover_text(note);
             }
             let resp = label(ui, ctx, m);
-            if let Some(id) = m {
-                resp.context_menu(|ui| {
-                    copy_menu_ui(ui, ctx, r, parts, rows);
-                    crate::app::transforms::method_menu_ui(ui, ctx, id, None)
-                });
-            }
+            resp.context_menu(|ui| row_menu_ui(ui, ctx, r, parts, rows));
             if resp.clicked() {
                 if m.is_some() {
                     ctx.send(Msg::SelectMethod(m));
@@ -692,6 +714,7 @@ fn name_cell(
                 .and_then(|e| e.method());
             chip(ui, ctx, target);
             let resp = label(ui, ctx, target);
+            resp.context_menu(|ui| row_menu_ui(ui, ctx, r, parts, rows));
             if resp.clicked() && target.is_some() {
                 ctx.send(Msg::SelectMethod(target));
             }
