@@ -129,7 +129,7 @@ fn main() {
         for _ in 0..FRAMES {
             let start = Instant::now();
             n = 0;
-            for (th, sums) in loaded.trace.threads.iter().zip(&loaded.summaries) {
+            for (th, sums) in loaded.trace.threads.iter().zip(loaded.summaries.iter()) {
                 for (lane, sum) in th.lanes.iter().zip(sums) {
                     items.clear();
                     tracelens::analysis::timeline::lane_items(lane, sum, &view, 3.0, &mut items);
