@@ -120,6 +120,22 @@ impl StackTable {
         id
     }
 
+    /// Makes room for `n` more stacks.
+    pub fn reserve(&mut self, n: usize) {
+        self.parent.reserve(n);
+        self.frame.reserve(n);
+    }
+
+    /// Appends the stacks of `other`, their frames renamed by `frame`; returns the offset of
+    /// their ids here (stack `s` of `other` is `s + offset` here).
+    pub fn append(&mut self, other: &StackTable, frame: impl Fn(FrameId) -> FrameId) -> u32 {
+        let offset = self.parent.len() as u32;
+        let moved = |p: u32| if p == Self::ROOT { p } else { p + offset };
+        self.parent.extend(other.parent.iter().map(|&p| moved(p)));
+        self.frame.extend(other.frame.iter().map(|&f| frame(f)));
+        offset
+    }
+
     pub fn len(&self) -> usize {
         self.parent.len()
     }
