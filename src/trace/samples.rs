@@ -7,7 +7,9 @@
 //!
 //! Stacks are interned in a prefix table ([`StackTable`], as samply's `stack_table.rs`): a stack
 //! is its leaf frame and its caller's stack, so a million samples of a few thousand distinct
-//! stacks store each stack once. A frame ([`Frames`]) is a method and how its code ran
+//! stacks store each stack a few times at most. A reader may intern parts of a file apart (the
+//! simpleperf reader does, per chunk) and so give one stack several ids: stacks are compared by
+//! their frames, never by id. A frame ([`Frames`]) is a method and how its code ran
 //! ([`ExecKind`]); methods are the trace's.
 
 use super::{MethodId, ThreadId};
