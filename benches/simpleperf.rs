@@ -4,6 +4,7 @@
 //! cargo bench --bench simpleperf                  # generates a 200 MB recording
 //! cargo bench --bench simpleperf -- --mb 1000     # a 1 GB one
 //! cargo bench --bench simpleperf -- FILE.trace    # a recording of your own
+//! cargo bench --bench simpleperf -- --decode FILE.trace   # decoding alone, no whole load
 //! ```
 //!
 //! Loads the file as the viewer does (memory-mapped, page cache warm: detection, decoding, the
@@ -59,12 +60,16 @@ fn main() {
         }
     };
     let size = std::fs::metadata(&path).expect("recording").len();
+    if args.iter().any(|a| a == "--decode") {
+        decode_only(&path, size);
+        return;
+    }
     let _ = std::fs::read(&path); // warm the page cache
     // One load first, alone in the process, for its peak memory.
     let trace = tracelens::load::load_path(&path, &Progress::default()).expect("load");
     let peak_kb = peak_resident_kb();
     println!(
-        "load {}: {:.1} MB, {} samples, {} distinct stacks, {} threads, {} methods, {} calls",
+        "load {}: {:.1} MB, {} samples, {} stacks, {} threads, {} methods, {} calls",
         path.display(),
         size as f64 / 1e6,
         trace.samples.len(),
@@ -109,6 +114,47 @@ fn main() {
         drop(tracelens::load::load_path(&path, &Progress::default()).expect("load"));
     });
     print("load", best);
+}
+
+/// Decoding alone, best of 3, of the recording read into memory.
+fn decode_only(path: &std::path::Path, size: u64) {
+    let bytes = std::fs::read(path).expect("read the recording");
+    let progress = Progress::default();
+    let ctx = ReadContext::new(None, &progress);
+    let cpu0 = cpu_seconds();
+    let (best, samples) = common::best_of(3, || {
+        simpleperf::decode_samples(&bytes, &ctx).expect("decode")
+    });
+    let cpu = (cpu_seconds() - cpu0) / 3.0;
+    println!(
+        "decode {}: {samples} samples, best of 3 on {} worker threads: {:.0} ms, {:.2} M samples/s, {:.0} ns a sample, {:.0} MB/s",
+        path.display(),
+        rayon::current_num_threads(),
+        best.as_secs_f64() * 1e3,
+        samples as f64 / best.as_secs_f64() / 1e6,
+        best.as_secs_f64() * 1e9 / samples as f64,
+        size as f64 / 1e6 / best.as_secs_f64(),
+    );
+    // On a shared machine the wall time says little; the CPU time of a decode does.
+    println!(
+        "  CPU time a decode (mean of 3): {:.0} ms = {:.0} ns a sample; on 2 idle cores at best {:.2} M samples/s",
+        cpu * 1e3,
+        cpu * 1e9 / samples as f64,
+        samples as f64 / (cpu / 2.0) / 1e6,
+    );
+}
+
+/// The CPU time of the process so far (user and system), seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and
+    // 13th of them, in clock ticks (100 a second on Linux).
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
 }
 
 /// The process's peak resident memory (VmHWM), kB.

@@ -211,6 +211,7 @@ fn sample_counts_equal_the_reference_decoders_on_many_shapes() {
                 methods,
                 seed,
                 off_cpu: seed % 2 == 0,
+                ..SampledOptions::default()
             };
             let bytes = recording(&opts);
             let trace = load(&bytes);
@@ -235,6 +236,7 @@ fn generated_recordings_round_trip() {
         methods: 200,
         seed: 9,
         off_cpu: true,
+        ..SampledOptions::default()
     };
     let trace = load(&recording(&opts));
     assert_eq!(trace.source.format, "simpleperf");
@@ -418,4 +420,126 @@ fn mapping_deobfuscates_java_frames() {
         .collect();
     names.sort();
     assert_eq!(names, ["com.example.Cart.open", "com.example.Cart.total"]);
+}
+
+/// Recordings of one generated program (methods, names and call graph of program seed 7), one
+/// per seed, in `dir`; with `heavier`, method `m` of the program runs `1 + extra` times as long
+/// each time it is the innermost Java frame.
+fn sampled_runs(
+    dir: &std::path::Path,
+    name: &str,
+    seeds: std::ops::RangeInclusive<u64>,
+    heavier: Option<(u32, u32)>,
+) -> Vec<String> {
+    seeds
+        .map(|seed| {
+            let opts = SampledOptions {
+                samples: 20_000,
+                threads: 3,
+                methods: 60,
+                seed,
+                program_seed: Some(7),
+                heavier,
+                ..SampledOptions::default()
+            };
+            let path = dir.join(format!("{name}{seed}.trace"));
+            std::fs::write(&path, recording(&opts)).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// `diff --base BASE --new NEW EXTRA --json`: its exit code and report.
+fn group_diff(base: &[String], new: &[String], extra: &[&str]) -> (i32, serde_json::Value) {
+    let mut args = vec!["diff", "--json", "--base"];
+    args.extend(base.iter().map(String::as_str));
+    args.push("--new");
+    args.extend(new.iter().map(String::as_str));
+    args.extend(extra);
+    let o = tracelens(&args);
+    let code = o.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 3,
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (code, serde_json::from_slice(&o.stdout).unwrap())
+}
+
+/// The index of the program's Java method named `name` (`CLASS.VERBm`: its index ends the
+/// name), None for a method of another file.
+fn program_method(trace: &Trace, m: MethodId) -> Option<u32> {
+    let meth = &trace.methods[m.index()];
+    let class = trace.str(meth.class);
+    let java = class.ends_with("base.odex") || class == "[JIT app cache]";
+    let name = trace.str(meth.name);
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    name[name.len() - digits..].parse().ok().filter(|_| java)
+}
+
+#[test]
+fn group_diff_of_sampled_runs_finds_the_heavier_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = sampled_runs(dir.path(), "base", 1..=4, None);
+    // The Java method with the most samples of its own in the first base run runs three times
+    // as long in the new runs.
+    let first = load(&std::fs::read(&base[0]).unwrap());
+    let counts = SampleCounts::of(&first).unwrap();
+    let (heavier, method) = (0..first.methods.len() as u32)
+        .map(MethodId)
+        .filter_map(|m| Some((program_method(&first, m)?, m)))
+        .max_by_key(|&(_, m)| counts.self_samples[m.index()])
+        .unwrap();
+    let new = sampled_runs(dir.path(), "new", 5..=8, Some((heavier, 2)));
+    let (code, json) = group_diff(&base, &new, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(json["test"], "two-proportion-z");
+    let first_row = &json["regressions"][0];
+    let name = first_row["name"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{json:#}"));
+    let want = first.str(first.methods[method.index()].name);
+    assert_eq!(name, want, "{first_row:#}");
+    let samples = &first_row["exclusive"]["samples"];
+    assert!(samples["new_share"].as_f64() > samples["base_share"].as_f64());
+    assert!(first_row["exclusive"]["q"].as_f64().unwrap() < 0.01);
+    let per_run = |side: &str| first_row["exclusive"][side].as_f64().unwrap();
+    assert!(per_run("new_ms_per_run") > per_run("base_ms_per_run"));
+
+    // A budget on it breaks (exit status 3); one on another method does not.
+    let rule = format!("*{name}:+5%");
+    let (code, json) = group_diff(&base, &new, &["--fail-on", &rule]);
+    assert_eq!(code, 3);
+    assert_eq!(json["budgets"][0]["broken"], true);
+    let (code, _) = group_diff(&base, &new, &["--fail-on", "*.nothing:+5%"]);
+    assert_eq!(code, 0);
+
+    // Two files compare as groups of one run.
+    let o = tracelens(&["diff", &base[0], &new[0]]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("two-proportion z-test"), "{text}");
+    assert!(text.contains("share of samples"), "{text}");
+}
+
+#[test]
+fn group_diff_of_unchanged_sampled_runs_flags_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = sampled_runs(dir.path(), "base", 1..=3, None);
+    let new = sampled_runs(dir.path(), "new", 4..=6, None);
+    for extra in [&[][..], &["--metric", "inclusive"], &["--paths"]] {
+        let (_, json) = group_diff(&base, &new, extra);
+        let counts = &json["counts"];
+        assert!(counts["tested"].as_u64().unwrap() > 10, "{counts}");
+        assert_eq!(
+            counts["regressions"], 0,
+            "{extra:?}: {:#}",
+            json["regressions"]
+        );
+        assert_eq!(
+            counts["improvements"], 0,
+            "{extra:?}: {:#}",
+            json["improvements"]
+        );
+    }
 }

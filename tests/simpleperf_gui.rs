@@ -1,12 +1,14 @@
 //! A simpleperf recording in the real app (egui_kittest): it opens from the command line and by
 //! drag and drop, the Info panel shows its meta info, the analysis views build on its calls, a
-//! transform applies, and a search finds the calls of a symbol.
+//! transform applies, and a search finds the calls of a symbol; Compare tells it from a method
+//! trace; its methods colour by execution type.
 
 use std::time::{Duration, Instant};
 
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use tracelens::analysis::transform::{Transform, method_pattern};
+use tracelens::app::panels::session::exec_kind_color;
 use tracelens::trace::MethodId;
 
 use crate::gui_util::{drop_file, generated_trace, harness, ready, step_until, wait_loaded};
@@ -122,4 +124,77 @@ fn a_sampled_recording_opens_and_every_view_works_on_it() {
     drop_file(&mut h, &file);
     wait_loaded(&mut h);
     assert_eq!(ready(h.state(), 1).trace.source.format, "simpleperf");
+}
+
+/// Compare between a sampled tab and a method trace says why they do not compare, and compares
+/// two sampled tabs.
+#[test]
+fn compare_tells_a_sampled_profile_from_a_method_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let sampled = recording(dir.path());
+    let traced = generated_trace(dir.path(), "traced.trace", &["--records", "4000"]);
+    let again = dir.path().join("again.trace");
+    std::fs::copy(&sampled, &again).unwrap();
+    let mut h = crate::gui_util::harness_sized(&[sampled, traced, again], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    h.get_by_label("sampled.trace").click();
+    h.run();
+    h.get_by_label("Compare").click();
+    h.run();
+    let pick = |h: &mut crate::gui_util::H, b: &str| {
+        let t0 = Instant::now();
+        while h
+            .query_by_role_and_label(egui::accesskit::Role::RadioButton, b)
+            .is_none()
+        {
+            assert!(t0.elapsed() < Duration::from_secs(60), "no choice of {b}");
+            std::thread::sleep(Duration::from_millis(5));
+            h.step();
+        }
+        h.get_by_role_and_label(egui::accesskit::Role::RadioButton, b)
+            .click();
+        h.step();
+        h.step();
+    };
+    pick(&mut h, "traced.trace");
+    crate::gui_util::step_until_label(
+        &mut h,
+        "A is a sampled profile and B is a method trace: they do not compare",
+    );
+    pick(&mut h, "again.trace");
+    crate::gui_util::step_until_label(&mut h, "in both");
+    assert!(h.query_by_label_contains("they do not compare").is_none());
+}
+
+/// A sampled tab colours the methods no colour rule matches by their execution type, when asked
+/// beside the colour rules.
+#[test]
+fn methods_colour_by_execution_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(&[recording(dir.path())]);
+    wait_loaded(&mut h);
+    for label in ["View", "Bookmarks and colour rules"] {
+        h.get_by_label(label).click();
+        h.step();
+        h.step();
+    }
+    h.key_press(egui::Key::Escape);
+    h.step();
+    h.get_by_label("Colour by execution type").click();
+    h.step();
+    assert!(h.state().tabs[0].view.session.by_exec_kind);
+    let doc = ready(h.state(), 0).clone();
+    let colors = h.state_mut().tabs[0].view.session.rule_colors(&doc);
+    let colors = colors.expect("methods are coloured");
+    let mut kinds = std::collections::BTreeSet::new();
+    for m in 0..doc.trace.methods.len() {
+        if let Some(kind) = doc.trace.samples.frames.method_kind(MethodId(m as u32)) {
+            assert_eq!(colors[m], Some(exec_kind_color(kind)), "method {m}");
+            kinds.insert(kind);
+        }
+    }
+    assert!(
+        kinds.len() >= 3,
+        "native, interpreted and JIT frames: {kinds:?}"
+    );
 }

@@ -12,7 +12,8 @@ use crate::report::diff::{write_diff_json, write_diff_text};
 
 /// Compare two traces (A = run 1) per method: exclusive and inclusive time and calls of each run,
 /// difference and ratio, then the methods found in one run only. With `--base A1 A2... --new B1
-/// B2...`: groups of runs compared with statistics (docs/regressions.md).
+/// B2...`: groups of runs compared with statistics (docs/regressions.md). Two sampled profiles
+/// (simpleperf) compare as groups of one run: shares of samples, tested.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Run 1.
@@ -42,13 +43,29 @@ pub struct DiffArgs {
     pub compensate: super::compensate::CompensateOpt,
 }
 
+/// Whether the file at `path` starts as a sampled profile (simpleperf's protobuf).
+fn is_sampled(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; crate::formats::simpleperf::MAGIC.len()];
+    std::fs::File::open(path).is_ok_and(|mut f| f.read_exact(&mut head).is_ok())
+        && &head == crate::formats::simpleperf::MAGIC
+}
+
 /// Prints the comparison (text of the primary clock, or JSON).
 pub(crate) fn run(args: &DiffArgs) -> Result<(), CliError> {
     let mapping_a = args.mapping_a.as_ref().or(args.mapping.as_ref());
     let mapping_b = args.mapping_b.as_ref().or(args.mapping.as_ref());
+    let g = &args.groups;
     let (Some(a_path), Some(b_path)) = (&args.a, &args.b) else {
-        return super::regress::run(&args.groups, mapping_a, mapping_b, args.json);
+        return super::regress::run(g, (&g.base, &g.new), mapping_a, mapping_b, args.json);
     };
+    // Two sampled profiles compare as groups of one run each: their sample counts are tested
+    // (dmtracedump's comparison of times per call has no test, and their calls are runs of
+    // samples).
+    if is_sampled(a_path) && is_sampled(b_path) {
+        let runs = (std::slice::from_ref(a_path), std::slice::from_ref(b_path));
+        return super::regress::run(g, runs, mapping_a, mapping_b, args.json);
+    }
     let load = |file: &PathBuf, mapping: Option<&PathBuf>| {
         let mapping = super::mapping::load_mapping(mapping.map(PathBuf::as_path))?;
         let mut trace = crate::load::load_path(file, &Progress::default())?;

@@ -194,6 +194,8 @@ fn run_sampled(args: &GenArgs) -> Result<(), CliError> {
         methods: args.methods,
         seed: args.seed,
         off_cpu: args.off_cpu,
+        program_seed: args.program_seed,
+        heavier: None,
     };
     let path = &args.output;
     let write_error = |source| CliError::Write {

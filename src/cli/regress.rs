@@ -127,10 +127,11 @@ fn load_run(
     Ok((samples, clock))
 }
 
-/// Runs the group comparison, each group's runs with their mapping (if any), the report as
-/// text or `json`; `Err(BudgetBroken)` (exit 3) after the report when a budget broke.
+/// Runs the group comparison of `runs` (base, new; each at least one), each group's runs with
+/// their mapping (if any), the options of `g`, the report as text or `json`; `Err(BudgetBroken)` (exit 3) after the report when a budget broke.
 pub(crate) fn run(
     g: &GroupArgs,
+    runs: (&[PathBuf], &[PathBuf]),
     mapping_base: Option<&PathBuf>,
     mapping_new: Option<&PathBuf>,
     json: bool,
@@ -144,6 +145,7 @@ pub(crate) fn run(
             .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))?;
         rules.extend(file_rules);
     }
+    let (base_paths, new_paths) = runs;
     let keying = if g.paths {
         Keying::Paths
     } else {
@@ -153,13 +155,13 @@ pub(crate) fn run(
     let map_new = super::mapping::load_mapping(mapping_new.map(PathBuf::as_path))?;
     // The first base run decides the clock when none is asked for.
     let (first, clock) = load_run(
-        &g.base[0],
+        &base_paths[0],
         map_base.as_ref(),
         g.clock.map(Clock::from),
         keying,
     )?;
-    let jobs: Vec<(&PathBuf, bool)> = (g.base[1..].iter().map(|p| (p, true)))
-        .chain(g.new.iter().map(|p| (p, false)))
+    let jobs: Vec<(&PathBuf, bool)> = (base_paths[1..].iter().map(|p| (p, true)))
+        .chain(new_paths.iter().map(|p| (p, false)))
         .collect();
     let loaded: Vec<RunSamples> = jobs
         .par_iter()
@@ -173,7 +175,7 @@ pub(crate) fn run(
         })
         .collect::<Result<_, _>>()?;
     let mut base = vec![first];
-    let mut new = Vec::with_capacity(g.new.len());
+    let mut new = Vec::with_capacity(new_paths.len());
     for (run, &(_, is_base)) in loaded.into_iter().zip(&jobs) {
         if is_base {
             base.push(run)
@@ -182,7 +184,7 @@ pub(crate) fn run(
         }
     }
     let tps = base[0].ticks_per_sec;
-    if let Some((p, r)) = (g.base.iter().chain(&g.new))
+    if let Some((p, r)) = (base_paths.iter().chain(new_paths))
         .zip(base.iter().chain(&new))
         .find(|(_, r)| r.ticks_per_sec != tps)
     {
@@ -217,8 +219,8 @@ pub(crate) fn run(
         write_json(
             &cmp,
             clock,
-            &names(&g.base),
-            &names(&g.new),
+            &names(base_paths),
+            &names(new_paths),
             g.all,
             &verdicts,
             &mut out,

@@ -87,12 +87,24 @@ pub fn write_text(
     let min = cmp.options.min_change.map_or(String::new(), |t| {
         format!(" and a change of at least {t} either way")
     });
-    writeln!(
-        out,
-        "{} time per call; Mann-Whitney U on per-call durations, Benjamini-Hochberg q < {}{min}",
-        m.name(),
-        cmp.options.alpha
-    )?;
+    if cmp.sampled {
+        let min = cmp.options.min_change.map_or(String::new(), |t| {
+            format!(" and a change of time per run of at least {t} either way")
+        });
+        writeln!(
+            out,
+            "{} samples (share of each group's samples); two-proportion z-test on sample counts, Benjamini-Hochberg q < {}{min}",
+            m.name(),
+            cmp.options.alpha
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} time per call; Mann-Whitney U on per-call durations, Benjamini-Hochberg q < {}{min}",
+            m.name(),
+            cmp.options.alpha
+        )?;
+    }
     writeln!(
         out,
         "{} {what} in both groups; significant: {}, {}; {} only in base, {} only in new",
@@ -106,18 +118,22 @@ pub fn write_text(
         Metric::Exclusive => Metric::Inclusive,
         Metric::Inclusive => Metric::Exclusive,
     };
-    let header = format!(
-        "{:>4}  {:>22}  {:>25}  {:>10}  {:>10}  {:>8}  {:>11}  {:>17}  {:>20}  name",
-        "#",
-        "change per call",
-        "95% CI",
-        "base/call",
-        "new/call",
-        "q",
-        "change/run",
-        "calls/run",
-        &format!("{} change/call", &other.name()[..4]),
-    );
+    let header = if cmp.sampled {
+        sampled_header(other)
+    } else {
+        format!(
+            "{:>4}  {:>22}  {:>25}  {:>10}  {:>10}  {:>8}  {:>11}  {:>17}  {:>20}  name",
+            "#",
+            "change per call",
+            "95% CI",
+            "base/call",
+            "new/call",
+            "q",
+            "change/run",
+            "calls/run",
+            &format!("{} change/call", &other.name()[..4]),
+        )
+    };
     let mut sections = vec![
         ("Regressions, by time added per run", Status::Regression),
         ("Improvements, by time saved per run", Status::Improvement),
@@ -134,6 +150,10 @@ pub fn write_text(
         writeln!(out, "{header}")?;
         for (rank, &i) in ranked.iter().enumerate().take(top) {
             let r = cmp.row(i);
+            if cmp.sampled {
+                write_sampled_row(cmp, rank, &r, other, out)?;
+                continue;
+            }
             let (mc, oc) = (r.metric(m), r.metric(other));
             let ci = mc.ci95.map_or("-".to_string(), |(lo, hi)| {
                 format!("[{}, {}]", fmt_time(lo, tps, true), fmt_time(hi, tps, true))
@@ -182,6 +202,12 @@ pub fn write_text(
                 Status::OnlyBase => (mc.base_per_run, r.base_calls_per_run),
                 _ => (mc.new_per_run, r.new_calls_per_run),
             };
+            if cmp.sampled {
+                // The calls of sampled runs are runs of samples: not counted here.
+                let per_run = fmt_time(per_run, tps, false);
+                writeln!(out, "  {per_run:>11}/run  {}", r.key.label())?;
+                continue;
+            }
             writeln!(
                 out,
                 "  {:>11}/run  {:>10.1} calls/run  {}",
@@ -204,6 +230,67 @@ pub fn write_text(
     Ok(())
 }
 
+/// The header of the rows of a comparison of sampled runs (`other`: the metric beside).
+fn sampled_header(other: Metric) -> String {
+    format!(
+        "{:>4}  {:>22}  {:>19}  {:>10}  {:>10}  {:>8}  {:>19}  {:>19}  name",
+        "#",
+        "change per run",
+        "share of samples",
+        "base/run",
+        "new/run",
+        "q",
+        "samples/run",
+        &format!("{} change/run", &other.name()[..4]),
+    )
+}
+
+/// Row `r` of a comparison of sampled runs, ranked `rank` (from 0).
+fn write_sampled_row(
+    cmp: &Comparison,
+    rank: usize,
+    r: &Row,
+    other: Metric,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let tps = cmp.ticks_per_sec;
+    let (mc, oc) = (r.metric(cmp.options.metric), r.metric(other));
+    let change = mc.new_per_run - mc.base_per_run;
+    let pct = (mc.base_per_run > 0.0).then(|| change / mc.base_per_run * 100.0);
+    let (shares, per_run) = mc.samples.map_or(("-".into(), "-".into()), |s| {
+        let runs = |n: usize| n.max(1) as f64;
+        (
+            format!(
+                "{:.2}% → {:.2}%",
+                s.base_share() * 100.0,
+                s.new_share() * 100.0
+            ),
+            format!(
+                "{:.1} → {:.1}",
+                s.base as f64 / runs(cmp.base_runs),
+                s.new as f64 / runs(cmp.new_runs)
+            ),
+        )
+    });
+    writeln!(
+        out,
+        "{:>4}  {:>22}  {:>19}  {:>10}  {:>10}  {:>8}  {:>19}  {:>19}  {}",
+        rank + 1,
+        format!("{} ({})", fmt_time(change, tps, true), fmt_pct(pct)),
+        shares,
+        fmt_time(mc.base_per_run, tps, false),
+        fmt_time(mc.new_per_run, tps, false),
+        fmt_q(mc.q),
+        per_run,
+        format!(
+            "{}{}",
+            fmt_time(oc.new_per_run - oc.base_per_run, tps, true),
+            if oc.significant { " *" } else { "" }
+        ),
+        r.key.label()
+    )
+}
+
 /// The one-screen summary of broken budgets (empty when none is broken).
 pub fn write_budget_summary(
     cmp: &Comparison,
@@ -215,9 +302,10 @@ pub fn write_budget_summary(
         return Ok(());
     }
     let tps = cmp.ticks_per_sec;
+    let per = if cmp.sampled { "run" } else { "call" };
     writeln!(
         out,
-        "{} of {} budgets broken ({} time per call, significant at q < {}):",
+        "{} of {} budgets broken ({} time per {per}, significant at q < {}):",
         broken.len(),
         verdicts.len(),
         cmp.options.metric.name(),
@@ -228,13 +316,15 @@ pub fn write_budget_summary(
         for &i in v.breaking.iter().take(5) {
             let r = cmp.row(i);
             let mc = r.metric(cmp.options.metric);
+            let (base, new) = mc.gated();
+            let pct = (base > 0.0).then(|| (new - base) / base * 100.0);
             writeln!(
                 out,
-                "    {} ({}) {} → {} per call, q {}  {}",
-                fmt_time(mc.change(), tps, true),
-                fmt_pct(mc.change_pct()),
-                fmt_time(mc.base_mean, tps, false),
-                fmt_time(mc.new_mean, tps, false),
+                "    {} ({}) {} → {} per {per}, q {}  {}",
+                fmt_time(new - base, tps, true),
+                fmt_pct(pct),
+                fmt_time(base, tps, false),
+                fmt_time(new, tps, false),
                 fmt_q(mc.q),
                 r.key.label()
             )?;
@@ -251,7 +341,7 @@ fn ms(ticks: f64, tps: u64) -> f64 {
 }
 
 fn metric_json(mc: &MetricChange, tps: u64) -> Value {
-    json!({
+    let mut v = json!({
         "n_base": mc.n_base,
         "n_new": mc.n_new,
         "base_ms_per_call": ms(mc.base_mean, tps),
@@ -265,11 +355,24 @@ fn metric_json(mc: &MetricChange, tps: u64) -> Value {
         "new_share": mc.new_share,
         "u": mc.test.map(|t| t.u_new),
         "prob_new_slower": mc.test.map(|t| t.prob_new_slower),
-        "z": mc.test.map(|t| t.z),
-        "p": mc.test.map(|t| t.p),
-        "q": mc.test.map(|_| mc.q),
+        "z": mc.test.map(|t| t.z).or(mc.samples.map(|s| s.z)),
+        "p": mc.p(),
+        "q": mc.p().map(|_| mc.q),
         "significant": mc.significant,
-    })
+    });
+    if let (Some(s), Value::Object(o)) = (mc.samples, &mut v) {
+        let samples = json!({
+            "base": s.base,
+            "new": s.new,
+            "base_total": s.base_total,
+            "new_total": s.new_total,
+            "base_share": s.base_share(),
+            "new_share": s.new_share(),
+            "dispersion": s.dispersion,
+        });
+        o.insert("samples".into(), samples);
+    }
+    v
 }
 
 fn row_json(r: &Row, rank: Option<usize>, tps: u64) -> Value {
@@ -427,9 +530,9 @@ fn head_json(
         "clock": match clock { Clock::Cpu => "cpu", Clock::Wall => "wall" },
         "keying": match cmp.options.keying { Keying::Methods => "methods", Keying::Paths => "paths" },
         "metric": cmp.options.metric.name(),
-        "test": "mann-whitney-u",
+        "test": if cmp.sampled { "two-proportion-z" } else { "mann-whitney-u" },
         "correction": "benjamini-hochberg",
-        "interval": "welch-95",
+        "interval": if cmp.sampled { "none" } else { "welch-95" },
         "alpha": cmp.options.alpha,
         "min_change": cmp.options.min_change.map(|t| t.to_string()),
         "base": {"runs": base, "mean_ms_per_run": ms(cmp.base_run_ticks, tps)},

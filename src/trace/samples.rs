@@ -7,7 +7,9 @@
 //!
 //! Stacks are interned in a prefix table ([`StackTable`], as samply's `stack_table.rs`): a stack
 //! is its leaf frame and its caller's stack, so a million samples of a few thousand distinct
-//! stacks store each stack once. A frame ([`Frames`]) is a method and how its code ran
+//! stacks store each stack a few times at most. A reader may intern parts of a file apart (the
+//! simpleperf reader does, per chunk) and so give one stack several ids: stacks are compared by
+//! their frames, never by id. A frame ([`Frames`]) is a method and how its code ran
 //! ([`ExecKind`]); methods are the trace's.
 
 use super::{MethodId, ThreadId};
@@ -118,6 +120,22 @@ impl StackTable {
         self.parent.push(parent.map_or(Self::ROOT, |p| p.0));
         self.frame.push(frame);
         id
+    }
+
+    /// Makes room for `n` more stacks.
+    pub fn reserve(&mut self, n: usize) {
+        self.parent.reserve(n);
+        self.frame.reserve(n);
+    }
+
+    /// Appends the stacks of `other`, their frames renamed by `frame`; returns the offset of
+    /// their ids here (stack `s` of `other` is `s + offset` here).
+    pub fn append(&mut self, other: &StackTable, frame: impl Fn(FrameId) -> FrameId) -> u32 {
+        let offset = self.parent.len() as u32;
+        let moved = |p: u32| if p == Self::ROOT { p } else { p + offset };
+        self.parent.extend(other.parent.iter().map(|&p| moved(p)));
+        self.frame.extend(other.frame.iter().map(|&f| frame(f)));
+        offset
     }
 
     pub fn len(&self) -> usize {

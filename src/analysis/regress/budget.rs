@@ -1,5 +1,6 @@
 //! Regression budgets (`diff --fail-on GLOB:+5%`, `diff --budget FILE`): a glob on method names
-//! and the largest change of time per call allowed, in percent or in time.
+//! and the largest change of time per call allowed (of time per run, for sampled runs), in
+//! percent or in time.
 //!
 //! Budget file: one rule per line, `GLOB THRESHOLD` (the threshold is the last word), `#`
 //! starts a comment, blank lines are ignored:
@@ -160,9 +161,10 @@ pub fn check(cmp: &Comparison, rules: &[Rule]) -> Vec<Verdict> {
                     let m = row.metric(cmp.options.metric);
                     row.method().is_some_and(|k| {
                         glob_match(&rule.glob, &k.dotted()) || glob_match(&rule.glob, &k.full())
-                    }) && rule
-                        .threshold
-                        .reached(m.base_mean, m.new_mean, cmp.ticks_per_sec)
+                    }) && {
+                        let (base, new) = m.gated();
+                        rule.threshold.reached(base, new, cmp.ticks_per_sec)
+                    }
                 })
                 .collect();
             Verdict {

@@ -46,7 +46,10 @@ use crate::analysis::diff::{KeyParts, MethodKey, MethodNames};
 use budget::Threshold;
 use paths::{PathKey, PathTable};
 use samples::{Keying, RunSamples};
-use stats::{MannWhitney, benjamini_hochberg, mann_whitney_parts, mean_var, welch_ci};
+use stats::{
+    MannWhitney, benjamini_hochberg, mann_whitney_parts, mean_var, student_t_two_sided_p,
+    two_proportions, two_sided_p, welch_ci,
+};
 
 /// Exclusive or inclusive time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -125,6 +128,35 @@ impl RowKey {
     }
 }
 
+/// The sample counts of a row in sampled runs, pooled per group, and their two-proportion
+/// z-test, its variance scaled by the counts' dispersion between runs (quasi-binomial).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleShares {
+    /// The samples that hold the key, over the group's runs.
+    pub base: u64,
+    pub new: u64,
+    /// Every sample of the group's runs.
+    pub base_total: u64,
+    pub new_total: u64,
+    /// How much more the counts vary between runs of a group than binomial counts (at least
+    /// 1): the test's variance is multiplied by it.
+    pub dispersion: f64,
+    /// Positive when the new share is larger; divided by the dispersion's square root.
+    pub z: f64,
+    /// Two-sided: of Student's t with the dispersion's degrees of freedom (the runs less one
+    /// per group), of the normal with one run a group.
+    pub p: f64,
+}
+
+impl SampleShares {
+    pub fn base_share(&self) -> f64 {
+        self.base as f64 / self.base_total.max(1) as f64
+    }
+    pub fn new_share(&self) -> f64 {
+        self.new as f64 / self.new_total.max(1) as f64
+    }
+}
+
 /// One metric of one row. Times are ticks (`Comparison::ticks_per_sec`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct MetricChange {
@@ -140,7 +172,10 @@ pub struct MetricChange {
     /// Mean over runs of the share of the run's length (0..1).
     pub base_share: f64,
     pub new_share: f64,
+    /// The test of the per-call durations (method traces).
     pub test: Option<MannWhitney>,
+    /// The test of the sample counts (sampled runs), instead of `test`.
+    pub samples: Option<SampleShares>,
     /// Benjamini–Hochberg q-value within this metric's family (1 when not tested).
     pub q: f64,
     pub significant: bool,
@@ -149,6 +184,25 @@ pub struct MetricChange {
 impl MetricChange {
     pub fn change(&self) -> f64 {
         self.new_mean - self.base_mean
+    }
+    /// The p-value of its test, None when untested.
+    pub fn p(&self) -> Option<f64> {
+        self.test.map(|t| t.p).or(self.samples.map(|s| s.p))
+    }
+    /// Whether it rose: the time per call, or the share of samples of sampled runs.
+    pub fn rising(&self) -> bool {
+        match self.samples {
+            Some(s) => s.new_share() > s.base_share(),
+            None => self.change() > 0.0,
+        }
+    }
+    /// The base and new values that thresholds (`min_change`, budgets) compare: the time per
+    /// call, or the time per run of sampled runs.
+    pub fn gated(&self) -> (f64, f64) {
+        match self.samples {
+            Some(_) => (self.base_per_run, self.new_per_run),
+            None => (self.base_mean, self.new_mean),
+        }
     }
     /// Change in percent of the base mean (None when the base mean is 0).
     pub fn change_pct(&self) -> Option<f64> {
@@ -191,9 +245,14 @@ impl Row {
             RowKey::Path(_) => None,
         }
     }
-    /// The ranking key: the change per call times the new calls per run (time added per run).
+    /// The ranking key: the time added per run: the change per call times the new calls per
+    /// run, or the change of time per run of sampled runs.
     pub fn impact(&self, m: Metric) -> f64 {
-        self.metric(m).change() * self.new_calls_per_run
+        let mc = self.metric(m);
+        match mc.samples {
+            Some(_) => mc.new_per_run - mc.base_per_run,
+            None => mc.change() * self.new_calls_per_run,
+        }
     }
 }
 
@@ -207,6 +266,8 @@ pub struct Comparison {
     /// Mean run length per group (Σ over threads of first to last record, on the clock).
     pub base_run_ticks: f64,
     pub new_run_ticks: f64,
+    /// Every run is sampled: rows are tested on their sample counts.
+    pub sampled: bool,
     /// What ranks and counts each row, tested or one-sided, in key order.
     summaries: Vec<Summary>,
     /// The keys the rows are about (`Summary::key` indexes them).
@@ -526,19 +587,100 @@ fn metric_of(
         (total / runs, share / runs)
     };
     let ((ra, sa), (rb, sb)) = (per_run(&a), per_run(&b));
+    // The calls of sampled runs are runs of consecutive samples: their durations are not
+    // tested (their sample counts are), nor is an interval given for their mean.
+    let sampled = all.iter().all(|r| r.tally.is_some());
     MetricChange {
         n_base: na,
         n_new: nbb,
         base_mean: ma,
         new_mean: mb,
-        ci95: welch_ci((ma, va, na as f64), (mb, vb, nbb as f64), 0.95),
+        ci95: welch_ci((ma, va, na as f64), (mb, vb, nbb as f64), 0.95).filter(|_| !sampled),
         base_per_run: ra,
         new_per_run: rb,
         base_share: sa,
         new_share: sb,
-        test: mann_whitney_parts(&pa, &pb),
+        test: (!sampled).then(|| mann_whitney_parts(&pa, &pb)).flatten(),
+        samples: sampled.then(|| sample_shares(all, nb, local, m)).flatten(),
         q: 1.0,
         significant: false,
+    }
+}
+
+/// The pooled sample counts of a row on metric `m` and their test, when every run is sampled
+/// and the row is on samples of both groups (a row of one group is listed apart, untested).
+fn sample_shares(
+    all: &[&RunSamples],
+    nb: usize,
+    local: &impl Fn(usize) -> u32,
+    m: Metric,
+) -> Option<SampleShares> {
+    // Per run: the row's samples on `m`, on any stack, and every sample.
+    let runs: Vec<[u64; 3]> = (all.iter().enumerate())
+        .map(|(r, run)| {
+            let tally = run.tally.as_ref()?;
+            let count = |m| match local(r) {
+                u32::MAX => 0,
+                l => tally.of(l as usize, m),
+            };
+            Some([count(m), count(Metric::Inclusive), tally.total])
+        })
+        .collect::<Option<_>>()?;
+    let sum = |runs: &[[u64; 3]]| {
+        runs.iter()
+            .fold([0; 3], |a, r| [a[0] + r[0], a[1] + r[1], a[2] + r[2]])
+    };
+    let (base_runs, new_runs) = runs.split_at(nb);
+    let [[base, base_on, base_total], [new, new_on, new_total]] = [sum(base_runs), sum(new_runs)];
+    if base_on == 0 || new_on == 0 || base + new == 0 {
+        return None;
+    }
+    let (z, _) = two_proportions(base, base_total, new, new_total)?;
+    let shares = [
+        base as f64 / base_total as f64,
+        new as f64 / new_total as f64,
+    ];
+    let (dispersion, df) = dispersion(&[(base_runs, shares[0]), (new_runs, shares[1])]);
+    let z = z / dispersion.sqrt();
+    // An estimated dispersion makes z a t of its degrees of freedom (the quasi-likelihood
+    // test); with none to estimate it from, z is normal.
+    let p = match df {
+        0 => two_sided_p(z),
+        df => student_t_two_sided_p(z, df as f64),
+    };
+    Some(SampleShares {
+        base,
+        new,
+        base_total,
+        new_total,
+        dispersion,
+        z,
+        p,
+    })
+}
+
+/// How much more a row's counts vary between the runs of a group than binomial counts would,
+/// and its degrees of freedom: Pearson's X² of each run's count around its group's share, over
+/// its degrees of freedom (the runs less one per group); at least 1, and 1 when there are no
+/// two runs in a group to tell (0 degrees of freedom). (`groups`: each group's runs, [count,
+/// _, samples], and its pooled share.)
+fn dispersion(groups: &[(&[[u64; 3]], f64)]) -> (f64, usize) {
+    let mut x2 = 0.0;
+    let mut df = 0usize;
+    for &(runs, share) in groups {
+        df += runs.len().saturating_sub(1);
+        if share <= 0.0 || share >= 1.0 {
+            continue;
+        }
+        for r in runs {
+            let n = r[2] as f64;
+            let expected = n * share;
+            x2 += (r[0] as f64 - expected).powi(2) / (expected * (1.0 - share));
+        }
+    }
+    match df {
+        0 => (1.0, 0),
+        df => ((x2 / df as f64).max(1.0), df),
     }
 }
 
@@ -564,10 +706,10 @@ fn stats_row(all: &[&RunSamples], nb: usize, key: RowKey, local: impl Fn(usize) 
 fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summary {
     let metrics = [Metric::Exclusive, Metric::Inclusive];
     let large_enough = metrics.map(|m| {
-        let mc = row.metric(m);
+        let (base, new) = row.metric(m).gated();
         options
             .min_change
-            .is_none_or(|t| t.reached_either_way(mc.base_mean, mc.new_mean, tps))
+            .is_none_or(|t| t.reached_either_way(base, new, tps))
     });
     let ranking = row.metric(options.metric);
     let score = match row.status {
@@ -575,14 +717,14 @@ fn summarize(row: &Row, key: u32, options: &Options, tps: u64) -> Summary {
         Status::OnlyNew => ranking.new_per_run,
         _ => row.impact(options.metric),
     };
-    let p = metrics.map(|m| row.metric(m).test.map(|t| t.p));
+    let p = metrics.map(|m| row.metric(m).p());
     Summary {
         key,
         status: row.status,
         large_enough,
         significant: [false; 2],
         tested: p.map(|p| p.is_some()),
-        rising: ranking.change() > 0.0,
+        rising: ranking.rising(),
         q: p.map(|p| p.unwrap_or(1.0)),
         score,
     }
@@ -716,6 +858,7 @@ fn compare_runs(
         new_runs: all.len() - nb,
         base_run_ticks: mean_len(&all[..nb]),
         new_run_ticks: mean_len(&all[nb..]),
+        sampled: !all.is_empty() && all.iter().all(|r| r.tally.is_some()),
         summaries,
         keys,
         rows,

@@ -10,6 +10,10 @@
 //!
 //! Layout: the samples of key `k` are `excl[excl_at[k]..excl_at[k + 1]]` and
 //! `incl[incl_at[k]..incl_at[k + 1]]`, in no particular order (filled by a counting sort).
+//!
+//! A sampled profile (simpleperf) has calls made from its samples, which give the times; it
+//! also gives its sample counts per key ([`SampleTally`]), which the comparison tests instead
+//! of the durations of those calls (runs of consecutive samples, not calls of the code).
 
 use std::hash::BuildHasher;
 
@@ -19,8 +23,9 @@ use rustc_hash::FxBuildHasher;
 use std::sync::Arc;
 
 use crate::analysis::diff::MethodNames;
+use crate::analysis::samples::SampleCounts;
 use crate::trace::walk::{Step, walk_calls};
-use crate::trace::{Clock, ClockMode, MethodId, Trace};
+use crate::trace::{Clock, ClockMode, MethodId, StackId, Trace};
 
 /// What a sample is keyed by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +43,28 @@ pub struct PathNode {
     pub method: MethodId,
 }
 
+/// The samples of a sampled run per key: exclusive, those whose innermost frame is the key
+/// (the method, or the whole path); inclusive, those whose stack holds it (a method counted
+/// once however often it recurs; a path is on a stack at most once).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleTally {
+    pub excl: Vec<u64>,
+    pub incl: Vec<u64>,
+    /// Every sample of the run.
+    pub total: u64,
+}
+
+impl SampleTally {
+    /// The count of key `k` on `metric` (0 for a key the tally does not reach).
+    pub fn of(&self, k: usize, metric: super::Metric) -> u64 {
+        let counts = match metric {
+            super::Metric::Exclusive => &self.excl,
+            super::Metric::Inclusive => &self.incl,
+        };
+        counts.get(k).copied().unwrap_or(0)
+    }
+}
+
 /// The samples of one run.
 #[derive(Clone, Debug, Default)]
 pub struct RunSamples {
@@ -52,6 +79,8 @@ pub struct RunSamples {
     /// Σ over threads of (last − first event time) on the clock: the run's length.
     pub total_ticks: u64,
     pub ticks_per_sec: u64,
+    /// The sample counts of a sampled profile; None for a method trace.
+    pub tally: Option<SampleTally>,
 }
 
 impl RunSamples {
@@ -117,6 +146,70 @@ pub(crate) fn clamp(t: u64) -> u32 {
     t.min(NOT_OUTERMOST as u64 - 1) as u32
 }
 
+/// The number of path node `node` in `nodes`, added when new (`index`: the nodes by hash).
+fn node_id(nodes: &mut Vec<PathNode>, index: &mut HashTable<u32>, node: PathNode) -> u32 {
+    let hash = |n: &PathNode| FxBuildHasher.hash_one(n);
+    let h = hash(&node);
+    if let Some(&i) = index.find(h, |&i| nodes[i as usize] == node) {
+        return i;
+    }
+    let next = nodes.len() as u32;
+    nodes.push(node);
+    index.insert_unique(h, next, |&i| hash(&nodes[i as usize]));
+    next
+}
+
+/// The sample counts of sampled `trace` per key; call paths are looked up in (or added to)
+/// `nodes`.
+fn tally(
+    trace: &Trace,
+    keying: Keying,
+    nodes: &mut Vec<PathNode>,
+    index: &mut HashTable<u32>,
+) -> SampleTally {
+    let samples = &trace.samples;
+    let total = samples.len() as u64;
+    if keying == Keying::Methods {
+        let counts = SampleCounts::of(trace).unwrap_or_default();
+        return SampleTally {
+            excl: counts.self_samples,
+            incl: counts.total_samples,
+            total,
+        };
+    }
+    let mut per_stack = vec![0u64; samples.stacks.len()];
+    for s in samples.iter() {
+        if let Some(st) = s.stack {
+            per_stack[st.0 as usize] += 1;
+        }
+    }
+    let mut t = SampleTally {
+        total,
+        ..SampleTally::default()
+    };
+    let mut methods = Vec::new();
+    for (i, &n) in per_stack.iter().enumerate().filter(|(_, n)| **n > 0) {
+        samples.methods_root_first(Some(StackId(i as u32)), &mut methods);
+        let mut parent = None;
+        for &method in &methods {
+            let k = node_id(nodes, index, PathNode { parent, method }) as usize;
+            if t.incl.len() <= k {
+                t.incl.resize(k + 1, 0);
+            }
+            t.incl[k] += n;
+            parent = Some(k as u32);
+        }
+        if let Some(leaf) = parent {
+            let k = leaf as usize;
+            if t.excl.len() <= k {
+                t.excl.resize(k + 1, 0);
+            }
+            t.excl[k] += n;
+        }
+    }
+    t
+}
+
 /// Gathers the samples of `trace` on `clock` (the caller checks [`has_clock`]; a call without
 /// that clock counts as 0).
 pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
@@ -126,15 +219,17 @@ pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
         ticks_per_sec: trace.ticks_per_sec,
         ..RunSamples::default()
     };
+    // Each path node's number by hash, the nodes themselves in `run.nodes` (4 bytes a slot,
+    // where a map of nodes took 16: a run may have a path per call).
+    let mut node_of: HashTable<u32> = HashTable::new();
+    if !trace.samples.is_empty() {
+        run.tally = Some(tally(trace, keying, &mut run.nodes, &mut node_of));
+    }
     if method_count == 0 {
         run.excl_at = vec![0];
         run.incl_at = vec![0];
         return run;
     }
-    // Each path node's number by hash, the nodes themselves in `run.nodes` (4 bytes a slot,
-    // where a map of nodes took 16: a run may have a path per call).
-    let mut node_of: HashTable<u32> = HashTable::new();
-    let hash = |n: &PathNode| FxBuildHasher.hash_one(n);
     // (key, exclusive, inclusive or NOT_OUTERMOST)
     let mut raw: Vec<(u32, u32, u32)> = Vec::with_capacity(trace.call_count());
     let mut on_stack = vec![0u32; method_count];
@@ -166,21 +261,8 @@ pub fn run_samples(trace: &Trace, clock: Clock, keying: Keying) -> RunSamples {
                     let key = match keying {
                         Keying::Methods => m as u32,
                         Keying::Paths => {
-                            let node = PathNode {
-                                parent: stack.last().map(|f| f.key),
-                                method,
-                            };
-                            let h = hash(&node);
-                            let nodes = &mut run.nodes;
-                            match node_of.find(h, |&i| nodes[i as usize] == node) {
-                                Some(&i) => i,
-                                None => {
-                                    let next = nodes.len() as u32;
-                                    nodes.push(node);
-                                    node_of.insert_unique(h, next, |&i| hash(&nodes[i as usize]));
-                                    next
-                                }
-                            }
+                            let parent = stack.last().map(|f| f.key);
+                            node_id(&mut run.nodes, &mut node_of, PathNode { parent, method })
                         }
                     };
                     let flags = lane.flags(i);

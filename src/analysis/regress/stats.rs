@@ -166,6 +166,25 @@ pub fn welch_ci(a: (f64, f64, f64), b: (f64, f64, f64), level: f64) -> Option<(f
     Some((d - t * se, d + t * se))
 }
 
+/// The two-proportion z-test of `k_new` of `n_new` samples against `k_base` of `n_base`:
+/// (z, two-sided p), z positive when the new share is larger. The shares are pooled for the
+/// standard error (the test is the 2×2 chi-square test without continuity correction: z² is
+/// its statistic). None when a side has no samples; z = 0 and p = 1 when every sample or none
+/// has the key (no variance).
+pub fn two_proportions(k_base: u64, n_base: u64, k_new: u64, n_new: u64) -> Option<(f64, f64)> {
+    if n_base == 0 || n_new == 0 {
+        return None;
+    }
+    let (kb, nb, kn, nn) = (k_base as f64, n_base as f64, k_new as f64, n_new as f64);
+    let pooled = (kb + kn) / (nb + nn);
+    let se = (pooled * (1.0 - pooled) * (1.0 / nb + 1.0 / nn)).sqrt();
+    if se <= 0.0 || !se.is_finite() {
+        return Some((0.0, 1.0));
+    }
+    let z = (kn / nn - kb / nb) / se;
+    Some((z, two_sided_p(z)))
+}
+
 /// Two-sided p-value of a standard normal z: erfc(|z| / √2), accurate in the far tail.
 pub fn two_sided_p(z: f64) -> f64 {
     erfc(z.abs() / std::f64::consts::SQRT_2).min(1.0)
@@ -251,10 +270,107 @@ pub fn student_t_quantile(p: f64, df: f64) -> f64 {
         + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
 }
 
+/// Two-sided p-value of Student's t with `df` (> 0) degrees of freedom: the regularized
+/// incomplete beta I_x(df/2, 1/2) at x = df / (df + t²).
+pub fn student_t_two_sided_p(t: f64, df: f64) -> f64 {
+    if t.is_nan() || df.is_nan() || df <= 0.0 {
+        return 1.0;
+    }
+    regularized_beta(df / (df + t * t), df / 2.0, 0.5).clamp(0.0, 1.0)
+}
+
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms: relative error below 1e-14).
+fn ln_gamma(x: f64) -> f64 {
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let t = x + 7.5;
+    let sum = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+}
+
+/// The regularized incomplete beta I_x(a, b), by its continued fraction (Lentz's method), on the
+/// side of x where it converges fast.
+fn regularized_beta(x: f64, a: f64, b: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let front =
+        (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_fraction(x, a, b) / a
+    } else {
+        1.0 - front * beta_fraction(1.0 - x, b, a) / b
+    }
+}
+
+/// The continued fraction of the incomplete beta (Numerical Recipes' `betacf`).
+fn beta_fraction(x: f64, a: f64, b: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let away = |v: f64| if v.abs() < TINY { TINY } else { v };
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 / away(1.0 - qab * x / qap);
+    let mut h = d;
+    for m in 1..=300 {
+        let m = f64::from(m);
+        let m2 = 2.0 * m;
+        let even = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 / away(1.0 + even * d);
+        c = away(1.0 + even / c);
+        h *= d * c;
+        let odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 / away(1.0 + odd * d);
+        c = away(1.0 + odd / c);
+        let step = d * c;
+        h *= step;
+        if (step - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn student_t_p_values_match_tables() {
+        // Two-sided 5 % points: df 1 → 12.706, 4 → 2.776, 30 → 2.042; 1 % at df 4 → 4.604.
+        for (t, df, p) in [
+            (12.706, 1.0, 0.05),
+            (2.776, 4.0, 0.05),
+            (2.042, 30.0, 0.05),
+            (4.604, 4.0, 0.01),
+            (0.0, 4.0, 1.0),
+        ] {
+            let got = student_t_two_sided_p(t, df);
+            assert!((got - p).abs() < 2e-4, "t {t} df {df}: {got}");
+        }
+        // Many degrees of freedom: the normal's.
+        let got = student_t_two_sided_p(3.0, 1e7);
+        assert!((got - two_sided_p(3.0)).abs() < 1e-6, "{got}");
+        assert!(student_t_two_sided_p(-2.776, 4.0) > 0.049);
+        assert_eq!(student_t_two_sided_p(f64::NAN, 4.0), 1.0);
+    }
 
     /// U of b by counting pairs: O(n·m), obviously right.
     fn u_by_pairs(a: &[u32], b: &[u32]) -> f64 {
@@ -343,6 +459,19 @@ mod tests {
         let mw = mann_whitney(&[1, 2, 2, 3, 3, 3], &[3, 4, 4, 5, 5, 6]).unwrap();
         assert_eq!(mw.u_new, 34.5);
         assert!((mw.p - 0.008_733).abs() < 1e-5, "{}", mw.p);
+    }
+
+    #[test]
+    fn two_proportions_match_the_chi_square_test() {
+        // 2×2 table [[30, 70], [50, 50]]: chi-square (no correction) = 8.333, p = 0.00389.
+        let (z, p) = two_proportions(30, 100, 50, 100).unwrap();
+        assert!((z * z - 8.3333).abs() < 1e-3, "{z}");
+        assert!(z > 0.0);
+        assert!((p - 0.00389).abs() < 1e-4, "{p}");
+        assert_eq!(two_proportions(5, 0, 1, 10), None);
+        assert_eq!(two_proportions(10, 10, 20, 20), Some((0.0, 1.0)));
+        let (z, p) = two_proportions(20, 100, 20, 100).unwrap();
+        assert_eq!((z, p), (0.0, 1.0));
     }
 
     #[test]

@@ -75,6 +75,10 @@ fn pair_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
     else {
         return;
     };
+    if let Some(why) = why_not_comparable(&ctx.doc.trace, &other.trace) {
+        ui.label(why);
+        return;
+    }
     let key = (ctx.doc.generation, other.generation);
     let this = ctx.doc.trace.clone();
     st.diffs.request(ui.ctx(), &key, || {
@@ -91,6 +95,28 @@ fn pair_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut CompareState) {
             ui.spinner();
         }
     }
+}
+
+/// Why traces `a` and `b` do not compare, when one is a sampled profile and the other a method
+/// trace: a sampled profile's methods are symbols of files, a method trace's are classes and
+/// signatures, so no method of one is a method of the other, and their times are estimates from
+/// samples on one side and measured calls (with the tracing's overhead) on the other.
+pub fn why_not_comparable(a: &crate::trace::Trace, b: &crate::trace::Trace) -> Option<String> {
+    let kind = |t: &crate::trace::Trace| match t.samples.is_empty() {
+        true => "a method trace",
+        false => "a sampled profile",
+    };
+    (a.samples.is_empty() != b.samples.is_empty()).then(|| {
+        format!(
+            "A is {} and B is {}: they do not compare. A sampled profile names its methods by \
+             symbol and file, a method trace by class and signature, so no method is found in \
+             both; and its times are estimated from samples, where a method trace measures every \
+             call (with the tracing's overhead). Compare two sampled profiles, or two method \
+             traces.",
+            kind(a),
+            kind(b)
+        )
+    })
 }
 
 /// `d` matched again on normalized class names (a method whose class is spelled `a/b/C` in one

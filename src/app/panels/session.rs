@@ -1,7 +1,9 @@
 //! The tab's session items the user edits: bookmarks (a time range or a call, with a note; click
 //! one to go there) and colour rules (a glob on the method's full name → a colour, first match
 //! wins; they recolour the timeline, the flame graph and the profile's chips). They are saved
-//! in the session file (`crate::app::session`).
+//! in the session file (`crate::app::session`). A sampled profile's methods can also be coloured
+//! by how their code ran (native, interpreted, JIT, ART): the colour of a method no rule
+//! matches.
 
 use std::sync::Arc;
 
@@ -15,16 +17,18 @@ use crate::app::session::{
 };
 use crate::app::style::fmt_duration;
 use crate::app::tasks::Cached;
-use crate::trace::CallRef;
+use crate::trace::{CallRef, ExecKind};
 
-/// Per-method rule colours for (document generation, rules).
-type RuleColors = Cached<(u64, Vec<ColorRule>), Arc<Vec<Option<[u8; 3]>>>>;
+/// Per-method colours for (document generation, rules, by execution type).
+type RuleColors = Cached<(u64, Vec<ColorRule>, bool), Arc<Vec<Option<[u8; 3]>>>>;
 
 /// The session items of one tab and their editors' state.
 #[derive(Default)]
 pub struct SessionView {
     pub bookmarks: Vec<PlacedBookmark>,
     pub color_rules: Vec<ColorRule>,
+    /// A sampled profile's methods no rule matches are coloured by their execution type.
+    pub by_exec_kind: bool,
     /// The bookmarks and colour rules are shown (right of the views).
     pub show: bool,
     pub note: String,
@@ -45,18 +49,37 @@ impl std::fmt::Debug for SessionView {
 }
 
 impl SessionView {
-    /// Per method, the colour of its rule (None when there are no rules).
-    pub(crate) fn rule_colors(&mut self, doc: &Document) -> Option<Arc<Vec<Option<[u8; 3]>>>> {
-        if self.color_rules.is_empty() {
+    /// Per method, the colour of its rule, else (with `by_exec_kind`) of its execution type
+    /// (None when neither colours any method).
+    pub fn rule_colors(&mut self, doc: &Document) -> Option<Arc<Vec<Option<[u8; 3]>>>> {
+        let by_kind = self.by_exec_kind && !doc.trace.samples.is_empty();
+        if self.color_rules.is_empty() && !by_kind {
             return None;
         }
-        let key = (doc.generation, self.color_rules.clone());
+        let key = (doc.generation, self.color_rules.clone(), by_kind);
         let rules = &self.color_rules;
-        Some(
-            self.colors
-                .get_or_compute(key, || Arc::new(rule_colors(&doc.trace, rules)))
-                .clone(),
-        )
+        let colors = self.colors.get_or_compute(key, || {
+            let mut colors = rule_colors(&doc.trace, rules);
+            if by_kind {
+                let frames = &doc.trace.samples.frames;
+                for (m, c) in colors.iter_mut().enumerate() {
+                    let kind = frames.method_kind(crate::trace::MethodId(m as u32));
+                    *c = c.or(kind.map(exec_kind_color));
+                }
+            }
+            Arc::new(colors)
+        });
+        Some(colors.clone())
+    }
+}
+
+/// The colour of methods whose code ran as `kind`.
+pub fn exec_kind_color(kind: ExecKind) -> [u8; 3] {
+    match kind {
+        ExecKind::Native => [120, 144, 156],
+        ExecKind::Interpreted => [230, 145, 56],
+        ExecKind::Jit => [76, 175, 80],
+        ExecKind::Art => [149, 117, 205],
     }
 }
 
@@ -96,7 +119,7 @@ pub(crate) fn ui(
         .show(ui, |ui| {
             bookmarks_ui(ui, ctx, st, current_call);
             ui.separator();
-            rules_ui(ui, st);
+            rules_ui(ui, st, !ctx.doc.trace.samples.is_empty());
         });
 }
 
@@ -191,8 +214,15 @@ fn bookmarks_ui(
     }
 }
 
-fn rules_ui(ui: &mut egui::Ui, st: &mut SessionView) {
+/// The colour rules, and for a `sampled` profile the colours by execution type.
+fn rules_ui(ui: &mut egui::Ui, st: &mut SessionView, sampled: bool) {
     ui.strong("Colour rules");
+    if sampled {
+        ui.checkbox(&mut st.by_exec_kind, "Colour by execution type")
+            .on_hover_text(
+                "Methods no rule matches: native grey, interpreted orange, JIT green, ART purple",
+            );
+    }
     ui.label(RichText::new("Glob on class.name signature (* and ?); the first match wins").weak());
     ui.horizontal(|ui| {
         ui.add(

@@ -29,6 +29,12 @@ pub struct SampledOptions {
     pub seed: u64,
     /// Record off-CPU samples and context switches (`--trace-offcpu`).
     pub off_cpu: bool,
+    /// The seed of the program (methods, names, call graph) when it differs from `seed`:
+    /// recordings of one program with fresh seeds are runs of one build.
+    pub program_seed: Option<u64>,
+    /// `(m, extra)`: each sample whose innermost Java method is the program's method `m` is
+    /// followed by `extra` more of the same stack, as if `m` ran `1 + extra` times as long.
+    pub heavier: Option<(u32, u32)>,
 }
 
 impl Default for SampledOptions {
@@ -39,6 +45,8 @@ impl Default for SampledOptions {
             methods: 2000,
             seed: 1,
             off_cpu: false,
+            program_seed: None,
+            heavier: None,
         }
     }
 }
@@ -293,11 +301,79 @@ impl ThreadWalk {
     }
 }
 
+/// Writes a sample of thread `t` now, of `callchain` (cut short now and then), and moves the
+/// thread's clock on: it runs on, or sleeps a while (off the CPU, with `opts.off_cpu`).
+fn sample<W: Write>(
+    w: &mut RecordWriter<W>,
+    rng: &mut Rng,
+    t: &mut ThreadWalk,
+    mut callchain: Vec<CallChainEntry>,
+    opts: &SampledOptions,
+    stats: &mut SampledStats,
+) -> io::Result<()> {
+    let interval_ns = 250_000;
+    let now = t.next_ns;
+    let truncated = rng.chance(10_000);
+    if truncated {
+        let keep = callchain
+            .len()
+            .saturating_sub(2 + rng.below(4) as usize)
+            .max(1);
+        callchain.truncate(keep);
+    }
+    stats.max_depth = stats.max_depth.max(callchain.len());
+    let second = rng.chance(100_000);
+    let sample = Sample {
+        time: Some(now),
+        thread_id: Some(t.tid as i32),
+        callchain,
+        event_count: Some(if second {
+            500_000 + rng.below(100_000)
+        } else {
+            interval_ns
+        }),
+        event_type_id: Some(u32::from(second)),
+        unwinding_result: truncated.then_some(UnwindingResult {
+            raw_error_code: Some(2),
+            error_addr: Some(rng.next_u64() & 0xffff_ffff),
+            error_code: Some(2),
+        }),
+    };
+    w.write(RecordData::Sample(sample))?;
+    stats.samples += 1;
+    let sleep = rng.chance(4_000);
+    let gap = if sleep {
+        2_000_000 + rng.below(30_000_000)
+    } else {
+        interval_ns + rng.below(20_000)
+    };
+    if sleep && opts.off_cpu {
+        let tid = Some(t.tid);
+        let off = ContextSwitch {
+            switch_on: Some(false),
+            time: Some(now + interval_ns / 2),
+            thread_id: tid,
+        };
+        let on = ContextSwitch {
+            switch_on: Some(true),
+            time: Some(now + gap),
+            thread_id: tid,
+        };
+        w.write(RecordData::ContextSwitch(off))?;
+        w.write(RecordData::ContextSwitch(on))?;
+    }
+    t.next_ns = now + gap;
+    Ok(())
+}
+
 /// Writes a recording of `opts` to `out`.
 pub fn generate(opts: &SampledOptions, out: impl Write) -> io::Result<SampledStats> {
     let mut rng = Rng::new(opts.seed);
     let mut files = fixed_files();
-    let program = program(&mut rng, &mut files, opts.methods);
+    let program = match opts.program_seed {
+        Some(seed) => program(&mut Rng::new(seed), &mut files, opts.methods),
+        None => program(&mut rng, &mut files, opts.methods),
+    };
     let mut threads = threads(&mut rng, opts.threads);
     let mut w = RecordWriter::new(out)?;
     let mut stats = SampledStats::default();
@@ -305,8 +381,7 @@ pub fn generate(opts: &SampledOptions, out: impl Write) -> io::Result<SampledSta
     for t in &mut threads {
         t.next_ns = start_ns + rng.below(1_000_000);
     }
-    let interval_ns = 250_000;
-    for _ in 0..opts.samples {
+    while stats.samples < opts.samples {
         // The thread that runs next.
         let (i, _) = threads
             .iter()
@@ -314,60 +389,18 @@ pub fn generate(opts: &SampledOptions, out: impl Write) -> io::Result<SampledSta
             .min_by_key(|(_, t)| t.next_ns)
             .expect("at least one thread");
         let t = &mut threads[i];
-        let now = t.next_ns;
         t.step(&mut rng, &program);
-        let mut callchain = t.callchain(&mut rng, &program);
-        let truncated = rng.chance(10_000);
-        if truncated {
-            let keep = callchain
-                .len()
-                .saturating_sub(2 + rng.below(4) as usize)
-                .max(1);
-            callchain.truncate(keep);
-        }
-        stats.max_depth = stats.max_depth.max(callchain.len());
-        let second = rng.chance(100_000);
-        let sample = Sample {
-            time: Some(now),
-            thread_id: Some(t.tid as i32),
-            callchain,
-            event_count: Some(if second {
-                500_000 + rng.below(100_000)
-            } else {
-                interval_ns
-            }),
-            event_type_id: Some(u32::from(second)),
-            unwinding_result: truncated.then_some(UnwindingResult {
-                raw_error_code: Some(2),
-                error_addr: Some(rng.next_u64() & 0xffff_ffff),
-                error_code: Some(2),
-            }),
+        let callchain = t.callchain(&mut rng, &program);
+        let repeats = match opts.heavier {
+            Some((m, extra)) if t.java.last() == Some(&m) => 1 + extra,
+            _ => 1,
         };
-        w.write(RecordData::Sample(sample))?;
-        stats.samples += 1;
-        // Runs on, or sleeps a while.
-        let sleep = rng.chance(4_000);
-        let gap = if sleep {
-            2_000_000 + rng.below(30_000_000)
-        } else {
-            interval_ns + rng.below(20_000)
-        };
-        if sleep && opts.off_cpu {
-            let tid = Some(t.tid);
-            let off = ContextSwitch {
-                switch_on: Some(false),
-                time: Some(now + interval_ns / 2),
-                thread_id: tid,
-            };
-            let on = ContextSwitch {
-                switch_on: Some(true),
-                time: Some(now + gap),
-                thread_id: tid,
-            };
-            w.write(RecordData::ContextSwitch(off))?;
-            w.write(RecordData::ContextSwitch(on))?;
+        for _ in 0..repeats {
+            if stats.samples == opts.samples {
+                break;
+            }
+            sample(&mut w, &mut rng, t, callchain.clone(), opts, &mut stats)?;
         }
-        t.next_ns = now + gap;
     }
     stats.lost = opts.samples / 200;
     w.write(RecordData::Lost(LostSituation {
