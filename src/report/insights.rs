@@ -81,15 +81,15 @@ fn write_frames(i: &Insights, out: &mut dyn Write) -> io::Result<()> {
         let heaviest: Vec<String> = (f.heaviest.iter())
             .map(|h| format!("{} {}", h.name, ms(h.inclusive_us)))
             .collect();
-        writeln!(
-            out,
+        let line = format!(
             "{:>14} {:>10} {:>10}{} {}",
             ms(f.start_us),
             ms(f.duration_us),
             opt_ms(f.cpu_us),
             if f.janky { " !" } else { "  " },
             heaviest.join(", ")
-        )?;
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
 }
