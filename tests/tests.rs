@@ -65,6 +65,9 @@ mod gui;
 /// Readability, truth in the corners, the smaller views (the whole viewer).
 #[cfg(feature = "gui")]
 mod gui_corners;
+/// The insights in the viewer: the Frames row, the startup on the ruler, the Insights panel.
+#[cfg(feature = "gui")]
+mod insights_gui;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
 #[cfg(feature = "gui")]

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::analysis::compensate::{Compensation, mostly_tracing};
+use crate::analysis::insights::{Insights, Options, analyze};
 use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
 use crate::analysis::series::{SeriesStats, series_stats};
@@ -89,6 +90,9 @@ pub struct Document {
     pub summaries: Vec<Vec<LaneSummary>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
+    /// Frames, main-thread blocking and startup (60 Hz, the built-in rules); None for the
+    /// documents of a range, which show only a profile.
+    pub insights: Option<Arc<Insights>>,
     /// Set when a mapping renamed the methods: their obfuscated names.
     pub deobfuscation: Option<Arc<Deobfuscation>>,
     /// Set when the trace was compensated for tracing overhead: what was subtracted, the
@@ -168,9 +172,13 @@ impl Document {
             .par_iter()
             .map(|p| Ranking::of(&trace, p))
             .collect();
+        // The rules match names: a renamed trace has insights of its own.
+        let insights =
+            (self.insights.as_ref()).map(|_| Arc::new(analyze(&trace, &Options::default())));
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             trace: Arc::new(trace),
+            insights,
             profiles: self.profiles.clone(),
             rankings,
             instants_by_thread: self.instants_by_thread.clone(),
@@ -214,9 +222,11 @@ impl Document {
         } else {
             Vec::new()
         };
+        let insights = timeline.then(|| Arc::new(analyze(&trace, &Options::default())));
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             series: series_stats(&trace),
+            insights,
             trace,
             profiles,
             rankings,
