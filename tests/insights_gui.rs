@@ -73,7 +73,8 @@ fn frames_row_zooms_to_a_clicked_frame_and_lists_its_heaviest_calls() {
     );
     step_until_label(&mut h, "heaviest:");
     assert!(
-        h.query_by_label_contains("android.os.BinderProxy.transact")
+        h.query_all_by_label_contains("android.os.BinderProxy.transact")
+            .next()
             .is_some(),
         "the frame's heaviest calls are listed"
     );
@@ -114,7 +115,8 @@ fn insights_panel_selects_a_blocking_method_and_walks_its_calls() {
     // The first Binder call starts 1 µs into the first frame and lasts 2 ms.
     let call_start = first_frame.start_tick as f64 + 1.0;
     assert!(a <= call_start && b >= call_start + 2000.0, "{a}..{b}");
-    assert!(b - a < 3000.0, "{a}..{b}");
+    // (Shown with half the call's length on each side.)
+    assert!(b - a <= 4002.0, "{a}..{b}");
     step_until_label(&mut h, "call 1 of 6");
     h.get_by_label("< Previous call").click();
     h.step();

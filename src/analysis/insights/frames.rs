@@ -5,7 +5,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::Micros;
-use crate::trace::{Call, MethodId, Trace};
+use super::pruned::walk_subtree;
+use crate::trace::walk::Step;
+use crate::trace::{Call, Lane, MethodId, Trace};
 
 /// How many callees a janky frame lists.
 pub const HEAVIEST_PER_FRAME: usize = 3;
@@ -79,13 +81,10 @@ struct FoundFrame {
     heaviest: Vec<(MethodId, u64)>,
 }
 
-/// The frame being walked.
+/// The frame being walked: its call and where it is (depth, index).
 struct OpenFrame {
     call: Call,
-    janky: bool,
-    /// Janky frames only: per method met inside, (inclusive ticks of its outermost calls, calls
-    /// of it open now).
-    callees: FxHashMap<MethodId, (u64, u32)>,
+    at: (usize, usize),
 }
 
 /// Collects the frames of one thread's walk.
@@ -111,52 +110,39 @@ impl FrameTally {
 
     /// Whether a janky frame is open.
     pub(super) fn janky_open(&self) -> bool {
-        self.open.as_ref().is_some_and(|f| f.janky)
+        (self.open.as_ref()).is_some_and(|f| self.janky(&f.call))
     }
 
-    /// A call entered; `is_frame`: it is a `doFrame` call.
-    pub(super) fn enter(&mut self, call: &Call, is_frame: bool) {
-        if is_frame {
-            self.nesting += 1;
-            if self.nesting == 1 {
-                self.open = Some(OpenFrame {
-                    call: *call,
-                    janky: self.micros.exceeds(call.dur, self.budget_us),
-                    callees: FxHashMap::default(),
-                });
-                return;
-            }
-        }
-        if let Some(frame) = self.open.as_mut().filter(|f| f.janky) {
-            let (ticks, open) = frame.callees.entry(call.method).or_default();
-            if *open == 0 {
-                *ticks += call.dur;
-            }
-            *open += 1;
+    fn janky(&self, call: &Call) -> bool {
+        self.micros.exceeds(call.dur, self.budget_us)
+    }
+
+    /// A `doFrame` call at `at` (depth, index) entered.
+    pub(super) fn enter(&mut self, call: &Call, at: (usize, usize)) {
+        self.nesting += 1;
+        if self.nesting == 1 {
+            self.open = Some(OpenFrame { call: *call, at });
         }
     }
 
-    /// A call left; returns the wall ticks of the frame it closes if that frame was janky.
-    pub(super) fn exit(&mut self, call: &Call, is_frame: bool) -> Option<u64> {
-        if is_frame {
-            self.nesting = self.nesting.saturating_sub(1);
-            if self.nesting == 0 {
-                let frame = self.open.take()?;
-                let janky_ticks = frame.janky.then_some(frame.call.dur);
-                self.found.push(FoundFrame {
-                    heaviest: heaviest(frame.callees),
-                    call: frame.call,
-                    janky: frame.janky,
-                });
-                return janky_ticks;
-            }
+    /// A `doFrame` call left; returns the wall ticks of the frame it closes if that frame was
+    /// janky, whose heaviest callees are then summed from its subtree in `lanes`.
+    pub(super) fn exit(&mut self, lanes: &[Lane]) -> Option<u64> {
+        self.nesting = self.nesting.saturating_sub(1);
+        if self.nesting > 0 {
+            return None;
         }
-        if let Some(frame) = self.open.as_mut().filter(|f| f.janky)
-            && let Some((_, open)) = frame.callees.get_mut(&call.method)
-        {
-            *open = open.saturating_sub(1);
-        }
-        None
+        let frame = self.open.take()?;
+        let janky = self.janky(&frame.call);
+        self.found.push(FoundFrame {
+            heaviest: match janky {
+                true => heaviest(callees(lanes, frame.at)),
+                false => Vec::new(),
+            },
+            call: frame.call,
+            janky,
+        });
+        janky.then_some(frame.call.dur)
     }
 
     /// The frames in time order, in µs and with names.
@@ -180,6 +166,27 @@ impl FrameTally {
             })
             .collect()
     }
+}
+
+/// Per method called inside the frame at `(d, i)`: the ticks of its outermost calls there.
+fn callees(lanes: &[Lane], (d, i): (usize, usize)) -> FxHashMap<MethodId, (u64, u32)> {
+    // Per method: (ticks, calls of it open now).
+    let mut callees: FxHashMap<MethodId, (u64, u32)> = FxHashMap::default();
+    walk_subtree(lanes, d, i, |step| match step {
+        Step::Enter(d, i) => {
+            let (ticks, open) = callees.entry(lanes[d].method(i)).or_default();
+            if *open == 0 {
+                *ticks += lanes[d].dur(i);
+            }
+            *open += 1;
+        }
+        Step::Exit(d, i) => {
+            if let Some((_, open)) = callees.get_mut(&lanes[d].method(i)) {
+                *open = open.saturating_sub(1);
+            }
+        }
+    });
+    callees
 }
 
 /// The [`HEAVIEST_PER_FRAME`] methods with the most ticks, most first (ties: lower id first).

@@ -1,12 +1,15 @@
 //! Android insights from a method trace: the frames the main thread drew (and which of them
 //! were janky), what blocked the main thread, and where startup time went (docs/insights.md).
 //!
-//! Everything is read from the main thread's calls in one depth-first walk, each call entered
-//! and left once: a frame is an outermost `android.view.Choreographer.doFrame` call; a blocking
-//! call is one whose `class.method` a [`rules`] glob matches; a startup phase is the first call
-//! of its method. What a method is (a frame, a category, a phase) is decided the first time the
-//! walk meets it and remembered by method id, so the globs run once per distinct method, not
-//! once per call.
+//! Everything is read from the main thread's calls: a frame is an outermost
+//! `android.view.Choreographer.doFrame` call; a blocking call is one whose `class.method` a
+//! [`rules`] glob matches; a startup phase is the first call of its method. What a method is (a
+//! frame, a category, a phase) is decided the first time it is met and remembered by method id,
+//! so the globs run once per distinct method, not once per call. One pass over the lanes finds
+//! the calls of interest and marks their ancestors; a depth-first walk then enters the marked
+//! calls only, in the order of a full walk ([`pruned`]); a janky frame's subtree is walked
+//! whole for its heaviest callees. The cost is linear in the main thread's calls, and most of it
+//! is reading each call's method once.
 //!
 //! Times are summed in the trace's ticks and given in µs (rounded down); a frame is janky when
 //! its wall time exceeds the budget, compared exactly (in ticks).
@@ -14,6 +17,7 @@
 mod blocking;
 mod frames;
 pub mod gate;
+mod pruned;
 mod roles;
 pub mod rules;
 mod startup;
@@ -27,7 +31,7 @@ use crate::trace::{MethodId, ThreadId, Trace};
 
 pub use blocking::{BlockingRow, CategoryRow};
 pub use frames::{Frame, FrameSummary, HeavyCall};
-use roles::Roles;
+use roles::{Role, Roles};
 pub use rules::{Rule, RuleSet};
 pub use startup::{Phase, Startup};
 
@@ -143,15 +147,19 @@ pub fn analyze(trace: &Trace, options: &Options) -> Insights {
     let mut startup = startup::StartupTally::default();
     if let Some(main) = &main {
         let lanes = &trace.threads[main.thread.index()].lanes;
-        let _ = walk_calls(lanes, |step| {
-            let (d, i, entered) = match step {
-                Step::Enter(d, i) => (d, i, true),
-                Step::Exit(d, i) => (d, i, false),
-            };
+        let of_interest = |d: usize, i: usize| roles.of(lanes[d].method(i)) != Role::default();
+        let marked = pruned::Marked::new(lanes, of_interest);
+        marked.walk(lanes, |step| {
+            let (Step::Enter(d, i) | Step::Exit(d, i)) = step;
+            let role = roles.of(lanes[d].method(i));
+            if role == Role::default() {
+                return;
+            }
             let call = lanes[d].call(i);
-            let role = roles.of(call.method);
-            if entered {
-                frames.enter(&call, role.frame);
+            if let Step::Enter(..) = step {
+                if role.frame {
+                    frames.enter(&call, (d, i));
+                }
                 if let Some((row, category)) = role.blocking() {
                     blocking.enter(row, category, call.dur, frames.janky_open());
                 }
@@ -162,11 +170,12 @@ pub fn analyze(trace: &Trace, options: &Options) -> Insights {
                 if let Some((row, category)) = role.blocking() {
                     blocking.exit(row, category);
                 }
-                if let Some(janky_ticks) = frames.exit(&call, role.frame) {
+                if role.frame
+                    && let Some(janky_ticks) = frames.exit(lanes)
+                {
                     blocking.janky_frame_closed(janky_ticks);
                 }
             }
-            Ok::<(), std::convert::Infallible>(())
         });
     }
     let frames = frames.finish(trace);
