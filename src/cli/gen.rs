@@ -261,12 +261,18 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
 /// The main-thread script, refused where its times cannot be kept exact.
 fn script_of(args: &GenArgs) -> Result<MainScript, CliError> {
     let script = args.script.script()?;
-    let refuse = |what: &str| Err(CliError::Usage(format!("--frames and --startup {what}")));
-    match () {
-        _ if script.is_empty() => Ok(script),
-        _ if args.overhead_ns.is_some() => refuse("write exact times: drop --overhead-ns"),
-        _ if args.layout == LayoutArg::Simpleperf => refuse("write method traces, not simpleperf"),
-        _ => Ok(script),
+    let refused = if script.is_empty() {
+        None
+    } else if args.overhead_ns.is_some() {
+        Some("write exact times: drop --overhead-ns")
+    } else if args.layout == LayoutArg::Simpleperf {
+        Some("write method traces, not simpleperf")
+    } else {
+        None
+    };
+    match refused {
+        Some(why) => Err(CliError::Usage(format!("--frames and --startup {why}"))),
+        None => Ok(script),
     }
 }
 
