@@ -147,7 +147,7 @@ pub fn analyze(trace: &Trace, options: &Options) -> Insights {
     let mut startup = startup::StartupTally::default();
     if let Some(main) = &main {
         let lanes = &trace.threads[main.thread.index()].lanes;
-        let of_interest = |d: usize, i: usize| roles.of(lanes[d].method(i)) != Role::default();
+        let of_interest = |d: usize, i: usize| roles.is_of_interest(lanes[d].method(i));
         let marked = pruned::Marked::new(lanes, of_interest);
         marked.walk(lanes, |step| {
             let (Step::Enter(d, i) | Step::Exit(d, i)) = step;

@@ -27,11 +27,21 @@ impl Marked {
             let mut c = Vec::with_capacity(lane.len() + 1);
             let mut n = 0u32;
             c.push(0);
+            // The children of call i end where those of call i + 1 begin.
+            let mut children_from = if lane.is_empty() {
+                0
+            } else {
+                lane.first_child(0)
+            };
             for i in 0..lane.len() {
+                let children_to = match i + 1 < lane.len() {
+                    true => lane.first_child(i + 1),
+                    false => next_len,
+                };
                 let holds = below.is_some_and(|b| {
-                    let r = lane.children(i, next_len);
-                    b[r.end] > b[r.start]
+                    children_to > children_from && b[children_to] > b[children_from]
                 });
+                children_from = children_to;
                 n += u32::from(holds || of_interest(d, i));
                 c.push(n);
             }

@@ -108,6 +108,16 @@ impl<'a> Roles<'a> {
         }
     }
 
+    /// Whether `method` is anything to the insights (cheaper than comparing its role).
+    #[inline]
+    pub(super) fn is_of_interest(&mut self, method: MethodId) -> bool {
+        match self.memo.get(method.index()) {
+            Some(&UNSEEN) => self.of(method) != Role::default(),
+            Some(&at) => at != 0,
+            None => false,
+        }
+    }
+
     /// The blocking rows met, by row number.
     pub(super) fn rows(&self) -> &[RowKey] {
         &self.rows
