@@ -29,13 +29,13 @@ mkdir -p logs
 bin=target/x86_64-unknown-linux-gnu/release
 for t in "${targets[@]}"; do
   case $t in
-    android_*|detect|profile|dump|restrict|transforms|regress) dict=dict/android.dict ;;
+    android_*|detect|profile|dump|restrict|transforms|regress|insights) dict=dict/android.dict ;;
     session) dict=dict/session.dict ;;
     mapping) dict=dict/mapping.dict ;;
     *) dict=dict/legacy.dict ;;
   esac
   case $t in
-    profile|dump|summary|graph|diff|convert|restrict|viewer) len=4000000 ;;  # whole real traces
+    profile|dump|summary|graph|diff|convert|restrict|viewer|insights) len=4000000 ;;  # whole real traces
     transforms|regress) len=65536 ;;  # rewrites and statistics: many small traces
     android_*|detect|rtl|perflog|cprofiler|logger|mapping|session) len=16384 ;;  # readers: fast small inputs
     *) len=262144 ;;

@@ -36,7 +36,7 @@ def key_and_data(b):
 seeds = {t: [] for t in ["detect", "android_key", "android_data", "android_trace", "android_streaming", "android_v2",
                          "rtl", "perflog", "cprofiler", "logger", "mapping", "profile", "dump", "summary",
                          "graph", "diff", "convert", "restrict", "viewer",
-                         "transforms", "regress", "session"]}
+                         "transforms", "regress", "session", "insights"]}
 small = [p.read_bytes() for p in android if p.stat().st_size < 100_000]
 big = [p.read_bytes() for p in android]
 for b in big:
@@ -47,7 +47,7 @@ for b in big:
             seeds["android_data"].append(bytes([i]) + d[:200_000])
     seeds["android_trace"].append(b)
     seeds["android_streaming"].append(b)
-    for t in ["profile", "dump", "summary", "graph", "convert", "viewer", "detect"]:
+    for t in ["profile", "dump", "summary", "graph", "convert", "viewer", "detect", "insights"]:
         seeds[t].append(b)
     seeds["restrict"].append(b"\x20\xc0" + b)
     seeds["transforms"] += [b"\x05" + b, b"\xc8" + b]

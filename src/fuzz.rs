@@ -71,6 +71,9 @@ pub enum Target {
     /// A session sidecar (`FILE.tracelens.json`) from the input, resolved against the sample
     /// trace as the viewer does when it reopens a trace (nothing without the `gui` feature).
     Session,
+    /// `tracelens insights` (text, JSON and a gate on every metric) at two refresh rates, with a
+    /// rules file's category.
+    Insights,
     /// simpleperf's report-sample protobuf (the input after a `SIMPLEPERF` header), then what
     /// the commands compute from samples: their counts, the profile, collapsed stacks.
     Simpleperf,
@@ -78,7 +81,7 @@ pub enum Target {
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 23] = [
+    pub const ALL: [Target; 24] = [
         Target::Detect,
         Target::AndroidKey,
         Target::AndroidData,
@@ -102,6 +105,7 @@ impl Target {
         Target::Regress,
         Target::Session,
         Target::Simpleperf,
+        Target::Insights,
     ];
 
     /// The target's name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/regressions/NAME/`).
@@ -130,6 +134,7 @@ impl Target {
             Target::Regress => "regress",
             Target::Session => "session",
             Target::Simpleperf => "simpleperf",
+            Target::Insights => "insights",
         }
     }
 
@@ -214,6 +219,11 @@ pub fn run(target: Target, bytes: &[u8]) {
                     &mut std::io::sink(),
                 );
                 let _ = crate::report::summary::to_text(&s, 10);
+            }
+        }
+        Target::Insights => {
+            if let Some(trace) = load(bytes, &ctx) {
+                insights(&trace);
             }
         }
         Target::Graph => {
@@ -485,6 +495,29 @@ fn clocks_of(trace: &Trace) -> Vec<Clock> {
 /// Detects and reads `bytes` as the CLI does (None when they are not a readable trace).
 fn load(bytes: &[u8], ctx: &ReadContext) -> Option<Trace> {
     crate::formats::read_bytes(bytes, ctx).ok()
+}
+
+/// What `tracelens insights` computes and writes, at 60 and 240 Hz, with every gate metric.
+fn insights(trace: &Trace) {
+    use crate::analysis::insights::gate::{GateRule, check};
+    use crate::analysis::insights::rules::parse_rules;
+    use crate::analysis::insights::{Options, RuleSet, analyze, budget_us};
+    let extra = parse_rules("app com.*\nui android.view.*.{draw,measure}\n").unwrap_or_default();
+    let gate: Vec<GateRule> = ["frames>1", "janky>0", "frame-p90>1ms", "frame-max>2ms"]
+        .into_iter()
+        .chain(["blocking>1ms", "binder>1us", "app>5ms"])
+        .filter_map(|r| GateRule::parse(r).ok())
+        .collect();
+    for hz in [60.0, 240.0] {
+        let options = Options {
+            frame_budget_us: budget_us(hz),
+            rules: RuleSet::new(extra.clone()),
+        };
+        let insights = analyze(trace, &options);
+        let _ = crate::report::insights::write_text(&insights, &mut io::sink());
+        let _ = crate::report::insights::write_json(&insights, "fuzz", &mut io::sink());
+        let _ = check(&insights, &gate);
+    }
 }
 
 fn legacy_reader(kind: LegacyKind, bytes: &[u8], ctx: &ReadContext) {

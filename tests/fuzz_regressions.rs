@@ -74,6 +74,7 @@ fn commands(target: Target, file: &str, out: &str) -> Vec<Vec<String>> {
         Target::Restrict => vec![v(&["profile", "--range", "1..", file])],
         Target::Dump => vec![v(&["dump", file])],
         Target::Summary => vec![v(&["summary", "--json", file]), v(&["info", file])],
+        Target::Insights => vec![v(&["insights", "--json", file])],
         Target::Graph => vec![v(&["graph", file, "-o", out])],
         Target::Diff => vec![v(&["diff", file, file])],
         Target::Convert => vec![

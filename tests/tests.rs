@@ -11,6 +11,9 @@ mod dump;
 /// `tracelens graph`, `diff` and `convert` (dmtracedump's `-g` and `-d`; speedscope, Chrome and
 /// collapsed-stack exports checked against the model).
 mod graph_diff_convert;
+/// `tracelens insights`: generated frames, blocking and startup exact to the µs, a reference over
+/// the dumped records, the real traces' `doFrame` calls, the gate (exit 3).
+mod insights;
 /// Malformed key method lines: the names printed are those of a port of dmtracedump's reading.
 mod key_oracle;
 /// R8/ProGuard mappings: obfuscated real traces deobfuscate to dmtracedump's outputs; `--mapping`
@@ -65,6 +68,9 @@ mod gui;
 /// Readability, truth in the corners, the smaller views (the whole viewer).
 #[cfg(feature = "gui")]
 mod gui_corners;
+/// The insights in the viewer: the Frames row, the startup on the ruler, the Insights panel.
+#[cfg(feature = "gui")]
+mod insights_gui;
 /// Mappings in the viewer (load, drop, beside the trace, on/off, Find) and the path prompt that
 /// replaces a missing file dialog.
 #[cfg(feature = "gui")]

@@ -5,6 +5,7 @@ pub mod calltree;
 pub mod compensate;
 pub mod diff;
 pub mod histogram;
+pub mod insights;
 pub(crate) mod merged;
 pub mod profile;
 pub mod regress;

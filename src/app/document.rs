@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::analysis::compensate::{Compensation, mostly_tracing};
+use crate::analysis::insights::{Insights, Options, analyze};
 use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
 use crate::analysis::series::{SeriesStats, series_stats};
@@ -90,6 +91,9 @@ pub struct Document {
     pub summaries: Arc<Vec<Vec<LaneSummary>>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
+    /// Frames, main-thread blocking and startup (60 Hz, the built-in rules); None for the
+    /// documents of a range, which show only a profile.
+    pub insights: Option<Arc<Insights>>,
     /// Set when a mapping renamed the methods: their obfuscated names.
     pub deobfuscation: Option<Arc<Deobfuscation>>,
     /// Set when the trace was compensated for tracing overhead: what was subtracted, the
@@ -97,6 +101,8 @@ pub struct Document {
     pub tracing_cost: Option<Arc<TracingCost>>,
     /// A preview: a trace with calls whose profiles and rankings are still being computed.
     preview: bool,
+    /// Drawn on a timeline (lane summaries, insights), not only profiled (a range's document).
+    timeline: bool,
 }
 
 /// What a compensated document knows about the measured one.
@@ -171,9 +177,13 @@ impl Document {
             .par_iter()
             .map(|p| Ranking::of(&trace, p))
             .collect();
+        // The rules match names: a renamed trace has insights of its own.
+        let insights =
+            (self.insights.as_ref()).map(|_| Arc::new(analyze(&trace, &Options::default())));
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             trace: Arc::new(trace),
+            insights,
             profiles: self.profiles.clone(),
             rankings,
             instants_by_thread: self.instants_by_thread.clone(),
@@ -182,6 +192,7 @@ impl Document {
             deobfuscation,
             tracing_cost: self.tracing_cost.clone(),
             preview: self.preview,
+            timeline: self.timeline,
         }
     }
 
@@ -223,7 +234,9 @@ impl Document {
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             preview: trace.call_count() > 0,
+            timeline,
             trace,
+            insights: None,
             profiles: Vec::new(),
             rankings: Vec::new(),
             instants_by_thread: Arc::new(instants_by_thread),
@@ -254,9 +267,14 @@ impl Document {
             .map(|p| Ranking::of(&trace, p))
             .collect();
         crate::timing::mark("document: rankings");
+        let insights = self
+            .timeline
+            .then(|| Arc::new(analyze(&trace, &Options::default())));
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             series: series_stats(&trace),
+            insights,
+            timeline: self.timeline,
             profiles,
             rankings,
             instants_by_thread: self.instants_by_thread.clone(),

@@ -8,7 +8,8 @@ use crate::load::LoadError;
 
 /// Why a subcommand failed. Exit codes (README, "The command line"): 1 for input that cannot be
 /// read or output that cannot be written, 2 for arguments the input cannot satisfy or that
-/// contradict each other (as clap's own usage errors), 3 for a broken regression budget.
+/// contradict each other (as clap's own usage errors), 3 for a broken regression budget or
+/// insights gate.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// A trace could not be read: `FILE: FORMAT: what is wrong (at byte N)`.
@@ -45,6 +46,10 @@ pub enum CliError {
     /// the report and a summary of the broken budgets were printed).
     #[error("{broken} of {total} regression budgets broken")]
     BudgetBroken { broken: usize, total: usize },
+    /// `insights --fail-on`: a metric exceeds its limit (exit status 3; the report and the
+    /// broken rules were printed).
+    #[error("{broken} of {total} --fail-on rules broken")]
+    GateBroken { broken: usize, total: usize },
     /// Anything else that stops the command (a failed external tool, the window not starting,
     /// the desktop entry not installed), with what to do about it.
     #[error("{0}")]
@@ -56,7 +61,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::MissingClock { .. } | CliError::Usage(_) => 2,
-            CliError::BudgetBroken { .. } => 3,
+            CliError::BudgetBroken { .. } | CliError::GateBroken { .. } => 3,
             CliError::Load(_)
             | CliError::Mapping(_)
             | CliError::Write { .. }

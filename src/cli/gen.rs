@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use super::{CliError, ClocksArg};
-use crate::formats::android::synth::{GenOptions, MethodMatch, Slowdown, generate};
+use crate::formats::android::synth::{
+    BLOCKING_METHODS, GenOptions, MainScript, MethodMatch, Slowdown, generate,
+};
 use crate::formats::android::v2::Revision;
 use crate::formats::android::v2::writer::{V2Layout, reencode};
 use crate::formats::android::writer::Layout;
@@ -58,9 +60,78 @@ pub struct GenArgs {
     /// (an `art-v2…` one) instead of generating records.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+    #[command(flatten)]
+    pub script: ScriptArgs,
     /// Output file. With `--layout pair`, FILE.key and FILE.data are written.
     #[arg(short, long)]
     pub output: PathBuf,
+}
+
+/// Known work on the main thread, for checking `insights`: frames with blocking calls inside,
+/// and startup phases. Each frame (and the startup) is written in one piece between the random
+/// records (these records come on top of --records), nested in the main thread's current call.
+#[derive(Debug, Args)]
+pub struct ScriptArgs {
+    /// Place N `android.view.Choreographer.doFrame` calls on the main thread, spread evenly
+    /// over the trace.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub frames: u32,
+    /// The wall time of a frame, µs.
+    #[arg(long, value_name = "US", default_value_t = 8000)]
+    pub frame_us: u64,
+    /// Make every K-th frame (K, 2K, ...) janky: it lasts --jank-us. 0: none.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub jank_every: u32,
+    /// The wall time of a janky frame, µs.
+    #[arg(long, value_name = "US", default_value_t = 25_000)]
+    pub jank_us: u64,
+    /// Blocking calls in every frame, in order, each this long on the wall clock (the thread's
+    /// CPU clock stands still in them): `binder:2000,disk:500`. Categories: binder, disk,
+    /// network, lock, sleep, inflate, class-load.
+    #[arg(long, value_name = "CATEGORY:US,...", value_delimiter = ',', value_parser = parse_blocking)]
+    pub blocking: Vec<(usize, u64)>,
+    /// Start the main thread with the startup phases (binding the application, its onCreate,
+    /// the activity's create, start and resume).
+    #[arg(long)]
+    pub startup: bool,
+}
+
+impl ScriptArgs {
+    /// The script, or a usage error when it cannot be written as asked.
+    fn script(&self) -> Result<MainScript, CliError> {
+        let script = MainScript {
+            frames: self.frames,
+            frame_us: self.frame_us,
+            jank_every: self.jank_every,
+            jank_us: self.jank_us,
+            blocking: self.blocking.clone(),
+            startup: self.startup,
+        };
+        if self.frames == 0 && !self.blocking.is_empty() {
+            return Err(CliError::Usage(
+                "--blocking places calls in frames: give --frames".into(),
+            ));
+        }
+        script.check().map_err(CliError::Usage)?;
+        Ok(script)
+    }
+}
+
+/// `--blocking CATEGORY:US`.
+fn parse_blocking(s: &str) -> Result<(usize, u64), String> {
+    let categories = || {
+        let names: Vec<&str> = BLOCKING_METHODS.iter().map(|b| b.0).collect();
+        names.join(", ")
+    };
+    let (category, us) = s
+        .split_once(':')
+        .ok_or_else(|| format!("'{s}': expected CATEGORY:US, e.g. binder:2000"))?;
+    let index = MainScript::blocking_index(category)
+        .ok_or_else(|| format!("'{category}': not one of {}", categories()))?;
+    let us = us
+        .parse::<u64>()
+        .map_err(|_| format!("'{s}': expected a whole number of µs after ':'"))?;
+    Ok((index, us))
 }
 
 /// `--layout`.
@@ -114,6 +185,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
             "--from re-encodes a trace as ART V2: use an art-v2 --layout".into(),
         ));
     }
+    let script = script_of(args)?;
     let clock = ClockMode::from(args.clock);
     let layout = match args.layout {
         LayoutArg::Simpleperf => return run_sampled(args),
@@ -145,6 +217,7 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         overhead_ns: args.overhead_ns,
         program_seed: args.program_seed,
         slow: args.slow.clone(),
+        script,
     };
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
@@ -183,6 +256,24 @@ pub(crate) fn run(args: &GenArgs) -> Result<(), CliError> {
         args.output.display()
     ));
     Ok(())
+}
+
+/// The main-thread script, refused where its times cannot be kept exact.
+fn script_of(args: &GenArgs) -> Result<MainScript, CliError> {
+    let script = args.script.script()?;
+    let refused = if script.is_empty() {
+        None
+    } else if args.overhead_ns.is_some() {
+        Some("write exact times: drop --overhead-ns")
+    } else if args.layout == LayoutArg::Simpleperf {
+        Some("write method traces, not simpleperf")
+    } else {
+        None
+    };
+    match refused {
+        Some(why) => Err(CliError::Usage(format!("--frames and --startup {why}"))),
+        None => Ok(script),
+    }
 }
 
 /// `gen --layout simpleperf`.
@@ -241,6 +332,7 @@ fn run_v2(args: &GenArgs, layout: V2Layout) -> Result<(), CliError> {
                 overhead_ns: args.overhead_ns,
                 program_seed: args.program_seed,
                 slow: args.slow.clone(),
+                script: script_of(args)?,
             };
             let mut v1 = Vec::new();
             generate(&opts, &mut v1, None).map_err(|source| CliError::Write {

@@ -12,6 +12,7 @@ mod error;
 pub(crate) mod r#gen;
 pub(crate) mod graph;
 pub(crate) mod info;
+pub(crate) mod insights;
 pub(crate) mod mapping;
 pub(crate) mod profile;
 pub(crate) mod record;
@@ -62,6 +63,9 @@ pub enum Command {
     /// Compare two traces per method (dmtracedump -d, with signed differences), or groups of
     /// runs with statistics (`--base A1 A2... --new B1 B2...`, `--fail-on GLOB:+5%`).
     Diff(diff::DiffArgs),
+    /// Janky frames, main-thread blocking and startup phases of an Android method trace;
+    /// `--fail-on janky>3` makes it a CI gate (docs/insights.md).
+    Insights(insights::InsightsArgs),
     /// Record a trace on an Android device over adb, then open it: `record --package PKG`.
     Record(record::RecordArgs),
 }
@@ -96,6 +100,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Convert(args)) => convert::run(&args),
         Some(Command::Graph(args)) => graph::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::Insights(args)) => insights::run(&args),
         Some(Command::Record(args)) => record::run(&args),
         None => open_window(cli.files),
     }

@@ -7,6 +7,7 @@ pub mod export;
 pub mod graph;
 pub(crate) mod html;
 pub(crate) mod info;
+pub mod insights;
 pub mod profile_csv;
 pub mod profile_text;
 pub mod regress;

@@ -9,10 +9,11 @@ use super::call_tree::CallTreeState;
 use super::compare::CompareState;
 use super::flame::FlameState;
 use super::histogram::HistogramState;
+use super::insights::InsightsState;
 use super::messages::MessagesState;
 use super::profile::ProfileState;
 use super::stats::StatsState;
-use super::{bottom_up, call_tree, compare, flame, histogram, messages, profile, stats};
+use super::{bottom_up, call_tree, compare, flame, histogram, insights, messages, profile, stats};
 use crate::analysis::calltree::{BottomUpTree, CallTree, TreeOptions};
 use crate::app::context::PanelCtx;
 use crate::app::document::Document;
@@ -32,10 +33,11 @@ pub enum LowerView {
     Compare,
     Statistics,
     Messages,
+    Insights,
 }
 
 impl LowerView {
-    const ALL: [(LowerView, &'static str); 8] = [
+    const ALL: [(LowerView, &'static str); 9] = [
         (LowerView::Profile, "Profile"),
         (LowerView::TopDown, "Call tree"),
         (LowerView::BottomUp, "Bottom-up"),
@@ -44,6 +46,7 @@ impl LowerView {
         (LowerView::Compare, "Compare"),
         (LowerView::Statistics, "Statistics"),
         (LowerView::Messages, "Messages"),
+        (LowerView::Insights, "Insights"),
     ];
 
     /// Views that can be restricted to the timeline's visible range.
@@ -79,6 +82,7 @@ pub struct LowerState {
     pub compare: CompareState,
     pub stats: StatsState,
     pub messages: MessagesState,
+    pub insights: InsightsState,
 }
 
 impl LowerState {
@@ -114,6 +118,10 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
     let offered = |v: LowerView| match v {
         LowerView::Statistics => has_stats,
         LowerView::Messages => has_messages,
+        LowerView::Insights => doc
+            .insights
+            .as_ref()
+            .is_some_and(|i| i.main_thread.is_some()),
         _ => has_calls,
     };
     // A narrow window gets a drop-down instead of a row of buttons (one line either way).
@@ -167,6 +175,7 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut LowerState) {
         LowerView::Compare => compare::ui(ui, ctx, &mut st.compare),
         LowerView::Statistics => stats::ui(ui, ctx, &mut st.stats),
         LowerView::Messages => messages::ui(ui, ctx, &mut st.messages),
+        LowerView::Insights => insights::ui(ui, ctx, &mut st.insights),
     }
 }
 

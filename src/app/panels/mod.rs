@@ -8,7 +8,8 @@
 //! - [`lower`]: the container under the timeline, showing one of:
 //!   [`profile`] (Traceview's table), [`call_tree`], [`bottom_up`], [`flame`], [`histogram`],
 //!   [`compare`] (diff against another open trace, or [`compare_groups`]: groups of runs with
-//!   statistics), [`stats`] (duration series, counters, runs) and [`messages`] (instants).
+//!   statistics), [`stats`] (duration series, counters, runs), [`messages`] (instants) and
+//!   [`insights`] (frames, main-thread blocking, startup).
 //! - [`search`]: the search bar (calls by regex/terms, walked with Enter) and the list of calls
 //!   found; [`session`]: bookmarks and colour rules (saved in the session file).
 //! - [`info`] and [`diagnostics`]: what the file says about itself, and what was wrong with it.
@@ -26,6 +27,7 @@ pub(crate) mod diagnostics;
 pub mod flame;
 pub mod histogram;
 pub(crate) mod info;
+pub mod insights;
 pub mod lower;
 pub(crate) mod messages;
 pub(crate) mod method_keys;

@@ -8,6 +8,8 @@
 //! and frames still open at the end. Method and thread names look like an Android app's. Output
 //! is deterministic for a seed and is written as it is generated.
 
+mod script;
+
 use std::io::{self, Write};
 
 use super::writer::{
@@ -15,6 +17,7 @@ use super::writer::{
 };
 use crate::glob::glob_match;
 use crate::trace::{Action, ClockMode};
+pub use script::{BLOCKING_METHODS, MainScript};
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -34,6 +37,8 @@ pub struct GenOptions {
     pub program_seed: Option<u64>,
     /// Time added to every call of the matching methods (`gen --slow`).
     pub slow: Vec<Slowdown>,
+    /// Frames, blocking calls and startup phases placed on the main thread (`gen --frames`).
+    pub script: MainScript,
 }
 
 /// `gen --slow`: the methods whose calls each take `add_us` longer, on both clocks (the time is
@@ -77,6 +82,7 @@ impl Default for GenOptions {
             overhead_ns: None,
             program_seed: None,
             slow: Vec::new(),
+            script: MainScript::default(),
         }
     }
 }
@@ -381,6 +387,17 @@ pub(crate) fn generate(
         })
         .collect();
     spec.methods = prog.methods.clone();
+    // The script's methods follow the program's (none without a script: the output for a seed
+    // does not change).
+    let scenes = opts.script.scenes();
+    if !scenes.is_empty() {
+        let first_id = (prog.methods.len() as u32) << 2;
+        spec.methods.extend(opts.script.methods(first_id));
+    }
+    // A scene is written once the main thread's first records (its unmatched exits) are out,
+    // at the first record past its slot; the scenes left at the end follow the last record.
+    let slot = |k: usize| (k as u64 + 1) * opts.records / (scenes.len() as u64 + 1);
+    let mut next_scene = 0usize;
     if let Some(ns) = opts.overhead_ns {
         spec.call_overhead_ns = ns;
     }
@@ -428,16 +445,29 @@ pub(crate) fn generate(
             }
         })
         .collect();
-    let mut method_defined = vec![false; prog.methods.len()];
     // Sub-µs parts of the true times (`--overhead-ns` only; a stream of its own).
     let mut phases = Rng::new(opts.seed ^ 0x0F0F_5EED);
     let mut wall_us = 0u64;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut cur = 0usize;
     let mut left_in_chunk = 0u64;
-    let two_clocks = opts.clock == ClockMode::Dual;
     let main_share = 40u64;
-    for _ in 0..opts.records {
+    let mut out_of = RecordFormat {
+        layout: opts.layout,
+        clock: opts.clock,
+        record_size: rs,
+        streaming,
+        defined: vec![false; spec.methods.len()],
+        methods: spec.methods.clone(),
+        first_script_method: prog.methods.len() as u32,
+    };
+    for r in 0..opts.records {
+        while next_scene < scenes.len() && r >= slot(next_scene) && states[0].pre_stack.is_empty() {
+            let scene = &scenes[next_scene];
+            next_scene += 1;
+            wall_us = out_of.write_scene(scene, &mut states[0], wall_us, &mut buf);
+            stats.records += scene.len() as u64;
+        }
         if left_in_chunk == 0 {
             // The main thread gets a large share, the others round-robin-ish.
             cur = if rng.below(100) < main_share {
@@ -480,13 +510,7 @@ pub(crate) fn generate(
                 (m, Action::Exit)
             }
         };
-        if streaming && !method_defined[method as usize] {
-            method_defined[method as usize] = true;
-            let line = format!("{}\n", method_line(&prog.methods[method as usize]));
-            buf.extend_from_slice(&[0, 0, 1]);
-            buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
-            buf.extend_from_slice(line.as_bytes());
-        }
+        out_of.define_method(method, &mut buf);
         if any_slow && action != Action::Enter {
             // The slowed method's own work, just before it returns.
             wall_us += slow_us[method as usize];
@@ -506,20 +530,14 @@ pub(crate) fn generate(
             None => (0, 0),
         };
         let wall_us = wall_us + wall_late;
-        let time1 = match opts.clock {
-            ClockMode::Wall => wall_us as u32,
-            _ => (st.cpu_us + cpu_late) as u32,
-        };
-        if opts.layout == Layout::V1 {
-            buf.push(st.tid as u8);
-        } else {
-            buf.extend_from_slice(&st.tid.to_le_bytes());
-        }
-        buf.extend_from_slice(&(method << 2 | action as u32).to_le_bytes());
-        buf.extend_from_slice(&time1.to_le_bytes());
-        if two_clocks && rs >= 14 {
-            buf.extend_from_slice(&(wall_us as u32).to_le_bytes());
-        }
+        out_of.record(
+            st.tid,
+            method,
+            action,
+            st.cpu_us + cpu_late,
+            wall_us,
+            &mut buf,
+        );
         stats.records += 1;
         if buf.len() >= 1 << 20 {
             stats.bytes += buf.len() as u64;
@@ -529,6 +547,10 @@ pub(crate) fn generate(
             }
             buf.clear();
         }
+    }
+    for scene in &scenes[next_scene..] {
+        wall_us = out_of.write_scene(scene, &mut states[0], wall_us, &mut buf);
+        stats.records += scene.len() as u64;
     }
     if streaming {
         spec.elapsed_time_us = wall_us;
@@ -543,6 +565,86 @@ pub(crate) fn generate(
         None => out.write_all(&buf)?,
     }
     Ok(stats)
+}
+
+/// How records are written: the layout and clocks of the file, and the methods a streaming
+/// file has defined so far.
+struct RecordFormat {
+    layout: Layout,
+    clock: ClockMode,
+    record_size: usize,
+    streaming: bool,
+    methods: Vec<MethodDef>,
+    defined: Vec<bool>,
+    /// The index of the script's first method in `methods`.
+    first_script_method: u32,
+}
+
+impl RecordFormat {
+    /// A streaming file defines each method in a packet before its first record.
+    fn define_method(&mut self, method: u32, buf: &mut Vec<u8>) {
+        if self.streaming && !self.defined[method as usize] {
+            self.defined[method as usize] = true;
+            let line = format!("{}\n", method_line(&self.methods[method as usize]));
+            buf.extend_from_slice(&[0, 0, 1]);
+            buf.extend_from_slice(&(line.len() as u16).to_le_bytes());
+            buf.extend_from_slice(line.as_bytes());
+        }
+    }
+
+    /// One record of thread `tid` at thread-CPU time `cpu_us` and wall time `wall_us`.
+    fn record(
+        &self,
+        tid: u16,
+        method: u32,
+        action: Action,
+        cpu_us: u64,
+        wall_us: u64,
+        buf: &mut Vec<u8>,
+    ) {
+        let time1 = match self.clock {
+            ClockMode::Wall => wall_us as u32,
+            _ => cpu_us as u32,
+        };
+        if self.layout == Layout::V1 {
+            buf.push(tid as u8);
+        } else {
+            buf.extend_from_slice(&tid.to_le_bytes());
+        }
+        buf.extend_from_slice(&(method << 2 | action as u32).to_le_bytes());
+        buf.extend_from_slice(&time1.to_le_bytes());
+        if self.clock == ClockMode::Dual && self.record_size >= 14 {
+            buf.extend_from_slice(&(wall_us as u32).to_le_bytes());
+        }
+    }
+
+    /// Writes `scene` on the main thread `main`, starting 1 µs after `wall_us`; returns the wall
+    /// time of its last record.
+    fn write_scene(
+        &mut self,
+        scene: &[script::ScriptRecord],
+        main: &mut ThreadState,
+        wall_us: u64,
+        buf: &mut Vec<u8>,
+    ) -> u64 {
+        let (wall0, cpu0) = (wall_us + 1, main.cpu_us + 1);
+        for r in scene {
+            let method = self.first_script_method + r.method as u32;
+            self.define_method(method, buf);
+            self.record(
+                main.tid,
+                method,
+                r.action,
+                cpu0 + r.cpu_us,
+                wall0 + r.wall_us,
+                buf,
+            );
+        }
+        let last = scene.last().map_or((0, 0), |r| (r.wall_us, r.cpu_us));
+        main.cpu_us = cpu0 + last.1;
+        main.started = true;
+        wall0 + last.0
+    }
 }
 
 /// Generates into memory (a combined or streaming file).

@@ -6,6 +6,7 @@
 //! under the pointer), [`paint`] (one mesh for the calls, marks, instants, labels, tooltips) and
 //! [`input`] (keys, wheel, drags, clicks; a click selects through a [`Msg`]).
 
+pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod layout;
 pub mod paint;
@@ -43,6 +44,7 @@ pub struct TimelineState {
     pub menu_call: Option<(usize, usize, usize)>,
     /// Width of the thread label column as the user dragged it (None: the default).
     pub label_w: Option<f32>,
+    pub frames: frames::FramesState,
 }
 
 /// Per thread, the (start, end) of the marked calls, sorted by start (the outermost of nested
@@ -190,10 +192,12 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) 
         st.visible(full),
     );
     paint::ruler(ui, &ctx.doc.trace, &plot, ruler_rect, full);
+    frames::startup_spans(ui, ctx.doc, &plot, ruler_rect);
     input::ruler(ui, &ruler_resp, st, &plot, full);
     if let Some(found) = ctx.search.clone() {
         search_marks::minimap(ui, &found, st, &plot, full);
     }
+    frames::row_ui(ui, ctx.doc, st, &plot);
     let rows = egui::ScrollArea::vertical()
         .id_salt("timeline-rows")
         .auto_shrink([false, false])
