@@ -48,7 +48,7 @@ mod par;
 pub mod report;
 #[cfg(test)]
 pub(crate) mod testutil;
-pub mod timing;
+pub(crate) mod timing;
 pub mod trace;
 
 /// The sample trace the viewer shows when started without a file: a realistic dual-clock Android

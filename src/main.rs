@@ -1,7 +1,6 @@
 #![deny(unsafe_code)]
 
 fn main() {
-    tracelens::timing::start();
     let cli = tracelens::cli::parse_args();
     let code = match tracelens::cli::run(cli) {
         Ok(()) => 0,

@@ -4,8 +4,8 @@
 //! bytes (mark `n`), so that a log of every allocation (`scripts/malloc-trace/`) can be cut at
 //! the marks.
 //!
-//! The window adds three kinds of lines, all counted from [`start`] (the first thing `main`
-//! does, so "since the process started"): `timing: first-paint MS` (the first frame that shows
+//! The window adds three kinds of lines, all counted from [`start`] (called first thing when
+//! the command line is parsed, so "since the process started"): `timing: first-paint MS` (the first frame that shows
 //! trace data), `timing: interactive MS` (the first frame with the table and the timeline
 //! complete) and `timing: frame MS` (one per frame: the wall time of the frame's UI work), with
 //! `timing: whole-frame MS` (the previous frame's UI work, tessellation and rendering).
@@ -23,7 +23,7 @@ static MARKS: AtomicUsize = AtomicUsize::new(0);
 pub const MARK_BYTES: usize = 7_770_000;
 
 /// Sets the origin of every timing line (the first mark sets it otherwise).
-pub fn start() {
+pub(crate) fn start() {
     START.get_or_init(Instant::now);
 }
 

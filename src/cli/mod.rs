@@ -74,6 +74,8 @@ pub enum Command {
 /// exit with 0; arguments clap refuses are reported like every error, each line after
 /// `tracelens: `, with clap's exit status (2, a usage error: see [`CliError::exit_code`]).
 pub fn parse_args() -> Cli {
+    // The origin of the timing lines: the process has only just started.
+    crate::timing::start();
     match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(),
