@@ -40,6 +40,15 @@ fn walk<T: Copy + PartialEq>(p: &[T], t: &[T], any: T, one: T) -> bool {
     p[pi..].iter().all(|&c| c == any)
 }
 
+/// The lines of a rules file (budgets, insight categories) that say something, with their
+/// 1-based numbers: a `#` starts a comment, blank lines are skipped, the rest is trimmed.
+pub fn rule_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(n, line)| {
+        let line = line.split('#').next().unwrap_or("").trim();
+        (!line.is_empty()).then_some((n + 1, line))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::glob_match;

@@ -11,7 +11,7 @@
 //! The rules are tried in order, the file's before the built-in ones, and the first that
 //! matches decides a method's category: a file can move a method to another category.
 
-use crate::glob::glob_match;
+use crate::glob::{glob_match, rule_lines};
 
 /// The built-in rules, `(category, glob)`, in the order they are tried.
 pub const BUILT_IN: &[(&str, &str)] = &[
@@ -111,12 +111,8 @@ fn expand_alternatives(glob: &str) -> Result<Vec<String>, String> {
 /// ignored. An error names the line (`line N: ...`).
 pub fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
     let mut rules = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = |e: String| format!("line {}: {e}", n + 1);
+    for (n, line) in rule_lines(text) {
+        let at = |e: String| format!("line {n}: {e}");
         let mut words = line.split_whitespace();
         let (Some(category), Some(glob), None) = (words.next(), words.next(), words.next()) else {
             return Err(at(format!(

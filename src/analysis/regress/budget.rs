@@ -12,7 +12,7 @@
 //! ```
 
 use super::{Comparison, Status};
-use crate::glob::glob_match;
+use crate::glob::{glob_match, rule_lines};
 
 /// The largest allowed increase of the time per call.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,12 +121,8 @@ impl Rule {
 /// Reads a budget file's rules; an error names the line (`line N: ...`).
 pub fn parse_budget_file(text: &str) -> Result<Vec<Rule>, String> {
     let mut rules = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = |e: String| format!("line {}: {e}", n + 1);
+    for (n, line) in rule_lines(text) {
+        let at = |e: String| format!("line {n}: {e}");
         let (glob, threshold) = line.rsplit_once(char::is_whitespace).ok_or_else(|| {
             at(format!(
                 "'{line}': expected GLOB THRESHOLD, e.g. '*.onDraw +5%'"
