@@ -450,16 +450,27 @@ fn copied(h: &H) -> Vec<String> {
         .collect()
 }
 
-/// "Copy row" gives a profile row as tab-separated text; Ctrl+C (and "Copy selection as text")
-/// the selected method with its parents and children under the header.
-#[test]
-fn profile_rows_copy_as_text() {
+/// BurrOak at 1600 x 1000, loaded; its document, its heaviest method and that row's name.
+fn burr_oak_profile() -> (
+    H,
+    Arc<tracelens::app::Document>,
+    tracelens::trace::MethodId,
+    String,
+) {
     let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
     wait_loaded(&mut h);
     settle(&mut h);
     let doc = ready(h.state(), 0).clone();
     let m = doc.ranked()[0];
     let name = format!("[1] {}", doc.trace.method_full_name(m));
+    (h, doc, m, name)
+}
+
+/// "Copy row" gives a profile row as tab-separated text; Ctrl+C (and "Copy selection as text")
+/// the selected method with its parents and children under the header.
+#[test]
+fn profile_rows_copy_as_text() {
+    let (mut h, doc, m, name) = burr_oak_profile();
     h.get_by_label_contains(&name).click_secondary();
     settle(&mut h);
     h.get_by_label("Copy row").click();
@@ -686,12 +697,7 @@ fn the_histogram_fills_the_lower_panel() {
 /// A right click on a row's numbers, not only on its name, opens the row's menu at once.
 #[test]
 fn a_right_click_anywhere_in_a_profile_row_opens_its_menu() {
-    let mut h = harness_sized(&[burr_oak()], 1600.0, 1000.0);
-    wait_loaded(&mut h);
-    settle(&mut h);
-    let doc = ready(h.state(), 0).clone();
-    let m = doc.ranked()[0];
-    let name = format!("[1] {}", doc.trace.method_full_name(m));
+    let (mut h, _, _, name) = burr_oak_profile();
     let label = h.get_by_label_contains(&name).rect();
     // Well right of the name: over the row's number cells.
     let at = egui::pos2(label.right() + 300.0, label.center().y);
