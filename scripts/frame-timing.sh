@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Opens a trace in the real window under Xvfb with TRACELENS_TIMING=1, waits until it is
 # interactive, zooms and pans with xdotool (wheel notches, W/S/A/D, a drag), and prints the
-# window's first-paint and interactive times (ms since the process started), the frames' UI time
+# window's first-paint (the first frame showing trace data: the threads' activity sampled before
+# the records are read), timeline (the first frame drawing calls) and interactive times (ms since
+# the process started), the frames' UI time
 # while zooming and panning (median, p99, max) and the process's peak resident memory.
 #
 # Usage: scripts/frame-timing.sh [TRACE]
@@ -64,6 +66,7 @@ peak = [int(l.split()[1]) for l in lines if l.startswith("VmHWM:")]
 size = os.path.getsize(trace)
 print(f"trace        {trace} ({size / 1e6:.1f} MB)")
 print(f"first-paint  {first('first-paint')}")
+print(f"timeline     {first('timeline')}")
 print(f"interactive  {first('interactive')}")
 def stats(v):
     pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]

@@ -185,6 +185,46 @@ fn open(path: &Path) -> Result<Source, LoadError> {
     })
 }
 
+/// A first look at the trace at `path` before it is read ([`crate::trace::Overview`]), for
+/// Android key + data traces (None for other inputs, and when a file cannot be read: the load
+/// says why). Reads the key and a sample of the records with plain reads, so that it makes
+/// none of the file resident.
+pub fn overview_path(path: &Path) -> Option<crate::trace::Overview> {
+    fn access(path: &Path) -> Option<(File, u64)> {
+        let file = File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
+        Some((file, len))
+    }
+    fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> bool {
+        use std::io::{Seek, SeekFrom};
+        file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(buf).is_ok()
+    }
+    use formats::android::overview::{RandomAccess, overview};
+    match resolve(path) {
+        Input::Single(p) => {
+            let (mut file, len) = access(&p)?;
+            let read = &mut |at, buf: &mut [u8]| read_at(&mut file, at, buf);
+            overview(&mut RandomAccess { len, read }, None)
+        }
+        Input::Pair { key, data } => {
+            let (mut key, key_len) = access(&key)?;
+            let (mut data, data_len) = access(&data)?;
+            let read_key = &mut |at, buf: &mut [u8]| read_at(&mut key, at, buf);
+            let read_data = &mut |at, buf: &mut [u8]| read_at(&mut data, at, buf);
+            overview(
+                &mut RandomAccess {
+                    len: key_len,
+                    read: read_key,
+                },
+                Some(&mut RandomAccess {
+                    len: data_len,
+                    read: read_data,
+                }),
+            )
+        }
+    }
+}
+
 /// Reads and parses the file at `path` (or the `.key` + `.data` pair it names; see [`resolve`]).
 /// The input is released before the lanes are built, so it does not add to peak memory.
 pub fn load_path(path: &Path, progress: &Progress) -> Result<Trace, LoadError> {

@@ -4,11 +4,13 @@
 //! bytes (mark `n`), so that a log of every allocation (`scripts/malloc-trace/`) can be cut at
 //! the marks.
 //!
-//! The window adds three kinds of lines, all counted from [`start`] (called first thing when
-//! the command line is parsed, so "since the process started"): `timing: first-paint MS` (the first frame that shows
-//! trace data), `timing: interactive MS` (the first frame with the table and the timeline
-//! complete) and `timing: frame MS` (one per frame: the wall time of the frame's UI work), with
-//! `timing: whole-frame MS` (the previous frame's UI work, tessellation and rendering).
+//! The window adds these lines, all counted from [`start`] (called first thing when the command
+//! line is parsed, so "since the process started"): `timing: first-paint MS` (the first frame
+//! that shows trace data: the threads' activity, or the timeline), `timing: timeline MS` (the
+//! first frame whose timeline draws calls), `timing: interactive MS` (the first frame with the
+//! table and the timeline complete) and `timing: frame MS` (one per frame: the wall time of the
+//! frame's UI work), with `timing: whole-frame MS` (the previous frame's UI work, tessellation
+//! and rendering).
 //! `scripts/frame-timing.sh` reads them.
 
 use std::sync::OnceLock;

@@ -682,6 +682,10 @@ fn tab_ui(
                     ui.heading(format!("Loading {}", tab.title));
                     load_progress_ui(ui, job, index, msgs);
                 });
+                if let Some(overview) = job.overview().cloned() {
+                    ui.add_space(16.0);
+                    timeline::overview::ui(ui, &overview);
+                }
             }
         },
         TabState::Failed(err) => {

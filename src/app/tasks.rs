@@ -20,7 +20,7 @@ use eframe::egui;
 
 use super::document::Document;
 use crate::formats::Progress;
-use crate::trace::Trace;
+use crate::trace::{Overview, Trace};
 
 /// A result being computed elsewhere.
 pub(crate) struct Job<T> {
@@ -208,14 +208,22 @@ impl<K: PartialEq, T> Cached<K, T> {
     }
 }
 
-/// A file load in progress. Once the trace is read, the worker hands over a preview (the
-/// trace with its timeline summaries, see [`Document::preview`]) that the tab draws and lets the
-/// user explore while the profiles are computed.
+/// A file load in progress. Before the records are read, the worker hands over an overview of
+/// the threads' activity where the format offers one ([`Overview`]); once the trace is read, a
+/// preview (the trace with its timeline summaries, see [`Document::preview`]) that the tab draws
+/// and lets the user explore while the profiles are computed.
 pub struct LoadJob {
     pub progress: Arc<Progress>,
     job: Job<Result<Document, String>>,
-    preview_rx: Receiver<Arc<Document>>,
+    early_rx: Receiver<Early>,
+    overview: Option<Arc<Overview>>,
     preview: Option<Arc<Document>>,
+}
+
+/// What a load hands over before its document.
+enum Early {
+    Overview(Arc<Overview>),
+    Preview(Arc<Document>),
 }
 
 /// What a cancelled load's tab says.
@@ -228,17 +236,25 @@ pub(crate) enum LoadOutcome {
     Failed(String),
 }
 
+/// Where a load's work hands over its overview.
+type ShowOverview<'a> = &'a mut dyn FnMut(Overview);
+
 impl LoadJob {
     fn spawn(
         ctx: egui::Context,
-        work: impl FnOnce(&Progress) -> Result<Trace, String> + Send + 'static,
+        work: impl FnOnce(&Progress, ShowOverview) -> Result<Trace, String> + Send + 'static,
     ) -> Self {
         let progress = Arc::new(Progress::default());
         let p = progress.clone();
-        let (preview_tx, preview_rx) = std::sync::mpsc::channel();
+        let (early_tx, early_rx) = std::sync::mpsc::channel();
         let wake = ctx.clone();
         let job = Job::on_pool(&ctx, move || {
-            let result = work(&p).and_then(|trace| {
+            let send = |early: Early| {
+                let _ = early_tx.send(early);
+                wake.request_repaint();
+            };
+            let show = &mut |o: Overview| send(Early::Overview(Arc::new(o)));
+            let result = work(&p, show).and_then(|trace| {
                 crate::timing::mark("trace built");
                 p.set_phase(Progress::SUMMARISING);
                 let preview = Arc::new(Document::preview(Arc::new(trace)));
@@ -246,8 +262,7 @@ impl LoadJob {
                     return Err(CANCELLED.to_string());
                 }
                 if preview.is_preview() {
-                    let _ = preview_tx.send(preview.clone());
-                    wake.request_repaint();
+                    send(Early::Preview(preview.clone()));
                 }
                 p.set_phase(Progress::PROFILING);
                 Ok(preview.completed())
@@ -261,28 +276,32 @@ impl LoadJob {
         Self {
             progress,
             job,
-            preview_rx,
+            early_rx,
+            overview: None,
             preview: None,
         }
     }
 
     /// Loads the file at `path`.
     pub(crate) fn spawn_path(path: PathBuf, ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |p| {
+        Self::spawn(ctx, move |p, show| {
+            if let Some(overview) = crate::load::overview_path(&path) {
+                show(overview);
+            }
             crate::load::load_path(&path, p).map_err(|e| e.to_string())
         })
     }
 
     /// Loads in-memory bytes (the embedded sample).
     pub(crate) fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |p| {
+        Self::spawn(ctx, move |p, _| {
             crate::load::load_bytes(&name, bytes, p).map_err(|e| e.to_string())
         })
     }
 
     /// Merges RTL logs (label, trace) on one absolute time axis.
     pub(crate) fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |_| {
+        Self::spawn(ctx, move |_, _| {
             let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
             crate::trace::merge::align_by_start(&refs).map_err(|e| e.to_string())
         })
@@ -303,13 +322,28 @@ impl LoadJob {
         )
     }
 
+    /// Takes what the worker handed over since the last frame.
+    fn receive(&mut self) {
+        for early in self.early_rx.try_iter() {
+            match early {
+                Early::Overview(o) => self.overview = Some(o),
+                Early::Preview(doc) => self.preview = Some(doc),
+            }
+        }
+    }
+
     /// The trace read so far with its timeline, while the profiles are computed (None before
     /// the trace is read, and for traces without calls).
     pub(crate) fn preview(&mut self) -> Option<&Arc<Document>> {
-        if let Ok(doc) = self.preview_rx.try_recv() {
-            self.preview = Some(doc);
-        }
+        self.receive();
         self.preview.as_ref()
+    }
+
+    /// The threads' activity sampled before the records are read (None before it is, and for
+    /// formats without one).
+    pub(crate) fn overview(&mut self) -> Option<&Arc<Overview>> {
+        self.receive();
+        self.overview.as_ref()
     }
 
     /// The load's result once it has one.

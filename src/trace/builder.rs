@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::drain::{Drain, TimeDrain};
 use super::lane::{Call, CallFlags, Lane, LaneBuilder};
 use super::nesting::{
     CALLS_PER_LANE, ExitKind, LANE_BUDGET, MAX_DEPTH, classify_exit_with, count_on, lane_caps,
@@ -97,15 +98,6 @@ impl TimeReader {
         };
         self.prev = t;
         t
-    }
-
-    /// The next time of `times`, the `i`-th.
-    #[inline]
-    fn at(&mut self, times: &Times, i: usize) -> u64 {
-        match times {
-            Times::U32Wrapping(v) => self.next_u32(v[i]),
-            Times::U64(v) => self.next_u64(v[i]),
-        }
     }
 }
 
@@ -631,7 +623,8 @@ impl DepthPlan {
 /// ([`DepthPlan::count`], run for every thread before) counts unmatched exits (each one pushes
 /// every earlier call one level deeper), the second builds lanes at final depths: at most `cap`
 /// of them (`plan.lanes()` unless the trace is over its lane budget); deeper calls are left out
-/// with a diagnostic.
+/// with a diagnostic. The second pass reads the events through [`Drain`]s, which give their
+/// memory back as the lanes take theirs.
 ///
 /// `on_stack` is all zero on entry and on return (a worker's table, reused across threads).
 fn build_thread(
@@ -694,10 +687,12 @@ fn build_thread(
         lane_at(lanes, f.depth as usize).push(&call, s.first_child);
     };
 
-    for (i, &op) in events.ops.iter().enumerate() {
-        let a = axis.at(&events.axis, i);
-        let c = match (&mut cpu, &events.cpu) {
-            (Some(r), Some(times)) => r.at(times, i),
+    let mut axis_times = TimeDrain::new(events.axis);
+    let mut cpu_times = events.cpu.filter(|_| has_cpu).map(TimeDrain::new);
+    for (i, op) in Drain::new(events.ops).enumerate() {
+        let a = axis_times.next(&mut axis);
+        let c = match (&mut cpu, &mut cpu_times) {
+            (Some(r), Some(times)) => times.next(r),
             _ => 0,
         };
         if i == 0 {

@@ -12,11 +12,13 @@
 
 pub(crate) mod builder;
 mod diag;
+mod drain;
 mod durations;
 mod ids;
 mod instants;
 mod lane;
 pub(crate) mod nesting;
+mod overview;
 mod range;
 pub mod raw_text;
 mod samples;
@@ -35,6 +37,7 @@ pub use ids::{MethodId, StrId, ThreadId};
 pub use instants::{Instant, Instants, Label};
 pub(crate) use lane::{Call, CallFlags, DurColumn, Lane, LaneBuilder};
 pub use nesting::{CALLS_PER_LANE, LANE_BUDGET, MAX_DEPTH};
+pub use overview::{OVERVIEW_SAMPLES, OVERVIEW_SLICES, Overview, OverviewThread, sample_indices};
 pub use range::TickRange;
 pub use samples::{
     ContextSwitch, EventType, ExecKind, FrameId, Frames, Sample, SampleMeta, Samples, StackId,

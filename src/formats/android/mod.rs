@@ -29,6 +29,7 @@
 
 pub(crate) mod data;
 pub(crate) mod key;
+pub(crate) mod overview;
 pub(crate) mod streaming;
 pub mod synth;
 pub mod v2;

@@ -9,6 +9,7 @@
 pub(crate) mod frames;
 pub(crate) mod input;
 pub(crate) mod layout;
+pub(crate) mod overview;
 pub mod paint;
 pub(crate) mod query;
 pub(crate) mod search_marks;

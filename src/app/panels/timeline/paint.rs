@@ -116,6 +116,7 @@ pub(crate) fn rows(
     }
     if !mesh.is_empty() {
         crate::timing::milestone("first-paint");
+        crate::timing::milestone("timeline");
     }
     painter.add(egui::Shape::mesh(mesh));
     painter.add(egui::Shape::mesh(marks_mesh));
