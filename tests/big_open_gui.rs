@@ -1,11 +1,12 @@
-//! A big trace opening in the real app (egui_kittest): the timeline is shown and can be zoomed
-//! and panned, with the calls selected, while the profiles are still being computed; the table
-//! follows; Cancel during that time ends the load at once.
+//! A big trace opening in the real app (egui_kittest): the threads' activity is shown before
+//! the calls are read; the timeline is shown and can be zoomed and panned, with the calls
+//! selected, while the profiles are still being computed; the table follows; Cancel during
+//! that time ends the load at once.
 
 use std::time::{Duration, Instant};
 
 use eframe::egui;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use tracelens::app::{TabState, TraceLensApp};
 
 use crate::gui_util::{H, generated_trace, harness, wait_loaded};
@@ -42,6 +43,31 @@ fn step_until_preview(h: &mut H) {
         std::thread::sleep(Duration::from_millis(2));
         h.step();
     }
+}
+
+#[test]
+fn the_threads_activity_shows_before_the_calls_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(&[big_trace(dir.path())]);
+    let t0 = Instant::now();
+    let caption = loop {
+        if let Some(n) = h.query_by_label_contains("Activity of") {
+            let a = n.accesskit_node();
+            break a.value().or_else(|| a.label()).unwrap_or_default();
+        }
+        assert!(is_loading_tab(h.state()), "the load ended without an overview");
+        assert!(t0.elapsed() < Duration::from_secs(60), "no overview");
+        std::thread::sleep(Duration::from_millis(2));
+        h.step();
+    };
+    // Before the calls are read: no timeline yet, and the rows are the file's threads.
+    assert!(h.query_by_label_contains(PREVIEW).is_none());
+    assert!(caption.starts_with("Activity of 8 threads over "), "{caption}");
+    assert!(caption.ends_with("(from 16,384 of 4,000,000 records)"), "{caption}");
+    // The overview gives way to the timeline, then to the complete page.
+    wait_loaded(&mut h);
+    assert!(h.query_by_label_contains("Activity of").is_none());
+    assert!(h.query_all_by_label_contains("Incl Cpu").next().is_some());
 }
 
 #[test]

@@ -286,6 +286,7 @@ impl LoadJob {
     pub(crate) fn spawn_path(path: PathBuf, ctx: egui::Context) -> Self {
         Self::spawn(ctx, move |p, show| {
             if let Some(overview) = crate::load::overview_path(&path) {
+                crate::timing::mark("overview");
                 show(overview);
             }
             crate::load::load_path(&path, p).map_err(|e| e.to_string())

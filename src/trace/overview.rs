@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 /// Records read at most for an [`Overview`]: enough for one per pixel column of every thread
 /// of a wide window, few enough to read in milliseconds.
-pub const OVERVIEW_SAMPLES: usize = 1 << 16;
+pub const OVERVIEW_SAMPLES: usize = 1 << 14;
 
 /// Time slices of an [`Overview`].
 pub const OVERVIEW_SLICES: usize = 512;
