@@ -27,7 +27,8 @@ pub enum Target {
     /// An Android data section (`.data` file) read with one of a few fixed keys (the first byte
     /// chooses the key), both to a builder and to profile sinks.
     AndroidData,
-    /// A combined key + data trace (or whatever the Android reader is given), to a builder.
+    /// A combined key + data trace (or whatever the Android reader is given): its overview, and
+    /// the trace to a builder.
     AndroidTrace,
     /// An ART streaming trace.
     AndroidStreaming,
@@ -159,6 +160,7 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::AndroidData => android_data(bytes, &ctx),
         Target::AndroidTrace => {
+            let _ = android::overview::overview_of_bytes(bytes);
             if let Ok(b) = android::read(bytes, &ctx) {
                 b.finish();
             }

@@ -55,15 +55,24 @@ fn the_threads_activity_shows_before_the_calls_are_read() {
             let a = n.accesskit_node();
             break a.value().or_else(|| a.label()).unwrap_or_default();
         }
-        assert!(is_loading_tab(h.state()), "the load ended without an overview");
+        assert!(
+            is_loading_tab(h.state()),
+            "the load ended without an overview"
+        );
         assert!(t0.elapsed() < Duration::from_secs(60), "no overview");
         std::thread::sleep(Duration::from_millis(2));
         h.step();
     };
     // Before the calls are read: no timeline yet, and the rows are the file's threads.
     assert!(h.query_by_label_contains(PREVIEW).is_none());
-    assert!(caption.starts_with("Activity of 8 threads over "), "{caption}");
-    assert!(caption.ends_with("(from 16,384 of 4,000,000 records)"), "{caption}");
+    assert!(
+        caption.starts_with("Activity of 8 threads over "),
+        "{caption}"
+    );
+    assert!(
+        caption.ends_with("(from 16,384 of 4,000,000 records)"),
+        "{caption}"
+    );
     // The overview gives way to the timeline, then to the complete page.
     wait_loaded(&mut h);
     assert!(h.query_by_label_contains("Activity of").is_none());

@@ -101,30 +101,28 @@ pub(crate) fn overview<'a>(
     ))
 }
 
+/// [`overview`] of a combined trace in memory (tests and fuzzing).
+pub(crate) fn overview_of_bytes(bytes: &[u8]) -> Option<Overview> {
+    let read = &mut |at: u64, buf: &mut [u8]| {
+        let Some(part) = usize::try_from(at)
+            .ok()
+            .and_then(|at| bytes.get(at..at.checked_add(buf.len())?))
+        else {
+            return false;
+        };
+        buf.copy_from_slice(part);
+        true
+    };
+    let len = bytes.len() as u64;
+    overview(&mut RandomAccess { len, read }, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::android::synth::{GenOptions, generate_vec};
     use crate::formats::android::writer::Layout;
     use crate::formats::{Progress, ReadContext, read_bytes};
-
-    fn over(bytes: &[u8]) -> Option<Overview> {
-        let read = &mut |at: u64, buf: &mut [u8]| {
-            let at = at as usize;
-            match bytes.get(at..at + buf.len()) {
-                Some(b) => {
-                    buf.copy_from_slice(b);
-                    true
-                }
-                None => false,
-            }
-        };
-        let mut file = RandomAccess {
-            len: bytes.len() as u64,
-            read,
-        };
-        overview(&mut file, None)
-    }
 
     /// The overview counts, per thread, the records at the sampled indices, as a plain decode
     /// of every record finds them; its rows are the threads the loaded trace has, by name.
@@ -145,7 +143,7 @@ mod tests {
                 ..GenOptions::default()
             };
             let bytes = generate_vec(&opts);
-            let o = over(&bytes).expect("a key + data trace has an overview");
+            let o = overview_of_bytes(&bytes).expect("a key + data trace has an overview");
             let key = parse_key(&bytes, "t", 0).unwrap();
             let data = &bytes[key.end_offset..];
             let header = DataHeader::parse(data, 0).unwrap();
@@ -177,8 +175,8 @@ mod tests {
 
     #[test]
     fn other_inputs_and_damaged_headers_have_no_overview() {
-        assert_eq!(over(b""), None);
-        assert_eq!(over(b"not a trace at all"), None);
+        assert_eq!(overview_of_bytes(b""), None);
+        assert_eq!(overview_of_bytes(b"not a trace at all"), None);
         let opts = GenOptions {
             records: 1000,
             ..GenOptions::default()
@@ -186,11 +184,11 @@ mod tests {
         let bytes = generate_vec(&opts);
         let key = parse_key(&bytes, "t", 0).unwrap();
         // The key alone, and the key with a cut data header.
-        assert_eq!(over(&bytes[..key.end_offset]), None);
-        assert_eq!(over(&bytes[..key.end_offset + 5]), None);
+        assert_eq!(overview_of_bytes(&bytes[..key.end_offset]), None);
+        assert_eq!(overview_of_bytes(&bytes[..key.end_offset + 5]), None);
         // Every cut of the file is read without a panic.
         for cut in (0..bytes.len()).step_by(97) {
-            let _ = over(&bytes[..cut]);
+            let _ = overview_of_bytes(&bytes[..cut]);
         }
     }
 }
