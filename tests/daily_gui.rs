@@ -612,6 +612,8 @@ fn one_escape_closes_the_path_prompt() {
     h.key_press(egui::Key::Escape);
     h.step();
     assert!(h.state().prompt.is_none(), "closed by one press");
+    h.step();
+    assert!(h.query_by_label("Path:").is_none());
 }
 
 /// Compare counts methods as the trace does (the pseudo-methods are not rows without data and

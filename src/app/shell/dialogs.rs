@@ -93,7 +93,13 @@ impl TraceLensApp {
         let Some(prompt) = &mut self.prompt else {
             return;
         };
-        match prompt.ui(ctx, proposed_name.as_deref()) {
+        let action = prompt.ui(ctx, proposed_name.as_deref());
+        if action != PromptAction::None {
+            // This frame has drawn the prompt: without another one, a real window would show
+            // it until the next input, as if Esc or OK needed a second press.
+            ctx.request_repaint();
+        }
+        match action {
             PromptAction::None => {}
             PromptAction::Cancel => {
                 self.prompt = None;
