@@ -249,6 +249,7 @@ impl LoadJob {
         let (early_tx, early_rx) = std::sync::mpsc::channel();
         let wake = ctx.clone();
         let job = Job::on_pool(&ctx, move || {
+            crate::timing::mark("load started");
             let send = |early: Early| {
                 let _ = early_tx.send(early);
                 wake.request_repaint();
