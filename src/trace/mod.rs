@@ -19,6 +19,7 @@ mod lane;
 pub(crate) mod nesting;
 mod range;
 pub mod raw_text;
+pub(crate) mod sample_calls;
 mod samples;
 mod sink;
 mod strings;
