@@ -312,6 +312,27 @@ fn commands_work_on_sampled_files() {
         .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 3000, "collapsed stacks weigh samples");
+    // Merging truncated roots leaves each thread's stacks starting at its root.
+    let roots = |extra: &[&str]| {
+        let args = [&["convert", f, "--to", "collapsed", "-o", "-"], extra].concat();
+        let o = tracelens(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let total: u64 = text
+            .lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, 3000);
+        let mut roots: Vec<String> = text
+            .lines()
+            .map(|l| l.split(';').next().unwrap().to_string())
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        roots.len()
+    };
+    assert!(roots(&[]) > 4, "some stacks were cut short");
+    assert!(roots(&["--transform", "merge-truncated-roots"]) <= 4);
 
     let o = tracelens(&["convert", f, "--to", "chrome", "-o", "-"]);
     assert!(o.status.success());
