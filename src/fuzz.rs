@@ -299,7 +299,7 @@ pub fn run(target: Target, bytes: &[u8]) {
 }
 
 /// Reads `bytes` as a simpleperf recording (given the header when they lack it), then counts
-/// its samples, profiles its calls and writes its collapsed stacks.
+/// its samples, profiles its calls, writes its collapsed stacks and merges its truncated roots.
 fn simpleperf(bytes: &[u8], ctx: &ReadContext) {
     use crate::formats::simpleperf;
     let mut input = Vec::with_capacity(bytes.len() + 12);
@@ -326,6 +326,14 @@ fn simpleperf(bytes: &[u8], ctx: &ReadContext) {
         &opts,
         &mut io::sink(),
     );
+    let merge = crate::analysis::transform::Transform::MergeTruncatedRoots;
+    if let Ok(merged) = crate::analysis::transform::apply_one(&trace, &merge) {
+        for th in &merged.threads {
+            if let Err(e) = crate::analysis::transform::check_thread(th) {
+                panic!("merging truncated roots made a malformed thread: {e}");
+            }
+        }
+    }
 }
 
 /// Every transform kind on a few methods of `trace`, one at a time and stacked; a search; the
