@@ -369,28 +369,6 @@ fn speedscope_is_sampled(f: &str, threads: usize, samples: u64) {
 }
 
 #[test]
-fn perf_data_is_detected_and_refused_with_the_way_to_convert_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("perf.data");
-    // A perf.data header: magic, header size, attribute size, then sections.
-    let mut bytes = b"PERFILE2".to_vec();
-    bytes.extend_from_slice(&104u64.to_le_bytes());
-    bytes.extend_from_slice(&136u64.to_le_bytes());
-    bytes.resize(4096, 0);
-    std::fs::write(&file, &bytes).unwrap();
-    let o = tracelens(&["info", file.to_str().unwrap()]);
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("perf.data"), "{err}");
-    assert!(
-        err.contains(
-            "simpleperf report-sample --protobuf --show-callchain -i perf.data -o out.trace"
-        ),
-        "{err}"
-    );
-}
-
-#[test]
 fn mapping_deobfuscates_java_frames() {
     use tracelens::formats::simpleperf::proto::{CallChainEntry, File, RecordData, Sample};
     use tracelens::formats::simpleperf::writer::RecordWriter;

@@ -10,7 +10,6 @@
 
 use rustc_hash::FxHashMap;
 
-use super::FORMAT;
 use super::decode::{Decoded, FrameKey};
 use crate::trace::sample_calls::thread_events;
 use crate::trace::{
@@ -21,16 +20,17 @@ use crate::trace::{
 /// The event type whose samples are taken as a thread leaves the CPU.
 const OFF_CPU_EVENT: &str = "sched:sched_switch";
 
-/// Makes the builder of a decoded file of `byte_len` bytes and format `version`.
-pub(super) fn build(mut d: Decoded, version: u16, byte_len: u64) -> Builder {
-    let mut b = Builder::new(FORMAT);
+/// Makes the builder of a decoded file of `format` (its name in the model), of `byte_len` bytes
+/// and of layout `version` (the protobuf's; None for a layout without one).
+pub(super) fn build(mut d: Decoded, format: &str, version: Option<u16>, byte_len: u64) -> Builder {
+    let mut b = Builder::new(format);
     b.clock = Some(ClockMode::Wall);
     b.ticks_per_sec = 1_000_000;
-    b.source.version = Some(u32::from(version));
+    b.source.version = version.map(u32::from);
     b.source.byte_len = byte_len;
     b.source.record_count = d.records;
     b.diagnostics = std::mem::take(&mut d.diagnostics);
-    if version != 1 {
+    if let Some(version) = version.filter(|&v| v != 1) {
         b.diag(Diagnostic::warning(
             "unknown-version",
             Location::Offset(10),
