@@ -26,7 +26,9 @@
 
 use std::io::Cursor;
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, SampleRecord};
+use linux_perf_data::linux_perf_event_reader::{
+    EventRecord, RawEventRecord, ReadFormat, RecordType, SampleFormat, SampleRecord,
+};
 use linux_perf_data::{PerfFile, PerfFileReader, PerfFileRecord, SimpleperfTypeSpecificInfo};
 use rustc_hash::FxHashMap;
 
@@ -72,9 +74,9 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
             return Err(cancelled(FORMAT));
         }
         if let PerfFileRecord::EventRecord { attr_index, record } = record {
-            match record.parse() {
-                Ok(parsed) => r.event(attr_index, parsed),
-                Err(_) => r.bad_records += 1,
+            match callchain_fits(&record).then(|| record.parse()) {
+                Some(Ok(parsed)) => r.event(attr_index, parsed),
+                _ => r.bad_records += 1,
             }
         }
     }
@@ -334,6 +336,61 @@ impl Reader {
         }
         Ok(out)
     }
+}
+
+/// Whether a record's callchain, if it is a sample with one, holds no more entries than its
+/// bytes: the crate sizes it by multiplying the count it reads, which a damaged count overflows.
+/// The fields before the callchain are those the crate reads, in its order.
+fn callchain_fits(record: &RawEventRecord<'_>) -> bool {
+    let info = &record.parse_info;
+    let format = info.sample_format;
+    if record.record_type != RecordType::SAMPLE || !format.contains(SampleFormat::CALLCHAIN) {
+        return true;
+    }
+    let data = record.data.as_slice();
+    let word = |at: usize| -> Option<u64> {
+        let b = data.get(at..at.checked_add(8)?)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    };
+    let fixed = [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ];
+    let mut at = 8 * fixed.iter().filter(|&&f| format.contains(f)).count();
+    if format.contains(SampleFormat::READ) {
+        let read = info.read_format;
+        let times = [
+            ReadFormat::TOTAL_TIME_ENABLED,
+            ReadFormat::TOTAL_TIME_RUNNING,
+        ];
+        let times = 8 * times.iter().filter(|&&f| read.contains(f)).count();
+        let id = if read.contains(ReadFormat::ID) { 8 } else { 0 };
+        if read.contains(ReadFormat::GROUP) {
+            at += 8 + times + id;
+        } else {
+            let Some(nr) = word(at).and_then(|n| usize::try_from(n).ok()) else {
+                return false;
+            };
+            let values = nr.checked_mul(8 + id);
+            let Some(next) = values.and_then(|v| (at + 8 + times).checked_add(v)) else {
+                return false;
+            };
+            at = next;
+        }
+    }
+    let Some(nr) = word(at) else {
+        return false;
+    };
+    nr.checked_mul(8)
+        .and_then(|n| usize::try_from(n).ok())
+        .is_some_and(|n| n <= data.len() - (at + 8))
 }
 
 /// The index of the symbol of `symbols` (sorted by address) that holds `vaddr`.
