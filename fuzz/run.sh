@@ -38,6 +38,7 @@ for t in "${targets[@]}"; do
     profile|dump|summary|graph|diff|convert|restrict|viewer|insights) len=4000000 ;;  # whole real traces
     transforms|regress) len=65536 ;;  # rewrites and statistics: many small traces
     android_*|detect|rtl|perflog|cprofiler|logger|mapping|session) len=16384 ;;  # readers: fast small inputs
+    perf_data) len=131072 ;;  # the test recording (60 KB) whole
     *) len=262144 ;;
   esac
   mkdir -p "artifacts/$t"

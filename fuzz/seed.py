@@ -77,6 +77,7 @@ seeds["mapping"].append(b"# compiler: R8\n# {\"id\":\"com.android.tools.r8.mappi
                         b"    java.lang.String name -> a\n    1:3:void run(int,a.b.C[]):10:12 -> a\n"
                         b"    4:4:void com.example.Util.log():5:5 -> b\n    4:4:void run(long):20 -> b\n"
                         b"    # {\"id\":\"com.android.tools.r8.residualsignature\",\"signature\":\"(J)V\"}\n")
+seeds["perf_data"] = [p.read_bytes() for p in files((root / "tests/data/perf", "*.data"))]
 for t in seeds:
     reg = here / "regressions" / t
     if reg.is_dir():

@@ -78,11 +78,14 @@ pub enum Target {
     /// simpleperf's report-sample protobuf (the input after a `SIMPLEPERF` header), then what
     /// the commands compute from samples: their counts, the profile, collapsed stacks.
     Simpleperf,
+    /// A `perf.data` recording (the input after a `PERFILE2` magic when it lacks one), then the
+    /// same as for simpleperf's protobuf.
+    PerfData,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 24] = [
+    pub const ALL: [Target; 25] = [
         Target::Detect,
         Target::AndroidKey,
         Target::AndroidData,
@@ -107,6 +110,7 @@ impl Target {
         Target::Session,
         Target::Simpleperf,
         Target::Insights,
+        Target::PerfData,
     ];
 
     /// The target's name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/regressions/NAME/`).
@@ -135,6 +139,7 @@ impl Target {
             Target::Regress => "regress",
             Target::Session => "session",
             Target::Simpleperf => "simpleperf",
+            Target::PerfData => "perf_data",
             Target::Insights => "insights",
         }
     }
@@ -297,11 +302,12 @@ pub fn run(target: Target, bytes: &[u8]) {
         }
         Target::Session => session(bytes),
         Target::Simpleperf => simpleperf(bytes, &ctx),
+        Target::PerfData => perf_data(bytes, &ctx),
     }
 }
 
-/// Reads `bytes` as a simpleperf recording (given the header when they lack it), then counts
-/// its samples, profiles its calls and writes its collapsed stacks.
+/// Reads `bytes` as a simpleperf recording (given the header when they lack it), then what the
+/// commands do with samples ([`sampled`]).
 fn simpleperf(bytes: &[u8], ctx: &ReadContext) {
     use crate::formats::simpleperf;
     let mut input = Vec::with_capacity(bytes.len() + 12);
@@ -310,24 +316,50 @@ fn simpleperf(bytes: &[u8], ctx: &ReadContext) {
         input.extend_from_slice(&1u16.to_le_bytes());
     }
     input.extend_from_slice(bytes);
-    let Ok(b) = simpleperf::read(&input, ctx) else {
-        return;
-    };
-    let trace = b.finish();
-    let _ = crate::analysis::samples::SampleCounts::of(&trace);
-    let p = profile(&trace, trace.primary_clock());
-    let _ = render_parts(&trace, &p, &Style::Text);
+    if let Ok(b) = simpleperf::read(&input, ctx) {
+        sampled(&b.finish());
+    }
+}
+
+/// Reads `bytes` as a `perf.data` recording (given the magic when they lack it), then what the
+/// commands do with samples ([`sampled`]).
+fn perf_data(bytes: &[u8], ctx: &ReadContext) {
+    use crate::formats::simpleperf;
+    let mut input = Vec::with_capacity(bytes.len() + 8);
+    if !bytes.starts_with(simpleperf::PERF_DATA_MAGIC) {
+        input.extend_from_slice(simpleperf::PERF_DATA_MAGIC);
+    }
+    input.extend_from_slice(bytes);
+    if let Ok(b) = simpleperf::perf_data::read(&input, ctx) {
+        sampled(&b.finish());
+    }
+}
+
+/// Counts a sampled trace's samples, profiles its calls, writes its collapsed stacks and merges
+/// its truncated roots.
+fn sampled(trace: &Trace) {
+    let _ = crate::analysis::samples::SampleCounts::of(trace);
+    let p = profile(trace, trace.primary_clock());
+    let _ = render_parts(trace, &p, &Style::Text);
     use crate::report::export::{ExportFormat, ExportOptions, export};
     let opts = ExportOptions::default();
     let clock = trace.primary_clock();
     let _ = export(
-        &trace,
+        trace,
         ExportFormat::Collapsed,
         clock,
         "fuzz",
         &opts,
         &mut io::sink(),
     );
+    let merge = crate::analysis::transform::Transform::MergeTruncatedRoots;
+    if let Ok(merged) = crate::analysis::transform::apply_one(trace, &merge) {
+        for th in &merged.threads {
+            if let Err(e) = crate::analysis::transform::check_thread(th) {
+                panic!("merging truncated roots made a malformed thread: {e}");
+            }
+        }
+    }
 }
 
 /// Every transform kind on a few methods of `trace`, one at a time and stacked; a search; the

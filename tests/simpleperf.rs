@@ -312,6 +312,27 @@ fn commands_work_on_sampled_files() {
         .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 3000, "collapsed stacks weigh samples");
+    // Merging truncated roots leaves each thread's stacks starting at its root.
+    let roots = |extra: &[&str]| {
+        let args = [&["convert", f, "--to", "collapsed", "-o", "-"], extra].concat();
+        let o = tracelens(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let total: u64 = text
+            .lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, 3000);
+        let mut roots: Vec<String> = text
+            .lines()
+            .map(|l| l.split(';').next().unwrap().to_string())
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        roots.len()
+    };
+    assert!(roots(&[]) > 4, "some stacks were cut short");
+    assert!(roots(&["--transform", "merge-truncated-roots"]) <= 4);
 
     let o = tracelens(&["convert", f, "--to", "chrome", "-o", "-"]);
     assert!(o.status.success());
@@ -345,28 +366,6 @@ fn speedscope_is_sampled(f: &str, threads: usize, samples: u64) {
         }
     }
     assert_eq!(weights, samples, "the weights count the samples");
-}
-
-#[test]
-fn perf_data_is_detected_and_refused_with_the_way_to_convert_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("perf.data");
-    // A perf.data header: magic, header size, attribute size, then sections.
-    let mut bytes = b"PERFILE2".to_vec();
-    bytes.extend_from_slice(&104u64.to_le_bytes());
-    bytes.extend_from_slice(&136u64.to_le_bytes());
-    bytes.resize(4096, 0);
-    std::fs::write(&file, &bytes).unwrap();
-    let o = tracelens(&["info", file.to_str().unwrap()]);
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("perf.data"), "{err}");
-    assert!(
-        err.contains(
-            "simpleperf report-sample --protobuf --show-callchain -i perf.data -o out.trace"
-        ),
-        "{err}"
-    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A simpleperf recording in the real app (egui_kittest): it opens from the command line and by
 //! drag and drop, the Info panel shows its meta info, the analysis views build on its calls, a
 //! transform applies, and a search finds the calls of a symbol; Compare tells it from a method
-//! trace; its methods colour by execution type.
+//! trace; its methods colour by execution type; its truncated stacks merge under their roots.
 
 use std::time::{Duration, Instant};
 
@@ -197,4 +197,70 @@ fn methods_colour_by_execution_type() {
         kinds.len() >= 3,
         "native, interpreted and JIT frames: {kinds:?}"
     );
+}
+
+/// Each thread's top-level methods, and the method each of its samples' stacks starts with.
+fn roots(doc: &tracelens::app::Document) -> Vec<(Vec<MethodId>, Vec<MethodId>)> {
+    let t = &doc.trace;
+    let mut out = vec![(Vec::new(), Vec::new()); t.threads.len()];
+    for (th, (top, _)) in t.threads.iter().zip(&mut out) {
+        if let Some(lane) = th.lanes.first() {
+            top.extend((0..lane.len()).map(|i| lane.method(i)));
+        }
+    }
+    let mut path = Vec::new();
+    for s in t.samples.iter() {
+        t.samples.methods_root_first(s.stack, &mut path);
+        if let Some(&root) = path.first() {
+            out[s.thread.index()].1.push(root);
+        }
+    }
+    for (top, starts) in &mut out {
+        for v in [top, starts] {
+            v.sort_unstable();
+            v.dedup();
+        }
+    }
+    out
+}
+
+/// "Merge truncated roots" from the Transform menu puts the stacks the unwinder cut short under
+/// their thread's root: each thread then has one top-level method, its samples are kept (the
+/// Execution column stays), and undo brings the cut stacks back to the top level.
+#[test]
+fn merging_truncated_roots_puts_every_stack_under_its_threads_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(&[recording(dir.path())]);
+    wait_loaded(&mut h);
+    let before = roots(ready(h.state(), 0));
+    assert!(
+        before.iter().any(|(top, _)| top.len() > 1),
+        "some stacks were cut short: {before:?}"
+    );
+    h.get_by_label("Transform").click();
+    h.run();
+    h.get_by_label("Merge truncated roots").click();
+    h.step();
+    step_until(&mut h, "the transform", |app| {
+        let p = &app.tabs[0].pipeline;
+        !p.busy() && p.shown_stack() == [Transform::MergeTruncatedRoots]
+    });
+    let after = roots(ready(h.state(), 0));
+    for (t, (top, starts)) in after.iter().enumerate() {
+        assert!(top.len() <= 1, "thread {t} has one root: {top:?}");
+        assert_eq!(top, starts, "thread {t}'s samples start at its root");
+        // The root is the method most of the thread's stacks started with.
+        assert!(top.iter().all(|m| before[t].1.contains(m)));
+    }
+    assert_eq!(ready(h.state(), 0).trace.samples.len(), 4000);
+    h.get_by_label("Merge truncated roots");
+    assert!(h.query_by_label_contains("Execution").is_some());
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.step();
+    step_until(&mut h, "the undo", |app| {
+        let p = &app.tabs[0].pipeline;
+        !p.busy() && p.shown_stack().is_empty()
+    });
+    assert_eq!(roots(ready(h.state(), 0)), before);
 }

@@ -35,6 +35,8 @@ mod android_v2;
 mod fuzz_regressions;
 /// RTL_LOGFILE, PerfLog, CProfiler and Logger: shared examples and one test per edge case.
 mod legacy;
+/// `perf.data` recordings: a real one against `perf script`'s counts; missing parts named.
+mod perf_data;
 /// Truncated and corrupted traces: reading never panics.
 mod robustness;
 /// simpleperf recordings: counts against a reference decoder, round trips, the commands.

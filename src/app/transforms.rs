@@ -239,7 +239,8 @@ pub fn apply_msg(pipeline: &mut Pipeline, msg: Msg) {
     }
 }
 
-/// The Transform menu: undo, redo, the package rules window.
+/// The Transform menu: undo, redo, the package rules window, and for a sampled profile the
+/// merging of its truncated stacks.
 pub fn menu_ui(ui: &mut egui::Ui, pipeline: &Pipeline, msgs: &mut Vec<Msg>) {
     let shown = pipeline.transforms_wanted();
     let redo = shown < pipeline.transforms.history.len();
@@ -258,5 +259,29 @@ pub fn menu_ui(ui: &mut egui::Ui, pipeline: &Pipeline, msgs: &mut Vec<Msg>) {
             ui.close();
         }
     }
+    if pipeline.sampled() {
+        truncated_roots_ui(ui, shown, msgs);
+    }
     ui.label(egui::RichText::new("Right-click a method in the views for more").weak());
+}
+
+/// The entry of a sampled profile's "merge truncated roots": it rewrites the samples, which
+/// the other transforms leave behind, so it comes first.
+fn truncated_roots_ui(ui: &mut egui::Ui, shown: usize, msgs: &mut Vec<Msg>) {
+    let hover = if shown == 0 {
+        "Put the stacks the unwinder cut short under the call path by which the thread's \
+         complete stacks most often reach their outermost frame"
+    } else {
+        "It works on the samples, which other transforms leave behind: show the full trace first"
+    };
+    let button = egui::Button::new("Merge truncated roots");
+    if ui
+        .add_enabled(shown == 0, button)
+        .on_hover_text(hover)
+        .on_disabled_hover_text(hover)
+        .clicked()
+    {
+        msgs.push(Msg::Transform(Transform::MergeTruncatedRoots));
+        ui.close();
+    }
 }

@@ -45,8 +45,8 @@ pub struct ProfileArgs {
     /// Rewrite the calls before profiling (repeatable; applied in order): `merge:METHOD`,
     /// `focus:METHOD`, `focus-subtree:METHOD>METHOD>...`, `collapse-recursion:METHOD`,
     /// `collapse-direct-recursion:METHOD`, `drop:METHOD`, `merge-package:GLOB,...`,
-    /// `only:GLOB,...`. METHOD is `class.name`, `'class.name signature'` or a glob
-    /// (README "Transforms").
+    /// `only:GLOB,...`, and for sampled profiles `merge-truncated-roots` (first). METHOD is
+    /// `class.name`, `'class.name signature'` or a glob (README "Transforms").
     #[arg(long = "transform", value_name = "SPEC", value_parser = parse_transform)]
     pub transforms: Vec<Transform>,
 }

@@ -8,7 +8,7 @@
 //! | `SLOW`, u16 version 4, 5, 0xF4, 0xF5 | ART "format V2" (not supported yet)           |
 //! | `SW64`                              | Dalvik's never-shipped 64-bit variant           |
 //! | `SIMPLEPERF`                        | simpleperf's report-sample protobuf (`formats::simpleperf`) |
-//! | `PERFILE2`                          | a `perf.data` recording (not read: an error says how to convert it) |
+//! | `PERFILE2`                          | a `perf.data` recording (`formats::simpleperf::perf_data`) |
 //!
 //! Anything else is [`Detected::Unknown`]; the legacy text formats are sniffed by
 //! `formats::legacy` (see `formats::read_bytes`).

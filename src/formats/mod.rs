@@ -193,7 +193,7 @@ pub(crate) fn read_to_builder(bytes: &[u8], ctx: &ReadContext) -> Result<Parsed,
         return simpleperf::read(bytes, ctx).map(Parsed::Unfinished);
     }
     if detected == detect::Detected::PerfData {
-        return Err(simpleperf::perf_data_error());
+        return simpleperf::perf_data::read(bytes, ctx).map(Parsed::Unfinished);
     }
     if detected.is_android() {
         return android::read(bytes, ctx).map(Parsed::Unfinished);

@@ -21,6 +21,7 @@ pub(crate) mod nesting;
 mod overview;
 mod range;
 pub mod raw_text;
+pub(crate) mod sample_calls;
 mod samples;
 mod sink;
 mod strings;

@@ -313,6 +313,16 @@ impl Samples {
         }
     }
 
+    /// Gives each sample with a stack the stack `f(its thread, its stack)` (a transform that
+    /// rewrites stacks; new stacks are pushed to [`Samples::stacks`] first).
+    pub(crate) fn map_stacks(&mut self, mut f: impl FnMut(ThreadId, StackId) -> StackId) {
+        for (s, &t) in self.stack.iter_mut().zip(&self.thread) {
+            if *s != Self::NO_STACK {
+                *s = f(t, StackId(*s)).0;
+            }
+        }
+    }
+
     /// Whether a sample of `meta` counts time off the CPU (its event type's samples are taken
     /// as a thread leaves the CPU).
     pub fn is_off_cpu(&self, meta: SampleMeta) -> bool {

@@ -15,9 +15,13 @@
 //! | drop | removed with its subtree, and its time is cut out of the thread: later calls move earlier, enclosing calls get shorter, the thread ends earlier (on both clocks) |
 //! | merge-package | merge, for every method whose `class.name` matches one of the globs |
 //! | only-my-code | merge, for every method that matches none of the globs |
+//! | merge-truncated-roots | (no method) a sampled profile's stacks that do not reach their thread's root (the unwinder stopped) are put under the call path by which the thread's complete stacks most often reach their outermost frame (else under the root); the calls are made again from the samples ([`truncated`] states the rule) |
 //!
 //! Times of the kept calls are unchanged except after a drop. Kept calls keep their flags
 //! (`unclosed`, `synthesized_entry`). Counters, instants and duration series are kept as they are.
+//! Every transform but merge-truncated-roots rewrites the calls alone, so the trace it makes has
+//! no samples (its calls no longer stand for them); merge-truncated-roots rewrites the samples
+//! and needs them, so it comes first in a stack.
 //! Methods are named by pattern ([`pattern`]), never by id, so a saved stack applies to the same
 //! file reloaded.
 
@@ -25,6 +29,9 @@ mod pattern;
 mod rewrite;
 #[cfg(test)]
 mod tests;
+mod truncated;
+#[cfg(test)]
+mod truncated_tests;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +71,8 @@ pub enum Transform {
     OnlyMyCode {
         globs: Vec<String>,
     },
+    /// Attach the samples whose stacks were cut short under their thread's most likely root.
+    MergeTruncatedRoots,
 }
 
 /// A transform that cannot be applied to a trace.
@@ -73,6 +82,11 @@ pub enum TransformError {
     NoMethod { pattern: String, transform: String },
     #[error("bad transform {spec:?}: {what}")]
     Syntax { spec: String, what: String },
+    #[error(
+        "{transform} rewrites the samples of a sampled profile, and this trace has none (a \
+         method trace, or one that another transform or a range made): apply it first"
+    )]
+    NoSamples { transform: String },
 }
 
 /// The exact pattern naming one method: `class.name signature` (or `class.name` when the
@@ -95,17 +109,22 @@ impl Transform {
             Transform::Drop { method } => format!("drop:{method}"),
             Transform::MergePackage { globs } => format!("merge-package:{}", globs.join(",")),
             Transform::OnlyMyCode { globs } => format!("only:{}", globs.join(",")),
+            Transform::MergeTruncatedRoots => MERGE_TRUNCATED_ROOTS.to_string(),
         }
     }
 
     /// Parses `KIND:ARG`: `merge:`, `focus:`, `focus-subtree:` (path elements separated by
     /// `>`), `collapse-recursion:`, `collapse-direct-recursion:`, `drop:` take a method pattern;
-    /// `merge-package:` and `only:` take comma-separated package globs.
+    /// `merge-package:` and `only:` take comma-separated package globs;
+    /// `merge-truncated-roots` takes nothing.
     pub fn parse(spec: &str) -> Result<Transform, TransformError> {
         let err = |what: &str| TransformError::Syntax {
             spec: spec.to_string(),
             what: what.to_string(),
         };
+        if spec.trim().trim_end_matches(':') == MERGE_TRUNCATED_ROOTS {
+            return Ok(Transform::MergeTruncatedRoots);
+        }
         let (kind, arg) = spec
             .split_once(':')
             .ok_or_else(|| err("expected KIND:ARG, e.g. merge:java.util.HashMap.get"))?;
@@ -135,7 +154,7 @@ impl Transform {
             _ => {
                 return Err(err(
                     "unknown kind; one of merge, focus, focus-subtree, collapse-recursion, \
-                     collapse-direct-recursion, drop, merge-package, only",
+                     collapse-direct-recursion, drop, merge-package, only, merge-truncated-roots",
                 ));
             }
         })
@@ -169,12 +188,13 @@ impl Transform {
             Transform::Drop { method } => format!("Drop {}", short(method)),
             Transform::MergePackage { globs } => format!("Merge {}", globs.join(", ")),
             Transform::OnlyMyCode { globs } => format!("Only {}", globs.join(", ")),
+            Transform::MergeTruncatedRoots => "Merge truncated roots".to_string(),
         }
     }
 
     /// The transform's methods as per-method masks, or an error naming a pattern that matches
     /// nothing.
-    fn resolve(&self, trace: &Trace) -> Result<Rule, TransformError> {
+    fn resolve(&self, trace: &Trace) -> Result<Step, TransformError> {
         let one = |p: &str| -> Result<Vec<bool>, TransformError> {
             let mask = pattern::method_mask(trace, p);
             if mask.iter().any(|&b| b) {
@@ -186,7 +206,8 @@ impl Transform {
                 })
             }
         };
-        Ok(match self {
+        Ok(Step::Calls(match self {
+            Transform::MergeTruncatedRoots => return Ok(Step::TruncatedRoots),
             Transform::Merge { method } => Rule::Merge(one(method)?),
             Transform::Focus { method } => Rule::Focus(one(method)?),
             // A session file can hold an empty path (the CLI's parser refuses one).
@@ -217,7 +238,36 @@ impl Transform {
                     .map(|mine| !mine)
                     .collect(),
             ),
-        })
+        }))
+    }
+}
+
+/// The spelling of [`Transform::MergeTruncatedRoots`].
+const MERGE_TRUNCATED_ROOTS: &str = "merge-truncated-roots";
+
+/// A transform resolved against a trace: a rewrite of its calls, or of its samples.
+enum Step {
+    Calls(Rule),
+    TruncatedRoots,
+}
+
+impl Step {
+    fn apply(&self, trace: &Trace) -> Result<Trace, TransformError> {
+        match self {
+            Step::Calls(rule) => Ok(rewrite(trace, rule)),
+            Step::TruncatedRoots => {
+                truncated::merge_truncated_roots(trace).ok_or_else(|| TransformError::NoSamples {
+                    transform: MERGE_TRUNCATED_ROOTS.to_string(),
+                })
+            }
+        }
+    }
+
+    fn apply_owned(&self, trace: Trace) -> Result<Trace, TransformError> {
+        match self {
+            Step::Calls(rule) => Ok(rewrite::rewrite_owned(trace, rule)),
+            Step::TruncatedRoots => self.apply(&trace),
+        }
     }
 }
 
@@ -270,7 +320,7 @@ pub fn rename_patterns(stack: &[Transform], from: &Trace, to: &Trace) -> Vec<Tra
 
 /// Applies one transform.
 pub fn apply_one(trace: &Trace, t: &Transform) -> Result<Trace, TransformError> {
-    Ok(rewrite(trace, &t.resolve(trace)?))
+    t.resolve(trace)?.apply(trace)
 }
 
 /// Applies a stack of transforms in order (the trace itself, cloned, for an empty stack).
@@ -285,8 +335,7 @@ pub fn apply(trace: &Trace, stack: &[Transform]) -> Result<Trace, TransformError
 /// is made.
 pub fn apply_owned(mut trace: Trace, stack: &[Transform]) -> Result<Trace, TransformError> {
     for t in stack {
-        let rule = t.resolve(&trace)?;
-        trace = rewrite::rewrite_owned(trace, &rule);
+        trace = t.resolve(&trace)?.apply_owned(trace)?;
     }
     Ok(trace)
 }

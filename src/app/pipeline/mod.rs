@@ -201,6 +201,13 @@ impl Pipeline {
         &self.shown().transforms
     }
 
+    /// Whether the loaded trace is a sampled profile (it has samples).
+    pub fn sampled(&self) -> bool {
+        self.stages
+            .as_ref()
+            .is_some_and(|s| !s.loaded.trace.samples.is_empty())
+    }
+
     /// How many of the stack's transforms are asked for.
     pub fn transforms_wanted(&self) -> usize {
         self.wanted.transforms.len()

@@ -219,10 +219,11 @@ pub(super) struct Decoded {
 }
 
 /// The decoder of a run of records: what it returns, and its interning tables and the threads'
-/// last stacks.
+/// last stacks. Readers of other layouts of the same samples (perf.data) fill one too, through
+/// [`Decoder::add_sample`] and `out`.
 #[derive(Default)]
-struct Decoder {
-    out: Decoded,
+pub(super) struct Decoder {
+    pub(super) out: Decoded,
     frame_ids: FxHashMap<FrameKey, FrameId>,
     /// Stack ids by (caller stack or [`u32::MAX`], frame).
     stack_ids: FxHashMap<(u32, u32), StackId>,
@@ -374,10 +375,7 @@ fn decode_in_chunks(
         }
     };
     ctx.progress.add_bytes(tail as u64);
-    if let Some(diag) = d.thread_cap.diagnostic("samples") {
-        d.out.diagnostics.push(diag);
-    }
-    Ok(d.out)
+    Ok(d.finish())
 }
 
 impl Decoder {
@@ -500,22 +498,52 @@ impl Decoder {
                 return Err(e);
             }
         };
-        if let Some(thread) = self.thread(s.thread_id) {
-            let stack = self.stack(thread, &chain);
-            let clamped = s.event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
+        self.add_sample(
+            s.thread_id,
+            s.time,
+            &chain,
+            s.event_count,
+            s.event_type,
+            s.unwind_error != 0,
+        );
+        self.chain = chain;
+        Ok(())
+    }
+
+    /// Adds a sample of thread `tid` at `time` (the file's ns) whose frames are `chain`, leaf
+    /// first, of weight `event_count` and of event type `event_type` (a file's id, clamped here);
+    /// `truncated`: the unwinder stopped before the stack's root.
+    pub(super) fn add_sample(
+        &mut self,
+        tid: i32,
+        time: u64,
+        chain: &[FrameKey],
+        event_count: u64,
+        event_type: u32,
+        truncated: bool,
+    ) {
+        if let Some(thread) = self.thread(tid) {
+            let stack = self.stack(thread, chain);
+            let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
             self.push(
                 Sample {
                     thread,
-                    time: s.time,
+                    time,
                     stack,
-                    weight: s.event_count,
-                    meta: SampleMeta::new(clamped, s.unwind_error != 0),
+                    weight: event_count,
+                    meta: SampleMeta::new(clamped, truncated),
                 },
-                s.event_type,
+                event_type,
             );
         }
-        self.chain = chain;
-        Ok(())
+    }
+
+    /// What was decoded, once every record is: the thread cap's diagnostic added.
+    pub(super) fn finish(mut self) -> Decoded {
+        if let Some(diag) = self.thread_cap.diagnostic("samples") {
+            self.out.diagnostics.push(diag);
+        }
+        self.out
     }
 
     /// Adds a sample whose event type in the file is `event_type` (before clamping).

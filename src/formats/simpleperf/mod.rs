@@ -23,9 +23,13 @@
 //! The input is untrusted: every size is checked against the bytes that remain before anything
 //! is allocated for it, a damaged record is skipped with a diagnostic, a truncated tail keeps
 //! what came before it.
+//!
+//! The `perf.data` that `simpleperf record` (and Linux `perf record`) writes is read into the
+//! same samples by [`perf_data`].
 
 mod build;
 mod decode;
+pub mod perf_data;
 pub mod proto;
 pub mod synth;
 mod wire;
@@ -40,7 +44,7 @@ pub const FORMAT: &str = "simpleperf";
 /// The file's first bytes.
 pub const MAGIC: &[u8; 10] = b"SIMPLEPERF";
 
-/// The first bytes of a `perf.data` file, which `simpleperf record` writes.
+/// The first bytes of a `perf.data` file, which `simpleperf record` and `perf record` write.
 pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
 
 /// Magic and version.
@@ -56,7 +60,12 @@ pub(crate) fn sniff(bytes: &[u8]) -> bool {
 pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
     let version = check_header(bytes)?;
     let decoded = decode::decode(bytes, ctx)?;
-    Ok(build::build(decoded, version, bytes.len() as u64))
+    Ok(build::build(
+        decoded,
+        FORMAT,
+        Some(version),
+        bytes.len() as u64,
+    ))
 }
 
 /// The first step of [`read`] alone, for benchmarks: every record decoded and the stacks
@@ -64,22 +73,6 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
 pub fn decode_samples(bytes: &[u8], ctx: &ReadContext) -> Result<usize, FormatError> {
     check_header(bytes)?;
     Ok(decode::decode(bytes, ctx)?.samples.len())
-}
-
-/// The error for a `perf.data` file. Its samples are raw: their stacks are register and stack
-/// dumps or addresses that only the recording's feature sections (build ids, symbol tables of
-/// the files as simpleperf wrote them) name, in simpleperf's own layout of those sections. The
-/// reader does not read them, so it names none of the frames; simpleperf turns the file into
-/// the protobuf this reader reads.
-pub(crate) fn perf_data_error() -> FormatError {
-    FormatError::new(
-        "perf.data",
-        Location::Offset(0),
-        "a perf.data recording (magic 'PERFILE2'): its samples are not read, since naming \
-         their frames needs the symbol tables of simpleperf's feature sections, which this \
-         reader does not read. Convert it with `simpleperf report-sample --protobuf \
-         --show-callchain -i perf.data -o out.trace` and open out.trace",
-    )
 }
 
 /// The version in the header.
