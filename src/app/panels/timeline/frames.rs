@@ -158,14 +158,19 @@ fn frame_summary(f: &Frame, origin: u64, tps: u64) -> String {
     )
 }
 
-/// The selected frame and its heaviest calls, one line under the row.
+/// The selected frame, and for a janky one the method its time splits under and the heaviest
+/// calls there, one line under the row.
 fn heaviest_ui(ui: &mut egui::Ui, f: &Frame, origin: u64, tps: u64) {
     ui.horizontal_wrapped(|ui| {
         ui.label(frame_summary(f, origin, tps));
-        if f.heaviest.is_empty() {
+        let Some(at) = &f.split_at else {
             return;
-        }
-        ui.label("— heaviest:");
+        };
+        ui.label(format!(
+            "— heaviest: under {} {}:",
+            at.name,
+            fmt_duration(at.inclusive_us as f64, 1_000_000)
+        ));
         for h in &f.heaviest {
             ui.label(format!(
                 "{} {}",
