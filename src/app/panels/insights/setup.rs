@@ -193,3 +193,43 @@ fn compute(trace: &crate::trace::Trace, hz: f64, path: Option<&Path>) -> Compute
         rules: count,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Settings;
+
+    /// The settings of a run before the insights' controls read with the default setup; a kept
+    /// one comes back as it was saved (the picks of a run are not kept), its rate checked.
+    #[test]
+    fn the_setup_is_kept_with_the_settings() {
+        let old: Settings = serde_json::from_str(r#"{"theme":"Dark","zoom":1.5}"#).unwrap();
+        assert_eq!(old.insights, InsightsSetup::default());
+        let s = Settings {
+            insights: InsightsSetup {
+                refresh_hz: 120.0,
+                rules_file: Some("/tmp/rules.txt".into()),
+                picked: 3,
+            },
+            ..Settings::default()
+        };
+        let back: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(
+            back.insights,
+            InsightsSetup {
+                picked: 0,
+                ..s.insights.clone()
+            }
+        );
+        let wild = |hz: f64| {
+            InsightsSetup {
+                refresh_hz: hz,
+                ..InsightsSetup::default()
+            }
+            .checked()
+        };
+        assert_eq!(wild(f64::NAN).refresh_hz, DEFAULT_REFRESH_HZ);
+        assert_eq!(wild(5000.0).refresh_hz, 1000.0);
+        assert_eq!(wild(0.0).refresh_hz, 1.0);
+    }
+}
