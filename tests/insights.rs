@@ -99,6 +99,15 @@ fn generated_frames_and_blocking_are_exact() {
                 .map(|h| (h["name"].as_str().unwrap(), u(&h["inclusive_us"])))
                 .collect();
             if janky {
+                // No callee holds most of the frame: its time splits under `doFrame` itself.
+                let at = &f["split_at"];
+                assert!(
+                    at["name"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("android.view.Choreographer.doFrame ")
+                );
+                assert_eq!(u(&at["inclusive_us"]), dur, "{name}");
                 assert_eq!(heaviest.len(), 3, "{name}");
                 assert!(
                     heaviest[0]
@@ -108,7 +117,7 @@ fn generated_frames_and_blocking_are_exact() {
                 let weights: Vec<u64> = heaviest.iter().map(|h| h.1).collect();
                 assert_eq!(weights, [3000, 1500, 700], "{name}");
             } else {
-                assert!(heaviest.is_empty());
+                assert!(heaviest.is_empty() && f["split_at"].is_null());
             }
         }
         let starts: Vec<u64> = frames.iter().map(|f| u(&f["start_us"])).collect();
@@ -561,6 +570,65 @@ fn real_frames_are_the_dumped_do_frame_calls() {
         assert!(!got.is_empty());
     }
     assert_eq!(with_frames, 2, "two of the real traces call doFrame");
+}
+
+/// On the real traces, a janky frame's heaviest callees are where its time splits, below
+/// Choreographer's own chain: BurrOak's one frame splits under `performTraversals` (EGL set-up
+/// first); the streaming trace's frames wait in `nSyncAndDrawFrame` under
+/// `ThreadedRenderer.draw`.
+#[test]
+fn real_heaviest_callees_skip_the_pass_through_chain() {
+    let Some(dir) = shared_traces_dir() else {
+        return;
+    };
+    let janky = |file: &str| -> Vec<Value> {
+        let doc = insights(&dir.join(file), &[]);
+        (doc["frames"].as_array().unwrap().iter())
+            .filter(|f| f["janky"] == true)
+            .cloned()
+            .collect()
+    };
+    let method = |v: &Value| {
+        v["name"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .replace('/', ".")
+    };
+    let burr = janky("JDSustar-BurrOakApp__dmtrace.trace");
+    assert_eq!(
+        method(&burr[0]["split_at"]),
+        "android.view.ViewRootImpl.performTraversals"
+    );
+    assert_eq!(
+        method(&burr[0]["heaviest"][0]),
+        "android.view.HardwareRenderer$GlRenderer.initialize"
+    );
+    let streaming = janky("Flank-mirror-goog-studio-main__streaming.trace");
+    let waiting = (streaming.iter())
+        .filter(|f| method(&f["heaviest"][0]) == "android.view.ThreadedRenderer.nSyncAndDrawFrame")
+        .count();
+    assert!(
+        waiting * 10 > streaming.len() * 8,
+        "{waiting} of {}",
+        streaming.len()
+    );
+    let chain = [
+        "Choreographer.doCallbacks",
+        "Choreographer$CallbackRecord.run",
+    ];
+    let listing_the_chain = (streaming.iter())
+        .filter(|f| {
+            (f["heaviest"].as_array().unwrap().iter())
+                .any(|h| chain.iter().any(|c| method(h).ends_with(c)))
+        })
+        .count();
+    assert!(
+        listing_the_chain <= 1,
+        "{listing_the_chain} frames list the chain"
+    );
 }
 
 /// `--compensate` takes the tracing cost out of the frames.

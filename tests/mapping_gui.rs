@@ -405,7 +405,7 @@ fn a_working_dialog_is_used_and_a_slow_cancel_is_only_a_status_line() {
             assert_eq!(r.file_name.as_deref(), Some("run.folded"));
             Some(o.clone())
         }
-        Purpose::SaveSession | Purpose::OpenSession => None,
+        Purpose::SaveSession | Purpose::OpenSession | Purpose::InsightsRules => None,
         Purpose::Open => {
             // A person who looks, then cancels.
             std::thread::sleep(Duration::from_millis(600));

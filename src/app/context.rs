@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::document::{Document, Ranking};
+use super::panels::insights::setup::{InsightsSetup, InsightsShown};
 use crate::analysis::search::SearchResult;
 use crate::report::export::ExportFormat;
 use crate::trace::CallRef;
@@ -45,6 +46,13 @@ pub enum Msg {
     ExportTo(ExportFormat, PathBuf),
     /// Ask for a mapping file for the active tab.
     LoadMappingDialog,
+    /// Compute the insights with this refresh rate and rules file (every tab; kept for the
+    /// next run).
+    InsightsSetup(InsightsSetup),
+    /// Ask for an insights rules file.
+    InsightsRulesDialog,
+    /// Use the insights rules file at this path (read again when it is the same).
+    InsightsRules(PathBuf),
     /// Apply this R8/ProGuard mapping file to the active tab.
     ApplyMapping(PathBuf),
     /// Show the active tab's real (true) or obfuscated (false) names, its mapping kept.
@@ -109,6 +117,9 @@ pub struct PanelCtx<'a> {
     pub filter: bool,
     /// Per method, the colour a session's colour rule gives it (None: the palette's).
     pub rule_colors: Option<Arc<Vec<Option<[u8; 3]>>>>,
+    /// The insights of the refresh rate and rules file chosen (the Insights panel, the Frames
+    /// row, the startup on the ruler).
+    pub insights: InsightsShown,
     msgs: &'a mut Vec<Msg>,
 }
 
@@ -126,6 +137,7 @@ impl<'a> PanelCtx<'a> {
             search: None,
             filter: false,
             rule_colors: None,
+            insights: InsightsShown::of_document(doc),
             msgs,
         }
     }
@@ -154,6 +166,7 @@ impl<'a> PanelCtx<'a> {
             search: self.search.clone(),
             filter: self.filter,
             rule_colors: self.rule_colors.clone(),
+            insights: InsightsShown::of_document(doc),
             msgs: self.msgs,
         }
     }

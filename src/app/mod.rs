@@ -22,9 +22,9 @@
 //! - [`panels`]: one module per panel; a panel is `ui(ui, &mut PanelCtx, &mut ItsOwnState)` and
 //!   never imports the shell.
 //!
-//! [`Settings`] (recent files, theme, zoom) are persisted (eframe storage) with the window's size;
-//! everything else, egui's scroll offsets included, is runtime state. Files load on
-//! the rayon pool and the UI thread only polls.
+//! [`Settings`] (recent files, theme, zoom, the insights' refresh rate and rules file) are
+//! persisted (eframe storage) with the window's size; everything else, egui's scroll offsets
+//! included, is runtime state. Files load on the rayon pool and the UI thread only polls.
 
 pub mod compensation;
 pub(crate) mod context;

@@ -114,7 +114,10 @@ impl PathPrompt {
         }
         let path = expand_home(text);
         match self.purpose {
-            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => {
+            Purpose::Open
+            | Purpose::LoadMapping
+            | Purpose::OpenSession
+            | Purpose::InsightsRules => {
                 if path.is_dir() {
                     Err(format!(
                         "{} is a folder: pick a file in it.",

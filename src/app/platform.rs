@@ -45,6 +45,8 @@ pub enum Purpose {
     SaveSession,
     /// A session file for the active tab.
     OpenSession,
+    /// A rules file of the insights' blocking categories.
+    InsightsRules,
 }
 
 impl Purpose {
@@ -56,6 +58,7 @@ impl Purpose {
             Purpose::Export(f) => format!("Export as {}", export_names(f).1),
             Purpose::SaveSession => "Save session as".into(),
             Purpose::OpenSession => "Open a session".into(),
+            Purpose::InsightsRules => "Pick an insights rules file".into(),
         }
     }
 }
@@ -104,6 +107,10 @@ pub(crate) fn native_picker() -> FilePicker {
                 .add_filter("Sessions", &["json"])
                 .add_filter("All files", &["*"])
                 .pick_file(),
+            Purpose::InsightsRules => d
+                .add_filter("Rules", &["txt", "rules"])
+                .add_filter("All files", &["*"])
+                .pick_file(),
             Purpose::Export(_) | Purpose::SaveSession => {
                 if let Some(name) = &req.file_name {
                     d = d.set_file_name(name);
@@ -124,6 +131,8 @@ pub(crate) enum Report {
     Picked(PathBuf),
     /// A mapping file picked for the active tab.
     PickedMapping(PathBuf),
+    /// An insights rules file picked.
+    PickedInsightsRules(PathBuf),
     /// An export path picked (the shell writes the active trace there).
     PickedExport(ExportFormat, PathBuf),
     /// A session path picked: to write (`save`) or to open.
@@ -263,6 +272,7 @@ impl Platform {
                         Purpose::Export(f) => Report::PickedExport(f, path),
                         Purpose::SaveSession => Report::PickedSession { save: true, path },
                         Purpose::OpenSession => Report::PickedSession { save: false, path },
+                        Purpose::InsightsRules => Report::PickedInsightsRules(path),
                     });
                 }
                 Polled::Done((None, took)) => {

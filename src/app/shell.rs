@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::context::{Msg, OtherDoc, PanelCtx, SessionMsg};
 use super::deobf;
 use super::document::Document;
+use super::panels::insights::setup::{InsightsJob, InsightsSetup};
 use super::panels::lower::LowerState;
 use super::panels::search::SearchState;
 use super::panels::session::SessionView;
@@ -44,6 +45,8 @@ pub struct Settings {
     pub theme: Theme,
     /// egui's zoom factor (View > Zoom, Ctrl+= / Ctrl+- / Ctrl+0); 1 is unscaled.
     pub zoom: f32,
+    /// The refresh rate and rules file the insights are computed with (the Insights panel).
+    pub insights: InsightsSetup,
 }
 
 impl Default for Settings {
@@ -52,6 +55,7 @@ impl Default for Settings {
             recent_files: Vec::new(),
             theme: Theme::System,
             zoom: 1.0,
+            insights: InsightsSetup::default(),
         }
     }
 }
@@ -123,6 +127,8 @@ pub struct ViewState {
     pub timeline_share: Option<f32>,
     /// The timeline panel's height in the last frame.
     pub timeline_height: f32,
+    /// The insights of the refresh rate and rules file chosen, when they are not the document's.
+    pub insights: InsightsJob,
 }
 
 impl ViewState {
@@ -235,6 +241,7 @@ impl TraceLensApp {
         };
         ctx.set_fonts(style::fonts());
         app.apply_appearance(ctx);
+        app.settings.insights = app.settings.insights.clone().checked();
         if files.is_empty() {
             let job = LoadJob::spawn_bytes(
                 crate::SAMPLE_TRACE_NAME.into(),
@@ -445,8 +452,12 @@ impl TraceLensApp {
             .collect();
         egui::CentralPanel::default().show(ui, |ui| {
             let (index, msgs) = (self.active, &mut self.msgs);
+            let page = Page {
+                others: &others,
+                insights: &self.settings.insights,
+            };
             match self.tabs.get_mut(index) {
-                Some(tab) => tab_ui(ui, tab, index, &others, msgs),
+                Some(tab) => tab_ui(ui, tab, index, &page, msgs),
                 None => {
                     ui.centered_and_justified(|ui| {
                         ui.label("Open a trace with File > Open (Ctrl+O) or drop it here.");
@@ -479,6 +490,13 @@ impl TraceLensApp {
             Msg::Open(p) => self.open_path(p, ctx),
             Msg::OpenDialog => self.dialog(Purpose::Open, ctx),
             Msg::LoadMappingDialog => self.dialog(Purpose::LoadMapping, ctx),
+            Msg::InsightsRulesDialog => self.dialog(Purpose::InsightsRules, ctx),
+            Msg::InsightsSetup(setup) => self.settings.insights = setup.checked(),
+            Msg::InsightsRules(path) => {
+                let setup = &mut self.settings.insights;
+                setup.rules_file = Some(path);
+                setup.picked += 1;
+            }
             Msg::TypePath(purpose) => self.open_prompt(purpose, String::new()),
             Msg::ApplyMapping(path) => self.apply_mapping(path),
             Msg::UseMapping(on) => {
@@ -596,6 +614,7 @@ impl TraceLensApp {
         match report {
             Report::Picked(path) => self.msgs.push(Msg::Open(path)),
             Report::PickedMapping(path) => self.msgs.push(Msg::ApplyMapping(path)),
+            Report::PickedInsightsRules(path) => self.msgs.push(Msg::InsightsRules(path)),
             Report::PickedExport(format, path) => self.msgs.push(Msg::ExportTo(format, path)),
             Report::PickedSession { save, path } => self.msgs.push(Msg::Session(if save {
                 SessionMsg::SaveTo(path)
@@ -661,17 +680,19 @@ fn poll_tab(tab: &mut Tab, ctx: &egui::Context) -> bool {
     ended
 }
 
-fn tab_ui(
-    ui: &mut egui::Ui,
-    tab: &mut Tab,
-    index: usize,
-    others: &[OtherDoc],
-    msgs: &mut Vec<Msg>,
-) {
+/// What every tab's page is drawn with besides its own state.
+struct Page<'a> {
+    /// The other open documents.
+    others: &'a [OtherDoc],
+    /// What the insights are computed with.
+    insights: &'a InsightsSetup,
+}
+
+fn tab_ui(ui: &mut egui::Ui, tab: &mut Tab, index: usize, page: &Page, msgs: &mut Vec<Msg>) {
     match &mut tab.state {
         TabState::Loading(job) => match job.preview().cloned() {
             Some(doc) => {
-                let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, others, msgs);
+                let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, page, msgs);
                 ready::preview_ui(ui, &mut ctx, &mut tab.view, |ui, msgs| {
                     load_progress_ui(ui, job, index, msgs)
                 });
@@ -705,7 +726,7 @@ fn tab_ui(
         }
         TabState::Ready(doc) => {
             let doc = doc.clone();
-            let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, others, msgs);
+            let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, page, msgs);
             super::transforms::breadcrumbs_ui(ui, &tab.pipeline, ctx.msgs_mut());
             ready::ui(ui, &mut ctx, &mut tab.view);
         }
@@ -713,13 +734,13 @@ fn tab_ui(
 }
 
 /// What the panels of a tab's page get: its document and the view's selection, clock, range,
-/// search and colour rules.
+/// search, colour rules and insights.
 fn page_ctx<'a>(
     ui: &egui::Ui,
     doc: &'a Document,
     title: &'a str,
     view: &mut ViewState,
-    others: &'a [OtherDoc],
+    page: &Page<'a>,
     msgs: &'a mut Vec<Msg>,
 ) -> PanelCtx<'a> {
     let mut ctx = PanelCtx::new(doc, msgs);
@@ -728,8 +749,9 @@ fn page_ctx<'a>(
     ctx.marked_calls = view.marked_calls.clone();
     ctx.clock = view.clock_index;
     ctx.visible = view.timeline.range;
-    ctx.others = others;
+    ctx.others = page.others;
     ctx.search = view.search.update(ui.ctx(), doc);
+    ctx.insights = view.insights.update(ui.ctx(), doc, page.insights);
     ctx.filter = view.search.filter;
     ctx.rule_colors = view.session.rule_colors(doc);
     ctx

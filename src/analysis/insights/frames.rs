@@ -1,16 +1,32 @@
 //! Frames: the outermost `Choreographer.doFrame` calls of the main thread, their wall and
 //! thread-CPU times, jank against the budget, and the heaviest callees of each janky frame.
+//!
+//! The heaviest callees skip the chain every frame passes through (`doFrame` → `doCallbacks` →
+//! `CallbackRecord.run` → `TraversalRunnable.run` → … → `performTraversals`), which says
+//! nothing about why this frame was slow. Walking down from the frame a level at a time, the
+//! callees of one level's calls are grouped by method; while one method holds at least
+//! [`PASS_THROUGH_PERCENT`] of the level's wall time and hands it on (its own code holds less
+//! than that share of it), its calls become the next level. Where none does, the time splits
+//! (or ends in a method that does the work itself): the level's heaviest callees are the
+//! frame's. The calls of a level all sit at the same depth, so none is inside another: each
+//! method's time there is its calls' wall time summed, recursion never counted twice.
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::Micros;
-use super::pruned::walk_subtree;
-use crate::trace::walk::Step;
 use crate::trace::{Call, Lane, MethodId, Trace};
 
 /// How many callees a janky frame lists.
 pub const HEAVIEST_PER_FRAME: usize = 3;
+
+/// A level whose one method holds at least this share of the level's wall time is passed
+/// through. What that method leaves (the callers' own time and every other callee) is at most a
+/// tenth of it: too little to be why a frame missed its budget, while the first real split of a
+/// slow frame gives its largest branch well under nine tenths (docs/insights.md has the
+/// figures of the real traces). The chain's own levels hold 99 % and more: what they leave is
+/// mostly the cost of tracing the calls themselves.
+pub const PASS_THROUGH_PERCENT: u64 = 90;
 
 /// One frame.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -23,8 +39,11 @@ pub struct Frame {
     pub cpu_us: Option<u64>,
     /// Whether `duration_us` exceeds the frame budget.
     pub janky: bool,
-    /// Janky frames only: the methods called inside the frame (at any depth) with the most
-    /// inclusive wall time, each method's outermost calls in the frame summed, most first.
+    /// Janky frames only: the method where the frame's time splits (see the module doc; the
+    /// frame's own method when it splits at once), its calls there summed.
+    pub split_at: Option<HeavyCall>,
+    /// Janky frames only: the methods called by `split_at`'s calls with the most inclusive wall
+    /// time, each method's calls there summed, most first.
     pub heaviest: Vec<HeavyCall>,
     /// The call's entry and exit on the axis, in the trace's ticks.
     #[serde(skip)]
@@ -78,6 +97,16 @@ impl FrameSummary {
 struct FoundFrame {
     call: Call,
     janky: bool,
+    /// Janky frames only.
+    split: Option<Split>,
+}
+
+/// Where a frame's time splits: the method whose calls hold it, their ticks, and the heaviest
+/// of their callees (method, ticks), most first.
+#[derive(Debug)]
+struct Split {
+    method: MethodId,
+    ticks: u64,
     heaviest: Vec<(MethodId, u64)>,
 }
 
@@ -135,10 +164,7 @@ impl FrameTally {
         let frame = self.open.take()?;
         let janky = self.janky(&frame.call);
         self.found.push(FoundFrame {
-            heaviest: match janky {
-                true => heaviest(callees(lanes, frame.at)),
-                false => Vec::new(),
-            },
+            split: janky.then(|| split(lanes, frame.at)),
             call: frame.call,
             janky,
         });
@@ -148,18 +174,21 @@ impl FrameTally {
     /// The frames in time order, in µs and with names.
     pub(super) fn finish(self, trace: &Trace) -> Vec<Frame> {
         let us = |t| self.micros.of(t);
+        let heavy = |(method, ticks)| HeavyCall {
+            name: trace.method_full_name(method),
+            inclusive_us: us(ticks),
+            method,
+        };
         (self.found.into_iter())
             .map(|f| Frame {
                 start_us: us(f.call.start),
                 duration_us: us(f.call.dur),
                 cpu_us: f.call.cpu.map(|(_, dur)| us(dur)),
                 janky: f.janky,
-                heaviest: (f.heaviest.into_iter())
-                    .map(|(method, ticks)| HeavyCall {
-                        name: trace.method_full_name(method),
-                        inclusive_us: us(ticks),
-                        method,
-                    })
+                split_at: (f.split.as_ref()).map(|s| heavy((s.method, s.ticks))),
+                heaviest: (f.split.into_iter())
+                    .flat_map(|s| s.heaviest)
+                    .map(heavy)
                     .collect(),
                 start_tick: f.call.start,
                 end_tick: f.call.end(),
@@ -168,30 +197,85 @@ impl FrameTally {
     }
 }
 
-/// Per method called inside the frame at `(d, i)`: the ticks of its outermost calls there.
-fn callees(lanes: &[Lane], (d, i): (usize, usize)) -> FxHashMap<MethodId, (u64, u32)> {
-    // Per method: (ticks, calls of it open now).
-    let mut callees: FxHashMap<MethodId, (u64, u32)> = FxHashMap::default();
-    walk_subtree(lanes, d, i, |step| match step {
-        Step::Enter(d, i) => {
-            let (ticks, open) = callees.entry(lanes[d].method(i)).or_default();
-            if *open == 0 {
-                *ticks += lanes[d].dur(i);
+/// Where the time of the frame at `(d, i)` splits, and the heaviest callees there (see the
+/// module doc).
+fn split(lanes: &[Lane], (d, i): (usize, usize)) -> Split {
+    let mut level = Level {
+        depth: d,
+        calls: vec![i],
+    };
+    let mut at = (lanes[d].method(i), lanes[d].dur(i));
+    let mut callees = level.callees(lanes);
+    loop {
+        let heaviest = heaviest(&callees);
+        if let Some(&(m, ticks)) = heaviest.first()
+            && holds_most_of(ticks, at.1)
+        {
+            let next = level.callees_of(lanes, m);
+            let below = next.callees(lanes);
+            // A method that does the work itself is where the time goes, not a pass-through.
+            if !holds_most_of(ticks.saturating_sub(below.values().sum()), ticks) {
+                (level, callees, at) = (next, below, (m, ticks));
+                continue;
             }
-            *open += 1;
         }
-        Step::Exit(d, i) => {
-            if let Some((_, open)) = callees.get_mut(&lanes[d].method(i)) {
-                *open = open.saturating_sub(1);
+        return Split {
+            method: at.0,
+            ticks: at.1,
+            heaviest,
+        };
+    }
+}
+
+/// Whether `part` is at least [`PASS_THROUGH_PERCENT`] of `whole`.
+fn holds_most_of(part: u64, whole: u64) -> bool {
+    u128::from(part) * 100 >= u128::from(whole) * u128::from(PASS_THROUGH_PERCENT)
+}
+
+/// Calls at one depth: a level of the walk down a frame.
+struct Level {
+    depth: usize,
+    /// Indices in lane `depth`, ascending.
+    calls: Vec<usize>,
+}
+
+impl Level {
+    /// The children of the level's calls, each in the next lane.
+    fn children<'a>(&'a self, lanes: &'a [Lane]) -> impl Iterator<Item = usize> + 'a {
+        let next_len = lanes.get(self.depth + 1).map_or(0, Lane::len);
+        let lane = &lanes[self.depth];
+        (self.calls.iter()).flat_map(move |&i| match next_len {
+            0 => 0..0,
+            _ => lane.children(i, next_len),
+        })
+    }
+
+    /// Per method called by the level's calls: its calls' ticks summed.
+    fn callees(&self, lanes: &[Lane]) -> FxHashMap<MethodId, u64> {
+        let mut ticks: FxHashMap<MethodId, u64> = FxHashMap::default();
+        if let Some(next) = lanes.get(self.depth + 1) {
+            for c in self.children(lanes) {
+                *ticks.entry(next.method(c)).or_default() += next.dur(c);
             }
         }
-    });
-    callees
+        ticks
+    }
+
+    /// The calls of `method` among the level's children: the next level.
+    fn callees_of(&self, lanes: &[Lane], method: MethodId) -> Level {
+        let next = &lanes[self.depth + 1];
+        Level {
+            calls: (self.children(lanes))
+                .filter(|&c| next.method(c) == method)
+                .collect(),
+            depth: self.depth + 1,
+        }
+    }
 }
 
 /// The [`HEAVIEST_PER_FRAME`] methods with the most ticks, most first (ties: lower id first).
-fn heaviest(callees: FxHashMap<MethodId, (u64, u32)>) -> Vec<(MethodId, u64)> {
-    let mut all: Vec<(MethodId, u64)> = callees.into_iter().map(|(m, (t, _))| (m, t)).collect();
+fn heaviest(callees: &FxHashMap<MethodId, u64>) -> Vec<(MethodId, u64)> {
+    let mut all: Vec<(MethodId, u64)> = callees.iter().map(|(&m, &t)| (m, t)).collect();
     let by_weight = |a: &(MethodId, u64), b: &(MethodId, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
     if all.len() > HEAVIEST_PER_FRAME {
         all.select_nth_unstable_by(HEAVIEST_PER_FRAME - 1, by_weight);

@@ -7,9 +7,10 @@
 //! frame, a category, a phase) is decided the first time it is met and remembered by method id,
 //! so the globs run once per distinct method, not once per call. One pass over the lanes finds
 //! the calls of interest and marks their ancestors; a depth-first walk then enters the marked
-//! calls only, in the order of a full walk ([`pruned`]); a janky frame's subtree is walked
-//! whole for its heaviest callees. The cost is linear in the main thread's calls, and most of it
-//! is reading each call's method once.
+//! calls only, in the order of a full walk ([`pruned`]); a janky frame is walked down, a level
+//! of calls at a time, to where its time splits for its heaviest callees ([`frames`]). The
+//! cost is linear in the main thread's calls, and most of it is reading each call's method
+//! once.
 //!
 //! Times are summed in the trace's ticks and given in µs (rounded down); a frame is janky when
 //! its wall time exceeds the budget, compared exactly (in ticks).
@@ -30,14 +31,14 @@ use crate::trace::walk::{Step, walk_calls};
 use crate::trace::{MethodId, ThreadId, Trace};
 
 pub use blocking::{BlockingRow, CategoryRow};
-pub use frames::{Frame, FrameSummary, HeavyCall};
+pub use frames::{Frame, FrameSummary, HeavyCall, PASS_THROUGH_PERCENT};
 use roles::{Role, Roles};
 pub use rules::{Rule, RuleSet};
 pub use startup::{Phase, Startup};
 
 /// The version of the JSON document (docs/insights.md): raised when a field changes meaning or
 /// goes away, not when one is added.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The refresh rate when none is given, Hz.
 pub const DEFAULT_REFRESH_HZ: f64 = 60.0;

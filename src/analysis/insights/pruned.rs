@@ -87,27 +87,3 @@ impl Marked {
         }
     }
 }
-
-/// Walks the subtree of call `(d, i)` depth-first, the call itself excluded.
-pub(super) fn walk_subtree(lanes: &[Lane], d: usize, i: usize, mut visit: impl FnMut(Step)) {
-    let children = |d: usize, i: usize| match lanes.get(d + 1) {
-        Some(next) => lanes[d].children(i, next.len()),
-        None => 0..0,
-    };
-    let r = children(d, i);
-    let mut stack: Vec<(usize, usize, usize, usize)> = vec![(d, i, r.start, r.end)];
-    while let Some(&mut (d, i, ref mut next, end)) = stack.last_mut() {
-        if *next < end {
-            let c = *next;
-            *next += 1;
-            visit(Step::Enter(d + 1, c));
-            let r = children(d + 1, c);
-            stack.push((d + 1, c, r.start, r.end));
-        } else {
-            stack.pop();
-            if !stack.is_empty() {
-                visit(Step::Exit(d, i));
-            }
-        }
-    }
-}

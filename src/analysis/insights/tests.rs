@@ -119,6 +119,57 @@ fn overlap(a: (u64, u64), b: (u64, u64)) -> u64 {
     a.1.min(b.1).saturating_sub(a.0.max(b.0))
 }
 
+/// A heavy call of the reference (no name).
+fn heavy(method: u32, inclusive_us: u64) -> HeavyCall {
+    HeavyCall {
+        name: String::new(),
+        inclusive_us,
+        method: MethodId(method),
+    }
+}
+
+/// Where the time of frame `f` splits and the heaviest callees there, by the rule's words:
+/// from the frame, a level is the calls whose parent is in the level above; while one method's
+/// calls of a level hold at least 90 % of the level above's time, and their own code less than
+/// 90 % of theirs, they are the next level.
+fn reference_split(calls: &[RefCall], f: usize) -> (HeavyCall, Vec<HeavyCall>) {
+    let mut level = vec![f];
+    let mut at = (calls[f].method, calls[f].end - calls[f].start);
+    loop {
+        let children: Vec<usize> = (0..calls.len())
+            .filter(|&c| calls[c].parent.is_some_and(|p| level.contains(&p)))
+            .collect();
+        let mut sums: Vec<(u32, u64)> = Vec::new();
+        for &c in &children {
+            let dur = calls[c].end - calls[c].start;
+            match sums.iter_mut().find(|(m, _)| *m == calls[c].method) {
+                Some(s) => s.1 += dur,
+                None => sums.push((calls[c].method, dur)),
+            }
+        }
+        sums.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(&(m, t)) = sums.first()
+            && t * 10 >= at.1 * 9
+        {
+            let next: Vec<usize> = children
+                .into_iter()
+                .filter(|&c| calls[c].method == m)
+                .collect();
+            let below: u64 = (0..calls.len())
+                .filter(|&c| calls[c].parent.is_some_and(|p| next.contains(&p)))
+                .map(|c| calls[c].end - calls[c].start)
+                .sum();
+            if (t - below) * 10 < t * 9 {
+                level = next;
+                at = (m, t);
+                continue;
+            }
+        }
+        let heaviest = sums.iter().take(3).map(|&(m, t)| heavy(m, t)).collect();
+        return (heavy(at.0, at.1), heaviest);
+    }
+}
+
 /// The reference's insights of one thread's events.
 fn reference(events: &Events, budget_us: u64, rules: &RuleSet) -> Insights {
     let calls = replay(events);
@@ -133,36 +184,21 @@ fn reference(events: &Events, budget_us: u64, rules: &RuleSet) -> Insights {
     let frames: Vec<Frame> = (frame_calls.iter())
         .map(|&f| {
             let dur = calls[f].end - calls[f].start;
-            let mut heavy: Vec<(MethodId, u64)> = Vec::new();
-            if dur > budget_us {
-                for c in (0..calls.len()).filter(|&c| ancestors(&calls, c).any(|a| a == f)) {
-                    let m = calls[c].method;
-                    let inner_same = ancestors(&calls, c)
-                        .take_while(|&a| a != f)
-                        .any(|a| calls[a].method == m);
-                    if !inner_same {
-                        match heavy.iter_mut().find(|(hm, _)| hm.0 == m) {
-                            Some(h) => h.1 += calls[c].end - calls[c].start,
-                            None => heavy.push((MethodId(m), calls[c].end - calls[c].start)),
-                        }
-                    }
+            let janky = dur > budget_us;
+            let (split_at, heaviest) = match janky {
+                true => {
+                    let (at, heavy) = reference_split(&calls, f);
+                    (Some(at), heavy)
                 }
-            }
-            heavy.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            heavy.truncate(3);
+                false => (None, Vec::new()),
+            };
             Frame {
                 start_us: calls[f].start,
                 duration_us: dur,
                 cpu_us: Some(calls[f].cpu),
-                janky: dur > budget_us,
-                heaviest: heavy
-                    .into_iter()
-                    .map(|(method, inclusive_us)| HeavyCall {
-                        name: String::new(),
-                        inclusive_us,
-                        method,
-                    })
-                    .collect(),
+                janky,
+                split_at,
+                heaviest,
                 start_tick: calls[f].start,
                 end_tick: calls[f].end,
             }
@@ -280,7 +316,7 @@ fn reference(events: &Events, budget_us: u64, rules: &RuleSet) -> Insights {
 fn comparable(mut i: Insights) -> Insights {
     i.main_thread = None;
     for f in &mut i.frames {
-        for h in &mut f.heaviest {
+        for h in f.heaviest.iter_mut().chain(&mut f.split_at) {
             h.name.clear();
         }
     }
@@ -292,6 +328,7 @@ fn comparable(mut i: Insights) -> Insights {
 
 #[test]
 fn matches_the_event_reference() {
+    let mut passed_through = 0;
     for seed in 0..60 {
         let mut rng = Rng::new(seed);
         let events = random_events(&mut rng, 400);
@@ -312,7 +349,86 @@ fn matches_the_event_reference() {
         assert_eq!(got.blocking, want.blocking, "seed {seed}");
         assert_eq!(got.categories, want.categories, "seed {seed}");
         assert_eq!(got.startup, want.startup, "seed {seed}");
+        passed_through += (got.frames.iter())
+            .filter(|f| f.split_at.as_ref().is_some_and(|s| s.method != MethodId(0)))
+            .count();
     }
+    assert!(
+        passed_through > 10,
+        "{passed_through} frames passed through a level"
+    );
+}
+
+/// The walk down a janky frame: a level of two calls of one method passed through, recursion
+/// passed through, at the split only the direct callees counted (a callee inside another of
+/// its method once), and a method doing the work itself listed, not passed through.
+#[test]
+fn heaviest_callees_are_where_the_time_splits() {
+    let (frame, binder, wait, inflate, work, draw) = (0, 1, 3, 4, 5, 6);
+    let enter = |m: u32, t: u64| (Action::Enter, m, t, 0);
+    let exit = |m: u32, t: u64| (Action::Exit, m, t, 0);
+    let events: Events = vec![
+        // Frame 1: two `work` calls hold 19 980 of its 20 000 µs; under them `draw` 13 970
+        // (one `draw` inside another counted once), `inflate` 4 000: 70 %, the split.
+        enter(frame, 0),
+        enter(work, 10),
+        enter(draw, 20),
+        enter(draw, 30),
+        exit(draw, 7000),
+        exit(draw, 8000),
+        exit(work, 9000),
+        enter(work, 9000),
+        enter(draw, 9010),
+        exit(draw, 15_000),
+        enter(inflate, 15_000),
+        exit(inflate, 19_000),
+        exit(work, 19_990),
+        exit(frame, 20_000),
+        // Frame 2: `work` in `work` (95 % of it), then Binder and a wait.
+        enter(frame, 30_000),
+        enter(work, 30_001),
+        enter(work, 30_002),
+        enter(binder, 30_003),
+        exit(binder, 40_000),
+        enter(wait, 40_000),
+        exit(wait, 48_000),
+        exit(work, 49_000),
+        exit(work, 49_999),
+        exit(frame, 50_000),
+        // Frame 3: `work` hands its time on, but `draw` (95 % of it) does the work itself.
+        enter(frame, 60_000),
+        enter(work, 60_001),
+        enter(draw, 60_002),
+        exit(draw, 79_000),
+        enter(inflate, 79_000),
+        exit(inflate, 79_500),
+        exit(work, 79_999),
+        exit(frame, 80_000),
+    ];
+    let got = analyze(&trace_of(&[("main", events)]), &Options::default());
+    let split = |f: &Frame| {
+        let s = f.split_at.as_ref().unwrap();
+        let heavy: Vec<(u32, u64)> = (f.heaviest.iter())
+            .map(|h| (h.method.0, h.inclusive_us))
+            .collect();
+        ((s.method.0, s.inclusive_us), heavy)
+    };
+    assert_eq!(
+        split(&got.frames[0]),
+        ((work, 19_980), vec![(draw, 13_970), (inflate, 4000)])
+    );
+    assert_eq!(
+        split(&got.frames[1]),
+        ((work, 18_998), vec![(binder, 9997), (wait, 8000)])
+    );
+    assert_eq!(
+        split(&got.frames[2]),
+        ((work, 19_998), vec![(draw, 18_998), (inflate, 500)])
+    );
+    assert_eq!(
+        got.frames[1].split_at.as_ref().unwrap().name,
+        "com.example.App.work ()V"
+    );
 }
 
 #[test]

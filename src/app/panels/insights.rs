@@ -1,7 +1,10 @@
 //! The Insights panel: the main thread's frames at a glance, what blocked it (the blocking
 //! table: a click on a method selects it and steps through its calls on the main thread, N and
-//! Shift+N as in the histogram) and the startup phases. The insights are computed with the
-//! document, off the UI thread (`Document::insights`).
+//! Shift+N as in the histogram) and the startup phases. Its controls choose the refresh rate and
+//! a rules file ([`setup`]); the insights of that choice come in the context
+//! (`PanelCtx::insights`), computed off the UI thread.
+
+pub mod setup;
 
 use eframe::egui::{self, Key, RichText};
 use egui_extras::{Column, TableBuilder};
@@ -11,13 +14,16 @@ use crate::analysis::insights::{BlockingRow, Insights};
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::style::{fmt_count, fmt_duration};
 use crate::trace::{CallRef, ThreadId, Trace};
+use setup::{InsightsSetup, InsightsShown, REFRESH_RANGE, REFRESH_RATES};
 
-/// The method being walked: its row, its calls on the main thread in time order, and the call
+/// The method being walked: its row (and the row's category and name, which find it again
+/// in the insights of another setup), its calls on the main thread in time order, and the call
 /// shown last.
 #[derive(Debug)]
 struct Walk {
     generation: u64,
     row: usize,
+    key: (String, String),
     calls: Vec<CallRef>,
     at: Option<usize>,
 }
@@ -41,7 +47,7 @@ fn us(v: u64) -> String {
 
 pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut InsightsState) {
     let doc = ctx.doc;
-    let Some(insights) = doc.insights.clone() else {
+    let Some(insights) = ctx.insights.insights.clone() else {
         ui.label("No insights for this view.");
         return;
     };
@@ -49,12 +55,14 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut InsightsState) 
         ui.label("No main thread: no thread is named main or calls Choreographer.doFrame.");
         return;
     };
-    if st
-        .walk
-        .as_ref()
-        .is_some_and(|w| w.generation != doc.generation)
-    {
-        st.walk = None;
+    setup_ui(ui, ctx);
+    if let Some(w) = &mut st.walk {
+        let row =
+            (insights.blocking.iter()).position(|r| (&r.category, &r.name) == (&w.key.0, &w.key.1));
+        match row {
+            Some(row) if w.generation == doc.generation => w.row = row,
+            _ => st.walk = None,
+        }
     }
     let s = &insights.frame_summary;
     ui.label(format!(
@@ -76,6 +84,70 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut InsightsState) 
     }
     walk_bar_ui(ui, ctx, st, &insights);
     blocking_table_ui(ui, ctx, st, &insights, main.thread);
+}
+
+/// The refresh rate (the usual ones and any other) and the rules file (picked with the file
+/// dialog, its error, back to the built-in rules); a change is a message the shell keeps.
+fn setup_ui(ui: &mut egui::Ui, ctx: &mut PanelCtx) {
+    let shown = ctx.insights.clone();
+    let mut asked = shown.setup.clone();
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Refresh rate:");
+        for hz in REFRESH_RATES {
+            let label = format!("{hz} Hz");
+            if ui.selectable_label(asked.refresh_hz == hz, label).clicked() {
+                asked.refresh_hz = hz;
+            }
+        }
+        ui.add(
+            egui::DragValue::new(&mut asked.refresh_hz)
+                .range(REFRESH_RANGE)
+                .speed(1.0)
+                .max_decimals(1),
+        )
+        .on_hover_text("Any other refresh rate: a frame longer than 1/Hz s is janky");
+        ui.label("Hz");
+        ui.separator();
+        rules_ui(ui, ctx, &shown, &mut asked);
+        if shown.pending {
+            ui.spinner();
+            ui.label(RichText::new("Recomputing…").weak());
+        }
+    });
+    if let Some(e) = &shown.rules_error {
+        ui.label(
+            RichText::new(format!("Rules file not used: {e} (the built-in rules are)"))
+                .color(ui.visuals().error_fg_color),
+        );
+    }
+    if asked != shown.setup {
+        ctx.send(Msg::InsightsSetup(asked));
+    }
+}
+
+/// The rules file: its name and rule count, a button to pick one, and one back to the
+/// built-in rules alone.
+fn rules_ui(
+    ui: &mut egui::Ui,
+    ctx: &mut PanelCtx,
+    shown: &InsightsShown,
+    asked: &mut InsightsSetup,
+) {
+    match (asked.rules_name(), shown.rules) {
+        (Some(name), Some(n)) => ui.label(format!("Rules: {name} ({n} + built-in)")),
+        (Some(name), None) => ui.label(format!("Rules: {name}")),
+        (None, _) => ui.label("Rules: built-in"),
+    };
+    if ui
+        .button("Rules file…")
+        .on_hover_text("Lines CATEGORY GLOB (glob on class.method, # comments), tried before the built-in rules")
+        .clicked()
+    {
+        ctx.send(Msg::InsightsRulesDialog);
+    }
+    if asked.rules_file.is_some() && ui.button("Built-in only").clicked() {
+        asked.rules_file = None;
+    }
 }
 
 fn startup_ui(ui: &mut egui::Ui, insights: &Insights) {
@@ -206,6 +278,7 @@ fn blocking_table_ui(
         st.walk = Some(Walk {
             generation: doc.generation,
             row: k,
+            key: (row.category.clone(), row.name.clone()),
             calls: calls_of(&doc.trace, thread, row),
             at: None,
         });

@@ -8,7 +8,10 @@ impl TraceLensApp {
         match purpose {
             Purpose::Export(f) => self.export_default(f).display().to_string(),
             Purpose::SaveSession => self.session_default().display().to_string(),
-            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => self
+            Purpose::Open
+            | Purpose::LoadMapping
+            | Purpose::OpenSession
+            | Purpose::InsightsRules => self
                 .active_folder()
                 .or_else(|| std::env::current_dir().ok())
                 .map_or_else(String::new, |d| {
@@ -37,9 +40,10 @@ impl TraceLensApp {
                     p.file_name().map(|n| n.to_string_lossy().into_owned()),
                 )
             }
-            Purpose::Open | Purpose::LoadMapping | Purpose::OpenSession => {
-                (self.active_folder(), None)
-            }
+            Purpose::Open
+            | Purpose::LoadMapping
+            | Purpose::OpenSession
+            | Purpose::InsightsRules => (self.active_folder(), None),
         };
         self.platform.dialog(
             ctx,
@@ -64,6 +68,9 @@ impl TraceLensApp {
             Purpose::Export(_) => "Where to write the export (Tab completes):",
             Purpose::SaveSession => "Where to write the session (Tab completes):",
             Purpose::OpenSession => "Type the path of a .tracelens.json session (Tab completes).",
+            Purpose::InsightsRules => {
+                "Type the path of an insights rules file, lines CATEGORY GLOB (Tab completes)."
+            }
         };
         let note = if self.platform.dialog_open() {
             note.to_string()
@@ -113,6 +120,7 @@ impl TraceLensApp {
                     Purpose::Export(f) => Msg::ExportTo(f, path),
                     Purpose::SaveSession => Msg::Session(SessionMsg::SaveTo(path)),
                     Purpose::OpenSession => Msg::Session(SessionMsg::Open(path)),
+                    Purpose::InsightsRules => Msg::InsightsRules(path),
                 });
             }
         }

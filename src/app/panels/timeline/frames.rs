@@ -1,5 +1,5 @@
-//! The Frames row above the threads, and the startup phases on the ruler, from the document's
-//! insights. Each frame (an outermost `Choreographer.doFrame` call of the main thread) is a bar,
+//! The Frames row above the threads, and the startup phases on the ruler, from the insights of
+//! the refresh rate and rules chosen (`PanelCtx::insights`). Each frame (an outermost `Choreographer.doFrame` call of the main thread) is a bar,
 //! janky ones in the warning colour; clicking one zooms the timeline to it and lists its
 //! heaviest calls under the row. Frames are sorted and never overlap, so the visible ones are
 //! found by binary search: the row costs the frames on screen, not all of them.
@@ -9,7 +9,7 @@ use eframe::egui::{self, Color32, Rect, Sense, pos2, vec2};
 use super::TimelineState;
 use super::layout::Plot;
 use crate::analysis::insights::{Frame, Insights};
-use crate::app::document::Document;
+use crate::app::context::PanelCtx;
 use crate::app::style::fmt_duration;
 
 /// The height of the Frames row.
@@ -65,8 +65,9 @@ pub(crate) fn frame_at(frames: &[Frame], plot: &Plot, x: f32) -> Option<usize> {
 
 /// The Frames row (nothing when the document has no frames): its label, the bars, a tooltip,
 /// and on a click the frame zoomed to and its heaviest calls listed under the row.
-pub(crate) fn row_ui(ui: &mut egui::Ui, doc: &Document, st: &mut TimelineState, plot: &Plot) {
-    let Some(insights) = doc.insights.as_deref().filter(|i| !i.frames.is_empty()) else {
+pub(crate) fn row_ui(ui: &mut egui::Ui, ctx: &PanelCtx, st: &mut TimelineState, plot: &Plot) {
+    let doc = ctx.doc;
+    let Some(insights) = (ctx.insights.insights.as_deref()).filter(|i| !i.frames.is_empty()) else {
         return;
     };
     let frames = &insights.frames;
@@ -158,14 +159,19 @@ fn frame_summary(f: &Frame, origin: u64, tps: u64) -> String {
     )
 }
 
-/// The selected frame and its heaviest calls, one line under the row.
+/// The selected frame, and for a janky one the method its time splits under and the heaviest
+/// calls there, one line under the row.
 fn heaviest_ui(ui: &mut egui::Ui, f: &Frame, origin: u64, tps: u64) {
     ui.horizontal_wrapped(|ui| {
         ui.label(frame_summary(f, origin, tps));
-        if f.heaviest.is_empty() {
+        let Some(at) = &f.split_at else {
             return;
-        }
-        ui.label("— heaviest:");
+        };
+        ui.label(format!(
+            "— heaviest: under {} {}:",
+            at.name,
+            fmt_duration(at.inclusive_us as f64, 1_000_000)
+        ));
         for h in &f.heaviest {
             ui.label(format!(
                 "{} {}",
@@ -177,8 +183,8 @@ fn heaviest_ui(ui: &mut egui::Ui, f: &Frame, origin: u64, tps: u64) {
 }
 
 /// The startup phases as bands at the bottom of the ruler, named in a tooltip.
-pub(crate) fn startup_spans(ui: &mut egui::Ui, doc: &Document, plot: &Plot, ruler: Rect) {
-    let Some(startup) = doc.insights.as_deref().and_then(|i| i.startup.as_ref()) else {
+pub(crate) fn startup_spans(ui: &mut egui::Ui, ctx: &PanelCtx, plot: &Plot, ruler: Rect) {
+    let Some(startup) = (ctx.insights.insights.as_deref()).and_then(|i| i.startup.as_ref()) else {
         return;
     };
     let band = Rect::from_min_max(pos2(plot.x0, ruler.bottom() - STARTUP_BAND_H), ruler.max);

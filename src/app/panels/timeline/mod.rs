@@ -193,12 +193,12 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut TimelineState) 
         st.visible(full),
     );
     paint::ruler(ui, &ctx.doc.trace, &plot, ruler_rect, full);
-    frames::startup_spans(ui, ctx.doc, &plot, ruler_rect);
+    frames::startup_spans(ui, ctx, &plot, ruler_rect);
     input::ruler(ui, &ruler_resp, st, &plot, full);
     if let Some(found) = ctx.search.clone() {
         search_marks::minimap(ui, &found, st, &plot, full);
     }
-    frames::row_ui(ui, ctx.doc, st, &plot);
+    frames::row_ui(ui, ctx, st, &plot);
     let rows = egui::ScrollArea::vertical()
         .id_salt("timeline-rows")
         .auto_shrink([false, false])
