@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::drain::{Drain, TimeDrain};
+use super::drain::Drain;
 use super::lane::{Call, CallFlags, Lane, LaneBuilder};
 use super::nesting::{
     CALLS_PER_LANE, ExitKind, LANE_BUDGET, MAX_DEPTH, classify_exit_with, count_on, lane_caps,
@@ -98,6 +98,36 @@ impl TimeReader {
         };
         self.prev = t;
         t
+    }
+}
+
+/// A [`Times`] column as a [`Drain`], read through a [`TimeReader`].
+pub(crate) enum TimeDrain {
+    U32Wrapping(Drain<u32>),
+    U64(Drain<u64>),
+}
+
+impl TimeDrain {
+    pub(crate) fn new(times: Times) -> Self {
+        match times {
+            Times::U32Wrapping(v) => TimeDrain::U32Wrapping(Drain::new(v)),
+            Times::U64(v) => TimeDrain::U64(Drain::new(v)),
+        }
+    }
+
+    /// The next time, unwrapped and clamped by `reader`; past the end, the last time again.
+    #[inline]
+    pub(crate) fn next(&mut self, reader: &mut TimeReader) -> u64 {
+        match self {
+            TimeDrain::U32Wrapping(d) => match d.next() {
+                Some(raw) => reader.next_u32(raw),
+                None => reader.last(),
+            },
+            TimeDrain::U64(d) => match d.next() {
+                Some(t) => reader.next_u64(t),
+                None => reader.last(),
+            },
+        }
     }
 }
 

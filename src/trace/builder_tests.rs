@@ -384,3 +384,18 @@ fn blocks_make_what_their_events_make() {
         assert_eq!(view(&got), view(&want), "round {round}");
     }
 }
+
+#[test]
+fn time_drains_read_as_the_time_reader_reads_the_column() {
+    let raw = vec![5u32, 3, u32::MAX - 1, 2, 7];
+    let mut expected = Vec::new();
+    let mut r = TimeReader::default();
+    for &t in &raw {
+        expected.push(r.next_u32(t));
+    }
+    let mut d = TimeDrain::new(Times::U32Wrapping(raw));
+    let mut r = TimeReader::default();
+    let got: Vec<u64> = (0..5).map(|_| d.next(&mut r)).collect();
+    assert_eq!(got, expected);
+    assert_eq!(d.next(&mut r), *expected.last().unwrap(), "past the end");
+}

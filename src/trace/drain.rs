@@ -7,8 +7,6 @@
 //! a column into pieces and drops each piece once it has been read, so a thread's memory moves
 //! from its events to its lanes as it is built.
 
-use super::builder::{TimeReader, Times};
-
 /// The bytes of one piece: above glibc's largest dynamic mmap threshold (32 MiB on 64-bit
 /// targets), so every piece is a mapping of its own, returned to the system when dropped,
 /// whatever pieces were freed before (a freed mapping below that size raises the threshold,
@@ -62,36 +60,6 @@ impl<T> Iterator for Drain<T> {
     }
 }
 
-/// A [`Times`] column as a [`Drain`], read through a [`TimeReader`].
-pub(crate) enum TimeDrain {
-    U32Wrapping(Drain<u32>),
-    U64(Drain<u64>),
-}
-
-impl TimeDrain {
-    pub(crate) fn new(times: Times) -> Self {
-        match times {
-            Times::U32Wrapping(v) => TimeDrain::U32Wrapping(Drain::new(v)),
-            Times::U64(v) => TimeDrain::U64(Drain::new(v)),
-        }
-    }
-
-    /// The next time, unwrapped and clamped by `reader`; past the end, the last time again.
-    #[inline]
-    pub(crate) fn next(&mut self, reader: &mut TimeReader) -> u64 {
-        match self {
-            TimeDrain::U32Wrapping(d) => match d.next() {
-                Some(raw) => reader.next_u32(raw),
-                None => reader.last(),
-            },
-            TimeDrain::U64(d) => match d.next() {
-                Some(t) => reader.next_u64(t),
-                None => reader.last(),
-            },
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,20 +84,5 @@ mod tests {
         assert_eq!(sizes, [4, 4, 2]);
         // Every piece but the first is a copy at its exact size, the first shrunk to it.
         assert!(d.rest.iter().all(|p| p.capacity() == p.len()));
-    }
-
-    #[test]
-    fn time_drains_read_as_the_time_reader_reads_the_column() {
-        let raw = vec![5u32, 3, u32::MAX - 1, 2, 7];
-        let mut expected = Vec::new();
-        let mut r = TimeReader::default();
-        for &t in &raw {
-            expected.push(r.next_u32(t));
-        }
-        let mut d = TimeDrain::new(Times::U32Wrapping(raw));
-        let mut r = TimeReader::default();
-        let got: Vec<u64> = (0..5).map(|_| d.next(&mut r)).collect();
-        assert_eq!(got, expected);
-        assert_eq!(d.next(&mut r), *expected.last().unwrap(), "past the end");
     }
 }
