@@ -18,7 +18,7 @@ use super::error::RecordError;
 pub struct Control {
     stop: AtomicBool,
     abort: AtomicBool,
-    /// Set while an open-ended recording waits for `stop` ([`Control::interrupt`]).
+    /// Set while an open-ended recording starts and waits for `stop` ([`Control::interrupt`]).
     open_ended: AtomicBool,
 }
 
@@ -61,10 +61,15 @@ impl Control {
         }
     }
 
+    /// Marks the recording about to start as open-ended (or not), for [`Control::interrupt`].
+    fn expect_stop(&self, open_ended: bool) {
+        self.open_ended.store(open_ended, Ordering::Relaxed);
+    }
+
     /// Sleeps for `duration` (until stopped when None) or until the recording phase should end.
     fn wait(&self, duration: Option<Duration>) {
         let deadline = duration.map(|d| Instant::now() + d);
-        self.open_ended.store(deadline.is_none(), Ordering::Relaxed);
+        self.expect_stop(deadline.is_none());
         while !self.stopping() && deadline.is_none_or(|d| Instant::now() < d) {
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -223,6 +228,9 @@ impl Recording {
                 }
                 self.push_clock_and_streaming(&mut cmd);
                 cmd.push_str(&format!(" {pkg} {device_file}"));
+                // Ctrl+C from here on ends an open-ended recording as Enter does: the start
+                // may be under way when it comes, and the user has been told Ctrl+C stops.
+                control.expect_stop(self.duration.is_none());
                 self.start(adb, &cmd)?;
                 on_step(Step::Recording {
                     until: self.duration,
