@@ -31,38 +31,35 @@ fn is_loading_tab(app: &TraceLensApp) -> bool {
     matches!(app.tabs[0].state, TabState::Loading(_))
 }
 
-/// Steps until the loading tab shows its timeline (fails when the load ends first or after 60 s).
-fn step_until_preview(h: &mut H) {
+/// Steps until the loading tab shows a label containing `text` (fails when the load ends first
+/// or after 60 s); returns the label's text.
+fn step_until_loading_shows(h: &mut H, text: &str) -> String {
     let t0 = Instant::now();
-    while h.query_by_label_contains(PREVIEW).is_none() {
+    loop {
+        if let Some(n) = h.query_by_label_contains(text) {
+            let a = n.accesskit_node();
+            return a.value().or_else(|| a.label()).unwrap_or_default();
+        }
         assert!(
             is_loading_tab(h.state()),
-            "the load ended without a preview"
+            "the load ended before showing {text:?}"
         );
-        assert!(t0.elapsed() < Duration::from_secs(60), "no preview");
+        assert!(t0.elapsed() < Duration::from_secs(60), "no {text:?}");
         std::thread::sleep(Duration::from_millis(2));
         h.step();
     }
+}
+
+/// Steps until the loading tab shows its timeline.
+fn step_until_preview(h: &mut H) {
+    step_until_loading_shows(h, PREVIEW);
 }
 
 #[test]
 fn the_threads_activity_shows_before_the_calls_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(&[big_trace(dir.path())]);
-    let t0 = Instant::now();
-    let caption = loop {
-        if let Some(n) = h.query_by_label_contains("Activity of") {
-            let a = n.accesskit_node();
-            break a.value().or_else(|| a.label()).unwrap_or_default();
-        }
-        assert!(
-            is_loading_tab(h.state()),
-            "the load ended without an overview"
-        );
-        assert!(t0.elapsed() < Duration::from_secs(60), "no overview");
-        std::thread::sleep(Duration::from_millis(2));
-        h.step();
-    };
+    let caption = step_until_loading_shows(&mut h, "Activity of");
     // Before the calls are read: no timeline yet, and the rows are the file's threads.
     assert!(h.query_by_label_contains(PREVIEW).is_none());
     assert!(
