@@ -25,6 +25,7 @@ pub(crate) mod sample_calls;
 mod samples;
 mod sink;
 mod strings;
+mod times;
 pub(crate) mod walk;
 
 pub mod merge;
