@@ -3,20 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use serde_json::Value;
 
-use crate::util::tracelens;
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "tracelens failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).expect("utf-8")
-}
+use crate::util::{ok, tracelens};
 
 /// `tracelens gen` with seed 5 and `extra` arguments into `dir/name`.
 fn generate(dir: &Path, name: &str, records: &str, extra: &[&str]) -> PathBuf {

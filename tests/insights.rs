@@ -4,22 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use serde_json::Value;
 
 use tracelens::mapping::obfuscate::obfuscate_trace;
 
-use crate::util::{shared_traces_dir, tracelens};
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "tracelens failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).expect("utf-8")
-}
+use crate::util::{ok, shared_traces_dir, tracelens};
 
 fn generate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let path = dir.join(name);

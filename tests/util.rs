@@ -13,6 +13,16 @@ pub fn tracelens(args: &[&str]) -> Output {
 
 /// `../shared/traces` (dmtracedump's expected outputs), or None when it is missing: the caller
 /// skips locally, but a missing directory fails the test under `CI=true`.
+/// The stdout of a tracelens run that must succeed (its stderr in the failure message).
+pub fn ok(o: Output) -> String {
+    assert!(
+        o.status.success(),
+        "tracelens failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("utf-8")
+}
+
 pub fn shared_traces_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
     if dir.is_dir() {
