@@ -195,9 +195,18 @@ pub fn overview_path(path: &Path) -> Option<crate::trace::Overview> {
         let len = file.metadata().ok()?.len();
         Some((file, len))
     }
+    /// One read at `offset` (one system call where the platform has positioned reads).
     fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> bool {
-        use std::io::{Seek, SeekFrom};
-        file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(buf).is_ok()
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            file.read_exact_at(buf, offset).is_ok()
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek, SeekFrom};
+            file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(buf).is_ok()
+        }
     }
     use formats::android::overview::{RandomAccess, overview};
     match resolve(path) {

@@ -65,6 +65,10 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
         viewport,
         ..Default::default()
     };
+    // The files load while the window is made (a few hundred milliseconds with a software
+    // renderer), so that the first frame can show what they have read.
+    let waker = tasks::Waker::default();
+    let loads = tasks::StartedLoads::start(&files, &waker);
     eframe::run_native(
         "tracelens",
         options,
@@ -85,7 +89,12 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
                     ctx.request_repaint();
                 });
             }
-            Ok(Box::new(TraceLensApp::new(&files, settings, &cc.egui_ctx)))
+            waker.attach(&cc.egui_ctx);
+            Ok(Box::new(TraceLensApp::with_loads(
+                loads,
+                settings,
+                &cc.egui_ctx,
+            )))
         }),
     )
 }
@@ -93,6 +102,7 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
 impl eframe::App for TraceLensApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         let started = crate::timing::on().then(std::time::Instant::now);
+        crate::timing::milestone("first-frame");
         if started.is_some()
             && let Some(s) = frame.info().cpu_usage
         {

@@ -25,7 +25,7 @@ use super::pipeline::Pipeline;
 use super::platform::{self, DialogRequest, FilePicker, Platform, Purpose, Report};
 use super::record_dialog::RecordDialog;
 use super::style;
-use super::tasks::{self, LoadJob, LoadOutcome};
+use super::tasks::{self, LoadJob, LoadOutcome, StartedLoads, Waker};
 use crate::trace::{CallRef, MethodId, Trace};
 
 mod aside;
@@ -223,6 +223,14 @@ pub struct TraceLensApp {
 impl TraceLensApp {
     /// An app opening `files`, or the embedded sample trace when there are none.
     pub fn new(files: &[PathBuf], settings: Settings, ctx: &egui::Context) -> Self {
+        let waker = Waker::of(ctx);
+        Self::with_loads(StartedLoads::start(files, &waker), settings, ctx)
+    }
+
+    /// An app showing `loads` (files whose loads started before the window was made), or the
+    /// embedded sample trace when there are none.
+    pub(crate) fn with_loads(loads: StartedLoads, settings: Settings, ctx: &egui::Context) -> Self {
+        let files: Vec<PathBuf> = loads.0.iter().map(|(f, _)| f.clone()).collect();
         let mut app = Self {
             tabs: Vec::new(),
             active: 0,
@@ -243,15 +251,12 @@ impl TraceLensApp {
         app.apply_appearance(ctx);
         app.settings.insights = app.settings.insights.clone().checked();
         if files.is_empty() {
-            let job = LoadJob::spawn_bytes(
-                crate::SAMPLE_TRACE_NAME.into(),
-                crate::SAMPLE_TRACE,
-                ctx.clone(),
-            );
+            let job =
+                LoadJob::spawn_bytes(crate::SAMPLE_TRACE_NAME.into(), crate::SAMPLE_TRACE, ctx);
             app.push_tab(crate::SAMPLE_TRACE_NAME.to_string(), None, job);
         }
-        for f in files {
-            app.open_path(f.clone(), ctx);
+        for (path, job) in loads.0 {
+            app.show_load(path, job);
         }
         app
     }
@@ -301,8 +306,13 @@ impl TraceLensApp {
     /// Opens `path` in a new tab (loaded in the background). It joins the recent files once it
     /// has loaded.
     fn open_path(&mut self, path: PathBuf, ctx: &egui::Context) {
+        let job = LoadJob::spawn_path(path.clone(), Waker::of(ctx));
+        self.show_load(path, job);
+    }
+
+    /// A new tab for `job`, the load of `path`.
+    fn show_load(&mut self, path: PathBuf, job: LoadJob) {
         let title = self.unique_title(&path);
-        let job = LoadJob::spawn_path(path.clone(), ctx.clone());
         self.push_tab(title, Some(path), job);
     }
 
@@ -374,7 +384,7 @@ impl TraceLensApp {
             return;
         }
         let title = format!("{} RTL logs, aligned", parts.len());
-        let job = LoadJob::spawn_align_rtl(parts, ctx.clone());
+        let job = LoadJob::spawn_align_rtl(parts, ctx);
         self.push_tab(title, None, job);
     }
 

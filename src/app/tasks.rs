@@ -12,15 +12,42 @@
 //! [`LoadJob`] is a [`Job`] plus the progress atomics read every frame and a cancel flag.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Arc, OnceLock};
 
 use eframe::egui;
 
 use super::document::Document;
 use crate::formats::Progress;
 use crate::trace::{Overview, Trace};
+
+/// Whom a worker wakes when it has something new to show: the window's context. A load started
+/// before the window exists (the files named on the command line, read while the window is
+/// made) gets it once the window is there; a wake before that is not needed, since the window's
+/// first frame looks at every job anyway.
+#[derive(Clone, Default)]
+pub(crate) struct Waker(Arc<OnceLock<egui::Context>>);
+
+impl Waker {
+    /// A waker of `ctx`.
+    pub(crate) fn of(ctx: &egui::Context) -> Self {
+        let waker = Self::default();
+        waker.attach(ctx);
+        waker
+    }
+
+    /// Wakes `ctx` from now on (a waker keeps the first context it is given).
+    pub(crate) fn attach(&self, ctx: &egui::Context) {
+        let _ = self.0.set(ctx.clone());
+    }
+
+    fn wake(&self) {
+        if let Some(ctx) = self.0.get() {
+            ctx.request_repaint();
+        }
+    }
+}
 
 /// A result being computed elsewhere.
 pub(crate) struct Job<T> {
@@ -38,7 +65,7 @@ pub(crate) enum Polled<T> {
 impl<T: Send + 'static> Job<T> {
     /// Runs `work` on the pool of long jobs ([`long_jobs`]).
     pub(crate) fn on_pool(ctx: &egui::Context, work: impl FnOnce() -> T + Send + 'static) -> Self {
-        Self::spawn(ctx, work, |run| long_jobs().spawn(run))
+        Self::spawn(Waker::of(ctx), work, |run| long_jobs().spawn(run))
     }
 
     /// Runs `work` on a thread of its own (work that waits, e.g. a file dialog, must not hold
@@ -47,21 +74,20 @@ impl<T: Send + 'static> Job<T> {
         ctx: &egui::Context,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Self {
-        Self::spawn(ctx, work, |run| {
+        Self::spawn(Waker::of(ctx), work, |run| {
             std::thread::spawn(run);
         })
     }
 
     fn spawn(
-        ctx: &egui::Context,
+        waker: Waker,
         work: impl FnOnce() -> T + Send + 'static,
         start: impl FnOnce(Box<dyn FnOnce() + Send>),
     ) -> Self {
         let (tx, rx) = std::sync::mpsc::channel();
-        let ctx = ctx.clone();
         start(Box::new(move || {
             let _ = tx.send(work());
-            ctx.request_repaint();
+            waker.wake();
         }));
         Self { rx }
     }
@@ -220,6 +246,18 @@ pub struct LoadJob {
     preview: Option<Arc<Document>>,
 }
 
+/// The loads of the files named on the command line, each with its path: started before the
+/// window is made, so that the window's start-up and the reading overlap.
+pub(crate) struct StartedLoads(pub(crate) Vec<(PathBuf, LoadJob)>);
+
+impl StartedLoads {
+    /// Starts loading each of `files`; the loads wake `waker`'s window.
+    pub(crate) fn start(files: &[PathBuf], waker: &Waker) -> Self {
+        let load = |f: &PathBuf| (f.clone(), LoadJob::spawn_path(f.clone(), waker.clone()));
+        Self(files.iter().map(load).collect())
+    }
+}
+
 /// What a load hands over before its document.
 enum Early {
     Overview(Arc<Overview>),
@@ -241,39 +279,43 @@ type ShowOverview<'a> = &'a mut dyn FnMut(Overview);
 
 impl LoadJob {
     fn spawn(
-        ctx: egui::Context,
+        waker: Waker,
         work: impl FnOnce(&Progress, ShowOverview) -> Result<Trace, String> + Send + 'static,
     ) -> Self {
         let progress = Arc::new(Progress::default());
         let p = progress.clone();
         let (early_tx, early_rx) = std::sync::mpsc::channel();
-        let wake = ctx.clone();
-        let job = Job::on_pool(&ctx, move || {
-            crate::timing::mark("load started");
-            let send = |early: Early| {
-                let _ = early_tx.send(early);
-                wake.request_repaint();
-            };
-            let show = &mut |o: Overview| send(Early::Overview(Arc::new(o)));
-            let result = work(&p, show).and_then(|trace| {
-                crate::timing::mark("trace built");
-                p.set_phase(Progress::SUMMARISING);
-                let preview = Arc::new(Document::preview(Arc::new(trace)));
+        let wake = waker.clone();
+        let job = Job::spawn(
+            waker,
+            move || {
+                crate::timing::mark("load started");
+                let send = |early: Early| {
+                    let _ = early_tx.send(early);
+                    wake.wake();
+                };
+                let show = &mut |o: Overview| send(Early::Overview(Arc::new(o)));
+                let result = work(&p, show).and_then(|trace| {
+                    crate::timing::mark("trace built");
+                    p.set_phase(Progress::SUMMARISING);
+                    let preview = Arc::new(Document::preview(Arc::new(trace)));
+                    if p.is_cancelled() {
+                        return Err(CANCELLED.to_string());
+                    }
+                    if preview.is_preview() {
+                        send(Early::Preview(preview.clone()));
+                    }
+                    p.set_phase(Progress::PROFILING);
+                    Ok(preview.completed())
+                });
                 if p.is_cancelled() {
-                    return Err(CANCELLED.to_string());
+                    Err(CANCELLED.to_string())
+                } else {
+                    result
                 }
-                if preview.is_preview() {
-                    send(Early::Preview(preview.clone()));
-                }
-                p.set_phase(Progress::PROFILING);
-                Ok(preview.completed())
-            });
-            if p.is_cancelled() {
-                Err(CANCELLED.to_string())
-            } else {
-                result
-            }
-        });
+            },
+            |run| long_jobs().spawn(run),
+        );
         Self {
             progress,
             job,
@@ -283,9 +325,9 @@ impl LoadJob {
         }
     }
 
-    /// Loads the file at `path`.
-    pub(crate) fn spawn_path(path: PathBuf, ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |p, show| {
+    /// Loads the file at `path`, waking `waker`'s window as it goes.
+    pub(crate) fn spawn_path(path: PathBuf, waker: Waker) -> Self {
+        Self::spawn(waker, move |p, show| {
             if let Some(overview) = crate::load::overview_path(&path) {
                 crate::timing::mark("overview");
                 show(overview);
@@ -295,15 +337,15 @@ impl LoadJob {
     }
 
     /// Loads in-memory bytes (the embedded sample).
-    pub(crate) fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |p, _| {
+    pub(crate) fn spawn_bytes(name: PathBuf, bytes: &'static [u8], ctx: &egui::Context) -> Self {
+        Self::spawn(Waker::of(ctx), move |p, _| {
             crate::load::load_bytes(&name, bytes, p).map_err(|e| e.to_string())
         })
     }
 
     /// Merges RTL logs (label, trace) on one absolute time axis.
-    pub(crate) fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: egui::Context) -> Self {
-        Self::spawn(ctx, move |_, _| {
+    pub(crate) fn spawn_align_rtl(parts: Vec<(String, Arc<Trace>)>, ctx: &egui::Context) -> Self {
+        Self::spawn(Waker::of(ctx), move |_, _| {
             let refs: Vec<(&str, &Trace)> = parts.iter().map(|(l, t)| (l.as_str(), &**t)).collect();
             crate::trace::merge::align_by_start(&refs).map_err(|e| e.to_string())
         })
