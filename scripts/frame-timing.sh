@@ -3,7 +3,7 @@
 # interactive, zooms and pans with xdotool (wheel notches, W/S/A/D, a drag), and prints the
 # window's first-paint (the first frame showing trace data: the threads' activity sampled before
 # the records are read), timeline (the first frame drawing calls) and interactive times (ms since
-# the process started), the frames' UI time
+# the process started), the frames' UI time (CPU and wall)
 # while zooming and panning (median, p99, max) and the process's peak resident memory.
 #
 # Usage: scripts/frame-timing.sh [TRACE]
@@ -61,7 +61,7 @@ def first(name):
 cut = int(open(log + ".cut").read())
 def after_cut(name):
     return sorted(float(l.split()[2]) for l in lines[cut:] if l.startswith(f"timing: {name} "))
-frames, whole = after_cut("frame"), after_cut("whole-frame")
+frames, walls, whole = after_cut("frame"), after_cut("frame-wall"), after_cut("whole-frame")
 peak = [int(l.split()[1]) for l in lines if l.startswith("VmHWM:")]
 size = os.path.getsize(trace)
 print(f"trace        {trace} ({size / 1e6:.1f} MB)")
@@ -72,7 +72,9 @@ def stats(v):
     pick = lambda q: v[min(len(v) - 1, int(q * len(v)))]
     return f"{len(v)} frames, median {pick(0.5):.1f} ms, p99 {pick(0.99):.1f} ms, max {v[-1]:.1f} ms"
 if frames:
-    print(f"UI work      {stats(frames)} (while zooming and panning)")
+    print(f"UI work      {stats(frames)} (CPU time, while zooming and panning)")
+if walls:
+    print(f"UI work wall {stats(walls)}")
 if whole:
     print(f"whole frame  {stats(whole)} (UI, tessellation and rendering)")
 if peak:

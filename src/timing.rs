@@ -8,9 +8,12 @@
 //! line is parsed, so "since the process started"): `timing: first-paint MS` (the first frame
 //! that shows trace data: the threads' activity, or the timeline), `timing: timeline MS` (the
 //! first frame whose timeline draws calls), `timing: interactive MS` (the first frame with the
-//! table and the timeline complete) and `timing: frame MS` (one per frame: the wall time of the
-//! frame's UI work), with `timing: whole-frame MS` (the previous frame's UI work, tessellation
-//! and rendering).
+//! table and the timeline complete), `timing: first-frame MS` (the window's first frame, whatever
+//! it shows) and, once per frame, `timing: frame MS` (the CPU time of the frame's UI work, on the
+//! UI thread's CPU clock, so that it does not count the time the thread waited for a core; the
+//! wall time where there is no such clock), `timing: frame-wall MS` (its wall time)
+//! and `timing: whole-frame MS` (the previous frame's UI work, tessellation and rendering, as
+//! eframe measures it).
 //! `scripts/frame-timing.sh` reads them.
 
 use std::sync::OnceLock;
@@ -53,11 +56,41 @@ pub(crate) fn milestone(name: &'static str) {
     }
 }
 
-/// One frame's UI work took `ms`.
-pub(crate) fn frame(ms: f64) {
-    if enabled().is_some() {
-        eprintln!("timing: frame {ms:.2}");
+/// The times of one frame's UI work: started by [`FrameClock::start`] (None unless the timing
+/// lines are on), printed by [`FrameClock::end`].
+pub(crate) struct FrameClock {
+    wall: Instant,
+    cpu_ns: Option<u64>,
+}
+
+impl FrameClock {
+    pub(crate) fn start() -> Option<Self> {
+        enabled()?;
+        Some(Self {
+            wall: Instant::now(),
+            cpu_ns: thread_cpu_ns(),
+        })
     }
+
+    /// Prints the frame's CPU time (its wall time where the CPU time cannot be read) and its
+    /// wall time.
+    pub(crate) fn end(self) {
+        let wall = self.wall.elapsed().as_secs_f64() * 1e3;
+        let cpu = (self.cpu_ns.zip(thread_cpu_ns())).map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
+        eprintln!("timing: frame {:.2}", cpu.unwrap_or(wall));
+        eprintln!("timing: frame-wall {wall:.2}");
+    }
+}
+
+/// The CPU time of the calling thread so far, in nanoseconds (None where it cannot be read).
+fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Some(u64::try_from(t.tv_sec).ok()? * 1_000_000_000 + u64::try_from(t.tv_nsec).ok()?)
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// The previous frame took `ms` in all: UI work, tessellation and rendering (eframe's measure).
@@ -65,11 +98,6 @@ pub(crate) fn whole_frame(ms: f64) {
     if enabled().is_some() {
         eprintln!("timing: whole-frame {ms:.2}");
     }
-}
-
-/// Whether the timing lines are printed (so callers can skip measuring).
-pub(crate) fn on() -> bool {
-    enabled().is_some()
 }
 
 /// Prints `what` and the time since the first mark, when `TRACELENS_TIMING` is set.

@@ -101,16 +101,16 @@ pub(crate) fn run_native(files: Vec<PathBuf>) -> Result<(), eframe::Error> {
 
 impl eframe::App for TraceLensApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        let started = crate::timing::on().then(std::time::Instant::now);
+        let clock = crate::timing::FrameClock::start();
         crate::timing::milestone("first-frame");
-        if started.is_some()
+        if clock.is_some()
             && let Some(s) = frame.info().cpu_usage
         {
             crate::timing::whole_frame(f64::from(s) * 1e3);
         }
         TraceLensApp::ui(self, ui);
-        if let Some(t) = started {
-            crate::timing::frame(t.elapsed().as_secs_f64() * 1e3);
+        if let Some(clock) = clock {
+            clock.end();
             if self.is_interactive() {
                 crate::timing::milestone("interactive");
             }
