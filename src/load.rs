@@ -208,12 +208,12 @@ pub fn overview_path(path: &Path) -> Option<crate::trace::Overview> {
             file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(buf).is_ok()
         }
     }
-    use formats::android::overview::{RandomAccess, overview};
+    use formats::android::overview::{READ_BUDGET, RandomAccess, overview};
     match resolve(path) {
         Input::Single(p) => {
             let (mut file, len) = access(&p)?;
             let read = &mut |at, buf: &mut [u8]| read_at(&mut file, at, buf);
-            overview(&mut RandomAccess { len, read }, None)
+            overview(&mut RandomAccess { len, read }, None, READ_BUDGET)
         }
         Input::Pair { key, data } => {
             let (mut key, key_len) = access(&key)?;
@@ -229,6 +229,7 @@ pub fn overview_path(path: &Path) -> Option<crate::trace::Overview> {
                     len: data_len,
                     read: read_data,
                 }),
+                READ_BUDGET,
             )
         }
     }

@@ -14,7 +14,8 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use eframe::egui;
 
@@ -27,7 +28,11 @@ use crate::trace::{Overview, Trace};
 /// made) gets it once the window is there; a wake before that is not needed, since the window's
 /// first frame looks at every job anyway.
 #[derive(Clone, Default)]
-pub(crate) struct Waker(Arc<OnceLock<egui::Context>>);
+pub(crate) struct Waker(Arc<(Mutex<Option<egui::Context>>, Condvar)>);
+
+/// How long a load started before the window waits for it at most before its heavy part
+/// ([`Waker::wait_for_window`]).
+const WINDOW_WAIT: Duration = Duration::from_secs(2);
 
 impl Waker {
     /// A waker of `ctx`.
@@ -39,11 +44,27 @@ impl Waker {
 
     /// Wakes `ctx` from now on (a waker keeps the first context it is given).
     pub(crate) fn attach(&self, ctx: &egui::Context) {
-        let _ = self.0.set(ctx.clone());
+        let (slot, attached) = &*self.0;
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(ctx.clone());
+            attached.notify_all();
+        }
+    }
+
+    /// Waits until the window exists, at most [`WINDOW_WAIT`]: the reading of a large file
+    /// takes both cores and the disk, and the window's start-up (its libraries, the renderer)
+    /// would wait for them. What a load reads before (the overview) is ready for its first
+    /// frame all the same.
+    fn wait_for_window(&self) {
+        let (slot, attached) = &*self.0;
+        let slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = attached.wait_timeout_while(slot, WINDOW_WAIT, |s| s.is_none());
     }
 
     fn wake(&self) {
-        if let Some(ctx) = self.0.get() {
+        let slot = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ctx) = &*slot {
             ctx.request_repaint();
         }
     }
@@ -327,11 +348,13 @@ impl LoadJob {
 
     /// Loads the file at `path`, waking `waker`'s window as it goes.
     pub(crate) fn spawn_path(path: PathBuf, waker: Waker) -> Self {
+        let window = waker.clone();
         Self::spawn(waker, move |p, show| {
             if let Some(overview) = crate::load::overview_path(&path) {
                 crate::timing::mark("overview");
                 show(overview);
             }
+            window.wait_for_window();
             crate::load::load_path(&path, p).map_err(|e| e.to_string())
         })
     }
