@@ -41,7 +41,8 @@ impl Marked {
         let found: Vec<Vec<u32>> = (lanes.par_iter())
             .map(|lane| calls_of_interest(lane, &of_interest))
             .collect();
-        // Deepest lane first: each lane's parents are those of the lane below it, pushed last.
+        // Deepest lane first: the lane below, pushed last, is complete when its parents are
+        // marked.
         let mut marked: Vec<MarkedLane> = Vec::with_capacity(lanes.len());
         for (lane, own) in lanes.iter().zip(found).rev() {
             let below = marked.last().map_or(&[][..], |m| &m.calls[..]);
