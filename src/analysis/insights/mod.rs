@@ -4,13 +4,13 @@
 //! Everything is read from the main thread's calls: a frame is an outermost
 //! `android.view.Choreographer.doFrame` call; a blocking call is one whose `class.method` a
 //! [`rules`] glob matches; a startup phase is the first call of its method. What a method is (a
-//! frame, a category, a phase) is decided the first time it is met and remembered by method id,
-//! so the globs run once per distinct method, not once per call. One pass over the lanes finds
-//! the calls of interest and marks their ancestors; a depth-first walk then enters the marked
-//! calls only, in the order of a full walk ([`pruned`]); a janky frame is walked down, a level
-//! of calls at a time, to where its time splits for its heaviest callees ([`frames`]). The
-//! cost is linear in the main thread's calls, and most of it is reading each call's method
-//! once.
+//! frame, a category, a phase) is decided for every method of the trace before the walk and
+//! read by method id, so the globs run once per method, not once per call. A scan of the main
+//! thread's lanes (in parallel) finds the calls of interest and marks their ancestors; a
+//! depth-first walk then follows the marked calls only, in the order of a full walk
+//! ([`pruned`]); a janky frame is walked down, a level of calls at a time, to where its time
+//! splits for its heaviest callees ([`frames`]). The cost is linear in the main thread's calls,
+//! and most of it is reading each call's method once, in order.
 //!
 //! Times are summed in the trace's ticks and given in µs (rounded down); a frame is janky when
 //! its wall time exceeds the budget, compared exactly (in ticks).
@@ -32,7 +32,7 @@ use crate::trace::{MethodId, ThreadId, Trace};
 
 pub use blocking::{BlockingRow, CategoryRow};
 pub use frames::{Frame, FrameSummary, HeavyCall, PASS_THROUGH_PERCENT};
-use roles::{Role, Roles};
+use roles::Roles;
 pub use rules::{Rule, RuleSet};
 pub use startup::{Phase, Startup};
 
@@ -141,23 +141,19 @@ pub fn analyze(trace: &Trace, options: &Options) -> Insights {
     let micros = Micros {
         ticks_per_sec: trace.ticks_per_sec,
     };
-    let mut roles = Roles::new(trace, &options.rules);
-    let main = main_thread(trace, &mut roles);
+    let roles = Roles::new(trace, &options.rules);
+    let main = main_thread(trace, &roles);
     let mut frames = frames::FrameTally::new(micros, options.frame_budget_us);
     let mut blocking = blocking::BlockingTally::new(options.rules.categories().len());
     let mut startup = startup::StartupTally::default();
     if let Some(main) = &main {
         let lanes = &trace.threads[main.thread.index()].lanes;
-        let of_interest = |d: usize, i: usize| roles.is_of_interest(lanes[d].method(i));
-        let marked = pruned::Marked::new(lanes, of_interest);
-        marked.walk(lanes, |step| {
+        let marked = pruned::Marked::new(lanes, |m| roles.is_of_interest(m));
+        marked.walk(|step| {
             let (Step::Enter(d, i) | Step::Exit(d, i)) = step;
             let role = roles.of(lanes[d].method(i));
-            if role == Role::default() {
-                return;
-            }
-            let call = lanes[d].call(i);
             if let Step::Enter(..) = step {
+                let call = lanes[d].call(i);
                 if role.frame {
                     frames.enter(&call, (d, i));
                 }
@@ -194,7 +190,7 @@ pub fn analyze(trace: &Trace, options: &Options) -> Insights {
 }
 
 /// The thread named `main`, else the one with the most outermost `doFrame` calls.
-fn main_thread(trace: &Trace, roles: &mut Roles) -> Option<MainThread> {
+fn main_thread(trace: &Trace, roles: &Roles) -> Option<MainThread> {
     let chosen = |thread: usize, chosen_by| {
         let t = &trace.threads[thread];
         MainThread {
@@ -207,7 +203,7 @@ fn main_thread(trace: &Trace, roles: &mut Roles) -> Option<MainThread> {
     if let Some(i) = trace.threads.iter().position(|t| t.name == "main") {
         return Some(chosen(i, ChosenBy::Name));
     }
-    let frame_count = |lanes: &[crate::trace::Lane], roles: &mut Roles| {
+    let frame_count = |lanes: &[crate::trace::Lane]| {
         let mut open = 0u32;
         let mut count = 0usize;
         let _ = walk_calls(lanes, |step| {
@@ -226,7 +222,7 @@ fn main_thread(trace: &Trace, roles: &mut Roles) -> Option<MainThread> {
         count
     };
     let counts: Vec<usize> = (trace.threads.iter())
-        .map(|t| frame_count(&t.lanes, roles))
+        .map(|t| frame_count(&t.lanes))
         .collect();
     // The first of the threads with the most frames.
     let best = (0..counts.len()).rev().max_by_key(|&i| counts[i])?;

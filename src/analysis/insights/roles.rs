@@ -1,6 +1,8 @@
 //! What each method is to the insights (a frame, a blocking category's row, a startup phase),
-//! decided the first time a walk meets the method and remembered by method id.
+//! decided for every method of the trace up front, so that reading a call's role is a plain
+//! index by method id, from any thread.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::RuleSet;
@@ -34,92 +36,98 @@ impl Role {
 pub(super) struct RowKey {
     pub category: u16,
     pub name: String,
+    /// Ascending.
     pub methods: Vec<MethodId>,
 }
 
-/// The roles of the methods met so far.
-pub(super) struct Roles<'a> {
-    trace: &'a Trace,
-    rules: &'a RuleSet,
-    /// Per method: its index in `roles` (0: a method that is none of these), or `UNSEEN`.
-    memo: Vec<u32>,
+/// The roles of all the trace's methods.
+pub(super) struct Roles {
+    /// Per method: its index in `roles`; 0 for a method that is none of these (the table a scan
+    /// of every call reads, so it holds no more than that).
+    role_at: Vec<u32>,
+    /// The distinct roles, `Role::default()` first.
     roles: Vec<Role>,
     rows: Vec<RowKey>,
-    row_of: FxHashMap<(u16, String), u32>,
 }
 
-const UNSEEN: u32 = u32::MAX;
+/// What the rules say of one method, before its blocking row is numbered.
+#[derive(Default)]
+struct Judged {
+    frame: bool,
+    phase: Option<PhaseKind>,
+    /// The category and the `class.method` name of its row.
+    blocking: Option<(u16, String)>,
+}
 
-impl<'a> Roles<'a> {
-    pub(super) fn new(trace: &'a Trace, rules: &'a RuleSet) -> Self {
-        Roles {
-            trace,
-            rules,
-            memo: vec![UNSEEN; trace.methods.len()],
+impl Roles {
+    /// Runs the rules on every method (in parallel: the globs cost far more than a lookup),
+    /// then numbers the blocking rows in method order.
+    pub(super) fn new(trace: &Trace, rules: &RuleSet) -> Self {
+        let judged: Vec<Judged> = (0..trace.methods.len())
+            .into_par_iter()
+            .map(|m| judge(trace, rules, MethodId(m as u32)))
+            .collect();
+        let mut out = Roles {
+            role_at: vec![0; judged.len()],
             roles: vec![Role::default()],
             rows: Vec::new(),
-            row_of: FxHashMap::default(),
+        };
+        let mut row_of: FxHashMap<(u16, String), u32> = FxHashMap::default();
+        for (m, judged) in judged.into_iter().enumerate() {
+            let blocking = judged.blocking.map(|(category, name)| {
+                let next = out.rows.len() as u32;
+                let row = *row_of.entry((category, name.clone())).or_insert(next);
+                if row == next {
+                    out.rows.push(RowKey {
+                        category,
+                        name,
+                        methods: Vec::new(),
+                    });
+                }
+                out.rows[row as usize].methods.push(MethodId(m as u32));
+                (row, category)
+            });
+            let role = Role {
+                frame: judged.frame,
+                phase: judged.phase,
+                blocking,
+            };
+            if role != Role::default() {
+                out.role_at[m] = out.roles.len() as u32;
+                out.roles.push(role);
+            }
         }
+        out
     }
 
     /// The role of `method`.
     #[inline]
-    pub(super) fn of(&mut self, method: MethodId) -> Role {
-        let Some(&at) = self.memo.get(method.index()) else {
-            return Role::default();
-        };
-        if at != UNSEEN {
-            return self.roles[at as usize];
-        }
-        let role = self.decide(method);
-        let at = if role == Role::default() {
-            0
-        } else {
-            self.roles.push(role);
-            self.roles.len() as u32 - 1
-        };
-        self.memo[method.index()] = at;
-        role
-    }
-
-    fn decide(&mut self, method: MethodId) -> Role {
-        let dotted = super::dotted_name(self.trace, method);
-        let (class, name) = dotted.rsplit_once('.').unwrap_or(("", &dotted));
-        let blocking = self.rules.category_of(&dotted).map(|category| {
-            let next = self.rows.len() as u32;
-            let row = *self
-                .row_of
-                .entry((category, dotted.clone()))
-                .or_insert(next);
-            if row == next {
-                self.rows.push(RowKey {
-                    category,
-                    name: dotted.clone(),
-                    methods: Vec::new(),
-                });
-            }
-            self.rows[row as usize].methods.push(method);
-            (row, category)
-        });
-        Role {
-            frame: class == FRAME_CLASS && name == FRAME_METHOD,
-            phase: PhaseKind::of(&dotted),
-            blocking,
+    pub(super) fn of(&self, method: MethodId) -> Role {
+        match self.role_at.get(method.index()) {
+            Some(&at) => self.roles[at as usize],
+            None => Role::default(),
         }
     }
 
     /// Whether `method` is anything to the insights (cheaper than comparing its role).
     #[inline]
-    pub(super) fn is_of_interest(&mut self, method: MethodId) -> bool {
-        match self.memo.get(method.index()) {
-            Some(&UNSEEN) => self.of(method) != Role::default(),
-            Some(&at) => at != 0,
-            None => false,
-        }
+    pub(super) fn is_of_interest(&self, method: MethodId) -> bool {
+        self.role_at.get(method.index()).is_some_and(|&at| at != 0)
     }
 
-    /// The blocking rows met, by row number.
+    /// The blocking rows, by row number.
     pub(super) fn rows(&self) -> &[RowKey] {
         &self.rows
+    }
+}
+
+/// What `method` is, by its `class.method` name.
+fn judge(trace: &Trace, rules: &RuleSet, method: MethodId) -> Judged {
+    let dotted = super::dotted_name(trace, method);
+    let (class, name) = dotted.rsplit_once('.').unwrap_or(("", &dotted));
+    Judged {
+        frame: class == FRAME_CLASS && name == FRAME_METHOD,
+        phase: PhaseKind::of(&dotted),
+        blocking: rules.category_of(&dotted).map(|c| (c, dotted)),
     }
 }

@@ -481,3 +481,29 @@ fn ticks_finer_than_microseconds() {
     assert_eq!(got.frames[1].cpu_us, None);
     assert_eq!(got.frame_budget_us, 16_667);
 }
+
+/// The pruned walk visits the calls of interest as a full walk does, in its order, on lanes
+/// long enough to be scanned in several chunks.
+#[test]
+fn the_pruned_walk_is_the_full_walk_of_the_calls_of_interest() {
+    use crate::trace::walk::{Step, walk_calls};
+    for (seed, events) in [(1, 300_000), (2, 3000), (3, 1)] {
+        let mut rng = Rng::new(seed);
+        let trace = trace_of(&[("main", random_events(&mut rng, events))]);
+        let lanes = &trace.threads[0].lanes;
+        for wanted in [[0, 3, 6], [1, 1, 1], [9, 9, 9], [0, 1, 2]] {
+            let of_interest = |m: MethodId| wanted.contains(&m.0);
+            let mut full = Vec::new();
+            let _ = walk_calls(lanes, |step| {
+                let (Step::Enter(d, i) | Step::Exit(d, i)) = step;
+                if of_interest(lanes[d].method(i)) {
+                    full.push(step);
+                }
+                Ok::<(), std::convert::Infallible>(())
+            });
+            let mut pruned = Vec::new();
+            pruned::Marked::new(lanes, of_interest).walk(|step| pruned.push(step));
+            assert!(pruned == full, "seed {seed}, methods {wanted:?}");
+        }
+    }
+}
