@@ -467,6 +467,53 @@ mod tests {
         assert_eq!(t.get(&2), None);
     }
 
+    /// Polls `done` every few ms until it holds, for at most `secs` seconds.
+    fn poll_until(secs: u64, mut done: impl FnMut() -> bool) -> bool {
+        let until = std::time::Instant::now() + Duration::from_secs(secs);
+        while std::time::Instant::now() < until {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    /// A file opened from the command line starts loading before the window exists: its
+    /// overview comes at once, its records are read once the window's context is attached.
+    #[test]
+    fn a_load_started_before_the_window_shows_its_overview_then_waits_for_the_window() {
+        use crate::formats::android::synth::{GenOptions, generate_vec};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("early.trace");
+        let opts = GenOptions {
+            records: 20_000,
+            ..GenOptions::default()
+        };
+        std::fs::write(&path, generate_vec(&opts)).unwrap();
+
+        let waker = Waker::default();
+        let mut loads = StartedLoads::start(std::slice::from_ref(&path), &waker);
+        let (_, job) = &mut loads.0[0];
+        assert!(poll_until(10, || job.overview().is_some()), "an overview");
+        // Without a window the records wait (up to WINDOW_WAIT, far longer than this).
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(matches!(job.poll(), LoadOutcome::Running));
+        waker.attach(&egui::Context::default());
+        let mut outcome = None;
+        assert!(poll_until(10, || match job.poll() {
+            LoadOutcome::Running => false,
+            other => {
+                outcome = Some(other);
+                true
+            }
+        }));
+        let Some(LoadOutcome::Done(doc)) = outcome else {
+            panic!("the load ends with its document");
+        };
+        assert_eq!(doc.trace.source.record_count, 20_000);
+    }
+
     #[test]
     fn cached_recomputes_only_for_a_new_key() {
         let mut c: Cached<u32, u32> = Cached::default();

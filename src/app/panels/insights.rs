@@ -274,12 +274,17 @@ fn blocking_table_ui(
         });
     if let Some(k) = clicked {
         let row = &i.blocking[k];
-        ctx.send(Msg::SelectMethod(row.methods.first().copied()));
+        let calls = calls_of(&doc.trace, thread, row);
+        // Of a row's overloads, the one its first call on the main thread is of.
+        let first = calls.first().map(|c| {
+            doc.trace.threads[c.thread.index()].lanes[c.depth as usize].method(c.index as usize)
+        });
+        ctx.send(Msg::SelectMethod(first.or(row.methods.first().copied())));
         st.walk = Some(Walk {
             generation: doc.generation,
             row: k,
             key: (row.category.clone(), row.name.clone()),
-            calls: calls_of(&doc.trace, thread, row),
+            calls,
             at: None,
         });
     }
