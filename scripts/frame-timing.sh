@@ -9,7 +9,8 @@
 # Usage: scripts/frame-timing.sh [TRACE]
 #   No TRACE: a trace of RECORDS records (default 10 000 000) is generated once in $TMPDIR:
 #   `tracelens gen --records RECORDS --threads 8 --methods 20000 --seed 1`.
-#   SIZE=WxH (default 1600x1000) sets the screen; LOG=FILE keeps the timing lines.
+#   SIZE=WxH (default 1600x1000) sets the screen; LOG=FILE keeps the timing lines; WAIT=S (default
+#   60) is how long to wait for the trace to become interactive before zooming all the same.
 # Needs: xvfb xauth xdotool (and Mesa's GL drivers), see README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +29,12 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-$(id -u)}"; mkdir -p "$XDG_R
 export XDG_DATA_HOME; XDG_DATA_HOME=$(mktemp -d)
 export TRACELENS_TIMING=1
 xvfb-run -a -s "-screen 0 ${size}x24 -nolisten tcp" bash -c '
-  bin=$1 trace=$2 log=$3 size=$4
+  bin=$1 trace=$2 log=$3 size=$4 wait=$5
   "$bin" "$trace" 2> "$log" & pid=$!
   w=$(timeout 60 xdotool search --sync --name "tracelens" | head -1)
   xdotool windowmove "$w" 0 0 windowsize "$w" "${size%x*}" "${size#*x}"
   xdotool windowfocus "$w" 2>/dev/null || true
-  for _ in $(seq 600); do grep -q "^timing: interactive" "$log" && break; sleep 0.1; done
+  for _ in $(seq $(( wait * 10 ))); do grep -q "^timing: interactive" "$log" && break; sleep 0.1; done
   sleep 1
   # (The app writes the log from its own offset: the cut goes to a file beside it.)
   wc -l < "$log" > "$log.cut"
@@ -50,7 +51,7 @@ xvfb-run -a -s "-screen 0 ${size}x24 -nolisten tcp" bash -c '
   grep VmHWM /proc/$pid/status >> "$log"
   kill $pid 2>/dev/null || true
   wait $pid 2>/dev/null || true
-' _ "$bin" "$trace" "$log" "$size"
+' _ "$bin" "$trace" "$log" "$size" "${WAIT:-60}"
 python3 - "$log" "$trace" <<'EOF'
 import os, sys
 log, trace = sys.argv[1], sys.argv[2]
