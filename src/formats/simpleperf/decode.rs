@@ -26,6 +26,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::chain::{RawChain, ThreadState};
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
@@ -127,70 +128,85 @@ struct SampleFields {
 }
 
 impl SampleFields {
-    /// Reads a `Sample` message, its frames (leaf first) into `chain`.
+    /// Reads a `Sample` message, where its frames are (leaf first) into `raw`.
     #[inline(always)]
-    fn read(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
+    fn read(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
         // As simpleperf writes it: one-byte keys, varints and the callchain's messages.
-        chain.clear();
+        raw.clear();
         let mut s = SampleFields::default();
         let mut rest = message;
         while let Some((&key, after)) = rest.split_first() {
+            let field = message.len() - rest.len();
             rest = after;
             match key {
                 0x1a => {
                     let len = varint(&mut rest)?;
                     let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    let entry = rest.get(..len).ok_or(WireError::Truncated)?;
+                    if rest.len() < len {
+                        return Err(WireError::Truncated);
+                    }
+                    let body = message.len() - rest.len();
                     rest = &rest[len..];
-                    chain.push(FrameKey::read(entry)?);
+                    raw.push(field, body..body + len);
                 }
                 0x08 => s.time = varint(&mut rest)?,
                 0x10 => s.thread_id = varint(&mut rest)? as i32,
                 0x20 => s.event_count = varint(&mut rest)?,
                 0x28 => s.event_type = varint(&mut rest)? as u32,
-                _ => return Self::read_any(message, chain),
+                0x32 => {
+                    let len = varint(&mut rest)?;
+                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
+                    let result = rest.get(..len).ok_or(WireError::Truncated)?;
+                    rest = &rest[len..];
+                    s.read_unwinding_result(result)?;
+                }
+                _ => return Self::read_any(message, raw),
             }
         }
+        raw.finish();
         Ok(s)
     }
 
     /// [`SampleFields::read`] of any valid message.
     #[cold]
-    fn read_any(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
-        chain.clear();
+    fn read_any(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
+        raw.clear();
         let mut s = SampleFields::default();
         let mut fields = Fields::new(message);
         while let Some((field, value)) = fields.next_field()? {
             match field {
                 1 => s.time = value.varint(1)?,
                 2 => s.thread_id = value.varint(2)? as i32,
-                3 => chain.push(FrameKey::read(value.bytes(3)?)?),
+                3 => {
+                    let end = message.len() - fields.remaining();
+                    let body = end - value.bytes(3)?.len();
+                    raw.push(body, body..end);
+                }
                 4 => s.event_count = value.varint(4)?,
                 5 => s.event_type = value.varint(5)? as u32,
-                6 => {
-                    // A message given twice is merged: a later error code replaces an earlier.
-                    let mut result = Fields::new(value.bytes(6)?);
-                    while let Some((field, value)) = result.next_field()? {
-                        if field == 3 {
-                            s.unwind_error = value.varint(3)? as u32;
-                        } else if field <= 2 {
-                            value.varint(field)?;
-                        }
-                    }
-                }
+                6 => s.read_unwinding_result(value.bytes(6)?)?,
                 _ => {}
             }
         }
+        // Fields of other encodings may be anywhere: their bytes are not compared.
+        raw.scattered();
+        raw.finish();
         Ok(s)
     }
-}
 
-/// A thread as the samples name it, and the stack of its last sample (root first): the next
-/// sample of a thread mostly shares its caller frames, which are then not looked up again.
-#[derive(Default)]
-struct ThreadState {
-    keys: Vec<FrameKey>,
-    stacks: Vec<StackId>,
+    /// Reads an `UnwindingResult` message. One given twice is merged: a later error code
+    /// replaces an earlier.
+    fn read_unwinding_result(&mut self, message: &[u8]) -> Result<(), WireError> {
+        let mut result = Fields::new(message);
+        while let Some((field, value)) = result.next_field()? {
+            if field == 3 {
+                self.unwind_error = value.varint(3)? as u32;
+            } else if field <= 2 {
+                value.varint(field)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What the records say, before names are resolved.
@@ -230,7 +246,9 @@ pub(super) struct Decoder {
     thread_ids: FxHashMap<i32, ThreadId>,
     threads: Vec<ThreadState>,
     thread_cap: ThreadCap,
-    /// The frames of the sample being read, leaf first.
+    /// Where the frames of the sample being read are in its message.
+    raw: RawChain,
+    /// Frames of the sample being read.
     chain: Vec<FrameKey>,
 }
 
@@ -489,24 +507,55 @@ impl Decoder {
     }
 
     fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
-        let mut chain = std::mem::take(&mut self.chain);
-        let read = SampleFields::read(message, &mut chain);
-        let s = match read {
-            Ok(s) => s,
-            Err(e) => {
-                self.chain = chain;
-                return Err(e);
-            }
+        let mut raw = std::mem::take(&mut self.raw);
+        let added =
+            SampleFields::read(message, &mut raw).and_then(|s| self.add_raw(message, &raw, &s));
+        self.raw = raw;
+        added
+    }
+
+    /// Adds sample `s` of `message`, whose frames are `raw`: only the frames that are not the
+    /// thread's previous sample's, byte for byte, are read ([`super::chain`]).
+    fn add_raw(
+        &mut self,
+        message: &[u8],
+        raw: &RawChain,
+        s: &SampleFields,
+    ) -> Result<(), WireError> {
+        let known = self.thread_ids.get(&s.thread_id).copied();
+        let new_thread = ThreadState::default();
+        let last = known.map_or(&new_thread, |t| &self.threads[t.index()]);
+        let run = raw.run(message);
+        let same_bytes = run.map_or(0, |(run, starts)| last.same_bytes(run, starts));
+        // The other frames, root first, read before anything changes: one may be invalid.
+        self.chain.clear();
+        for i in (0..raw.len() - same_bytes).rev() {
+            self.chain.push(FrameKey::read(raw.entry(message, i))?);
+        }
+        let same = same_bytes
+            + last.keys[same_bytes..]
+                .iter()
+                .zip(&self.chain)
+                .take_while(|(a, b)| a == b)
+                .count();
+        let Some(thread) = known.or_else(|| self.thread(s.thread_id)) else {
+            return Ok(());
         };
-        self.add_sample(
-            s.thread_id,
+        let mut state = std::mem::take(&mut self.threads[thread.index()]);
+        let chain = std::mem::take(&mut self.chain);
+        self.extend_stack(&mut state, same, &chain[same - same_bytes..]);
+        self.chain = chain;
+        state.remember(run);
+        let stack = state.stacks.last().copied();
+        self.threads[thread.index()] = state;
+        self.push_sample(
+            thread,
             s.time,
-            &chain,
+            stack,
             s.event_count,
             s.event_type,
             s.unwind_error != 0,
         );
-        self.chain = chain;
         Ok(())
     }
 
@@ -524,18 +573,31 @@ impl Decoder {
     ) {
         if let Some(thread) = self.thread(tid) {
             let stack = self.stack(thread, chain);
-            let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
-            self.push(
-                Sample {
-                    thread,
-                    time,
-                    stack,
-                    weight: event_count,
-                    meta: SampleMeta::new(clamped, truncated),
-                },
-                event_type,
-            );
+            self.push_sample(thread, time, stack, event_count, event_type, truncated);
         }
+    }
+
+    /// Adds a sample of `thread` (see [`Decoder::add_sample`]).
+    fn push_sample(
+        &mut self,
+        thread: ThreadId,
+        time: u64,
+        stack: Option<StackId>,
+        event_count: u64,
+        event_type: u32,
+        truncated: bool,
+    ) {
+        let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
+        self.push(
+            Sample {
+                thread,
+                time,
+                stack,
+                weight: event_count,
+                meta: SampleMeta::new(clamped, truncated),
+            },
+            event_type,
+        );
     }
 
     /// What was decoded, once every record is: the thread cap's diagnostic added.
@@ -573,23 +635,33 @@ impl Decoder {
     /// thread's previous sample are that sample's stacks; the rest are looked up or added.
     fn stack(&mut self, thread: ThreadId, chain: &[FrameKey]) -> Option<StackId> {
         let mut state = std::mem::take(&mut self.threads[thread.index()]);
-        let shared = chain
+        let same = chain
             .iter()
             .rev()
             .zip(&state.keys)
             .take_while(|(a, b)| a == b)
             .count();
-        state.keys.truncate(shared);
-        state.stacks.truncate(shared);
-        for &key in chain.iter().rev().skip(shared) {
+        let mut rest = std::mem::take(&mut self.chain);
+        rest.clear();
+        rest.extend(chain[..chain.len() - same].iter().rev());
+        self.extend_stack(&mut state, same, &rest);
+        self.chain = rest;
+        state.remember(None);
+        let leaf = state.stacks.last().copied();
+        self.threads[thread.index()] = state;
+        leaf
+    }
+
+    /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
+    fn extend_stack(&mut self, state: &mut ThreadState, same: usize, rest: &[FrameKey]) {
+        state.keys.truncate(same);
+        state.stacks.truncate(same);
+        for &key in rest {
             let frame = self.frame(key);
             let stack = self.intern_stack(state.stacks.last().copied(), frame);
             state.keys.push(key);
             state.stacks.push(stack);
         }
-        let leaf = state.stacks.last().copied();
-        self.threads[thread.index()] = state;
-        leaf
     }
 
     /// Appends the records of `next`, the chunk that follows those read so far: its frames and
@@ -727,6 +799,70 @@ mod tests {
         }
     }
 
+    /// The samples of `bytes` decoded by prost, each stack looked up frame by frame from its
+    /// keys (no bytes compared), in one pass.
+    fn decode_by_keys(bytes: &[u8]) -> Decoded {
+        let Split { chunks, .. } = split(bytes, usize::MAX);
+        let mut d = Decoder::default();
+        let mut pos = chunks[0].start;
+        while pos < chunks[0].end {
+            let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+            let record = &bytes[pos + 4..pos + 4 + size];
+            pos += 4 + size;
+            d.out.records += 1;
+            let Some(RecordData::Sample(s)) = proto::Record::decode(record).unwrap().record_data
+            else {
+                assert!(d.other_record(record).is_ok());
+                continue;
+            };
+            let chain: Vec<FrameKey> = s
+                .callchain
+                .iter()
+                .map(|e| {
+                    FrameKey::new(
+                        e.file_id.unwrap_or(0),
+                        e.symbol_id.unwrap_or(-1),
+                        e.vaddr_in_file.unwrap_or(0),
+                        e.execution_type.unwrap_or(0),
+                    )
+                })
+                .collect();
+            let error = s.unwinding_result.and_then(|u| u.error_code).unwrap_or(0);
+            d.add_sample(
+                s.thread_id.unwrap_or(0),
+                s.time.unwrap_or(0),
+                &chain,
+                s.event_count.unwrap_or(0),
+                s.event_type_id.unwrap_or(0),
+                error != 0,
+            );
+        }
+        d.finish()
+    }
+
+    #[test]
+    fn frames_shared_by_bytes_are_those_read_whole() {
+        for (same_stack_percent, off_cpu) in [(0, false), (90, false), (50, true), (100, false)] {
+            let opts = SampledOptions {
+                samples: 4000,
+                threads: 4,
+                methods: 200,
+                off_cpu,
+                same_stack_percent,
+                ..SampledOptions::default()
+            };
+            let mut bytes = Vec::new();
+            generate(&opts, &mut bytes).unwrap();
+            let progress = Progress::default();
+            let ctx = ReadContext::new(None, &progress);
+            let read = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+            let by_keys = decode_by_keys(&bytes);
+            assert_eq!(flat(&read), flat(&by_keys), "{opts:?}");
+            // The same stacks, interned once each.
+            assert_eq!(stack_pairs(&read), stack_pairs(&by_keys));
+        }
+    }
+
     #[test]
     fn samples_read_in_place_equal_prosts() {
         let opts = SampledOptions {
@@ -739,7 +875,7 @@ mod tests {
         generate(&opts, &mut bytes).unwrap();
         let Split { chunks, .. } = split(&bytes, usize::MAX);
         let (mut pos, mut compared) = (chunks[0].start, 0);
-        let mut chain = Vec::new();
+        let mut raw = RawChain::default();
         while pos < chunks[0].end {
             let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
             let record = &bytes[pos + 4..pos + 4 + size];
@@ -751,7 +887,11 @@ mod tests {
             let Some((1, value)) = Fields::new(record).next_field().unwrap() else {
                 panic!("a sample record starts with field 1");
             };
-            let got = SampleFields::read(value.bytes(1).unwrap(), &mut chain).unwrap();
+            let message = value.bytes(1).unwrap();
+            let got = SampleFields::read(message, &mut raw).unwrap();
+            let chain: Vec<FrameKey> = (0..raw.len())
+                .map(|i| FrameKey::read(raw.entry(message, i)).unwrap())
+                .collect();
             assert_eq!(got.time, want.time.unwrap_or(0));
             assert_eq!(got.thread_id, want.thread_id.unwrap_or(0));
             assert_eq!(got.event_count, want.event_count.unwrap_or(0));
