@@ -205,20 +205,23 @@ impl Lines {
 }
 
 /// The order of the texts of method lists `a` and `b`, each its methods' texts joined by `;`,
-/// without making them: the methods both start with are the same text, and past them both texts
-/// go on with `;` when they go on, so the rest compares as the texts of the rest.
+/// without making them: the methods both start with are the same text, and the rest compares
+/// as what follows it (each method after the first with its `;`).
 fn cmp_joined<'t>(a: &[u32], b: &[u32], text: &impl Fn(u32) -> &'t [u8]) -> Ordering {
     let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    cmp_parts(joined(&a[same..], text), joined(&b[same..], text))
+    let (a, b) = (joined(a, same, text), joined(b, same, text));
+    cmp_parts(a, b)
 }
 
-/// The text of the methods of `path` joined by `;`, in parts.
+/// The text of the methods of `path` joined by `;`, in parts, from method `from` on.
 fn joined<'a, 't: 'a>(
     path: &'a [u32],
+    from: usize,
     text: &'a impl Fn(u32) -> &'t [u8],
 ) -> impl Iterator<Item = &'t [u8]> + 'a {
     path.iter()
         .enumerate()
+        .skip(from)
         .flat_map(move |(k, &m)| [if k == 0 { &b""[..] } else { &b";"[..] }, text(m)])
 }
 
