@@ -5,14 +5,11 @@
 //! address is where it made its call). Reading every field of every frame is most of the cost of
 //! a sample, so the reader first finds where each frame's field is ([`RawChain`], no field
 //! read), compares the bytes of the callchain with the previous sample's from their end
-//! ([`ThreadState::same_bytes`]), and reads only the frames before the bytes they share.
+//! ([`LastRun::same_frames`]), and reads only the frames before the bytes they share.
 //! Those frames are then compared with the previous sample's by key (another address in a
 //! known symbol is the same frame), and only the frames after that are looked up.
 
 use std::ops::Range;
-
-use super::decode::FrameKey;
-use crate::trace::StackId;
 
 /// The `CallChainEntry` fields of one `Sample` message, where they are in it.
 #[derive(Default)]
@@ -97,28 +94,23 @@ impl RawChain {
     }
 }
 
-/// A thread as the samples name it, and the stack of its last sample (root first): the next
-/// sample of a thread mostly shares its caller frames, which are then not looked up again.
+/// The callchain fields of a thread's last sample as the file wrote them, when they were one
+/// run: the bytes, and where each frame's field starts back from their end, root first.
 #[derive(Default)]
-pub(super) struct ThreadState {
-    pub(super) keys: Vec<FrameKey>,
-    /// The stack of each frame of `keys` (that of frames `0..=i`).
-    pub(super) stacks: Vec<StackId>,
-    /// The last sample's callchain fields as the file wrote them, when they were one run: the
-    /// bytes, and where each frame's field starts back from their end, root first (as many as
-    /// `keys`). `starts` is shorter than `keys` when the bytes are not known.
+pub(super) struct LastRun {
     run: Vec<u8>,
     starts: Vec<u32>,
 }
 
-impl ThreadState {
+impl LastRun {
     /// How many frames (root first) of a sample whose callchain is the run `run` with frames
     /// starting at `starts` (as [`RawChain::run`] gives them) are the last sample's, byte for
     /// byte: those whose fields start at the same offsets from the end, inside the bytes the
-    /// two runs end with. The same bytes at the same offsets are the same fields.
+    /// two runs end with. The same bytes at the same offsets are the same fields. `frames` is
+    /// the number of frames of the last sample: its bytes count only when they hold them all.
     #[inline]
-    pub(super) fn same_bytes(&self, run: &[u8], starts: &[u32]) -> usize {
-        if self.starts.len() != self.keys.len() {
+    pub(super) fn same_frames(&self, frames: usize, run: &[u8], starts: &[u32]) -> usize {
+        if self.starts.len() != frames {
             return 0;
         }
         let common = common_suffix(&self.run, run);
@@ -129,13 +121,12 @@ impl ThreadState {
             .count()
     }
 
-    /// Keeps the bytes of the sample just added (its frames are `keys`), or forgets the last
-    /// ones when they are not one run.
+    /// Keeps the bytes of the sample just added, or forgets the last ones when they are not
+    /// one run.
     pub(super) fn remember(&mut self, run: Option<(&[u8], &[u32])>) {
         self.run.clear();
         self.starts.clear();
         if let Some((run, starts)) = run {
-            debug_assert_eq!(starts.len(), self.keys.len());
             self.run.extend_from_slice(run);
             self.starts.extend_from_slice(starts);
         }

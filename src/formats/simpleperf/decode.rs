@@ -26,7 +26,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::chain::{RawChain, ThreadState};
+use super::chain::{LastRun, RawChain};
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
@@ -213,6 +213,25 @@ impl SampleFields {
             }
         }
         Ok(())
+    }
+}
+
+/// A thread as the samples name it, and the stack of its last sample (root first): the next
+/// sample of a thread mostly shares its caller frames, which are then not looked up again.
+#[derive(Default)]
+struct ThreadState {
+    keys: Vec<FrameKey>,
+    /// The stack of each frame of `keys` (that of frames `0..=i`).
+    stacks: Vec<StackId>,
+    /// The last sample's callchain as the file wrote it.
+    last_run: LastRun,
+}
+
+impl ThreadState {
+    /// How many frames (root first) of the callchain `run` (see [`RawChain::run`]) are the
+    /// last sample's, byte for byte.
+    fn same_bytes(&self, (run, starts): (&[u8], &[u32])) -> usize {
+        self.last_run.same_frames(self.keys.len(), run, starts)
     }
 }
 
@@ -542,7 +561,7 @@ impl Decoder {
         let new_thread = ThreadState::default();
         let last = known.map_or(&new_thread, |t| &self.threads[t.index()]);
         let run = raw.run(message);
-        let same_bytes = run.map_or(0, |(run, starts)| last.same_bytes(run, starts));
+        let same_bytes = run.map_or(0, |run| last.same_bytes(run));
         // The other frames, root first, read before anything changes: one may be invalid.
         self.chain.clear();
         for i in (0..raw.len() - same_bytes).rev() {
@@ -561,7 +580,7 @@ impl Decoder {
         let chain = std::mem::take(&mut self.chain);
         self.extend_stack(&mut state, same, &chain[same - same_bytes..]);
         self.chain = chain;
-        state.remember(run);
+        state.last_run.remember(run);
         let stack = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         self.push_sample(
@@ -662,7 +681,7 @@ impl Decoder {
         rest.extend(chain[..chain.len() - same].iter().rev());
         self.extend_stack(&mut state, same, &rest);
         self.chain = rest;
-        state.remember(None);
+        state.last_run.remember(None);
         let leaf = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         leaf
