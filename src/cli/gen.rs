@@ -56,6 +56,11 @@ pub struct GenArgs {
     /// `simpleperf record --trace-offcpu` does.
     #[arg(long)]
     pub off_cpu: bool,
+    /// With `--layout simpleperf`: the percentage of samples that keep their thread's previous
+    /// stack and move only within its leaf, as a thread in a loop does (0: every sample is a
+    /// step of a random walk).
+    #[arg(long, value_name = "PERCENT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub same_stack: u8,
     /// Re-encode this V1 trace (a combined `.trace` or an ART streaming file) in `--layout`
     /// (an `art-v2…` one) instead of generating records.
     #[arg(long, value_name = "FILE")]
@@ -287,6 +292,7 @@ fn run_sampled(args: &GenArgs) -> Result<(), CliError> {
         off_cpu: args.off_cpu,
         program_seed: args.program_seed,
         heavier: None,
+        same_stack_percent: args.same_stack,
     };
     let path = &args.output;
     let write_error = |source| CliError::Write {

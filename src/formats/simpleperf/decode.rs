@@ -26,6 +26,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::chain::{LastRun, RawChain};
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
@@ -41,6 +42,9 @@ use crate::trace::{
 /// measured on a 1 GB recording, chunks of 1 to 2 MiB take 30 to 40 % less CPU time than chunks
 /// of 32 MiB, for a stack table about 10 % longer than one interned over the whole file.
 const CHUNK_BYTES: usize = 2 << 20;
+
+/// How far ahead of the record it reads [`split`] brings the file into the caches.
+const TOUCH_AHEAD: usize = 8 << 10;
 
 /// The chunks of a batch, per worker thread (see [`decode_in_chunks`]).
 const CHUNKS_PER_THREAD: usize = 4;
@@ -58,9 +62,11 @@ pub(super) struct FrameKey {
 }
 
 impl FrameKey {
-    /// The frame of a `CallChainEntry` message.
+    /// Adds the frame of a `CallChainEntry` message to `chain`. The key is pushed from
+    /// registers: a key returned by value goes through the stack, its fields stored one by one
+    /// and then copied whole, and the copy waits for the stores on every frame.
     #[inline(always)]
-    fn read(entry: &[u8]) -> Result<Self, WireError> {
+    fn read_onto(entry: &[u8], chain: &mut Vec<FrameKey>) -> Result<(), WireError> {
         // The fields as simpleperf writes them: one-byte keys of varints. Anything else is
         // read again field by field.
         let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
@@ -69,7 +75,7 @@ impl FrameKey {
             rest = after;
             let value = match key {
                 0x08 | 0x10 | 0x18 | 0x20 => varint(&mut rest)?,
-                _ => return Self::read_any(entry),
+                _ => return Self::read_any(entry).map(|key| chain.push(key)),
             };
             // Casts as prost's: a uint32 or int32 field keeps the low 32 bits.
             match key {
@@ -79,10 +85,12 @@ impl FrameKey {
                 _ => kind = value as i32,
             }
         }
-        Ok(Self::new(file_id, symbol_id, vaddr, kind))
+        chain.push(Self::new(file_id, symbol_id, vaddr, kind));
+        Ok(())
     }
 
-    /// [`FrameKey::read`] of any valid message: fields in any order and encoding, unknown ones.
+    /// The frame of any valid `CallChainEntry` message: fields in any order and encoding,
+    /// unknown ones ([`FrameKey::read_onto`] reads simpleperf's encoding).
     #[cold]
     fn read_any(entry: &[u8]) -> Result<Self, WireError> {
         let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
@@ -127,61 +135,84 @@ struct SampleFields {
 }
 
 impl SampleFields {
-    /// Reads a `Sample` message, its frames (leaf first) into `chain`.
+    /// Reads a `Sample` message, where its frames are (leaf first) into `raw`.
     #[inline(always)]
-    fn read(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
+    fn read(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
         // As simpleperf writes it: one-byte keys, varints and the callchain's messages.
-        chain.clear();
+        raw.clear();
         let mut s = SampleFields::default();
         let mut rest = message;
         while let Some((&key, after)) = rest.split_first() {
+            let field = message.len() - rest.len();
             rest = after;
             match key {
                 0x1a => {
                     let len = varint(&mut rest)?;
                     let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    let entry = rest.get(..len).ok_or(WireError::Truncated)?;
+                    if rest.len() < len {
+                        return Err(WireError::Truncated);
+                    }
+                    let body = message.len() - rest.len();
                     rest = &rest[len..];
-                    chain.push(FrameKey::read(entry)?);
+                    raw.push(field, body..body + len);
                 }
                 0x08 => s.time = varint(&mut rest)?,
                 0x10 => s.thread_id = varint(&mut rest)? as i32,
                 0x20 => s.event_count = varint(&mut rest)?,
                 0x28 => s.event_type = varint(&mut rest)? as u32,
-                _ => return Self::read_any(message, chain),
+                0x32 => {
+                    let len = varint(&mut rest)?;
+                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
+                    let result = rest.get(..len).ok_or(WireError::Truncated)?;
+                    rest = &rest[len..];
+                    s.read_unwinding_result(result)?;
+                }
+                _ => return Self::read_any(message, raw),
             }
         }
+        raw.finish();
         Ok(s)
     }
 
     /// [`SampleFields::read`] of any valid message.
     #[cold]
-    fn read_any(message: &[u8], chain: &mut Vec<FrameKey>) -> Result<Self, WireError> {
-        chain.clear();
+    fn read_any(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
+        raw.clear();
         let mut s = SampleFields::default();
         let mut fields = Fields::new(message);
         while let Some((field, value)) = fields.next_field()? {
             match field {
                 1 => s.time = value.varint(1)?,
                 2 => s.thread_id = value.varint(2)? as i32,
-                3 => chain.push(FrameKey::read(value.bytes(3)?)?),
+                3 => {
+                    let end = message.len() - fields.remaining();
+                    let body = end - value.bytes(3)?.len();
+                    raw.push(body, body..end);
+                }
                 4 => s.event_count = value.varint(4)?,
                 5 => s.event_type = value.varint(5)? as u32,
-                6 => {
-                    // A message given twice is merged: a later error code replaces an earlier.
-                    let mut result = Fields::new(value.bytes(6)?);
-                    while let Some((field, value)) = result.next_field()? {
-                        if field == 3 {
-                            s.unwind_error = value.varint(3)? as u32;
-                        } else if field <= 2 {
-                            value.varint(field)?;
-                        }
-                    }
-                }
+                6 => s.read_unwinding_result(value.bytes(6)?)?,
                 _ => {}
             }
         }
+        // Fields of other encodings may be anywhere: their bytes are not compared.
+        raw.scattered();
+        raw.finish();
         Ok(s)
+    }
+
+    /// Reads an `UnwindingResult` message. One given twice is merged: a later error code
+    /// replaces an earlier.
+    fn read_unwinding_result(&mut self, message: &[u8]) -> Result<(), WireError> {
+        let mut result = Fields::new(message);
+        while let Some((field, value)) = result.next_field()? {
+            if field == 3 {
+                self.unwind_error = value.varint(3)? as u32;
+            } else if field <= 2 {
+                value.varint(field)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -190,7 +221,18 @@ impl SampleFields {
 #[derive(Default)]
 struct ThreadState {
     keys: Vec<FrameKey>,
+    /// The stack of each frame of `keys` (that of frames `0..=i`).
     stacks: Vec<StackId>,
+    /// The last sample's callchain as the file wrote it.
+    last_run: LastRun,
+}
+
+impl ThreadState {
+    /// How many frames (root first) of the callchain `run` (see [`RawChain::run`]) are the
+    /// last sample's, byte for byte.
+    fn same_bytes(&self, (run, starts): (&[u8], &[u32])) -> usize {
+        self.last_run.same_frames(self.keys.len(), run, starts)
+    }
 }
 
 /// What the records say, before names are resolved.
@@ -230,7 +272,9 @@ pub(super) struct Decoder {
     thread_ids: FxHashMap<i32, ThreadId>,
     threads: Vec<ThreadState>,
     thread_cap: ThreadCap,
-    /// The frames of the sample being read, leaf first.
+    /// Where the frames of the sample being read are in its message.
+    raw: RawChain,
+    /// Frames of the sample being read.
     chain: Vec<FrameKey>,
 }
 
@@ -281,7 +325,15 @@ struct Split {
 fn split(bytes: &[u8], chunk_bytes: usize) -> Split {
     let mut chunks = Vec::new();
     let (mut start, mut pos, mut records) = (HEADER_LEN, HEADER_LEN, 0);
+    // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
+    // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside the
+    // chain and have its next sizes in the caches when it gets there.
+    let (mut ahead, mut touched) = (pos, 0u8);
     let end = loop {
+        while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
+            touched ^= bytes[ahead];
+            ahead += 64;
+        }
         let Some(size) = bytes.get(pos..pos + 4) else {
             break End::Unended { pos };
         };
@@ -302,6 +354,7 @@ fn split(bytes: &[u8], chunk_bytes: usize) -> Split {
     if pos > start {
         chunks.push(start..pos);
     }
+    std::hint::black_box(touched);
     Split {
         chunks,
         records,
@@ -489,24 +542,55 @@ impl Decoder {
     }
 
     fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
-        let mut chain = std::mem::take(&mut self.chain);
-        let read = SampleFields::read(message, &mut chain);
-        let s = match read {
-            Ok(s) => s,
-            Err(e) => {
-                self.chain = chain;
-                return Err(e);
-            }
+        let mut raw = std::mem::take(&mut self.raw);
+        let added =
+            SampleFields::read(message, &mut raw).and_then(|s| self.add_raw(message, &raw, &s));
+        self.raw = raw;
+        added
+    }
+
+    /// Adds sample `s` of `message`, whose frames are `raw`: only the frames that are not the
+    /// thread's previous sample's, byte for byte, are read ([`super::chain`]).
+    fn add_raw(
+        &mut self,
+        message: &[u8],
+        raw: &RawChain,
+        s: &SampleFields,
+    ) -> Result<(), WireError> {
+        let known = self.thread_ids.get(&s.thread_id).copied();
+        let new_thread = ThreadState::default();
+        let last = known.map_or(&new_thread, |t| &self.threads[t.index()]);
+        let run = raw.run(message);
+        let same_bytes = run.map_or(0, |run| last.same_bytes(run));
+        // The other frames, root first, read before anything changes: one may be invalid.
+        self.chain.clear();
+        for i in (0..raw.len() - same_bytes).rev() {
+            FrameKey::read_onto(raw.entry(message, i), &mut self.chain)?;
+        }
+        let same = same_bytes
+            + last.keys[same_bytes..]
+                .iter()
+                .zip(&self.chain)
+                .take_while(|(a, b)| a == b)
+                .count();
+        let Some(thread) = known.or_else(|| self.thread(s.thread_id)) else {
+            return Ok(());
         };
-        self.add_sample(
-            s.thread_id,
+        let mut state = std::mem::take(&mut self.threads[thread.index()]);
+        let chain = std::mem::take(&mut self.chain);
+        self.extend_stack(&mut state, same, &chain[same - same_bytes..]);
+        self.chain = chain;
+        state.last_run.remember(run);
+        let stack = state.stacks.last().copied();
+        self.threads[thread.index()] = state;
+        self.push_sample(
+            thread,
             s.time,
-            &chain,
+            stack,
             s.event_count,
             s.event_type,
             s.unwind_error != 0,
         );
-        self.chain = chain;
         Ok(())
     }
 
@@ -524,18 +608,31 @@ impl Decoder {
     ) {
         if let Some(thread) = self.thread(tid) {
             let stack = self.stack(thread, chain);
-            let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
-            self.push(
-                Sample {
-                    thread,
-                    time,
-                    stack,
-                    weight: event_count,
-                    meta: SampleMeta::new(clamped, truncated),
-                },
-                event_type,
-            );
+            self.push_sample(thread, time, stack, event_count, event_type, truncated);
         }
+    }
+
+    /// Adds a sample of `thread` (see [`Decoder::add_sample`]).
+    fn push_sample(
+        &mut self,
+        thread: ThreadId,
+        time: u64,
+        stack: Option<StackId>,
+        event_count: u64,
+        event_type: u32,
+        truncated: bool,
+    ) {
+        let clamped = event_type.min(u32::from(SampleMeta::MAX_EVENT_TYPE)) as u16;
+        self.push(
+            Sample {
+                thread,
+                time,
+                stack,
+                weight: event_count,
+                meta: SampleMeta::new(clamped, truncated),
+            },
+            event_type,
+        );
     }
 
     /// What was decoded, once every record is: the thread cap's diagnostic added.
@@ -573,23 +670,33 @@ impl Decoder {
     /// thread's previous sample are that sample's stacks; the rest are looked up or added.
     fn stack(&mut self, thread: ThreadId, chain: &[FrameKey]) -> Option<StackId> {
         let mut state = std::mem::take(&mut self.threads[thread.index()]);
-        let shared = chain
+        let same = chain
             .iter()
             .rev()
             .zip(&state.keys)
             .take_while(|(a, b)| a == b)
             .count();
-        state.keys.truncate(shared);
-        state.stacks.truncate(shared);
-        for &key in chain.iter().rev().skip(shared) {
+        let mut rest = std::mem::take(&mut self.chain);
+        rest.clear();
+        rest.extend(chain[..chain.len() - same].iter().rev());
+        self.extend_stack(&mut state, same, &rest);
+        self.chain = rest;
+        state.last_run.remember(None);
+        let leaf = state.stacks.last().copied();
+        self.threads[thread.index()] = state;
+        leaf
+    }
+
+    /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
+    fn extend_stack(&mut self, state: &mut ThreadState, same: usize, rest: &[FrameKey]) {
+        state.keys.truncate(same);
+        state.stacks.truncate(same);
+        for &key in rest {
             let frame = self.frame(key);
             let stack = self.intern_stack(state.stacks.last().copied(), frame);
             state.keys.push(key);
             state.stacks.push(stack);
         }
-        let leaf = state.stacks.last().copied();
-        self.threads[thread.index()] = state;
-        leaf
     }
 
     /// Appends the records of `next`, the chunk that follows those read so far: its frames and
@@ -727,6 +834,70 @@ mod tests {
         }
     }
 
+    /// The samples of `bytes` decoded by prost, each stack looked up frame by frame from its
+    /// keys (no bytes compared), in one pass.
+    fn decode_by_keys(bytes: &[u8]) -> Decoded {
+        let Split { chunks, .. } = split(bytes, usize::MAX);
+        let mut d = Decoder::default();
+        let mut pos = chunks[0].start;
+        while pos < chunks[0].end {
+            let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+            let record = &bytes[pos + 4..pos + 4 + size];
+            pos += 4 + size;
+            d.out.records += 1;
+            let Some(RecordData::Sample(s)) = proto::Record::decode(record).unwrap().record_data
+            else {
+                assert!(d.other_record(record).is_ok());
+                continue;
+            };
+            let chain: Vec<FrameKey> = s
+                .callchain
+                .iter()
+                .map(|e| {
+                    FrameKey::new(
+                        e.file_id.unwrap_or(0),
+                        e.symbol_id.unwrap_or(-1),
+                        e.vaddr_in_file.unwrap_or(0),
+                        e.execution_type.unwrap_or(0),
+                    )
+                })
+                .collect();
+            let error = s.unwinding_result.and_then(|u| u.error_code).unwrap_or(0);
+            d.add_sample(
+                s.thread_id.unwrap_or(0),
+                s.time.unwrap_or(0),
+                &chain,
+                s.event_count.unwrap_or(0),
+                s.event_type_id.unwrap_or(0),
+                error != 0,
+            );
+        }
+        d.finish()
+    }
+
+    #[test]
+    fn frames_shared_by_bytes_are_those_read_whole() {
+        for (same_stack_percent, off_cpu) in [(0, false), (90, false), (50, true), (100, false)] {
+            let opts = SampledOptions {
+                samples: 4000,
+                threads: 4,
+                methods: 200,
+                off_cpu,
+                same_stack_percent,
+                ..SampledOptions::default()
+            };
+            let mut bytes = Vec::new();
+            generate(&opts, &mut bytes).unwrap();
+            let progress = Progress::default();
+            let ctx = ReadContext::new(None, &progress);
+            let read = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+            let by_keys = decode_by_keys(&bytes);
+            assert_eq!(flat(&read), flat(&by_keys), "{opts:?}");
+            // The same stacks, interned once each.
+            assert_eq!(stack_pairs(&read), stack_pairs(&by_keys));
+        }
+    }
+
     #[test]
     fn samples_read_in_place_equal_prosts() {
         let opts = SampledOptions {
@@ -739,7 +910,7 @@ mod tests {
         generate(&opts, &mut bytes).unwrap();
         let Split { chunks, .. } = split(&bytes, usize::MAX);
         let (mut pos, mut compared) = (chunks[0].start, 0);
-        let mut chain = Vec::new();
+        let mut raw = RawChain::default();
         while pos < chunks[0].end {
             let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
             let record = &bytes[pos + 4..pos + 4 + size];
@@ -751,7 +922,12 @@ mod tests {
             let Some((1, value)) = Fields::new(record).next_field().unwrap() else {
                 panic!("a sample record starts with field 1");
             };
-            let got = SampleFields::read(value.bytes(1).unwrap(), &mut chain).unwrap();
+            let message = value.bytes(1).unwrap();
+            let got = SampleFields::read(message, &mut raw).unwrap();
+            let mut chain = Vec::new();
+            for i in 0..raw.len() {
+                FrameKey::read_onto(raw.entry(message, i), &mut chain).unwrap();
+            }
             assert_eq!(got.time, want.time.unwrap_or(0));
             assert_eq!(got.thread_id, want.thread_id.unwrap_or(0));
             assert_eq!(got.event_count, want.event_count.unwrap_or(0));

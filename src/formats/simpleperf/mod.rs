@@ -28,6 +28,7 @@
 //! same samples by [`perf_data`].
 
 mod build;
+mod chain;
 mod decode;
 pub mod perf_data;
 pub mod proto;

@@ -35,6 +35,10 @@ pub struct SampledOptions {
     /// `(m, extra)`: each sample whose innermost Java method is the program's method `m` is
     /// followed by `extra` more of the same stack, as if `m` ran `1 + extra` times as long.
     pub heavier: Option<(u32, u32)>,
+    /// The percentage (0 to 100) of samples that keep their thread's previous stack and move
+    /// only within its leaf, as a thread in a loop does: the callers' frames (addresses
+    /// included) are the previous sample's, the leaf's address is drawn again.
+    pub same_stack_percent: u8,
 }
 
 impl Default for SampledOptions {
@@ -47,6 +51,7 @@ impl Default for SampledOptions {
             off_cpu: false,
             program_seed: None,
             heavier: None,
+            same_stack_percent: 0,
         }
     }
 }
@@ -194,6 +199,8 @@ struct ThreadWalk {
     name: String,
     roots: Vec<CallChainEntry>,
     java: Vec<u32>,
+    /// The callchain of its last sample (before any cut), leaf first.
+    last: Vec<CallChainEntry>,
     /// The next time it runs, ns.
     next_ns: u64,
 }
@@ -249,6 +256,7 @@ fn threads(rng: &mut Rng, count: u16) -> Vec<ThreadWalk> {
                 name,
                 roots,
                 java: Vec::new(),
+                last: Vec::new(),
                 next_ns: 0,
             }
         })
@@ -297,6 +305,35 @@ impl ThreadWalk {
             chain.push(java_entry(&program[m as usize], rng));
         }
         chain.extend(self.roots.iter().rev().copied());
+        chain
+    }
+
+    /// The callchain of a sample now: with `opts.same_stack_percent`, the last one with its
+    /// leaf moved; otherwise a step of the walk.
+    fn next_callchain(
+        &mut self,
+        rng: &mut Rng,
+        program: &[JavaMethod],
+        opts: &SampledOptions,
+    ) -> Vec<CallChainEntry> {
+        // No draw without the option: the recordings of a seed stay those of the walk alone.
+        let same = opts.same_stack_percent > 0
+            && !self.last.is_empty()
+            && rng.below(100) < u64::from(opts.same_stack_percent);
+        let chain = if same {
+            let mut chain = self.last.clone();
+            if let Some(leaf) = chain.first_mut() {
+                let vaddr = leaf.vaddr_in_file.unwrap_or(0);
+                leaf.vaddr_in_file = Some((vaddr & !0xff) | rng.below(0x100));
+            }
+            chain
+        } else {
+            self.step(rng, program);
+            self.callchain(rng, program)
+        };
+        if opts.same_stack_percent > 0 {
+            self.last.clone_from(&chain);
+        }
         chain
     }
 }
@@ -389,8 +426,7 @@ pub fn generate(opts: &SampledOptions, out: impl Write) -> io::Result<SampledSta
             .min_by_key(|(_, t)| t.next_ns)
             .expect("at least one thread");
         let t = &mut threads[i];
-        t.step(&mut rng, &program);
-        let callchain = t.callchain(&mut rng, &program);
+        let callchain = t.next_callchain(&mut rng, &program, opts);
         let repeats = match opts.heavier {
             Some((m, extra)) if t.java.last() == Some(&m) => 1 + extra,
             _ => 1,
