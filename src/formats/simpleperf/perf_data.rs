@@ -112,6 +112,9 @@ struct FileInfo {
     names: Vec<String>,
     /// Added (wrapping) to an offset in the file to make an address of the table.
     bias: u64,
+    /// The table holds run-time addresses (the kernel's and its modules', as simpleperf
+    /// records them): a sampled address is looked up as it is, not as an offset in the file.
+    absolute: bool,
     kind: ExecKind,
 }
 
@@ -215,6 +218,7 @@ impl Reader {
             symbols: Vec::new(),
             names: Vec::new(),
             bias: 0,
+            absolute: false,
             kind: kind_of(path, false),
         });
         self.files.push(info);
@@ -262,8 +266,12 @@ impl Reader {
         let key = match mapping {
             Some(m) => {
                 let file = &self.files[m.file as usize];
-                let offset = (addr - m.start).wrapping_add(m.page_offset);
-                let vaddr = offset.wrapping_add(file.bias);
+                let vaddr = if file.absolute {
+                    addr
+                } else {
+                    let offset = (addr - m.start).wrapping_add(m.page_offset);
+                    offset.wrapping_add(file.bias)
+                };
                 let symbol = symbol_at(&file.symbols, vaddr);
                 FrameKey {
                     file_id: m.file,
@@ -421,7 +429,11 @@ fn symbol_tables(perf_file: &PerfFile) -> FxHashMap<String, FileInfo> {
     files
         .into_iter()
         .map(|f| {
-            let dex = f.r#type == linux_perf_data::simpleperf_dso_type::DSO_DEX_FILE;
+            use linux_perf_data::simpleperf_dso_type::{
+                DSO_DEX_FILE, DSO_KERNEL, DSO_KERNEL_MODULE,
+            };
+            let dex = f.r#type == DSO_DEX_FILE;
+            let absolute = [DSO_KERNEL, DSO_KERNEL_MODULE].contains(&f.r#type);
             // An ELF file's table is of virtual addresses: an offset in the file maps to one
             // by the file offset of its lowest address.
             let bias = match f.type_specific_msg {
@@ -444,6 +456,7 @@ fn symbol_tables(perf_file: &PerfFile) -> FxHashMap<String, FileInfo> {
                 symbols: symbols.iter().map(|s| (s.0, s.1)).collect(),
                 names: symbols.into_iter().map(|s| s.2).collect(),
                 bias,
+                absolute,
                 kind,
             };
             (f.path, info)
