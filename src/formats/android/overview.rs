@@ -162,8 +162,13 @@ fn coarse_to_fine(n: usize) -> impl Iterator<Item = usize> {
         .filter(move |&k| k < n)
 }
 
-/// [`overview`] of a combined trace in memory (tests and fuzzing).
+/// [`overview`] of a combined trace in memory (tests and fuzzing), every sampled record read.
 pub(crate) fn overview_of_bytes(bytes: &[u8]) -> Option<Overview> {
+    overview_of_bytes_within(bytes, Duration::MAX)
+}
+
+/// [`overview_of_bytes`] reading records for at most `budget`.
+fn overview_of_bytes_within(bytes: &[u8], budget: Duration) -> Option<Overview> {
     let read = &mut |at: u64, buf: &mut [u8]| {
         let Some(part) = usize::try_from(at)
             .ok()
@@ -175,7 +180,7 @@ pub(crate) fn overview_of_bytes(bytes: &[u8]) -> Option<Overview> {
         true
     };
     let len = bytes.len() as u64;
-    overview(&mut RandomAccess { len, read }, None, Duration::MAX)
+    overview(&mut RandomAccess { len, read }, None, budget)
 }
 
 #[cfg(test)]
@@ -280,13 +285,7 @@ mod tests {
             ..GenOptions::default()
         };
         let bytes = generate_vec(&opts);
-        let read = &mut |at: u64, buf: &mut [u8]| {
-            let at = at as usize;
-            buf.copy_from_slice(&bytes[at..at + buf.len()]);
-            true
-        };
-        let len = bytes.len() as u64;
-        let cut = overview(&mut RandomAccess { len, read }, None, Duration::ZERO).unwrap();
+        let cut = overview_of_bytes_within(&bytes, Duration::ZERO).unwrap();
         let whole = overview_of_bytes(&bytes).unwrap();
         assert_eq!(cut.sampled, 32, "the budget is looked at every 32 reads");
         assert_eq!(whole.sampled, OVERVIEW_SAMPLES);
