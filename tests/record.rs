@@ -259,7 +259,7 @@ fn adb_from_the_option_and_a_missing_adb() {
 /// SIGINT once the profiler has started, and collects its output.
 fn interrupted_once_started(fake: &Fake, args: &[&str]) -> Output {
     let full = record_args(fake, args);
-    let child = fake
+    let mut child = fake
         .command(&full.iter().map(String::as_str).collect::<Vec<_>>())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -280,7 +280,12 @@ fn interrupted_once_started(fake: &Fake, args: &[&str]) -> Output {
         .status()
         .unwrap();
     assert!(kill.success());
-    child.wait_with_output().unwrap()
+    // `wait_with_output` would close stdin first, which is Enter for an open-ended recording:
+    // holding it open until the process exits keeps the signal the only way the recording ends.
+    let stdin = child.stdin.take();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    out
 }
 
 #[test]
