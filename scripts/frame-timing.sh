@@ -3,8 +3,8 @@
 # interactive, zooms and pans with xdotool (wheel notches, W/S/A/D, a drag), and prints the
 # window's first-paint (the first frame showing trace data: the threads' activity sampled before
 # the records are read), timeline (the first frame drawing calls) and interactive times (ms since
-# the process started), the frames' UI time (CPU and wall)
-# while zooming and panning (median, p99, max) and the process's peak resident memory.
+# the process started), the frames' UI time (CPU and wall) while zooming and panning (median,
+# p99, max), the software rasterizer's CPU time a frame, and the process's peak resident memory.
 #
 # Usage: scripts/frame-timing.sh [TRACE]
 #   No TRACE: a trace of RECORDS records (default 10 000 000) is generated once in $TMPDIR:
@@ -38,6 +38,10 @@ xvfb-run -a -s "-screen 0 ${size}x24 -nolisten tcp" bash -c '
   sleep 1
   # (The app writes the log from its own offset: the cut goes to a file beside it.)
   wc -l < "$log" > "$log.cut"
+  # The software renderer (Mesa llvmpipe/lavapipe) rasterizes on threads of its own, after the
+  # frame: their CPU time over the interaction, divided by its frames, is what a frame costs it.
+  renderer_ticks() { cat /proc/$pid/task/*/stat 2>/dev/null | awk "/\(llvmpipe/ { s += \$14 + \$15 } END { print s + 0 }"; }
+  renderer_ticks > "$log.renderer"
   # The pointer over the timeline rows (the upper part of the window, right of the labels).
   xdotool mousemove $(( ${size%x*} / 2 )) 160
   for _ in $(seq 8); do xdotool click 4; sleep 0.15; done
@@ -48,6 +52,7 @@ xvfb-run -a -s "-screen 0 ${size}x24 -nolisten tcp" bash -c '
   xdotool mousedown 1; for x in $(seq 0 40 400); do xdotool mousemove $(( ${size%x*} / 2 - x )) 160; sleep 0.05; done; xdotool mouseup 1
   for _ in $(seq 4); do xdotool key s; sleep 0.15; done
   sleep 1
+  renderer_ticks >> "$log.renderer"
   grep VmHWM /proc/$pid/status >> "$log"
   kill $pid 2>/dev/null || true
   wait $pid 2>/dev/null || true
@@ -78,6 +83,10 @@ if walls:
     print(f"UI work wall {stats(walls)}")
 if whole:
     print(f"whole frame  {stats(whole)} (UI, tessellation and rendering)")
+ticks = [int(v) for v in open(log + ".renderer").read().split()]
+if frames and len(ticks) == 2:
+    per_frame = (ticks[1] - ticks[0]) * 1000 / os.sysconf("SC_CLK_TCK") / len(frames)
+    print(f"renderer     {per_frame:.0f} ms CPU a frame (the software rasterizer's threads, mean)")
 if peak:
     print(f"peak RSS     {peak[0] / 1024:.0f} MiB = {peak[0] * 1024 / size:.2f}x the file")
 EOF

@@ -117,6 +117,10 @@ impl eframe::App for TraceLensApp {
         }
     }
 
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        panel_colour(visuals).to_normalized_gamma_f32()
+    }
+
     /// egui's memory (scroll offsets, open headers, the zoom) is not kept: a new run starts every
     /// table at its top. What a user means to keep is in [`Settings`] (the window's size is kept
     /// by eframe).
@@ -128,6 +132,16 @@ impl eframe::App for TraceLensApp {
         if let Ok(s) = serde_json::to_string(&self.settings) {
             storage.set_string(shell::SETTINGS_KEY, s);
         }
+    }
+}
+
+/// The colour panels have in `visuals`' theme. Their own fill is transparent
+/// ([`TraceLensApp::apply_appearance`]): the window is cleared with this colour instead.
+pub(crate) fn panel_colour(visuals: &egui::Visuals) -> egui::Color32 {
+    if visuals.dark_mode {
+        egui::Visuals::dark().panel_fill
+    } else {
+        egui::Visuals::light().panel_fill
     }
 }
 

@@ -264,6 +264,10 @@ impl TraceLensApp {
     /// Applies the persisted theme and zoom to `ctx`.
     pub(crate) fn apply_appearance(&mut self, ctx: &egui::Context) {
         ctx.set_theme(self.settings.theme.preference());
+        // Panels paint no background: the window is cleared with their colour
+        // ([`crate::app::panel_colour`]). A software renderer pays for every pixel a fill covers, and
+        // panels nested in panels covered the window two and three times over.
+        ctx.all_styles_mut(|s| s.visuals.panel_fill = egui::Color32::TRANSPARENT);
         let zoom = self.settings.zoom;
         let zoom = if zoom.is_finite() { zoom } else { 1.0 };
         self.settings.zoom = zoom.clamp(*ZOOM_RANGE.start(), *ZOOM_RANGE.end());
