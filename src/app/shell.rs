@@ -493,8 +493,11 @@ impl TraceLensApp {
         if let Some(tab) = self.tabs.get_mut(self.active) {
             super::transforms::packages_window(&ctx, &mut tab.pipeline.transforms, &mut self.msgs);
         }
+        // The jobs wake the window when they hand something over; this only moves the progress
+        // numbers. A frame costs a software renderer tens of milliseconds of the CPU the job
+        // is using, so five a second.
         if self.is_loading() || self.tabs.iter().any(|t| t.pipeline.busy()) {
-            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+            ctx.request_repaint_after(std::time::Duration::from_millis(200));
         }
     }
 
