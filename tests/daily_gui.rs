@@ -711,3 +711,63 @@ fn a_right_click_anywhere_in_a_profile_row_opens_its_menu() {
     assert_eq!(row.len(), 1, "{row:?}");
     assert!(row[0].starts_with(&format!("{name}\t")), "{row:?}");
 }
+
+/// The pixels a frame of the sample's tab fills, counted from its tessellated triangles (each
+/// clipped to its bounding box within its clip rectangle), as a share of the window: a software
+/// renderer's time goes with it. Panels paint no background of their own (the window is cleared
+/// with their colour), so nested panels do not cover the window again and again.
+#[test]
+fn a_frame_fills_the_window_at_most_once() {
+    use egui::epaint::Primitive;
+    let (w, hgt) = (1600.0, 1000.0);
+    let app = TraceLensApp::new(&[], Settings::default(), &egui::Context::default());
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(w, hgt))
+        .with_max_steps(64)
+        .build_ui_state(
+            |ui, (app, filled): &mut (TraceLensApp, f32)| {
+                app.ui(ui);
+                let ctx = ui.ctx().clone();
+                let layers: Vec<_> = ctx.memory(|m| m.layer_ids().collect());
+                let shapes: Vec<_> = ctx.graphics(|g| {
+                    (layers.iter().filter_map(|&id| g.get(id)))
+                        .flat_map(|l| l.all_entries().cloned())
+                        .collect()
+                });
+                *filled = 0.0;
+                for p in ctx.tessellate(shapes, ctx.pixels_per_point()) {
+                    let Primitive::Mesh(mesh) = &p.primitive else {
+                        continue;
+                    };
+                    for t in mesh.indices.chunks_exact(3) {
+                        let [a, b, c] = [t[0], t[1], t[2]].map(|i| mesh.vertices[i as usize].pos);
+                        let area = ((b - a).x * (c - a).y - (b - a).y * (c - a).x).abs() / 2.0;
+                        let bounds = egui::Rect::from_points(&[a, b, c]).intersect(p.clip_rect);
+                        let room = if bounds.is_positive() {
+                            bounds.area()
+                        } else {
+                            0.0
+                        };
+                        *filled += area.min(room);
+                    }
+                }
+            },
+            (app, 0.0),
+        );
+    // The app was made with another context than the harness's: its appearance goes to this one.
+    let (ctx, theme) = (h.ctx.clone(), h.state().0.settings.theme);
+    h.state_mut().0.set_theme(theme, &ctx);
+    let t0 = std::time::Instant::now();
+    while h.state().0.is_loading() {
+        assert!(t0.elapsed().as_secs() < 60, "the sample never loaded");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.step();
+    }
+    h.step();
+    h.step();
+    let share = h.state().1 / (w * hgt);
+    assert!(
+        (0.2..=1.0).contains(&share),
+        "a frame fills {share:.2} x the window"
+    );
+}
