@@ -399,6 +399,27 @@ impl TraceLensApp {
             .any(|t| matches!(t.state, TabState::Loading(_)))
     }
 
+    /// When to draw the progress of the running jobs again, if any runs. The jobs wake the
+    /// window themselves when they hand something over; this only moves the numbers. A frame
+    /// costs a software renderer tens of milliseconds of the CPU the jobs are using: five
+    /// frames a second while a file is read (its bytes and records move), one a second after
+    /// (only the time taken moves).
+    fn progress_repaint(&self) -> Option<std::time::Duration> {
+        let loads = self.tabs.iter().filter_map(|t| match &t.state {
+            TabState::Loading(job) => Some(job),
+            _ => None,
+        });
+        let mut wait = None;
+        for job in loads {
+            let every = if job.is_reading() { 200 } else { 1000 };
+            wait = Some(wait.map_or(every, |w: u64| w.min(every)));
+        }
+        if self.tabs.iter().any(|t| t.pipeline.busy()) {
+            wait = Some(200);
+        }
+        wait.map(std::time::Duration::from_millis)
+    }
+
     /// Whether the active tab shows a trace whose table and timeline are complete.
     pub(crate) fn is_interactive(&self) -> bool {
         (self.tabs.get(self.active)).is_some_and(|t| matches!(t.state, TabState::Ready(_)))
@@ -493,11 +514,8 @@ impl TraceLensApp {
         if let Some(tab) = self.tabs.get_mut(self.active) {
             super::transforms::packages_window(&ctx, &mut tab.pipeline.transforms, &mut self.msgs);
         }
-        // The jobs wake the window when they hand something over; this only moves the progress
-        // numbers. A frame costs a software renderer tens of milliseconds of the CPU the job
-        // is using, so five a second.
-        if self.is_loading() || self.tabs.iter().any(|t| t.pipeline.busy()) {
-            ctx.request_repaint_after(std::time::Duration::from_millis(200));
+        if let Some(wait) = self.progress_repaint() {
+            ctx.request_repaint_after(wait);
         }
     }
 
@@ -778,10 +796,12 @@ fn page_ctx<'a>(
 fn load_progress_ui(ui: &mut egui::Ui, job: &LoadJob, index: usize, msgs: &mut Vec<Msg>) {
     let (frac, bytes, total, records) = job.progress_numbers();
     let phase = job.progress.phase_text();
+    // Not animated: an animated bar asks for frame after frame, each of which a software
+    // renderer pays for with the CPU the load is using. The seconds show that it goes on.
+    let secs = job.elapsed().as_secs();
     ui.add(
         egui::ProgressBar::new(frac)
-            .text(format!("{phase} · {:.0}%", frac * 100.0))
-            .animate(frac >= 1.0)
+            .text(format!("{phase} · {secs} s · {:.0}%", frac * 100.0))
             .desired_width(400.0),
     );
     ui.label(format!(

@@ -265,6 +265,7 @@ pub struct LoadJob {
     early_rx: Receiver<Early>,
     overview: Option<Arc<Overview>>,
     preview: Option<Arc<Document>>,
+    started: std::time::Instant,
 }
 
 /// The loads of the files named on the command line, each with its path: started before the
@@ -343,6 +344,7 @@ impl LoadJob {
             early_rx,
             overview: None,
             preview: None,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -376,6 +378,18 @@ impl LoadJob {
 
     pub(crate) fn cancel(&self) {
         self.progress.cancel();
+    }
+
+    /// How long the load has run.
+    pub(crate) fn elapsed(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether the file is still being read: the progress numbers move (after that, the
+    /// phases have none to show).
+    pub(crate) fn is_reading(&self) -> bool {
+        self.progress.phase.load(Ordering::Relaxed) == Progress::READING
+            && self.progress.fraction() < 1.0
     }
 
     /// (fraction, bytes done, bytes total, records done).
