@@ -265,8 +265,9 @@ impl TraceLensApp {
     pub(crate) fn apply_appearance(&mut self, ctx: &egui::Context) {
         ctx.set_theme(self.settings.theme.preference());
         // Panels paint no background: the window is cleared with their colour
-        // ([`crate::app::panel_colour`]). A software renderer pays for every pixel a fill covers, and
-        // panels nested in panels covered the window two and three times over.
+        // ([`crate::app::panel_colour`]). A software renderer pays for every pixel a fill
+        // covers, and panels nest in panels: their fills would cover the window two and three
+        // times over.
         ctx.all_styles_mut(|s| s.visuals.panel_fill = egui::Color32::TRANSPARENT);
         let zoom = self.settings.zoom;
         let zoom = if zoom.is_finite() { zoom } else { 1.0 };
@@ -405,19 +406,13 @@ impl TraceLensApp {
     /// frames a second while a file is read (its bytes and records move), one a second after
     /// (only the time taken moves).
     fn progress_repaint(&self) -> Option<std::time::Duration> {
-        let loads = self.tabs.iter().filter_map(|t| match &t.state {
-            TabState::Loading(job) => Some(job),
+        let every = |t: &Tab| match &t.state {
+            TabState::Loading(job) if job.is_reading() => Some(200),
+            TabState::Loading(_) => Some(1000),
+            _ if t.pipeline.busy() => Some(200),
             _ => None,
-        });
-        let mut wait = None;
-        for job in loads {
-            let every = if job.is_reading() { 200 } else { 1000 };
-            wait = Some(wait.map_or(every, |w: u64| w.min(every)));
-        }
-        if self.tabs.iter().any(|t| t.pipeline.busy()) {
-            wait = Some(200);
-        }
-        wait.map(std::time::Duration::from_millis)
+        };
+        (self.tabs.iter().filter_map(every).min()).map(std::time::Duration::from_millis)
     }
 
     /// Whether the active tab shows a trace whose table and timeline are complete.
