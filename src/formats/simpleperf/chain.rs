@@ -1,135 +1,168 @@
 //! A thread's stacks from one sample to the next, compared as the file writes them.
 //!
 //! A sample's frames are written leaf first, so a sample ends like its thread's previous sample:
-//! the callers it shares with it are its last frames, and most often the same bytes (a caller's
-//! address is where it made its call). Reading every field of every frame is most of the cost of
-//! a sample, so the reader first finds where each frame's field is ([`RawChain`], no field
-//! read), compares the bytes of the callchain with the previous sample's from their end
-//! ([`LastRun::same_frames`]), and reads only the frames before the bytes they share.
-//! Those frames are then compared with the previous sample's by key (another address in a
-//! known symbol is the same frame), and only the frames after that are looked up.
+//! the callers it shares with it are its last frames, most often in the same bytes (a caller's
+//! address is where it made its call), followed by the same event count and type. Reading the
+//! frames is most of the cost of a sample, so the reader first compares the whole message with
+//! the thread's previous one from their end ([`common_suffix`], eight bytes at a time), then
+//! walks the message from its start only until a frame's field starts, inside the bytes they
+//! share, where one of the previous sample's frames started, counted back from the end
+//! ([`Resync`]). From there on the message is the previous one's bytes from that frame on: a
+//! message read from a field's start depends on nothing before it, and in the previous message
+//! those bytes were frames, back to back, then fields that are no frame. So they are the same
+//! frames (the previous sample's root frames, [`ReadChain::shared`]) and the walk jumps to the
+//! fields after them. Only the leading frames are read; those are then compared with the previous
+//! sample's by key (another address in a known symbol is the same frame), and only the frames
+//! after that are looked up.
 
-use std::ops::Range;
+use super::decode::FrameKey;
+use super::wire::WireError;
 
-/// The `CallChainEntry` fields of one `Sample` message, where they are in it.
+/// The frames of the sample being read: those read, and how many root frames it takes from its
+/// thread's last sample.
 #[derive(Default)]
-pub(super) struct RawChain {
-    /// Per frame, leaf first: the offset of its field (its key) and where its message is.
-    entries: Vec<Entry>,
-    /// Whether the fields are back to back, nothing between them (as simpleperf writes them):
-    /// their bytes are then one run, which [`RawChain::run`] gives.
-    contiguous: bool,
-    /// Per frame, root first: the offset of its field back from the end of the run. Empty when
-    /// the fields are not one run.
+pub(super) struct ReadChain {
+    /// The frames read, leaf first.
+    pub(super) keys: Vec<FrameKey>,
+    /// Per frame read, leaf first: the offset of its field back from the end of the message.
     starts: Vec<u32>,
+    /// The number of root frames that are the thread's last sample's, byte for byte.
+    shared: usize,
+    /// The offset back from the end of the message where the last frame's field ends.
+    end: Option<u32>,
+    /// Whether the frames' fields are back to back, nothing between them (as simpleperf writes
+    /// them): only then is the sample kept for the next one to compare with.
+    contiguous: bool,
 }
 
-/// A `CallChainEntry` field in its `Sample` message: offsets of its key, of its message and of
-/// its end. A message is at most [`u32::MAX`] bytes (its record's size is a `u32`).
-#[derive(Clone, Copy)]
-struct Entry {
-    field: u32,
-    body: u32,
-    end: u32,
-}
-
-impl RawChain {
+impl ReadChain {
     /// Empties it for the next message.
     pub(super) fn clear(&mut self) {
-        self.entries.clear();
+        self.keys.clear();
         self.starts.clear();
+        self.shared = 0;
+        self.end = None;
         self.contiguous = true;
     }
 
-    /// Adds the next frame: its field at offset `field`, its message at `body`.
+    /// The number of root frames taken from the thread's last sample.
+    pub(super) fn shared(&self) -> usize {
+        self.shared
+    }
+
+    /// Reads the next frame, whose field starts `start` bytes before the end of the message,
+    /// its `CallChainEntry` message `entry` ending `end` bytes before it.
     #[inline(always)]
-    pub(super) fn push(&mut self, field: usize, body: Range<usize>) {
-        if self.entries.last().is_some_and(|e| e.end as usize != field) {
+    pub(super) fn read(&mut self, start: u32, entry: &[u8], end: u32) -> Result<(), WireError> {
+        FrameKey::read_onto(entry, &mut self.keys)?;
+        self.follows(start);
+        self.starts.push(start);
+        self.end = Some(end);
+        Ok(())
+    }
+
+    /// Takes the frames from the field `start` bytes before the end of the message to the end
+    /// of `resync`'s frames as the last sample's root frames ([`Resync::shared_from`] said how
+    /// many); returns where the fields after them start, back from the end.
+    #[inline(always)]
+    pub(super) fn take_rest(&mut self, start: u32, shared: usize, resync: &Resync) -> u32 {
+        self.follows(start);
+        self.shared = shared;
+        self.end = Some(resync.last.tail);
+        resync.last.tail
+    }
+
+    /// Reads the frames of `entries` (their `CallChainEntry` messages, leaf first), found field
+    /// by field: they are not kept for the next sample. Read root first, as a stack is built:
+    /// the error is that of the invalid frame nearest the root.
+    pub(super) fn read_whole(&mut self, entries: &[&[u8]]) -> Result<(), WireError> {
+        self.clear();
+        self.contiguous = false;
+        for entry in entries.iter().rev() {
+            FrameKey::read_onto(entry, &mut self.keys)?;
+        }
+        self.keys.reverse();
+        Ok(())
+    }
+
+    fn follows(&mut self, start: u32) {
+        if self.end.is_some_and(|end| end != start) {
             self.contiguous = false;
         }
-        self.entries.push(Entry {
-            field: field as u32,
-            body: body.start as u32,
-            end: body.end as u32,
-        });
     }
+}
 
-    /// Marks the fields as not one run (a message read field by field).
-    pub(super) fn scattered(&mut self) {
-        self.contiguous = false;
-    }
+/// A thread's last sample as the file wrote it, when its frames were one run of fields.
+#[derive(Default)]
+pub(super) struct LastSample {
+    /// Its `Sample` message.
+    message: Vec<u8>,
+    /// Per frame, root first: the offset of its field back from the end of the message. Empty
+    /// when its frames were not one run, or it had none.
+    starts: Vec<u32>,
+    /// The offset back from the end of the message of the fields after its frames.
+    tail: u32,
+}
 
-    /// Once every field is pushed: the frames' offsets from the end of the run.
-    pub(super) fn finish(&mut self) {
-        self.starts.clear();
-        if let (true, Some(last)) = (self.contiguous, self.entries.last()) {
-            let end = last.end;
-            self.starts
-                .extend(self.entries.iter().rev().map(|e| end - e.field));
-        }
-    }
-
-    /// The number of frames.
-    pub(super) fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The `CallChainEntry` message of frame `i` (leaf first) of `message`.
-    #[inline(always)]
-    pub(super) fn entry<'m>(&self, message: &'m [u8], i: usize) -> &'m [u8] {
-        let e = self.entries[i];
-        &message[e.body as usize..e.end as usize]
-    }
-
-    /// The bytes of the frames' fields in `message` when they are one run, and where each
-    /// frame's field starts back from its end, root first.
-    pub(super) fn run<'m>(&self, message: &'m [u8]) -> Option<(&'m [u8], &[u32])> {
-        let (first, last) = (self.entries.first()?, self.entries.last()?);
-        self.contiguous.then(|| {
-            (
-                &message[first.field as usize..last.end as usize],
-                &self.starts[..],
-            )
+impl LastSample {
+    /// Where the sample `message` can take its root frames from this one, when this one had
+    /// `frames` frames and kept where they are.
+    #[inline]
+    pub(super) fn resync(&self, frames: usize, message: &[u8]) -> Option<Resync<'_>> {
+        (!self.starts.is_empty() && self.starts.len() == frames).then(|| Resync {
+            last: self,
+            common: common_suffix(&self.message, message),
+            cursor: frames,
         })
     }
-}
 
-/// The callchain fields of a thread's last sample as the file wrote them, when they were one
-/// run: the bytes, and where each frame's field starts back from their end, root first.
-#[derive(Default)]
-pub(super) struct LastRun {
-    run: Vec<u8>,
-    starts: Vec<u32>,
-}
-
-impl LastRun {
-    /// How many frames (root first) of a sample whose callchain is the run `run` with frames
-    /// starting at `starts` (as [`RawChain::run`] gives them) are the last sample's, byte for
-    /// byte: those whose fields start at the same offsets from the end, inside the bytes the
-    /// two runs end with. The same bytes at the same offsets are the same fields. `frames` is
-    /// the number of frames of the last sample: its bytes count only when they hold them all.
-    #[inline]
-    pub(super) fn same_frames(&self, frames: usize, run: &[u8], starts: &[u32]) -> usize {
-        if self.starts.len() != frames {
-            return 0;
-        }
-        let common = common_suffix(&self.run, run);
-        starts
-            .iter()
-            .zip(&self.starts)
-            .take_while(|&(&a, &b)| a == b && a as usize <= common)
-            .count()
+    /// Keeps sample `message`, whose frames were read into `chain` (the shared ones from this
+    /// sample), for the next sample to compare with.
+    pub(super) fn remember(&mut self, message: &[u8], chain: &ReadChain) {
+        let Some(tail) = chain.end.filter(|_| chain.contiguous) else {
+            self.forget();
+            return;
+        };
+        // The shared frames are at the same offsets from the end as in this sample.
+        self.starts.truncate(chain.shared);
+        self.starts.extend(chain.starts.iter().rev());
+        self.tail = tail;
+        self.message.clear();
+        self.message.extend_from_slice(message);
     }
 
-    /// Keeps the bytes of the sample just added, or forgets the last ones when they are not
-    /// one run.
-    pub(super) fn remember(&mut self, run: Option<(&[u8], &[u32])>) {
-        self.run.clear();
+    /// Keeps nothing: the next sample is read whole.
+    pub(super) fn forget(&mut self) {
         self.starts.clear();
-        if let Some((run, starts)) = run {
-            self.run.extend_from_slice(run);
-            self.starts.extend_from_slice(starts);
+        self.message.clear();
+    }
+}
+
+/// The search, along the walk of a sample's message, for where it continues as its thread's
+/// last sample.
+pub(super) struct Resync<'l> {
+    last: &'l LastSample,
+    /// The number of bytes the two messages end with in common.
+    common: usize,
+    /// The last sample's frames (root first) whose fields may still start at or before the
+    /// offset of the walk: the walk moves towards the end, the offsets only shrink.
+    cursor: usize,
+}
+
+impl Resync<'_> {
+    /// At a frame's field `start` bytes before the end of the message being read: the number of
+    /// root frames of the last sample whose fields are the message's from here on, byte for
+    /// byte, if the walk can stop reading frames here.
+    #[inline(always)]
+    pub(super) fn shared_from(&mut self, start: u32) -> Option<usize> {
+        if start as usize > self.common {
+            return None;
         }
+        let starts = &self.last.starts;
+        while self.cursor > 0 && starts[self.cursor - 1] > start {
+            self.cursor -= 1;
+        }
+        (self.cursor > 0 && starts[self.cursor - 1] == start).then_some(self.cursor)
     }
 }
 
@@ -179,5 +212,24 @@ mod tests {
             assert_eq!(common_suffix(&long, &other), 39 - cut, "differ at {cut}");
             assert_eq!(common_suffix(&long[cut..], &long), 40 - cut);
         }
+    }
+
+    #[test]
+    fn resync_stops_only_at_the_last_samples_frames_inside_the_common_bytes() {
+        let last = LastSample {
+            message: b"..abcdefghij".to_vec(),
+            // Root first: fields 2, 5 and 9 bytes before the end; the tail is the last byte.
+            starts: vec![2, 5, 9],
+            tail: 1,
+        };
+        assert!(last.resync(2, b"x").is_none(), "another number of frames");
+        // The messages end with "efghij" in common: 6 bytes.
+        let mut r = last.resync(3, b"zzzzzefghij").unwrap();
+        assert_eq!(r.common, 6);
+        assert_eq!(r.shared_from(9), None, "outside the common bytes");
+        assert_eq!(r.shared_from(6), None, "not where a frame started");
+        assert_eq!(r.shared_from(5), Some(2));
+        assert_eq!(r.shared_from(3), None);
+        assert_eq!(r.shared_from(2), Some(1));
     }
 }

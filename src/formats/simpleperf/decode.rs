@@ -26,7 +26,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::chain::{LastRun, RawChain};
+use super::chain::{LastSample, ReadChain, Resync};
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
@@ -66,7 +66,7 @@ impl FrameKey {
     /// registers: a key returned by value goes through the stack, its fields stored one by one
     /// and then copied whole, and the copy waits for the stores on every frame.
     #[inline(always)]
-    fn read_onto(entry: &[u8], chain: &mut Vec<FrameKey>) -> Result<(), WireError> {
+    pub(super) fn read_onto(entry: &[u8], chain: &mut Vec<FrameKey>) -> Result<(), WireError> {
         // The fields as simpleperf writes them: one-byte keys of varints. Anything else is
         // read again field by field.
         let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
@@ -135,69 +135,84 @@ struct SampleFields {
 }
 
 impl SampleFields {
-    /// Reads a `Sample` message, where its frames are (leaf first) into `raw`.
+    /// Reads a `Sample` message as simpleperf writes it (one-byte keys, varints, the frames'
+    /// messages back to back), its frames into `chain`. At the first frame, `resync` is asked
+    /// with the thread id read so far where the message may continue as that thread's last
+    /// sample; from there on the frames are that sample's root frames, not read
+    /// ([`super::chain`]). None for any other message, and for any error:
+    /// [`SampleFields::read_whole`] reads it again.
     #[inline(always)]
-    fn read(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
-        // As simpleperf writes it: one-byte keys, varints and the callchain's messages.
-        raw.clear();
+    fn read<'l>(
+        message: &[u8],
+        chain: &mut ReadChain,
+        resync: impl FnOnce(i32) -> Option<Resync<'l>>,
+    ) -> Option<Self> {
+        chain.clear();
+        // Offsets back from the end of the message are u32.
+        u32::try_from(message.len()).ok()?;
         let mut s = SampleFields::default();
+        let mut find = Some(resync);
+        let (mut resync, mut resync_tid) = (None, 0);
         let mut rest = message;
         while let Some((&key, after)) = rest.split_first() {
-            let field = message.len() - rest.len();
+            let start = rest.len() as u32;
             rest = after;
             match key {
                 0x1a => {
-                    let len = varint(&mut rest)?;
-                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    if rest.len() < len {
-                        return Err(WireError::Truncated);
+                    if let Some(find) = find.take() {
+                        resync = find(s.thread_id);
+                        resync_tid = s.thread_id;
                     }
-                    let body = message.len() - rest.len();
-                    rest = &rest[len..];
-                    raw.push(field, body..body + len);
+                    // The fields after the shared frames hold none: they were the last
+                    // sample's, after its last frame.
+                    if chain.shared() > 0 {
+                        return None;
+                    }
+                    if let Some(r) = &mut resync
+                        && let Some(shared) = r.shared_from(start)
+                    {
+                        let tail = chain.take_rest(start, shared, r);
+                        rest = &message[message.len() - tail as usize..];
+                        continue;
+                    }
+                    let entry = length_delimited(&mut rest).ok()?;
+                    chain.read(start, entry, rest.len() as u32).ok()?;
                 }
-                0x08 => s.time = varint(&mut rest)?,
-                0x10 => s.thread_id = varint(&mut rest)? as i32,
-                0x20 => s.event_count = varint(&mut rest)?,
-                0x28 => s.event_type = varint(&mut rest)? as u32,
+                0x08 => s.time = varint(&mut rest).ok()?,
+                0x10 => s.thread_id = varint(&mut rest).ok()? as i32,
+                0x20 => s.event_count = varint(&mut rest).ok()?,
+                0x28 => s.event_type = varint(&mut rest).ok()? as u32,
                 0x32 => {
-                    let len = varint(&mut rest)?;
-                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    let result = rest.get(..len).ok_or(WireError::Truncated)?;
-                    rest = &rest[len..];
-                    s.read_unwinding_result(result)?;
+                    let result = length_delimited(&mut rest).ok()?;
+                    s.read_unwinding_result(result).ok()?;
                 }
-                _ => return Self::read_any(message, raw),
+                _ => return None,
             }
         }
-        raw.finish();
-        Ok(s)
+        // The shared frames are those of the thread whose last sample they matched.
+        (chain.shared() == 0 || resync_tid == s.thread_id).then_some(s)
     }
 
-    /// [`SampleFields::read`] of any valid message.
+    /// [`SampleFields::read`] of any message, every frame read, its errors those of reading
+    /// every field and then the frames root first (the first invalid frame from the root
+    /// is the one reported).
     #[cold]
-    fn read_any(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
-        raw.clear();
+    fn read_whole(message: &[u8], chain: &mut ReadChain) -> Result<Self, WireError> {
         let mut s = SampleFields::default();
+        let mut entries = Vec::new();
         let mut fields = Fields::new(message);
         while let Some((field, value)) = fields.next_field()? {
             match field {
                 1 => s.time = value.varint(1)?,
                 2 => s.thread_id = value.varint(2)? as i32,
-                3 => {
-                    let end = message.len() - fields.remaining();
-                    let body = end - value.bytes(3)?.len();
-                    raw.push(body, body..end);
-                }
+                3 => entries.push(value.bytes(3)?),
                 4 => s.event_count = value.varint(4)?,
                 5 => s.event_type = value.varint(5)? as u32,
                 6 => s.read_unwinding_result(value.bytes(6)?)?,
                 _ => {}
             }
         }
-        // Fields of other encodings may be anywhere: their bytes are not compared.
-        raw.scattered();
-        raw.finish();
+        chain.read_whole(&entries)?;
         Ok(s)
     }
 
@@ -216,22 +231,32 @@ impl SampleFields {
     }
 }
 
+/// Reads a length and that many bytes at the start of `buf`, and moves `buf` past them.
+#[inline(always)]
+fn length_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], WireError> {
+    let len = varint(buf)?;
+    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
+    let bytes = buf.get(..len).ok_or(WireError::Truncated)?;
+    *buf = &buf[len..];
+    Ok(bytes)
+}
+
 /// A thread as the samples name it, and the stack of its last sample (root first): the next
-/// sample of a thread mostly shares its caller frames, which are then not looked up again.
+/// sample of a thread mostly shares its caller frames, which are then not read or looked up
+/// again.
 #[derive(Default)]
 struct ThreadState {
     keys: Vec<FrameKey>,
     /// The stack of each frame of `keys` (that of frames `0..=i`).
     stacks: Vec<StackId>,
-    /// The last sample's callchain as the file wrote it.
-    last_run: LastRun,
+    /// The last sample as the file wrote it.
+    last: LastSample,
 }
 
 impl ThreadState {
-    /// How many frames (root first) of the callchain `run` (see [`RawChain::run`]) are the
-    /// last sample's, byte for byte.
-    fn same_bytes(&self, (run, starts): (&[u8], &[u32])) -> usize {
-        self.last_run.same_frames(self.keys.len(), run, starts)
+    /// Where sample `message` of this thread may continue as its last sample.
+    fn resync(&self, message: &[u8]) -> Option<Resync<'_>> {
+        self.last.resync(self.keys.len(), message)
     }
 }
 
@@ -272,10 +297,8 @@ pub(super) struct Decoder {
     thread_ids: FxHashMap<i32, ThreadId>,
     threads: Vec<ThreadState>,
     thread_cap: ThreadCap,
-    /// Where the frames of the sample being read are in its message.
-    raw: RawChain,
-    /// Frames of the sample being read.
-    chain: Vec<FrameKey>,
+    /// The frames of the sample being read.
+    chain: ReadChain,
 }
 
 /// Why a record was skipped.
@@ -436,7 +459,12 @@ impl Decoder {
     fn chunk(bytes: &[u8], range: Range<usize>, ctx: &ReadContext) -> Result<Self, FormatError> {
         let mut d = Decoder::default();
         let (mut pos, mut released, mut reported) = (range.start, range.start, range.start);
+        let (mut ahead, mut touched) = (pos, 0u8);
         while pos < range.end {
+            while ahead < (pos + TOUCH_AHEAD).min(range.end) {
+                touched ^= bytes[ahead];
+                ahead += 64;
+            }
             let size = &bytes[pos..pos + 4];
             let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
             let body = pos + 4;
@@ -461,6 +489,7 @@ impl Decoder {
             }
             ctx.done_up_to(bytes, pos, &mut released);
         }
+        std::hint::black_box(touched);
         ctx.progress.add_bytes((pos - reported) as u64);
         // What only decoding needs goes before the chunk waits for those before it.
         d.frame_ids = FxHashMap::default();
@@ -541,46 +570,27 @@ impl Decoder {
         Some(t)
     }
 
+    /// Adds sample `message`: only the frames before those it shares with its thread's last
+    /// sample, byte for byte, are read, and only those that are not that sample's by key are
+    /// looked up ([`super::chain`]).
     fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
-        let mut raw = std::mem::take(&mut self.raw);
-        let added =
-            SampleFields::read(message, &mut raw).and_then(|s| self.add_raw(message, &raw, &s));
-        self.raw = raw;
-        added
-    }
-
-    /// Adds sample `s` of `message`, whose frames are `raw`: only the frames that are not the
-    /// thread's previous sample's, byte for byte, are read ([`super::chain`]).
-    fn add_raw(
-        &mut self,
-        message: &[u8],
-        raw: &RawChain,
-        s: &SampleFields,
-    ) -> Result<(), WireError> {
-        let known = self.thread_ids.get(&s.thread_id).copied();
-        let new_thread = ThreadState::default();
-        let last = known.map_or(&new_thread, |t| &self.threads[t.index()]);
-        let run = raw.run(message);
-        let same_bytes = run.map_or(0, |run| last.same_bytes(run));
-        // The other frames, root first, read before anything changes: one may be invalid.
-        self.chain.clear();
-        for i in (0..raw.len() - same_bytes).rev() {
-            FrameKey::read_onto(raw.entry(message, i), &mut self.chain)?;
-        }
-        let same = same_bytes
-            + last.keys[same_bytes..]
-                .iter()
-                .zip(&self.chain)
-                .take_while(|(a, b)| a == b)
-                .count();
+        let (s, known) = self.read_sample(message)?;
         let Some(thread) = known.or_else(|| self.thread(s.thread_id)) else {
             return Ok(());
         };
         let mut state = std::mem::take(&mut self.threads[thread.index()]);
         let chain = std::mem::take(&mut self.chain);
-        self.extend_stack(&mut state, same, &chain[same - same_bytes..]);
+        let shared = chain.shared();
+        let read = chain.keys.iter().rev().copied();
+        let same = shared
+            + state.keys[shared..]
+                .iter()
+                .zip(read.clone())
+                .take_while(|&(&a, b)| a == b)
+                .count();
+        self.extend_stack(&mut state, same, read.skip(same - shared));
+        state.last.remember(message, &chain);
         self.chain = chain;
-        state.last_run.remember(run);
         let stack = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         self.push_sample(
@@ -592,6 +602,31 @@ impl Decoder {
             s.unwind_error != 0,
         );
         Ok(())
+    }
+
+    /// Reads sample `message`, its frames into `self.chain`; and its thread when it is known.
+    /// Nothing changes before the whole message is read: a frame may be invalid.
+    #[inline(always)]
+    fn read_sample(
+        &mut self,
+        message: &[u8],
+    ) -> Result<(SampleFields, Option<ThreadId>), WireError> {
+        let (thread_ids, threads) = (&self.thread_ids, &self.threads);
+        let mut looked_up = None;
+        let fast = SampleFields::read(message, &mut self.chain, |tid| {
+            let thread = thread_ids.get(&tid).copied();
+            looked_up = Some((tid, thread));
+            threads[thread?.index()].resync(message)
+        });
+        let s = match fast {
+            Some(s) => s,
+            None => SampleFields::read_whole(message, &mut self.chain)?,
+        };
+        let thread = match looked_up {
+            Some((tid, thread)) if tid == s.thread_id => thread,
+            _ => thread_ids.get(&s.thread_id).copied(),
+        };
+        Ok((s, thread))
     }
 
     /// Adds a sample of thread `tid` at `time` (the file's ns) whose frames are `chain`, leaf
@@ -676,22 +711,24 @@ impl Decoder {
             .zip(&state.keys)
             .take_while(|(a, b)| a == b)
             .count();
-        let mut rest = std::mem::take(&mut self.chain);
-        rest.clear();
-        rest.extend(chain[..chain.len() - same].iter().rev());
-        self.extend_stack(&mut state, same, &rest);
-        self.chain = rest;
-        state.last_run.remember(None);
+        let rest = chain[..chain.len() - same].iter().rev().copied();
+        self.extend_stack(&mut state, same, rest);
+        state.last.forget();
         let leaf = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         leaf
     }
 
     /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
-    fn extend_stack(&mut self, state: &mut ThreadState, same: usize, rest: &[FrameKey]) {
+    fn extend_stack(
+        &mut self,
+        state: &mut ThreadState,
+        same: usize,
+        rest: impl Iterator<Item = FrameKey>,
+    ) {
         state.keys.truncate(same);
         state.stacks.truncate(same);
-        for &key in rest {
+        for key in rest {
             let frame = self.frame(key);
             let stack = self.intern_stack(state.stacks.last().copied(), frame);
             state.keys.push(key);

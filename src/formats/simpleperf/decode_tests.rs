@@ -151,7 +151,7 @@ fn samples_read_in_place_equal_prosts() {
     generate(&opts, &mut bytes).unwrap();
     let Split { chunks, .. } = split(&bytes, usize::MAX);
     let (mut pos, mut compared) = (chunks[0].start, 0);
-    let mut raw = RawChain::default();
+    let mut chain = ReadChain::default();
     while pos < chunks[0].end {
         let size = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
         let record = &bytes[pos + 4..pos + 4 + size];
@@ -164,11 +164,9 @@ fn samples_read_in_place_equal_prosts() {
             panic!("a sample record starts with field 1");
         };
         let message = value.bytes(1).unwrap();
-        let got = SampleFields::read(message, &mut raw).unwrap();
-        let mut chain = Vec::new();
-        for i in 0..raw.len() {
-            FrameKey::read_onto(raw.entry(message, i), &mut chain).unwrap();
-        }
+        let got = SampleFields::read(message, &mut chain, |_| None).expect("simpleperf's encoding");
+        assert_eq!(chain.shared(), 0);
+        let chain = &chain.keys;
         assert_eq!(got.time, want.time.unwrap_or(0));
         assert_eq!(got.thread_id, want.thread_id.unwrap_or(0));
         assert_eq!(got.event_count, want.event_count.unwrap_or(0));
@@ -180,6 +178,14 @@ fn samples_read_in_place_equal_prosts() {
         assert_eq!(got.unwind_error, truncated);
         assert_eq!(chain.len(), want.callchain.len());
         for (k, e) in chain.iter().zip(&want.callchain) {
+            assert_eq!(
+                k.vaddr,
+                if k.symbol_id < 0 {
+                    e.vaddr_in_file.unwrap_or(0)
+                } else {
+                    0
+                }
+            );
             assert_eq!(k.file_id, e.file_id.unwrap_or(0));
             assert_eq!(k.symbol_id, e.symbol_id.unwrap_or(-1));
         }
