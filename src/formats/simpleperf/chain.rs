@@ -1,34 +1,39 @@
 //! A thread's stacks from one sample to the next, compared as the file writes them.
 //!
-//! A sample's frames are written leaf first, so a sample ends like its thread's previous sample:
-//! the callers it shares with it are its last frames, most often in the same bytes (a caller's
-//! address is where it made its call), followed by the same event count and type. Reading the
-//! frames is most of the cost of a sample, so the reader first compares the whole message with
-//! the thread's previous one from their end ([`common_suffix`], eight bytes at a time), then
-//! walks the message from its start only until a frame's field starts, inside the bytes they
-//! share, where one of the previous sample's frames started, counted back from the end
-//! ([`Resync`]). From there on the message is the previous one's bytes from that frame on: a
-//! message read from a field's start depends on nothing before it, and in the previous message
-//! those bytes were frames, back to back, then fields that are no frame. So they are the same
-//! frames (the previous sample's root frames, [`ReadChain::shared`]) and the walk jumps to the
-//! fields after them. Only the leading frames are read; those are then compared with the previous
-//! sample's by key (another address in a known symbol is the same frame), and only the frames
-//! after that are looked up.
+//! A sample's frames are written leaf first, their fields back to back, so a sample's callchain
+//! ends like its thread's previous sample's: the callers it shares with it are its last frames,
+//! most often in the same bytes (a caller's address is where it made its call). Reading the
+//! frames is most of the cost of a sample, so the reader compares the callchain with the
+//! previous one from their end first ([`common_suffix`], 32 bytes at a time), its end taken to
+//! be as far from the message's end as the previous one's was (the fields after it, an event
+//! count and type, are mostly as long from one sample to the next). Then it walks the message
+//! from its start only until a frame's field starts, inside the bytes they share, where one of
+//! the previous sample's frames started, counted back from that end ([`Resync`]).
+//!
+//! From there to that end the message holds the previous sample's bytes from that frame to
+//! the end of its frames: a message read from a field's start depends on nothing before it, so
+//! they are the same frames, the previous sample's root frames ([`ReadChain::shared`]), and
+//! the walk jumps past them to read what follows as any fields. Whether the end was guessed
+//! right does not matter for that: the bytes compared are what makes the frames the same.
+//! Only the leading frames are read; those are then compared with the previous sample's by
+//! key (another address in a known symbol is the same frame), and only the frames after that
+//! are looked up.
 
 use super::decode::FrameKey;
 use super::wire::WireError;
 
 /// The frames of the sample being read: those read, and how many root frames it takes from its
-/// thread's last sample.
+/// thread's last sample. Offsets are from the start of the message.
 #[derive(Default)]
 pub(super) struct ReadChain {
     /// The frames read, leaf first.
     pub(super) keys: Vec<FrameKey>,
-    /// Per frame read, leaf first: the offset of its field back from the end of the message.
+    /// Per frame read, leaf first: the offset of its field.
     starts: Vec<u32>,
     /// The number of root frames that are the thread's last sample's, byte for byte.
     shared: usize,
-    /// The offset back from the end of the message where the last frame's field ends.
+    /// Where the first frame's field starts and where the last one's ends.
+    first: u32,
     end: Option<u32>,
     /// Whether the frames' fields are back to back, nothing between them (as simpleperf writes
     /// them): only then is the sample kept for the next one to compare with.
@@ -50,8 +55,8 @@ impl ReadChain {
         self.shared
     }
 
-    /// Reads the next frame, whose field starts `start` bytes before the end of the message,
-    /// its `CallChainEntry` message `entry` ending `end` bytes before it.
+    /// Reads the next frame, whose field starts at offset `start` and ends at `end`, its
+    /// `CallChainEntry` message `entry`.
     #[inline(always)]
     pub(super) fn read(&mut self, start: u32, entry: &[u8], end: u32) -> Result<(), WireError> {
         FrameKey::read_onto(entry, &mut self.keys)?;
@@ -61,15 +66,13 @@ impl ReadChain {
         Ok(())
     }
 
-    /// Takes the frames from the field `start` bytes before the end of the message to the end
-    /// of `resync`'s frames as the last sample's root frames ([`Resync::shared_from`] said how
-    /// many); returns where the fields after them start, back from the end.
+    /// Takes the fields from offset `start` to `end` as the last sample's `shared` root frames
+    /// ([`Resync::shared_from`] found them).
     #[inline(always)]
-    pub(super) fn take_rest(&mut self, start: u32, shared: usize, resync: &Resync) -> u32 {
+    pub(super) fn take_rest(&mut self, start: u32, shared: usize, end: u32) {
         self.follows(start);
         self.shared = shared;
-        self.end = Some(resync.last.tail);
-        resync.last.tail
+        self.end = Some(end);
     }
 
     /// Reads the frames of `entries` (their `CallChainEntry` messages, leaf first), found field
@@ -86,8 +89,10 @@ impl ReadChain {
     }
 
     fn follows(&mut self, start: u32) {
-        if self.end.is_some_and(|end| end != start) {
-            self.contiguous = false;
+        match self.end {
+            None => self.first = start,
+            Some(end) if end != start => self.contiguous = false,
+            Some(_) => {}
         }
     }
 }
@@ -95,12 +100,12 @@ impl ReadChain {
 /// A thread's last sample as the file wrote it, when its frames were one run of fields.
 #[derive(Default)]
 pub(super) struct LastSample {
-    /// Its `Sample` message.
-    message: Vec<u8>,
-    /// Per frame, root first: the offset of its field back from the end of the message. Empty
-    /// when its frames were not one run, or it had none.
+    /// The bytes of its frames' fields.
+    chain: Vec<u8>,
+    /// Per frame, root first: the offset of its field back from the end of `chain`. Empty when
+    /// its frames were not one run, or it had none.
     starts: Vec<u32>,
-    /// The offset back from the end of the message of the fields after its frames.
+    /// The bytes of its message after its frames.
     tail: u32,
 }
 
@@ -109,9 +114,14 @@ impl LastSample {
     /// `frames` frames and kept where they are.
     #[inline]
     pub(super) fn resync(&self, frames: usize, message: &[u8]) -> Option<Resync<'_>> {
-        (!self.starts.is_empty() && self.starts.len() == frames).then(|| Resync {
+        if self.starts.is_empty() || self.starts.len() != frames {
+            return None;
+        }
+        let end = message.len().checked_sub(self.tail as usize)?;
+        Some(Resync {
             last: self,
-            common: common_suffix(&self.message, message),
+            end: end as u32,
+            common: common_suffix(&self.chain, &message[..end]),
             cursor: frames,
         })
     }
@@ -119,22 +129,24 @@ impl LastSample {
     /// Keeps sample `message`, whose frames were read into `chain` (the shared ones from this
     /// sample), for the next sample to compare with.
     pub(super) fn remember(&mut self, message: &[u8], chain: &ReadChain) {
-        let Some(tail) = chain.end.filter(|_| chain.contiguous) else {
+        let Some(end) = chain.end.filter(|_| chain.contiguous) else {
             self.forget();
             return;
         };
-        // The shared frames are at the same offsets from the end as in this sample.
+        // The shared frames are as far from the end of the frames as in this sample.
         self.starts.truncate(chain.shared);
-        self.starts.extend(chain.starts.iter().rev());
-        self.tail = tail;
-        self.message.clear();
-        self.message.extend_from_slice(message);
+        self.starts
+            .extend(chain.starts.iter().rev().map(|&start| end - start));
+        self.tail = message.len() as u32 - end;
+        self.chain.clear();
+        self.chain
+            .extend_from_slice(&message[chain.first as usize..end as usize]);
     }
 
     /// Keeps nothing: the next sample is read whole.
     pub(super) fn forget(&mut self) {
         self.starts.clear();
-        self.message.clear();
+        self.chain.clear();
     }
 }
 
@@ -142,7 +154,10 @@ impl LastSample {
 /// last sample.
 pub(super) struct Resync<'l> {
     last: &'l LastSample,
-    /// The number of bytes the two messages end with in common.
+    /// Where the message's frames end if they end as far from its end as the last sample's.
+    end: u32,
+    /// The number of bytes the message before `end` and the last sample's frames end with in
+    /// common.
     common: usize,
     /// The last sample's frames (root first) whose fields may still start at or before the
     /// offset of the walk: the walk moves towards the end, the offsets only shrink.
@@ -150,19 +165,25 @@ pub(super) struct Resync<'l> {
 }
 
 impl Resync<'_> {
-    /// At a frame's field `start` bytes before the end of the message being read: the number of
-    /// root frames of the last sample whose fields are the message's from here on, byte for
-    /// byte, if the walk can stop reading frames here.
+    /// At a frame's field at offset `start` of the message: the number of root frames of the
+    /// last sample whose fields are the message's from here to [`Resync::end`], byte for
+    /// byte, if the walk can jump there.
     #[inline(always)]
     pub(super) fn shared_from(&mut self, start: u32) -> Option<usize> {
-        if start as usize > self.common {
+        let before_end = self.end.checked_sub(start)?;
+        if before_end as usize > self.common {
             return None;
         }
         let starts = &self.last.starts;
-        while self.cursor > 0 && starts[self.cursor - 1] > start {
+        while self.cursor > 0 && starts[self.cursor - 1] > before_end {
             self.cursor -= 1;
         }
-        (self.cursor > 0 && starts[self.cursor - 1] == start).then_some(self.cursor)
+        (self.cursor > 0 && starts[self.cursor - 1] == before_end).then_some(self.cursor)
+    }
+
+    /// Where the frames [`Resync::shared_from`] finds end in the message.
+    pub(super) fn end(&self) -> u32 {
+        self.end
     }
 }
 
@@ -171,9 +192,18 @@ impl Resync<'_> {
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
-    let mut same = 0;
-    // Eight bytes at a time from the end: the bytes at higher addresses are the more
+    // 32 bytes at a time from the end while they are the same (compared as vectors), then the
+    // block that differs eight bytes at a time: the bytes at higher addresses are the more
     // significant of a little-endian word, so the first that differs is in its leading zeros.
+    let mut same = 0;
+    for (x, y) in a.rchunks_exact(32).zip(b.rchunks_exact(32)) {
+        let (x, y): (&[u8; 32], &[u8; 32]) = (x.try_into().expect("32"), y.try_into().expect("32"));
+        if x != y {
+            break;
+        }
+        same += 32;
+    }
+    let (a, b) = (&a[..n - same], &b[..n - same]);
     for (x, y) in a.rchunks_exact(8).zip(b.rchunks_exact(8)) {
         let (x, y) = (word(x), word(y));
         if x != y {
@@ -217,19 +247,26 @@ mod tests {
     #[test]
     fn resync_stops_only_at_the_last_samples_frames_inside_the_common_bytes() {
         let last = LastSample {
-            message: b"..abcdefghij".to_vec(),
-            // Root first: fields 2, 5 and 9 bytes before the end; the tail is the last byte.
-            starts: vec![2, 5, 9],
-            tail: 1,
+            chain: b"abcdefghij".to_vec(),
+            // Root first: fields 1, 4 and 8 bytes before the end of the frames.
+            starts: vec![1, 4, 8],
+            // Two bytes after them in the message.
+            tail: 2,
         };
         assert!(last.resync(2, b"x").is_none(), "another number of frames");
-        // The messages end with "efghij" in common: 6 bytes.
-        let mut r = last.resync(3, b"zzzzzefghij").unwrap();
-        assert_eq!(r.common, 6);
-        assert_eq!(r.shared_from(9), None, "outside the common bytes");
-        assert_eq!(r.shared_from(6), None, "not where a frame started");
-        assert_eq!(r.shared_from(5), Some(2));
-        assert_eq!(r.shared_from(3), None);
-        assert_eq!(r.shared_from(2), Some(1));
+        assert!(
+            last.resync(3, b"x").is_none(),
+            "shorter than the last one's tail"
+        );
+        // The frames end 2 bytes before the end of the message: with "defghij" before it, they
+        // end with 5 bytes in common ("fghij").
+        let mut r = last.resync(3, b"zzzzzdXfghij--").unwrap();
+        assert_eq!((r.end(), r.common), (12, 5));
+        assert_eq!(r.shared_from(4), None, "outside the common bytes");
+        assert_eq!(r.shared_from(7), None, "not where a frame started");
+        assert_eq!(r.shared_from(8), Some(2));
+        assert_eq!(r.shared_from(10), None);
+        assert_eq!(r.shared_from(11), Some(1));
+        assert_eq!(r.shared_from(12), None, "at the end");
     }
 }

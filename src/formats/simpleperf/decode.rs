@@ -3,13 +3,15 @@
 //! address, execution type); names wait for the files and threads at the end
 //! ([`super::build`]).
 //!
-//! **Samples** are nearly every record: they are walked in place ([`super::wire`]), their
-//! frames compared with the thread's previous stack (which the next sample mostly shares at its
-//! root) before anything is looked up, with no allocation per sample. The other records, and a
-//! record that is not one plain `Sample`, go through prost.
+//! **Samples** are nearly every record: they are walked in place ([`super::wire`]) only up to
+//! the frames they share, byte for byte, with their thread's previous sample ([`super::chain`]);
+//! the frames read are compared with that sample's by key before anything is looked up, with no
+//! allocation per sample. The other records, and a record that is not one plain `Sample`, go
+//! through prost.
 //!
-//! **In parallel.** One pass over the 4-byte record sizes splits the records into chunks of about
-//! [`CHUNK_BYTES`]. The chunks are decoded on rayon's threads, a batch at a time, each into tables
+//! **In parallel.** A pass over the 4-byte record sizes cuts the records into chunks of about
+//! [`CHUNK_BYTES`], a batch of chunks just before they are decoded (their bytes are then in the
+//! caches). The chunks are decoded on rayon's threads, a batch at a time, each into tables
 //! of its own (frames, stacks, threads, numbered in order of first appearance in the chunk), then
 //! appended in file order: each chunk's frames and threads are looked up in, or added to, the
 //! tables of the chunks before it, so frame and thread ids are the ones a single pass over the file
@@ -148,14 +150,16 @@ impl SampleFields {
         resync: impl FnOnce(i32) -> Option<Resync<'l>>,
     ) -> Option<Self> {
         chain.clear();
-        // Offsets back from the end of the message are u32.
+        // Offsets in the message are u32.
         u32::try_from(message.len()).ok()?;
         let mut s = SampleFields::default();
         let mut find = Some(resync);
         let (mut resync, mut resync_tid) = (None, 0);
         let mut rest = message;
+        // The offset in the message of what is left of it.
+        let at = |rest: &[u8]| (message.len() - rest.len()) as u32;
         while let Some((&key, after)) = rest.split_first() {
-            let start = rest.len() as u32;
+            let start = at(rest);
             rest = after;
             match key {
                 0x1a => {
@@ -163,20 +167,19 @@ impl SampleFields {
                         resync = find(s.thread_id);
                         resync_tid = s.thread_id;
                     }
-                    // The fields after the shared frames hold none: they were the last
-                    // sample's, after its last frame.
+                    // A frame after the shared ones, which were the last sample's root frames.
                     if chain.shared() > 0 {
                         return None;
                     }
                     if let Some(r) = &mut resync
                         && let Some(shared) = r.shared_from(start)
                     {
-                        let tail = chain.take_rest(start, shared, r);
-                        rest = &message[message.len() - tail as usize..];
+                        chain.take_rest(start, shared, r.end());
+                        rest = &message[r.end() as usize..];
                         continue;
                     }
                     let entry = length_delimited(&mut rest).ok()?;
-                    chain.read(start, entry, rest.len() as u32).ok()?;
+                    chain.read(start, entry, at(rest)).ok()?;
                 }
                 0x08 => s.time = varint(&mut rest).ok()?,
                 0x10 => s.thread_id = varint(&mut rest).ok()? as i32,
@@ -335,53 +338,76 @@ enum End {
     Unended { pos: usize },
 }
 
-/// The records of a file: in chunks of whole records, and how they end.
-struct Split {
-    chunks: Vec<Range<usize>>,
-    /// The records of the chunks: at least as many as their samples.
+/// The records of a file cut into chunks of whole records, as they are reached: a batch of
+/// chunks is cut just before it is decoded, so that its bytes are still in the caches then.
+struct Split<'b> {
+    bytes: &'b [u8],
+    chunk_bytes: usize,
+    /// The offset of the next record's size.
+    pos: usize,
+    /// The records cut into chunks so far.
     records: usize,
-    end: End,
+    /// How the records end, once reached.
+    end: Option<End>,
+    /// The cache lines up to here are loaded (see [`Split::next_chunk`]).
+    ahead: usize,
+    touched: u8,
 }
 
-/// Reads the record sizes of `bytes` from the header on, cutting a chunk once it holds
-/// `chunk_bytes`.
-fn split(bytes: &[u8], chunk_bytes: usize) -> Split {
-    let mut chunks = Vec::new();
-    let (mut start, mut pos, mut records) = (HEADER_LEN, HEADER_LEN, 0);
-    // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
-    // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside the
-    // chain and have its next sizes in the caches when it gets there.
-    let (mut ahead, mut touched) = (pos, 0u8);
-    let end = loop {
-        while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
-            touched ^= bytes[ahead];
-            ahead += 64;
+impl<'b> Split<'b> {
+    /// The records of `bytes` from the header on, cut once a chunk holds `chunk_bytes`.
+    fn new(bytes: &'b [u8], chunk_bytes: usize) -> Self {
+        Split {
+            bytes,
+            chunk_bytes,
+            pos: HEADER_LEN,
+            records: 0,
+            end: None,
+            ahead: HEADER_LEN,
+            touched: 0,
         }
-        let Some(size) = bytes.get(pos..pos + 4) else {
-            break End::Unended { pos };
-        };
-        let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
-        if size == 0 {
-            break End::Ended { pos: pos + 4 };
-        }
-        if bytes.len() - (pos + 4) < size {
-            break End::Cut { pos, size };
-        }
-        pos += 4 + size;
-        records += 1;
-        if pos - start >= chunk_bytes {
-            chunks.push(start..pos);
-            start = pos;
-        }
-    };
-    if pos > start {
-        chunks.push(start..pos);
     }
-    std::hint::black_box(touched);
-    Split {
-        chunks,
-        records,
-        end,
+
+    /// The next chunk, None once the records have ended.
+    fn next_chunk(&mut self) -> Option<Range<usize>> {
+        if self.end.is_some() {
+            return None;
+        }
+        let (bytes, start) = (self.bytes, self.pos);
+        let mut pos = start;
+        // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
+        // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside
+        // the chain and have its next sizes in the caches when it gets there.
+        let (mut ahead, mut touched) = (self.ahead, self.touched);
+        let end = loop {
+            while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
+                touched ^= bytes[ahead];
+                ahead += 64;
+            }
+            let Some(size) = bytes.get(pos..pos + 4) else {
+                break Some(End::Unended { pos });
+            };
+            let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+            if size == 0 {
+                break Some(End::Ended { pos: pos + 4 });
+            }
+            if bytes.len() - (pos + 4) < size {
+                break Some(End::Cut { pos, size });
+            }
+            pos += 4 + size;
+            self.records += 1;
+            if pos - start >= self.chunk_bytes {
+                break None;
+            }
+        };
+        (self.pos, self.end, self.ahead, self.touched) = (pos, end, ahead, touched);
+        (pos > start).then_some(start..pos)
+    }
+
+    /// How the records end, once [`Split::next_chunk`] has said None.
+    fn end(self) -> End {
+        std::hint::black_box(self.touched);
+        self.end.unwrap_or(End::Unended { pos: self.pos })
     }
 }
 
@@ -395,18 +421,27 @@ fn decode_in_chunks(
     ctx: &ReadContext,
     chunk_bytes: usize,
 ) -> Result<Decoded, FormatError> {
-    let Split {
-        chunks,
-        records,
-        end,
-    } = split(bytes, chunk_bytes);
+    let mut split = Split::new(bytes, chunk_bytes);
     let mut d = Decoder::default();
-    d.out.samples.reserve(records);
-    // A batch of chunks at a time, appended before the next is decoded: the chunks' own tables
-    // wait beside the file's for one batch only.
+    // A batch of chunks at a time, appended before the next is cut and decoded: the chunks' own
+    // tables wait beside the file's for one batch only.
     let batch = CHUNKS_PER_THREAD * rayon::current_num_threads();
-    for batch in chunks.chunks(batch) {
-        let decoded: Vec<Decoder> = batch
+    loop {
+        let chunks: Vec<Range<usize>> = std::iter::from_fn(|| split.next_chunk())
+            .take(batch)
+            .collect();
+        if chunks.is_empty() {
+            break;
+        }
+        if d.out.samples.is_empty() {
+            // Room for the samples of the file's records if they are as long as these: only
+            // what is filled becomes resident.
+            let per_record = (split.pos - HEADER_LEN) / split.records.max(1);
+            d.out
+                .samples
+                .reserve(bytes.len() / per_record.max(1) + split.records);
+        }
+        let decoded: Vec<Decoder> = chunks
             .par_iter()
             .map(|range| Decoder::chunk(bytes, range.clone(), ctx))
             .collect::<Result<_, _>>()?;
@@ -415,7 +450,7 @@ fn decode_in_chunks(
         }
     }
     // The chunks reported their records' bytes; the end record or the cut tail remain.
-    let tail = match end {
+    let tail = match split.end() {
         End::Ended { pos } => {
             if pos < bytes.len() {
                 d.out.diagnostics.push(Diagnostic::new(
@@ -459,12 +494,7 @@ impl Decoder {
     fn chunk(bytes: &[u8], range: Range<usize>, ctx: &ReadContext) -> Result<Self, FormatError> {
         let mut d = Decoder::default();
         let (mut pos, mut released, mut reported) = (range.start, range.start, range.start);
-        let (mut ahead, mut touched) = (pos, 0u8);
         while pos < range.end {
-            while ahead < (pos + TOUCH_AHEAD).min(range.end) {
-                touched ^= bytes[ahead];
-                ahead += 64;
-            }
             let size = &bytes[pos..pos + 4];
             let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
             let body = pos + 4;
@@ -489,7 +519,6 @@ impl Decoder {
             }
             ctx.done_up_to(bytes, pos, &mut released);
         }
-        std::hint::black_box(touched);
         ctx.progress.add_bytes((pos - reported) as u64);
         // What only decoding needs goes before the chunk waits for those before it.
         d.frame_ids = FxHashMap::default();
@@ -501,6 +530,13 @@ impl Decoder {
 
     /// Decodes one record: a plain `Sample` in place, anything else through prost.
     fn record(&mut self, record: &[u8]) -> Result<(), BadRecord> {
+        // A record that is one `Sample` field, as simpleperf writes them.
+        if let Some((&0x0a, mut rest)) = record.split_first()
+            && let Ok(sample) = length_delimited(&mut rest)
+            && rest.is_empty()
+        {
+            return Ok(self.sample(sample)?);
+        }
         let mut fields = Fields::new(record);
         let mut sample = None;
         let mut plain = true;
