@@ -19,7 +19,7 @@
 //! key (another address in a known symbol is the same frame), and only the frames after that
 //! are looked up.
 
-use super::decode::FrameKey;
+use super::frame::FrameKey;
 use super::wire::WireError;
 
 /// The frames of the sample being read: those read, and how many root frames it takes from its
