@@ -10,7 +10,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::decode::{Decoded, FrameKey};
+use super::decode::Decoded;
+use super::frame::FrameKey;
 use crate::trace::sample_calls::thread_events;
 use crate::trace::{
     Builder, ClockMode, ContextSwitch, Diagnostic, EventType, Frames, Location, MethodId, Severity,

@@ -1,135 +1,189 @@
 //! A thread's stacks from one sample to the next, compared as the file writes them.
 //!
-//! A sample's frames are written leaf first, so a sample ends like its thread's previous sample:
-//! the callers it shares with it are its last frames, and most often the same bytes (a caller's
-//! address is where it made its call). Reading every field of every frame is most of the cost of
-//! a sample, so the reader first finds where each frame's field is ([`RawChain`], no field
-//! read), compares the bytes of the callchain with the previous sample's from their end
-//! ([`LastRun::same_frames`]), and reads only the frames before the bytes they share.
-//! Those frames are then compared with the previous sample's by key (another address in a
-//! known symbol is the same frame), and only the frames after that are looked up.
+//! A sample's frames are written leaf first, their fields back to back, so a sample's callchain
+//! ends like its thread's previous sample's: the callers it shares with it are its last frames,
+//! most often in the same bytes (a caller's address is where it made its call). Reading the
+//! frames is most of the cost of a sample, so the reader compares the callchain with the
+//! previous one from their end first ([`common_suffix`], 32 bytes at a time), its end taken to
+//! be as far from the message's end as the previous one's was (the fields after it, an event
+//! count and type, are mostly as long from one sample to the next). Then it walks the message
+//! from its start only until a frame's field starts, inside the bytes they share, where one of
+//! the previous sample's frames started, counted back from that end ([`Resync`]).
+//!
+//! From there to that end the message holds the previous sample's bytes from that frame to
+//! the end of its frames: a message read from a field's start depends on nothing before it, so
+//! they are the same frames, the previous sample's root frames ([`ReadChain::shared`]), and
+//! the walk jumps past them to read what follows as any fields. Whether the end was guessed
+//! right does not matter for that: the bytes compared are what makes the frames the same.
+//! Only the leading frames are read; those are then compared with the previous sample's by
+//! key (another address in a known symbol is the same frame), and only the frames after that
+//! are looked up.
 
-use std::ops::Range;
+use super::frame::FrameKey;
+use super::wire::WireError;
 
-/// The `CallChainEntry` fields of one `Sample` message, where they are in it.
+/// The frames of the sample being read: those read, and how many root frames it takes from its
+/// thread's last sample. Offsets are from the start of the message.
 #[derive(Default)]
-pub(super) struct RawChain {
-    /// Per frame, leaf first: the offset of its field (its key) and where its message is.
-    entries: Vec<Entry>,
-    /// Whether the fields are back to back, nothing between them (as simpleperf writes them):
-    /// their bytes are then one run, which [`RawChain::run`] gives.
-    contiguous: bool,
-    /// Per frame, root first: the offset of its field back from the end of the run. Empty when
-    /// the fields are not one run.
+pub(super) struct ReadChain {
+    /// The frames read, leaf first.
+    pub(super) keys: Vec<FrameKey>,
+    /// Per frame read, leaf first: the offset of its field.
     starts: Vec<u32>,
+    /// The number of root frames that are the thread's last sample's, byte for byte.
+    shared: usize,
+    /// Where the first frame's field starts and where the last one's ends.
+    first: u32,
+    end: Option<u32>,
+    /// Whether the frames' fields are back to back, nothing between them (as simpleperf writes
+    /// them): only then is the sample kept for the next one to compare with.
+    contiguous: bool,
 }
 
-/// A `CallChainEntry` field in its `Sample` message: offsets of its key, of its message and of
-/// its end. A message is at most [`u32::MAX`] bytes (its record's size is a `u32`).
-#[derive(Clone, Copy)]
-struct Entry {
-    field: u32,
-    body: u32,
-    end: u32,
-}
-
-impl RawChain {
+impl ReadChain {
     /// Empties it for the next message.
     pub(super) fn clear(&mut self) {
-        self.entries.clear();
+        self.keys.clear();
         self.starts.clear();
+        self.shared = 0;
+        self.end = None;
         self.contiguous = true;
     }
 
-    /// Adds the next frame: its field at offset `field`, its message at `body`.
-    #[inline(always)]
-    pub(super) fn push(&mut self, field: usize, body: Range<usize>) {
-        if self.entries.last().is_some_and(|e| e.end as usize != field) {
-            self.contiguous = false;
-        }
-        self.entries.push(Entry {
-            field: field as u32,
-            body: body.start as u32,
-            end: body.end as u32,
-        });
+    /// The number of root frames taken from the thread's last sample.
+    pub(super) fn shared(&self) -> usize {
+        self.shared
     }
 
-    /// Marks the fields as not one run (a message read field by field).
-    pub(super) fn scattered(&mut self) {
+    /// Reads the next frame, whose field starts at offset `start` and ends at `end`, its
+    /// `CallChainEntry` message `entry`.
+    #[inline(always)]
+    pub(super) fn read(&mut self, start: u32, entry: &[u8], end: u32) -> Result<(), WireError> {
+        FrameKey::read_onto(entry, &mut self.keys)?;
+        self.follows(start);
+        self.starts.push(start);
+        self.end = Some(end);
+        Ok(())
+    }
+
+    /// Takes the fields from offset `start` to `end` as the last sample's `shared` root frames
+    /// ([`Resync::shared_from`] found them).
+    #[inline(always)]
+    pub(super) fn take_rest(&mut self, start: u32, shared: usize, end: u32) {
+        self.follows(start);
+        self.shared = shared;
+        self.end = Some(end);
+    }
+
+    /// Reads the frames of `entries` (their `CallChainEntry` messages, leaf first), found field
+    /// by field: they are not kept for the next sample. Read root first, as a stack is built:
+    /// the error is that of the invalid frame nearest the root.
+    pub(super) fn read_whole(&mut self, entries: &[&[u8]]) -> Result<(), WireError> {
+        self.clear();
         self.contiguous = false;
+        for entry in entries.iter().rev() {
+            FrameKey::read_onto(entry, &mut self.keys)?;
+        }
+        self.keys.reverse();
+        Ok(())
     }
 
-    /// Once every field is pushed: the frames' offsets from the end of the run.
-    pub(super) fn finish(&mut self) {
-        self.starts.clear();
-        if let (true, Some(last)) = (self.contiguous, self.entries.last()) {
-            let end = last.end;
-            self.starts
-                .extend(self.entries.iter().rev().map(|e| end - e.field));
+    fn follows(&mut self, start: u32) {
+        match self.end {
+            None => self.first = start,
+            Some(end) if end != start => self.contiguous = false,
+            Some(_) => {}
         }
     }
+}
 
-    /// The number of frames.
-    pub(super) fn len(&self) -> usize {
-        self.entries.len()
-    }
+/// A thread's last sample as the file wrote it, when its frames were one run of fields.
+#[derive(Default)]
+pub(super) struct LastSample {
+    /// The bytes of its frames' fields.
+    chain: Vec<u8>,
+    /// Per frame, root first: the offset of its field back from the end of `chain`. Empty when
+    /// its frames were not one run, or it had none.
+    starts: Vec<u32>,
+    /// The bytes of its message after its frames.
+    tail: u32,
+}
 
-    /// The `CallChainEntry` message of frame `i` (leaf first) of `message`.
-    #[inline(always)]
-    pub(super) fn entry<'m>(&self, message: &'m [u8], i: usize) -> &'m [u8] {
-        let e = self.entries[i];
-        &message[e.body as usize..e.end as usize]
-    }
-
-    /// The bytes of the frames' fields in `message` when they are one run, and where each
-    /// frame's field starts back from its end, root first.
-    pub(super) fn run<'m>(&self, message: &'m [u8]) -> Option<(&'m [u8], &[u32])> {
-        let (first, last) = (self.entries.first()?, self.entries.last()?);
-        self.contiguous.then(|| {
-            (
-                &message[first.field as usize..last.end as usize],
-                &self.starts[..],
-            )
+impl LastSample {
+    /// Where the sample `message` can take its root frames from this one, when this one had
+    /// `frames` frames and kept where they are.
+    #[inline]
+    pub(super) fn resync(&self, frames: usize, message: &[u8]) -> Option<Resync<'_>> {
+        if self.starts.is_empty() || self.starts.len() != frames {
+            return None;
+        }
+        let end = message.len().checked_sub(self.tail as usize)?;
+        Some(Resync {
+            last: self,
+            end: end as u32,
+            common: common_suffix(&self.chain, &message[..end]),
+            cursor: frames,
         })
     }
-}
 
-/// The callchain fields of a thread's last sample as the file wrote them, when they were one
-/// run: the bytes, and where each frame's field starts back from their end, root first.
-#[derive(Default)]
-pub(super) struct LastRun {
-    run: Vec<u8>,
-    starts: Vec<u32>,
-}
-
-impl LastRun {
-    /// How many frames (root first) of a sample whose callchain is the run `run` with frames
-    /// starting at `starts` (as [`RawChain::run`] gives them) are the last sample's, byte for
-    /// byte: those whose fields start at the same offsets from the end, inside the bytes the
-    /// two runs end with. The same bytes at the same offsets are the same fields. `frames` is
-    /// the number of frames of the last sample: its bytes count only when they hold them all.
-    #[inline]
-    pub(super) fn same_frames(&self, frames: usize, run: &[u8], starts: &[u32]) -> usize {
-        if self.starts.len() != frames {
-            return 0;
-        }
-        let common = common_suffix(&self.run, run);
-        starts
-            .iter()
-            .zip(&self.starts)
-            .take_while(|&(&a, &b)| a == b && a as usize <= common)
-            .count()
+    /// Keeps sample `message`, whose frames were read into `chain` (the shared ones from this
+    /// sample), for the next sample to compare with.
+    pub(super) fn remember(&mut self, message: &[u8], chain: &ReadChain) {
+        let Some(end) = chain.end.filter(|_| chain.contiguous) else {
+            self.forget();
+            return;
+        };
+        // The shared frames are as far from the end of the frames as in this sample.
+        self.starts.truncate(chain.shared);
+        self.starts
+            .extend(chain.starts.iter().rev().map(|&start| end - start));
+        self.tail = message.len() as u32 - end;
+        self.chain.clear();
+        self.chain
+            .extend_from_slice(&message[chain.first as usize..end as usize]);
     }
 
-    /// Keeps the bytes of the sample just added, or forgets the last ones when they are not
-    /// one run.
-    pub(super) fn remember(&mut self, run: Option<(&[u8], &[u32])>) {
-        self.run.clear();
+    /// Keeps nothing: the next sample is read whole.
+    pub(super) fn forget(&mut self) {
         self.starts.clear();
-        if let Some((run, starts)) = run {
-            self.run.extend_from_slice(run);
-            self.starts.extend_from_slice(starts);
+        self.chain.clear();
+    }
+}
+
+/// The search, along the walk of a sample's message, for where it continues as its thread's
+/// last sample.
+pub(super) struct Resync<'l> {
+    last: &'l LastSample,
+    /// Where the message's frames end if they end as far from its end as the last sample's.
+    end: u32,
+    /// The number of bytes the message before `end` and the last sample's frames end with in
+    /// common.
+    common: usize,
+    /// The last sample's frames (root first) whose fields may still start at or before the
+    /// offset of the walk: the walk moves towards the end, the offsets only shrink.
+    cursor: usize,
+}
+
+impl Resync<'_> {
+    /// At a frame's field at offset `start` of the message: the number of root frames of the
+    /// last sample whose fields are the message's from here to [`Resync::end`], byte for
+    /// byte, if the walk can jump there.
+    #[inline(always)]
+    pub(super) fn shared_from(&mut self, start: u32) -> Option<usize> {
+        let before_end = self.end.checked_sub(start)?;
+        if before_end as usize > self.common {
+            return None;
         }
+        let starts = &self.last.starts;
+        while self.cursor > 0 && starts[self.cursor - 1] > before_end {
+            self.cursor -= 1;
+        }
+        (self.cursor > 0 && starts[self.cursor - 1] == before_end).then_some(self.cursor)
+    }
+
+    /// Where the frames [`Resync::shared_from`] finds end in the message.
+    pub(super) fn end(&self) -> u32 {
+        self.end
     }
 }
 
@@ -138,9 +192,18 @@ impl LastRun {
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
-    let mut same = 0;
-    // Eight bytes at a time from the end: the bytes at higher addresses are the more
+    // 32 bytes at a time from the end while they are the same (compared as vectors), then the
+    // block that differs eight bytes at a time: the bytes at higher addresses are the more
     // significant of a little-endian word, so the first that differs is in its leading zeros.
+    let mut same = 0;
+    for (x, y) in a.rchunks_exact(32).zip(b.rchunks_exact(32)) {
+        let (x, y): (&[u8; 32], &[u8; 32]) = (x.try_into().expect("32"), y.try_into().expect("32"));
+        if x != y {
+            break;
+        }
+        same += 32;
+    }
+    let (a, b) = (&a[..n - same], &b[..n - same]);
     for (x, y) in a.rchunks_exact(8).zip(b.rchunks_exact(8)) {
         let (x, y) = (word(x), word(y));
         if x != y {
@@ -179,5 +242,31 @@ mod tests {
             assert_eq!(common_suffix(&long, &other), 39 - cut, "differ at {cut}");
             assert_eq!(common_suffix(&long[cut..], &long), 40 - cut);
         }
+    }
+
+    #[test]
+    fn resync_stops_only_at_the_last_samples_frames_inside_the_common_bytes() {
+        let last = LastSample {
+            chain: b"abcdefghij".to_vec(),
+            // Root first: fields 1, 4 and 8 bytes before the end of the frames.
+            starts: vec![1, 4, 8],
+            // Two bytes after them in the message.
+            tail: 2,
+        };
+        assert!(last.resync(2, b"x").is_none(), "another number of frames");
+        assert!(
+            last.resync(3, b"x").is_none(),
+            "shorter than the last one's tail"
+        );
+        // The frames end 2 bytes before the end of the message: with "defghij" before it, they
+        // end with 5 bytes in common ("fghij").
+        let mut r = last.resync(3, b"zzzzzdXfghij--").unwrap();
+        assert_eq!((r.end(), r.common), (12, 5));
+        assert_eq!(r.shared_from(4), None, "outside the common bytes");
+        assert_eq!(r.shared_from(7), None, "not where a frame started");
+        assert_eq!(r.shared_from(8), Some(2));
+        assert_eq!(r.shared_from(10), None);
+        assert_eq!(r.shared_from(11), Some(1));
+        assert_eq!(r.shared_from(12), None, "at the end");
     }
 }

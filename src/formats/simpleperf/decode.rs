@@ -3,13 +3,15 @@
 //! address, execution type); names wait for the files and threads at the end
 //! ([`super::build`]).
 //!
-//! **Samples** are nearly every record: they are walked in place ([`super::wire`]), their
-//! frames compared with the thread's previous stack (which the next sample mostly shares at its
-//! root) before anything is looked up, with no allocation per sample. The other records, and a
-//! record that is not one plain `Sample`, go through prost.
+//! **Samples** are nearly every record: they are walked in place ([`super::wire`]) only up to
+//! the frames they share, byte for byte, with their thread's previous sample ([`super::chain`]);
+//! the frames read are compared with that sample's by key before anything is looked up, with no
+//! allocation per sample. The other records, and a record that is not one plain `Sample`, go
+//! through prost.
 //!
-//! **In parallel.** One pass over the 4-byte record sizes splits the records into chunks of about
-//! [`CHUNK_BYTES`]. The chunks are decoded on rayon's threads, a batch at a time, each into tables
+//! **In parallel.** A pass over the 4-byte record sizes cuts the records into chunks of about
+//! [`CHUNK_BYTES`], a batch of chunks just before they are decoded (their bytes are then in the
+//! caches). The chunks are decoded on rayon's threads, a batch at a time, each into tables
 //! of its own (frames, stacks, threads, numbered in order of first appearance in the chunk), then
 //! appended in file order: each chunk's frames and threads are looked up in, or added to, the
 //! tables of the chunks before it, so frame and thread ids are the ones a single pass over the file
@@ -26,15 +28,16 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::chain::{LastRun, RawChain};
+use super::chain::{LastSample, ReadChain, Resync};
+use super::frame::FrameKey;
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::builder::ThreadCap;
 use crate::trace::{
-    Diagnostic, Diagnostics, ExecKind, FrameId, Location, MAX_THREADS, Sample, SampleMeta, Samples,
-    Severity, StackId, ThreadId,
+    Diagnostic, Diagnostics, FrameId, Location, MAX_THREADS, Sample, SampleMeta, Samples, Severity,
+    StackId, ThreadId,
 };
 
 /// The bytes of records a chunk holds (at least; a chunk ends at a record's end). Its tables
@@ -49,80 +52,6 @@ const TOUCH_AHEAD: usize = 8 << 10;
 /// The chunks of a batch, per worker thread (see [`decode_in_chunks`]).
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// A frame as the file gives it. Frames of a known symbol are one frame whatever the address in
-/// it; an address without a symbol is a frame of its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct FrameKey {
-    pub(super) file_id: u32,
-    /// -1 (or any negative value) when the function is not known.
-    pub(super) symbol_id: i32,
-    /// The address in the file when the symbol is not known; 0 otherwise.
-    pub(super) vaddr: u64,
-    pub(super) kind: ExecKind,
-}
-
-impl FrameKey {
-    /// Adds the frame of a `CallChainEntry` message to `chain`. The key is pushed from
-    /// registers: a key returned by value goes through the stack, its fields stored one by one
-    /// and then copied whole, and the copy waits for the stores on every frame.
-    #[inline(always)]
-    fn read_onto(entry: &[u8], chain: &mut Vec<FrameKey>) -> Result<(), WireError> {
-        // The fields as simpleperf writes them: one-byte keys of varints. Anything else is
-        // read again field by field.
-        let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
-        let mut rest = entry;
-        while let Some((&key, after)) = rest.split_first() {
-            rest = after;
-            let value = match key {
-                0x08 | 0x10 | 0x18 | 0x20 => varint(&mut rest)?,
-                _ => return Self::read_any(entry).map(|key| chain.push(key)),
-            };
-            // Casts as prost's: a uint32 or int32 field keeps the low 32 bits.
-            match key {
-                0x08 => vaddr = value,
-                0x10 => file_id = value as u32,
-                0x18 => symbol_id = value as i32,
-                _ => kind = value as i32,
-            }
-        }
-        chain.push(Self::new(file_id, symbol_id, vaddr, kind));
-        Ok(())
-    }
-
-    /// The frame of any valid `CallChainEntry` message: fields in any order and encoding,
-    /// unknown ones ([`FrameKey::read_onto`] reads simpleperf's encoding).
-    #[cold]
-    fn read_any(entry: &[u8]) -> Result<Self, WireError> {
-        let (mut vaddr, mut file_id, mut symbol_id, mut kind) = (0, 0, -1, 0);
-        let mut fields = Fields::new(entry);
-        while let Some((field, value)) = fields.next_field()? {
-            match field {
-                1 => vaddr = value.varint(1)?,
-                2 => file_id = value.varint(2)? as u32,
-                3 => symbol_id = value.varint(3)? as i32,
-                4 => kind = value.varint(4)? as i32,
-                _ => {}
-            }
-        }
-        Ok(Self::new(file_id, symbol_id, vaddr, kind))
-    }
-
-    #[inline(always)]
-    fn new(file_id: u32, symbol_id: i32, vaddr: u64, kind: i32) -> Self {
-        FrameKey {
-            file_id,
-            symbol_id,
-            vaddr: if symbol_id < 0 { vaddr } else { 0 },
-            kind: match kind {
-                1 => ExecKind::Interpreted,
-                2 => ExecKind::Jit,
-                3 => ExecKind::Art,
-                _ => ExecKind::Native,
-            },
-        }
-    }
-}
-
 /// A `Sample` message's fields besides its callchain.
 #[derive(Default)]
 struct SampleFields {
@@ -135,69 +64,85 @@ struct SampleFields {
 }
 
 impl SampleFields {
-    /// Reads a `Sample` message, where its frames are (leaf first) into `raw`.
+    /// Reads a `Sample` message as simpleperf writes it (one-byte keys, varints, the frames'
+    /// messages back to back), its frames into `chain`. At the first frame, `resync` is asked
+    /// with the thread id read so far where the message may continue as that thread's last
+    /// sample; from there on the frames are that sample's root frames, not read
+    /// ([`super::chain`]). None for any other message, and for any error:
+    /// [`SampleFields::read_whole`] reads it again.
     #[inline(always)]
-    fn read(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
-        // As simpleperf writes it: one-byte keys, varints and the callchain's messages.
-        raw.clear();
+    fn read<'l>(
+        message: &[u8],
+        chain: &mut ReadChain,
+        resync: impl FnOnce(i32) -> Option<Resync<'l>>,
+    ) -> Option<Self> {
+        chain.clear();
+        // Offsets in the message are u32.
+        u32::try_from(message.len()).ok()?;
         let mut s = SampleFields::default();
+        let mut find = Some(resync);
+        let (mut resync, mut resync_tid) = (None, 0);
         let mut rest = message;
+        // The offset in the message of what is left of it.
+        let at = |rest: &[u8]| (message.len() - rest.len()) as u32;
         while let Some((&key, after)) = rest.split_first() {
-            let field = message.len() - rest.len();
+            let start = at(rest);
             rest = after;
             match key {
                 0x1a => {
-                    let len = varint(&mut rest)?;
-                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    if rest.len() < len {
-                        return Err(WireError::Truncated);
+                    if let Some(find) = find.take() {
+                        resync = find(s.thread_id);
+                        resync_tid = s.thread_id;
                     }
-                    let body = message.len() - rest.len();
-                    rest = &rest[len..];
-                    raw.push(field, body..body + len);
+                    // A frame after the shared ones, which were the last sample's root frames.
+                    if chain.shared() > 0 {
+                        return None;
+                    }
+                    if let Some(r) = &mut resync
+                        && let Some(shared) = r.shared_from(start)
+                    {
+                        chain.take_rest(start, shared, r.end());
+                        rest = &message[r.end() as usize..];
+                        continue;
+                    }
+                    let entry = length_delimited(&mut rest).ok()?;
+                    chain.read(start, entry, at(rest)).ok()?;
                 }
-                0x08 => s.time = varint(&mut rest)?,
-                0x10 => s.thread_id = varint(&mut rest)? as i32,
-                0x20 => s.event_count = varint(&mut rest)?,
-                0x28 => s.event_type = varint(&mut rest)? as u32,
+                0x08 => s.time = varint(&mut rest).ok()?,
+                0x10 => s.thread_id = varint(&mut rest).ok()? as i32,
+                0x20 => s.event_count = varint(&mut rest).ok()?,
+                0x28 => s.event_type = varint(&mut rest).ok()? as u32,
                 0x32 => {
-                    let len = varint(&mut rest)?;
-                    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
-                    let result = rest.get(..len).ok_or(WireError::Truncated)?;
-                    rest = &rest[len..];
-                    s.read_unwinding_result(result)?;
+                    let result = length_delimited(&mut rest).ok()?;
+                    s.read_unwinding_result(result).ok()?;
                 }
-                _ => return Self::read_any(message, raw),
+                _ => return None,
             }
         }
-        raw.finish();
-        Ok(s)
+        // The shared frames are those of the thread whose last sample they matched.
+        (chain.shared() == 0 || resync_tid == s.thread_id).then_some(s)
     }
 
-    /// [`SampleFields::read`] of any valid message.
+    /// [`SampleFields::read`] of any message, every frame read, its errors those of reading
+    /// every field and then the frames root first (the first invalid frame from the root
+    /// is the one reported).
     #[cold]
-    fn read_any(message: &[u8], raw: &mut RawChain) -> Result<Self, WireError> {
-        raw.clear();
+    fn read_whole(message: &[u8], chain: &mut ReadChain) -> Result<Self, WireError> {
         let mut s = SampleFields::default();
+        let mut entries = Vec::new();
         let mut fields = Fields::new(message);
         while let Some((field, value)) = fields.next_field()? {
             match field {
                 1 => s.time = value.varint(1)?,
                 2 => s.thread_id = value.varint(2)? as i32,
-                3 => {
-                    let end = message.len() - fields.remaining();
-                    let body = end - value.bytes(3)?.len();
-                    raw.push(body, body..end);
-                }
+                3 => entries.push(value.bytes(3)?),
                 4 => s.event_count = value.varint(4)?,
                 5 => s.event_type = value.varint(5)? as u32,
                 6 => s.read_unwinding_result(value.bytes(6)?)?,
                 _ => {}
             }
         }
-        // Fields of other encodings may be anywhere: their bytes are not compared.
-        raw.scattered();
-        raw.finish();
+        chain.read_whole(&entries)?;
         Ok(s)
     }
 
@@ -216,22 +161,32 @@ impl SampleFields {
     }
 }
 
+/// Reads a length and that many bytes at the start of `buf`, and moves `buf` past them.
+#[inline(always)]
+fn length_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], WireError> {
+    let len = varint(buf)?;
+    let len = usize::try_from(len).map_err(|_| WireError::Truncated)?;
+    let bytes = buf.get(..len).ok_or(WireError::Truncated)?;
+    *buf = &buf[len..];
+    Ok(bytes)
+}
+
 /// A thread as the samples name it, and the stack of its last sample (root first): the next
-/// sample of a thread mostly shares its caller frames, which are then not looked up again.
+/// sample of a thread mostly shares its caller frames, which are then not read or looked up
+/// again.
 #[derive(Default)]
 struct ThreadState {
     keys: Vec<FrameKey>,
     /// The stack of each frame of `keys` (that of frames `0..=i`).
     stacks: Vec<StackId>,
-    /// The last sample's callchain as the file wrote it.
-    last_run: LastRun,
+    /// The last sample as the file wrote it.
+    last: LastSample,
 }
 
 impl ThreadState {
-    /// How many frames (root first) of the callchain `run` (see [`RawChain::run`]) are the
-    /// last sample's, byte for byte.
-    fn same_bytes(&self, (run, starts): (&[u8], &[u32])) -> usize {
-        self.last_run.same_frames(self.keys.len(), run, starts)
+    /// Where sample `message` of this thread may continue as its last sample.
+    fn resync(&self, message: &[u8]) -> Option<Resync<'_>> {
+        self.last.resync(self.keys.len(), message)
     }
 }
 
@@ -272,10 +227,8 @@ pub(super) struct Decoder {
     thread_ids: FxHashMap<i32, ThreadId>,
     threads: Vec<ThreadState>,
     thread_cap: ThreadCap,
-    /// Where the frames of the sample being read are in its message.
-    raw: RawChain,
-    /// Frames of the sample being read.
-    chain: Vec<FrameKey>,
+    /// The frames of the sample being read.
+    chain: ReadChain,
 }
 
 /// Why a record was skipped.
@@ -312,53 +265,76 @@ enum End {
     Unended { pos: usize },
 }
 
-/// The records of a file: in chunks of whole records, and how they end.
-struct Split {
-    chunks: Vec<Range<usize>>,
-    /// The records of the chunks: at least as many as their samples.
+/// The records of a file cut into chunks of whole records, as they are reached: a batch of
+/// chunks is cut just before it is decoded, so that its bytes are still in the caches then.
+struct Split<'b> {
+    bytes: &'b [u8],
+    chunk_bytes: usize,
+    /// The offset of the next record's size.
+    pos: usize,
+    /// The records cut into chunks so far.
     records: usize,
-    end: End,
+    /// How the records end, once reached.
+    end: Option<End>,
+    /// The cache lines up to here are loaded (see [`Split::next_chunk`]).
+    ahead: usize,
+    touched: u8,
 }
 
-/// Reads the record sizes of `bytes` from the header on, cutting a chunk once it holds
-/// `chunk_bytes`.
-fn split(bytes: &[u8], chunk_bytes: usize) -> Split {
-    let mut chunks = Vec::new();
-    let (mut start, mut pos, mut records) = (HEADER_LEN, HEADER_LEN, 0);
-    // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
-    // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside the
-    // chain and have its next sizes in the caches when it gets there.
-    let (mut ahead, mut touched) = (pos, 0u8);
-    let end = loop {
-        while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
-            touched ^= bytes[ahead];
-            ahead += 64;
+impl<'b> Split<'b> {
+    /// The records of `bytes` from the header on, cut once a chunk holds `chunk_bytes`.
+    fn new(bytes: &'b [u8], chunk_bytes: usize) -> Self {
+        Split {
+            bytes,
+            chunk_bytes,
+            pos: HEADER_LEN,
+            records: 0,
+            end: None,
+            ahead: HEADER_LEN,
+            touched: 0,
         }
-        let Some(size) = bytes.get(pos..pos + 4) else {
-            break End::Unended { pos };
-        };
-        let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
-        if size == 0 {
-            break End::Ended { pos: pos + 4 };
-        }
-        if bytes.len() - (pos + 4) < size {
-            break End::Cut { pos, size };
-        }
-        pos += 4 + size;
-        records += 1;
-        if pos - start >= chunk_bytes {
-            chunks.push(start..pos);
-            start = pos;
-        }
-    };
-    if pos > start {
-        chunks.push(start..pos);
     }
-    std::hint::black_box(touched);
-    Split {
-        chunks,
-        records,
-        end,
+
+    /// The next chunk, None once the records have ended.
+    fn next_chunk(&mut self) -> Option<Range<usize>> {
+        if self.end.is_some() {
+            return None;
+        }
+        let (bytes, start) = (self.bytes, self.pos);
+        let mut pos = start;
+        // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
+        // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside
+        // the chain and have its next sizes in the caches when it gets there.
+        let (mut ahead, mut touched) = (self.ahead, self.touched);
+        let end = loop {
+            while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
+                touched ^= bytes[ahead];
+                ahead += 64;
+            }
+            let Some(size) = bytes.get(pos..pos + 4) else {
+                break Some(End::Unended { pos });
+            };
+            let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+            if size == 0 {
+                break Some(End::Ended { pos: pos + 4 });
+            }
+            if bytes.len() - (pos + 4) < size {
+                break Some(End::Cut { pos, size });
+            }
+            pos += 4 + size;
+            self.records += 1;
+            if pos - start >= self.chunk_bytes {
+                break None;
+            }
+        };
+        (self.pos, self.end, self.ahead, self.touched) = (pos, end, ahead, touched);
+        (pos > start).then_some(start..pos)
+    }
+
+    /// How the records end, once [`Split::next_chunk`] has said None.
+    fn end(self) -> End {
+        std::hint::black_box(self.touched);
+        self.end.unwrap_or(End::Unended { pos: self.pos })
     }
 }
 
@@ -372,18 +348,27 @@ fn decode_in_chunks(
     ctx: &ReadContext,
     chunk_bytes: usize,
 ) -> Result<Decoded, FormatError> {
-    let Split {
-        chunks,
-        records,
-        end,
-    } = split(bytes, chunk_bytes);
+    let mut split = Split::new(bytes, chunk_bytes);
     let mut d = Decoder::default();
-    d.out.samples.reserve(records);
-    // A batch of chunks at a time, appended before the next is decoded: the chunks' own tables
-    // wait beside the file's for one batch only.
+    // A batch of chunks at a time, appended before the next is cut and decoded: the chunks' own
+    // tables wait beside the file's for one batch only.
     let batch = CHUNKS_PER_THREAD * rayon::current_num_threads();
-    for batch in chunks.chunks(batch) {
-        let decoded: Vec<Decoder> = batch
+    loop {
+        let chunks: Vec<Range<usize>> = std::iter::from_fn(|| split.next_chunk())
+            .take(batch)
+            .collect();
+        if chunks.is_empty() {
+            break;
+        }
+        if d.out.samples.is_empty() {
+            // Room for the samples of the file's records if they are as long as these: only
+            // what is filled becomes resident.
+            let per_record = (split.pos - HEADER_LEN) / split.records.max(1);
+            d.out
+                .samples
+                .reserve(bytes.len() / per_record.max(1) + split.records);
+        }
+        let decoded: Vec<Decoder> = chunks
             .par_iter()
             .map(|range| Decoder::chunk(bytes, range.clone(), ctx))
             .collect::<Result<_, _>>()?;
@@ -392,7 +377,7 @@ fn decode_in_chunks(
         }
     }
     // The chunks reported their records' bytes; the end record or the cut tail remain.
-    let tail = match end {
+    let tail = match split.end() {
         End::Ended { pos } => {
             if pos < bytes.len() {
                 d.out.diagnostics.push(Diagnostic::new(
@@ -472,6 +457,13 @@ impl Decoder {
 
     /// Decodes one record: a plain `Sample` in place, anything else through prost.
     fn record(&mut self, record: &[u8]) -> Result<(), BadRecord> {
+        // A record that is one `Sample` field, as simpleperf writes them.
+        if let Some((&0x0a, mut rest)) = record.split_first()
+            && let Ok(sample) = length_delimited(&mut rest)
+            && rest.is_empty()
+        {
+            return Ok(self.sample(sample)?);
+        }
         let mut fields = Fields::new(record);
         let mut sample = None;
         let mut plain = true;
@@ -541,46 +533,27 @@ impl Decoder {
         Some(t)
     }
 
+    /// Adds sample `message`: only the frames before those it shares with its thread's last
+    /// sample, byte for byte, are read, and only those that are not that sample's by key are
+    /// looked up ([`super::chain`]).
     fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
-        let mut raw = std::mem::take(&mut self.raw);
-        let added =
-            SampleFields::read(message, &mut raw).and_then(|s| self.add_raw(message, &raw, &s));
-        self.raw = raw;
-        added
-    }
-
-    /// Adds sample `s` of `message`, whose frames are `raw`: only the frames that are not the
-    /// thread's previous sample's, byte for byte, are read ([`super::chain`]).
-    fn add_raw(
-        &mut self,
-        message: &[u8],
-        raw: &RawChain,
-        s: &SampleFields,
-    ) -> Result<(), WireError> {
-        let known = self.thread_ids.get(&s.thread_id).copied();
-        let new_thread = ThreadState::default();
-        let last = known.map_or(&new_thread, |t| &self.threads[t.index()]);
-        let run = raw.run(message);
-        let same_bytes = run.map_or(0, |run| last.same_bytes(run));
-        // The other frames, root first, read before anything changes: one may be invalid.
-        self.chain.clear();
-        for i in (0..raw.len() - same_bytes).rev() {
-            FrameKey::read_onto(raw.entry(message, i), &mut self.chain)?;
-        }
-        let same = same_bytes
-            + last.keys[same_bytes..]
-                .iter()
-                .zip(&self.chain)
-                .take_while(|(a, b)| a == b)
-                .count();
+        let (s, known) = self.read_sample(message)?;
         let Some(thread) = known.or_else(|| self.thread(s.thread_id)) else {
             return Ok(());
         };
         let mut state = std::mem::take(&mut self.threads[thread.index()]);
         let chain = std::mem::take(&mut self.chain);
-        self.extend_stack(&mut state, same, &chain[same - same_bytes..]);
+        let shared = chain.shared();
+        let read = chain.keys.iter().rev().copied();
+        let same = shared
+            + state.keys[shared..]
+                .iter()
+                .zip(read.clone())
+                .take_while(|&(&a, b)| a == b)
+                .count();
+        self.extend_stack(&mut state, same, read.skip(same - shared));
+        state.last.remember(message, &chain);
         self.chain = chain;
-        state.last_run.remember(run);
         let stack = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         self.push_sample(
@@ -592,6 +565,31 @@ impl Decoder {
             s.unwind_error != 0,
         );
         Ok(())
+    }
+
+    /// Reads sample `message`, its frames into `self.chain`; and its thread when it is known.
+    /// Nothing changes before the whole message is read: a frame may be invalid.
+    #[inline(always)]
+    fn read_sample(
+        &mut self,
+        message: &[u8],
+    ) -> Result<(SampleFields, Option<ThreadId>), WireError> {
+        let (thread_ids, threads) = (&self.thread_ids, &self.threads);
+        let mut looked_up = None;
+        let fast = SampleFields::read(message, &mut self.chain, |tid| {
+            let thread = thread_ids.get(&tid).copied();
+            looked_up = Some((tid, thread));
+            threads[thread?.index()].resync(message)
+        });
+        let s = match fast {
+            Some(s) => s,
+            None => SampleFields::read_whole(message, &mut self.chain)?,
+        };
+        let thread = match looked_up {
+            Some((tid, thread)) if tid == s.thread_id => thread,
+            _ => thread_ids.get(&s.thread_id).copied(),
+        };
+        Ok((s, thread))
     }
 
     /// Adds a sample of thread `tid` at `time` (the file's ns) whose frames are `chain`, leaf
@@ -676,22 +674,24 @@ impl Decoder {
             .zip(&state.keys)
             .take_while(|(a, b)| a == b)
             .count();
-        let mut rest = std::mem::take(&mut self.chain);
-        rest.clear();
-        rest.extend(chain[..chain.len() - same].iter().rev());
-        self.extend_stack(&mut state, same, &rest);
-        self.chain = rest;
-        state.last_run.remember(None);
+        let rest = chain[..chain.len() - same].iter().rev().copied();
+        self.extend_stack(&mut state, same, rest);
+        state.last.forget();
         let leaf = state.stacks.last().copied();
         self.threads[thread.index()] = state;
         leaf
     }
 
     /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
-    fn extend_stack(&mut self, state: &mut ThreadState, same: usize, rest: &[FrameKey]) {
+    fn extend_stack(
+        &mut self,
+        state: &mut ThreadState,
+        same: usize,
+        rest: impl Iterator<Item = FrameKey>,
+    ) {
         state.keys.truncate(same);
         state.stacks.truncate(same);
-        for &key in rest {
+        for key in rest {
             let frame = self.frame(key);
             let stack = self.intern_stack(state.stacks.last().copied(), frame);
             state.keys.push(key);

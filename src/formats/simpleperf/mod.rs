@@ -30,6 +30,7 @@
 mod build;
 mod chain;
 mod decode;
+mod frame;
 pub mod perf_data;
 pub mod proto;
 pub mod synth;

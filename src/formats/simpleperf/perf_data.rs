@@ -32,7 +32,8 @@ use linux_perf_data::linux_perf_event_reader::{
 use linux_perf_data::{PerfFile, PerfFileReader, PerfFileRecord, SimpleperfTypeSpecificInfo};
 use rustc_hash::FxHashMap;
 
-use super::decode::{Decoded, Decoder, FrameKey};
+use super::decode::{Decoded, Decoder};
+use super::frame::FrameKey;
 use super::proto::MetaInfo;
 use crate::formats::{FormatError, ReadContext, cancelled};
 use crate::trace::{Builder, Diagnostic, ExecKind, Location};

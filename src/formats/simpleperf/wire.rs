@@ -78,11 +78,6 @@ impl<'a> Fields<'a> {
         Fields { rest: message }
     }
 
-    /// The bytes of the message after the fields read so far.
-    pub(super) fn remaining(&self) -> usize {
-        self.rest.len()
-    }
-
     /// The next field's number and value; None at the end of the message.
     #[inline(always)]
     pub(super) fn next_field(&mut self) -> Result<Option<(u32, Value<'a>)>, WireError> {
