@@ -102,10 +102,11 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    /// Uniform in `0..n` (n > 0).
+    /// Uniform in `0..n` (n > 0), from the upper 32 bits of the next number (the product is
+    /// taken in 128 bits: `n` may exceed 2³²).
     #[inline]
     pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() >> 32) * n) >> 32
+        ((u128::from(self.next_u64() >> 32) * u128::from(n)) >> 32) as u64
     }
     #[inline]
     pub(crate) fn chance(&mut self, per_million: u64) -> bool {
@@ -653,4 +654,34 @@ pub fn generate_vec(opts: &GenOptions) -> Vec<u8> {
     // Writing to a Vec cannot fail.
     let _ = generate(opts, &mut v, None);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rng;
+
+    /// `below(n)` stays below `n` for any `n`, and below 2³² it is the upper 32 bits scaled,
+    /// so the files generated for a seed do not depend on how the product is taken.
+    #[test]
+    fn below_stays_below_its_bound_for_any_bound() {
+        for n in [
+            1,
+            7,
+            1_000_000,
+            u64::from(u32::MAX),
+            1 << 32,
+            1 << 40,
+            u64::MAX,
+        ] {
+            let (mut rng, mut twin) = (Rng::new(n), Rng::new(n));
+            for _ in 0..1000 {
+                let v = rng.below(n);
+                assert!(v < n, "{v} from below({n})");
+                let upper = twin.next_u64() >> 32;
+                if n <= u64::from(u32::MAX) {
+                    assert_eq!(v, (upper * n) >> 32);
+                }
+            }
+        }
+    }
 }
