@@ -31,6 +31,7 @@ use crate::trace::{CallRef, MethodId, Trace};
 mod aside;
 mod bars;
 mod dialogs;
+mod loading;
 mod ready;
 mod session;
 
@@ -720,25 +721,9 @@ struct Page<'a> {
 
 fn tab_ui(ui: &mut egui::Ui, tab: &mut Tab, index: usize, page: &Page, msgs: &mut Vec<Msg>) {
     match &mut tab.state {
-        TabState::Loading(job) => match job.preview().cloned() {
-            Some(doc) => {
-                let mut ctx = page_ctx(ui, &doc, &tab.title, &mut tab.view, page, msgs);
-                ready::preview_ui(ui, &mut ctx, &mut tab.view, |ui, msgs| {
-                    load_progress_ui(ui, job, index, msgs)
-                });
-            }
-            None => {
-                ui.vertical_centered(|ui| {
-                    ui.add_space(40.0);
-                    ui.heading(format!("Loading {}", tab.title));
-                    load_progress_ui(ui, job, index, msgs);
-                });
-                if let Some(overview) = job.overview().cloned() {
-                    ui.add_space(16.0);
-                    timeline::overview::ui(ui, &overview);
-                }
-            }
-        },
+        TabState::Loading(job) => {
+            loading::ui(ui, job, (&tab.title, &mut tab.view), (index, page), msgs);
+        }
         TabState::Failed(err) => {
             ui.vertical_centered(|ui| {
                 ui.add_space(40.0);
@@ -785,27 +770,4 @@ fn page_ctx<'a>(
     ctx.filter = view.search.filter;
     ctx.rule_colors = view.session.rule_colors(doc);
     ctx
-}
-
-/// A load's progress bar (its phase and share), the bytes and records read, and Cancel.
-fn load_progress_ui(ui: &mut egui::Ui, job: &LoadJob, index: usize, msgs: &mut Vec<Msg>) {
-    let (frac, bytes, total, records) = job.progress_numbers();
-    let phase = job.progress.phase_text();
-    // Not animated: an animated bar asks for frame after frame, each of which a software
-    // renderer pays for with the CPU the load is using. The seconds show that it goes on.
-    let secs = job.elapsed().as_secs();
-    ui.add(
-        egui::ProgressBar::new(frac)
-            .text(format!("{phase} · {secs} s · {:.0}%", frac * 100.0))
-            .desired_width(400.0),
-    );
-    ui.label(format!(
-        "{:.1} / {:.1} MB · {} records",
-        bytes as f64 / 1e6,
-        total as f64 / 1e6,
-        style::fmt_count(records)
-    ));
-    if ui.button("Cancel").clicked() {
-        msgs.push(Msg::Cancel(index));
-    }
 }
