@@ -70,8 +70,15 @@ fn result(app: &TraceLensApp) -> Option<&GroupsResult> {
     tab.view.lower.compare.groups.result().map(|r| &**r)
 }
 
-/// Clicks the `nth` radio button labelled `label` (one per tab, this tab first).
+/// Clicks the `nth` radio button labelled `label` (one per tab, this tab first), once it is
+/// drawn (the view lists a tab's run when the frame after its document came shows it).
 fn choose(h: &mut H, label: &str, nth: usize) {
+    let t0 = Instant::now();
+    while h.get_all_by_label(label).nth(nth).is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no {label} #{nth}");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
     h.get_all_by_label(label).nth(nth).unwrap().click();
     h.run();
 }
