@@ -46,6 +46,19 @@ fn stack_pairs(d: &Decoded) -> Vec<(Option<StackId>, FrameId)> {
         .collect()
 }
 
+/// The recording `opts` generates.
+fn recording(opts: &SampledOptions) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    generate(opts, &mut bytes).unwrap();
+    bytes
+}
+
+/// `bytes` decoded in chunks of `chunk_bytes`.
+fn decode_chunked(bytes: &[u8], chunk_bytes: usize) -> Decoded {
+    let progress = Progress::default();
+    decode_in_chunks(bytes, &ReadContext::new(None, &progress), chunk_bytes).unwrap()
+}
+
 #[test]
 fn chunks_decode_as_one_pass() {
     let opts = SampledOptions {
@@ -55,11 +68,8 @@ fn chunks_decode_as_one_pass() {
         off_cpu: true,
         ..SampledOptions::default()
     };
-    let mut bytes = Vec::new();
-    generate(&opts, &mut bytes).unwrap();
-    let progress = Progress::default();
-    let ctx = ReadContext::new(None, &progress);
-    let whole = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+    let bytes = recording(&opts);
+    let whole = decode_chunked(&bytes, usize::MAX);
     assert_eq!(whole.samples.len(), 5000);
     // One chunk: every stack once.
     let mut pairs = stack_pairs(&whole);
@@ -68,7 +78,7 @@ fn chunks_decode_as_one_pass() {
     pairs.dedup();
     assert_eq!(pairs.len(), n, "a stack interned twice");
     for chunk_bytes in [1, 1000, 64 << 10] {
-        let chunked = decode_in_chunks(&bytes, &ctx, chunk_bytes).unwrap();
+        let chunked = decode_chunked(&bytes, chunk_bytes);
         assert_eq!(
             flat(&chunked),
             flat(&whole),
@@ -128,11 +138,8 @@ fn frames_shared_by_bytes_are_those_read_whole() {
             same_stack_percent,
             ..SampledOptions::default()
         };
-        let mut bytes = Vec::new();
-        generate(&opts, &mut bytes).unwrap();
-        let progress = Progress::default();
-        let ctx = ReadContext::new(None, &progress);
-        let read = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+        let bytes = recording(&opts);
+        let read = decode_chunked(&bytes, usize::MAX);
         let by_keys = decode_by_keys(&bytes);
         assert_eq!(flat(&read), flat(&by_keys), "{opts:?}");
         // The same stacks, interned once each.
@@ -148,8 +155,7 @@ fn samples_read_in_place_equal_prosts() {
         methods: 100,
         ..SampledOptions::default()
     };
-    let mut bytes = Vec::new();
-    generate(&opts, &mut bytes).unwrap();
+    let bytes = recording(&opts);
     let chunk = Split::new(&bytes, usize::MAX).next_chunk().unwrap();
     let (mut pos, mut compared) = (chunk.start, 0);
     let mut chain = ReadChain::default();
@@ -301,9 +307,7 @@ fn odd_recording(seed: u64, samples: usize) -> Vec<u8> {
 fn frames_shared_by_bytes_are_those_read_whole_in_any_encoding() {
     for seed in 0..8 {
         let bytes = odd_recording(seed, 5000);
-        let progress = Progress::default();
-        let ctx = ReadContext::new(None, &progress);
-        let read = decode_in_chunks(&bytes, &ctx, usize::MAX).unwrap();
+        let read = decode_chunked(&bytes, usize::MAX);
         let by_keys = decode_by_keys(&bytes);
         assert_eq!(read.samples.len(), 5000);
         assert_eq!(flat(&read), flat(&by_keys), "seed {seed}");
