@@ -12,7 +12,7 @@ use egui_extras::{Column, TableBuilder};
 use super::table::header_ui;
 use crate::analysis::insights::{BlockingRow, Insights};
 use crate::app::context::{Msg, PanelCtx};
-use crate::app::style::{fmt_count, fmt_duration};
+use crate::app::style::{fmt_count, fmt_duration, plural};
 use crate::trace::{CallRef, ThreadId, Trace};
 use setup::{InsightsSetup, InsightsShown, REFRESH_RANGE, REFRESH_RATES};
 
@@ -66,10 +66,10 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut InsightsState) 
     }
     let s = &insights.frame_summary;
     ui.label(format!(
-        "Main thread {} (id {}): {} frames, {} janky (over {}); p50 {}, p90 {}, max {}",
+        "Main thread {} (id {}): {}, {} janky (over {}); p50 {}, p90 {}, max {}",
         main.name,
         main.id,
-        fmt_count(s.count as u64),
+        plural(s.count, "frame"),
         fmt_count(s.janky as u64),
         us(insights.frame_budget_us),
         s.p50_us.map_or("-".into(), us),
