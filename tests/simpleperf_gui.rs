@@ -37,10 +37,9 @@ fn a_sampled_recording_opens_and_every_view_works_on_it() {
         assert_eq!(doc.trace.samples.len(), 4000);
         assert!(doc.trace.call_count() > 0);
     }
-    // The Info panel shows the recording's meta info and its samples.
-    h.get_by_label("Info").click();
-    h.run();
-    for (label, value) in [
+    // The Info panel shows the recording's meta info and its samples (a value may show in the
+    // table too: the panel adds one more of it).
+    let rows = [
         ("package", "com.example.shop"),
         ("app type", "debuggable"),
         ("Android SDK", "34"),
@@ -49,10 +48,17 @@ fn a_sampled_recording_opens_and_every_view_works_on_it() {
         ("off-CPU traced", "false"),
         ("samples", "4,000"),
         ("lost samples", "20"),
-    ] {
+    ];
+    let before: Vec<usize> = (rows.iter())
+        .map(|(_, value)| h.query_all_by_label(value).count())
+        .collect();
+    h.get_by_label("Info").click();
+    h.run();
+    for ((label, value), before) in rows.into_iter().zip(before) {
         h.get_by_label(label);
-        assert!(
-            h.query_by_label(value).is_some(),
+        assert_eq!(
+            h.query_all_by_label(value).count(),
+            before + 1,
             "the Info panel shows {label} = {value}"
         );
     }
@@ -263,4 +269,34 @@ fn merging_truncated_roots_puts_every_stack_under_its_threads_root() {
         !p.busy() && p.shown_stack().is_empty()
     });
     assert_eq!(roots(ready(h.state(), 0)), before);
+}
+
+/// The real recording's counts (tests/data/simpleperf/threads.counts, from a decoder written
+/// apart): `threads.spin` is the leaf of 1 519 of the 1 535 samples and on the stack of 1 533.
+#[test]
+fn the_profile_table_counts_each_methods_samples_and_their_share() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/simpleperf/threads.trace");
+    let mut h = crate::gui_util::harness_sized(&[file], 1600.0, 1000.0);
+    wait_loaded(&mut h);
+    h.run();
+    for title in [
+        "Total Samples",
+        "Total Samples %",
+        "Self Samples",
+        "Self Samples %",
+    ] {
+        assert!(
+            h.query_by_label(title).is_some(),
+            "the table has a {title} column"
+        );
+    }
+    // threads.spin: 1 533 and 1 519 samples, 99.9% and 99.0% of 1 535; (toplevel) is on every
+    // stack.
+    for value in ["1,533", "1,519", "99.9%", "99.0%", "1,535"] {
+        assert!(
+            h.query_by_label(value).is_some(),
+            "a sample column shows {value}"
+        );
+    }
 }

@@ -16,6 +16,7 @@ use crate::analysis::compensate::{Compensation, mostly_tracing};
 use crate::analysis::insights::{Insights, Options, analyze};
 use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
+use crate::analysis::samples::SampleCounts;
 use crate::analysis::series::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
 use crate::mapping::Deobfuscation;
@@ -91,6 +92,9 @@ pub struct Document {
     pub summaries: Arc<Vec<Vec<LaneSummary>>>,
     /// Statistics and attributes of each duration series (trace order).
     pub series: Vec<SeriesStats>,
+    /// A sampled profile's sample counts per method (the profile table's sample columns);
+    /// None for a method trace and while the profiles are computed.
+    pub sample_counts: Option<Arc<SampleCounts>>,
     /// Frames, main-thread blocking and startup (60 Hz, the built-in rules); None for the
     /// documents of a range, which show only a profile.
     pub insights: Option<Arc<Insights>>,
@@ -189,6 +193,7 @@ impl Document {
             instants_by_thread: self.instants_by_thread.clone(),
             summaries: self.summaries.clone(),
             series: self.series.clone(),
+            sample_counts: self.sample_counts.clone(),
             deobfuscation,
             tracing_cost: self.tracing_cost.clone(),
             preview: self.preview,
@@ -242,6 +247,7 @@ impl Document {
             instants_by_thread: Arc::new(instants_by_thread),
             summaries: Arc::new(summaries),
             series: Vec::new(),
+            sample_counts: None,
             deobfuscation: None,
             tracing_cost: None,
         }
@@ -273,6 +279,7 @@ impl Document {
         Self {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             series: series_stats(&trace),
+            sample_counts: SampleCounts::of(&trace).map(Arc::new),
             insights,
             timeline: self.timeline,
             profiles,

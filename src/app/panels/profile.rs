@@ -12,6 +12,7 @@ use super::table::{
     SortBy, Titles, fit_name_column, number_column_width, scroll_sideways, sortable_header_ui,
 };
 use crate::analysis::profile::{Edge, MethodEdges, MethodProfile, Profile};
+use crate::analysis::samples::SampleCounts;
 use crate::app::compensation::mostly_tracing_note;
 use crate::app::context::{Msg, PanelCtx};
 use crate::app::document::Document;
@@ -37,6 +38,10 @@ pub enum SortColumn {
     CpuRatio,
     /// How a sampled method's code ran (native, interpreted, JIT, ART).
     ExecKind,
+    /// A sampled profile's samples with the method on the stack.
+    TotalSamples,
+    /// A sampled profile's samples with the method as the leaf.
+    SelfSamples,
 }
 
 /// View state of the profile panel.
@@ -211,12 +216,24 @@ enum Row {
 struct Clocks<'a> {
     cpu: Option<&'a Profile>,
     wall: Option<&'a Profile>,
+    /// The sample counts behind the times, on a sampled profile.
+    samples: Option<&'a SampleCounts>,
 }
 
 fn clocks(l: &Document) -> Clocks<'_> {
     Clocks {
         cpu: l.profiles.iter().find(|p| p.clock == Clock::Cpu),
         wall: l.profiles.iter().find(|p| p.clock == Clock::Wall),
+        samples: l.sample_counts.as_deref(),
+    }
+}
+
+impl Clocks<'_> {
+    /// The (self, total) samples of a row's method: `(toplevel)` is on every sample's stack
+    /// and the leaf of none.
+    fn samples_of(&self, m: Entry) -> Option<(u64, u64)> {
+        let c = self.samples?;
+        Some(m.map_or((0, c.samples), |m| c.method(m)))
     }
 }
 
@@ -243,6 +260,8 @@ fn sort_key(c: &Clocks, col: SortColumn, m: Entry) -> u64 {
         }
         // Sorted by kind in `sorted_methods`.
         SortColumn::ExecKind => 0,
+        SortColumn::TotalSamples => c.samples_of(m).map_or(0, |(_, total)| total),
+        SortColumn::SelfSamples => c.samples_of(m).map_or(0, |(own, _)| own),
     }
 }
 
@@ -440,6 +459,15 @@ pub(crate) fn ui(ui: &mut egui::Ui, ctx: &mut PanelCtx, st: &mut ProfileState) {
     let c = clocks(l);
     let tps = l.trace.ticks_per_sec;
     let mut columns: Vec<(&str, SortColumn)> = vec![("Name", SortColumn::Name)];
+    if c.samples.is_some() {
+        // The counts first; the times they stand for follow.
+        columns.extend([
+            ("Total Samples", SortColumn::TotalSamples),
+            ("Total Samples %", SortColumn::TotalSamples),
+            ("Self Samples", SortColumn::SelfSamples),
+            ("Self Samples %", SortColumn::SelfSamples),
+        ]);
+    }
     if c.cpu.is_some() {
         columns.extend([
             ("Incl Cpu %", SortColumn::InclCpu),

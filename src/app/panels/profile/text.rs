@@ -7,7 +7,7 @@ use super::{Clocks, Entry, OverHundred, Row, SortColumn, entry_name};
 use crate::analysis::profile::{MethodProfile, Profile};
 use crate::app::context::PanelCtx;
 use crate::app::document::Document;
-use crate::app::style::fmt_ms;
+use crate::app::style::{fmt_count, fmt_ms};
 
 /// The widest text each number column (after the name) shows: the percentages and times of
 /// the largest value on its clock, and the calls of the most called method.
@@ -49,6 +49,12 @@ pub(super) fn widest_values(c: &Clocks, columns: &[(&str, SortColumn)], tps: u64
                 SortColumn::Calls => return calls.clone(),
                 SortColumn::CpuRatio | SortColumn::Name => return "100%".to_owned(),
                 SortColumn::ExecKind => return "interpreted".to_owned(),
+                SortColumn::TotalSamples | SortColumn::SelfSamples if title.ends_with('%') => {
+                    return "100.0%".to_owned();
+                }
+                SortColumn::TotalSamples | SortColumn::SelfSamples => {
+                    return fmt_count(c.samples.map_or(0, |s| s.samples));
+                }
             };
             let f: fn(&MethodProfile) -> u64 = if incl {
                 |m| m.inclusive
@@ -156,6 +162,9 @@ pub(super) fn number_texts(
     let wall = values(c.wall);
     (columns[1..].iter())
         .map(|(name, _)| {
+            if let Some(text) = samples_text(name, r, c) {
+                return (text, None);
+            }
             if *name == "Execution" {
                 let kind = match r {
                     Row::Method(Some(m)) => l.trace.samples.frames.method_kind(m),
@@ -209,6 +218,29 @@ pub(super) fn number_texts(
             }
         })
         .collect()
+}
+
+/// The text of column `name` on row `r` when it is a sample column: a method row's count or
+/// its share of all the samples (other rows have none).
+fn samples_text(name: &str, r: Row, c: &Clocks) -> Option<String> {
+    let total = name.starts_with("Total Samples");
+    if !total && !name.starts_with("Self Samples") {
+        return None;
+    }
+    let counts = match r {
+        Row::Method(m) => c.samples_of(m),
+        _ => None,
+    };
+    let Some((own, all)) = counts else {
+        return Some(String::new());
+    };
+    let n = if total { all } else { own };
+    Some(if name.ends_with('%') {
+        let samples = c.samples.map_or(1, |s| s.samples.max(1));
+        format!("{:.1}%", n as f64 * 100.0 / samples as f64)
+    } else {
+        fmt_count(n)
+    })
 }
 
 /// "Copy row" and "Copy selection as text" (Ctrl+C), above a method's menu.
