@@ -300,3 +300,65 @@ fn the_profile_table_counts_each_methods_samples_and_their_share() {
         );
     }
 }
+
+/// A recording with context switches: the timeline shades each thread's time off the CPU
+/// under its calls and ticks its samples under its row (their colours are in the frame's
+/// meshes once the trace has loaded, and not before).
+#[test]
+fn the_timeline_marks_samples_and_shades_time_off_the_cpu() {
+    use tracelens::app::TraceLensApp;
+    use tracelens::app::panels::timeline::sample_marks::{OFF_CPU_SHADE, ON_CPU};
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--layout",
+        "simpleperf",
+        "--records",
+        "4000",
+        "--threads",
+        "2",
+        "--off-cpu",
+    ];
+    let file = generated_trace(dir.path(), "offcpu.trace", &args);
+    let app = TraceLensApp::new(&[file], Default::default(), &egui::Context::default());
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_max_steps(64)
+        .build_ui_state(
+            |ui, (app, colours): &mut (TraceLensApp, Vec<egui::Color32>)| {
+                app.ui(ui);
+                let ctx = ui.ctx().clone();
+                let layers: Vec<_> = ctx.memory(|m| m.layer_ids().collect());
+                colours.clear();
+                ctx.graphics(|g| {
+                    for shape in
+                        (layers.iter().filter_map(|&id| g.get(id))).flat_map(|l| l.all_entries())
+                    {
+                        if let egui::Shape::Mesh(mesh) = &shape.shape {
+                            colours.extend(mesh.vertices.iter().map(|v| v.color));
+                        }
+                    }
+                });
+            },
+            (app, Vec::new()),
+        );
+    let has =
+        |h: &egui_kittest::Harness<(TraceLensApp, Vec<egui::Color32>)>, c| h.state().1.contains(&c);
+    let t0 = Instant::now();
+    while h.state().0.is_loading() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the recording never loaded"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.step();
+    h.step();
+    assert!(has(&h, ON_CPU), "a tick under a row for the samples");
+    assert!(has(&h, OFF_CPU_SHADE), "a shade for the time off the CPU");
+    // The Info panel counts the time off the CPU apart.
+    h.get_by_label("Info").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label("time off the CPU").is_some());
+}

@@ -98,6 +98,80 @@ impl SampleCounts {
     }
 }
 
+/// Where a sampled profile's samples and its threads' time off the CPU fall, per thread, in
+/// time order: what the timeline marks under the calls made from the samples.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleMarks {
+    /// Per thread (indexed by `ThreadId`): the times of its samples of on-CPU event types,
+    /// sorted.
+    pub on_cpu: Vec<Vec<u64>>,
+    /// Per thread: the times of its samples of off-CPU event types (taken as it leaves the
+    /// CPU), sorted.
+    pub off_cpu: Vec<Vec<u64>>,
+    /// Per thread: the spans it was off the CPU by its context switches, sorted and apart:
+    /// from a switch off to its next switch on (a switch off with none after it ends at the
+    /// thread's last sample or switch).
+    pub off_spans: Vec<Vec<(u64, u64)>>,
+}
+
+impl SampleMarks {
+    /// The marks of `trace`'s samples; None when it has none (a method trace).
+    pub fn of(trace: &Trace) -> Option<SampleMarks> {
+        let samples = &trace.samples;
+        if samples.is_empty() {
+            return None;
+        }
+        let threads = trace.threads.len();
+        let mut marks = SampleMarks {
+            on_cpu: vec![Vec::new(); threads],
+            off_cpu: vec![Vec::new(); threads],
+            off_spans: vec![Vec::new(); threads],
+        };
+        let mut last = vec![0u64; threads];
+        for s in samples.iter() {
+            let t = s.thread.index();
+            let times = match samples.is_off_cpu(s.meta) {
+                true => marks.off_cpu.get_mut(t),
+                false => marks.on_cpu.get_mut(t),
+            };
+            if let Some(times) = times {
+                times.push(s.time);
+                last[t] = last[t].max(s.time);
+            }
+        }
+        let mut switches: Vec<Vec<(u64, bool)>> = vec![Vec::new(); threads];
+        for c in &samples.context_switches {
+            if let Some(v) = switches.get_mut(c.thread.index()) {
+                v.push((c.time, c.on_cpu));
+                last[c.thread.index()] = last[c.thread.index()].max(c.time);
+            }
+        }
+        for (t, mut v) in switches.into_iter().enumerate() {
+            v.sort_unstable();
+            let spans = &mut marks.off_spans[t];
+            let mut off_since = None;
+            for (time, on_cpu) in v {
+                match (on_cpu, off_since) {
+                    (false, None) => off_since = Some(time),
+                    (true, Some(from)) => {
+                        spans.push((from, time));
+                        off_since = None;
+                    }
+                    // A second switch off, or a switch on while on: the first one holds.
+                    _ => {}
+                }
+            }
+            if let Some(from) = off_since.filter(|&from| from < last[t]) {
+                spans.push((from, last[t]));
+            }
+        }
+        for times in marks.on_cpu.iter_mut().chain(&mut marks.off_cpu) {
+            times.sort_unstable();
+        }
+        Some(marks)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +200,76 @@ mod tests {
         for m in 0..trace.methods.len() {
             assert!(c.self_samples[m] <= c.total_samples[m]);
         }
+    }
+
+    #[test]
+    fn marks_hold_every_sample_and_pair_each_switch_off_with_the_next_on() {
+        let mut bytes = Vec::new();
+        let opts = SampledOptions {
+            samples: 20_000,
+            threads: 4,
+            methods: 50,
+            off_cpu: true,
+            ..SampledOptions::default()
+        };
+        generate(&opts, &mut bytes).unwrap();
+        let progress = Progress::default();
+        let trace = read_bytes(&bytes, &ReadContext::new(None, &progress)).unwrap();
+        let counts = SampleCounts::of(&trace).unwrap();
+        let marks = SampleMarks::of(&trace).unwrap();
+        for t in 0..trace.threads.len() {
+            let (on, off) = (&marks.on_cpu[t], &marks.off_cpu[t]);
+            assert_eq!((on.len() + off.len()) as u64, counts.thread_samples[t]);
+            assert_eq!(off.len() as u64, counts.thread_off_cpu_samples[t]);
+            assert!(on.is_sorted() && off.is_sorted());
+        }
+        // The generator writes each sleep as a switch off then its switch on: the spans are
+        // those pairs, per thread.
+        let mut want = vec![Vec::new(); trace.threads.len()];
+        for pair in trace.samples.context_switches.chunks(2) {
+            let [off, on] = pair else {
+                panic!("switches come in pairs")
+            };
+            assert!(!off.on_cpu && on.on_cpu && off.thread == on.thread);
+            want[off.thread.index()].push((off.time, on.time));
+        }
+        assert!(
+            want.iter().map(Vec::len).sum::<usize>() > 0,
+            "some thread slept"
+        );
+        for w in &mut want {
+            w.sort_unstable();
+        }
+        assert_eq!(marks.off_spans, want);
+    }
+
+    #[test]
+    fn a_switch_off_without_a_switch_on_ends_at_the_threads_last_event() {
+        use crate::trace::{Builder, ContextSwitch, Sample, SampleMeta, Samples, ThreadId};
+        let mut b = Builder::new("t");
+        let tid = b.add_thread(1, "main");
+        let mut trace = b.finish();
+        let mut samples = Samples::default();
+        for time in [10, 20, 30] {
+            samples.push(Sample {
+                thread: tid,
+                time,
+                stack: None,
+                weight: 1,
+                meta: SampleMeta::new(0, false),
+            });
+        }
+        let switch = |time, on_cpu| ContextSwitch {
+            thread: ThreadId(0),
+            time,
+            on_cpu,
+        };
+        // Off at 12, on at 15; off twice (the first holds) with no switch on after: to 30.
+        samples.context_switches = vec![switch(12, false), switch(15, true), switch(21, false)];
+        samples.context_switches.push(switch(25, false));
+        trace.samples = std::sync::Arc::new(samples);
+        let marks = SampleMarks::of(&trace).unwrap();
+        assert_eq!(marks.on_cpu, vec![vec![10, 20, 30]]);
+        assert_eq!(marks.off_spans, vec![vec![(12, 15), (21, 30)]]);
     }
 }

@@ -16,7 +16,7 @@ use crate::analysis::compensate::{Compensation, mostly_tracing};
 use crate::analysis::insights::{Insights, Options, analyze};
 use crate::analysis::profile::{Detail, Profile, profiles};
 use crate::analysis::restrict::restrict;
-use crate::analysis::samples::SampleCounts;
+use crate::analysis::samples::{SampleCounts, SampleMarks};
 use crate::analysis::series::{SeriesStats, series_stats};
 use crate::analysis::timeline::LaneSummary;
 use crate::mapping::Deobfuscation;
@@ -95,6 +95,9 @@ pub struct Document {
     /// A sampled profile's sample counts per method (the profile table's sample columns);
     /// None for a method trace and while the profiles are computed.
     pub sample_counts: Option<Arc<SampleCounts>>,
+    /// A sampled profile's samples and off-CPU spans per thread (the timeline's marks); None
+    /// for a method trace and while the profiles are computed.
+    pub sample_marks: Option<Arc<SampleMarks>>,
     /// Frames, main-thread blocking and startup (60 Hz, the built-in rules); None for the
     /// documents of a range, which show only a profile.
     pub insights: Option<Arc<Insights>>,
@@ -194,6 +197,7 @@ impl Document {
             summaries: self.summaries.clone(),
             series: self.series.clone(),
             sample_counts: self.sample_counts.clone(),
+            sample_marks: self.sample_marks.clone(),
             deobfuscation,
             tracing_cost: self.tracing_cost.clone(),
             preview: self.preview,
@@ -248,6 +252,7 @@ impl Document {
             summaries: Arc::new(summaries),
             series: Vec::new(),
             sample_counts: None,
+            sample_marks: None,
             deobfuscation: None,
             tracing_cost: None,
         }
@@ -280,6 +285,11 @@ impl Document {
             generation: NEXT_GENERATION.fetch_add(1, Ordering::Relaxed),
             series: series_stats(&trace),
             sample_counts: SampleCounts::of(&trace).map(Arc::new),
+            sample_marks: self
+                .timeline
+                .then(|| SampleMarks::of(&trace))
+                .flatten()
+                .map(Arc::new),
             insights,
             timeline: self.timeline,
             profiles,

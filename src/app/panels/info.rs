@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use crate::app::context::PanelCtx;
-use crate::app::style::fmt_count;
+use crate::app::style::{fmt_count, fmt_duration};
 
 /// The (key, value) rows of the trace's facts: every fact once (a header option already shown
 /// as a row of its own, e.g. `clock`, is not repeated).
@@ -26,6 +26,18 @@ pub(crate) fn rows(ctx: &PanelCtx) -> Vec<(String, String)> {
         }
         let truncated = t.samples.iter().filter(|s| s.meta.truncated()).count();
         rows.push(("truncated stacks".into(), fmt_count(truncated as u64)));
+        if let Some(marks) = &ctx.doc.sample_marks {
+            let off_samples: usize = marks.off_cpu.iter().map(Vec::len).sum();
+            if off_samples > 0 {
+                rows.push(("off-CPU samples".into(), fmt_count(off_samples as u64)));
+            }
+            let spans = marks.off_spans.iter().flatten();
+            let off: u64 = spans.map(|&(from, to)| to - from).sum();
+            if off > 0 {
+                let time = fmt_duration(off as f64, t.ticks_per_sec);
+                rows.push(("time off the CPU".into(), format!("{time} (all threads)")));
+            }
+        }
     }
     for (k, v) in &t.source.options {
         let k = &option_label(k).map_or_else(|| k.clone(), str::to_string);

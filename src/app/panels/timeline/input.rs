@@ -8,7 +8,7 @@ use super::TimelineState;
 use super::layout::{Plot, Row};
 use super::query::CallAt;
 use crate::app::context::{Msg, PanelCtx};
-use crate::trace::Trace;
+use crate::app::document::Document;
 
 /// Keyboard zoom and pan (unless a text field has the keyboard).
 pub(crate) fn keyboard(ui: &egui::Ui, st: &mut TimelineState, full: (f64, f64)) {
@@ -57,18 +57,22 @@ pub(crate) fn ruler(
 pub(crate) fn thread_labels(
     ui: &egui::Ui,
     st: &mut TimelineState,
-    trace: &Trace,
+    doc: &Document,
     rows: &[Row],
     plot: &Plot,
     left: f32,
 ) {
+    let trace = &doc.trace;
     for row in rows {
         let id = ui.scope_id().with(("thread-label", row.thread));
         let th = &trace.threads[row.thread];
+        let sampled = (doc.sample_marks.as_deref())
+            .map(|m| super::sample_marks::thread_note(m, row.thread, trace.ticks_per_sec))
+            .unwrap_or_default();
         let resp = ui
             .interact(row.label_rect(left, plot), id, Sense::click())
             .on_hover_text(format!(
-                "[{}] {}\nclick to {} its call depths",
+                "[{}] {}{sampled}\nclick to {} its call depths",
                 th.raw_id,
                 th.name,
                 if row.expanded { "fold" } else { "show" }

@@ -59,6 +59,26 @@ impl Plot {
     pub(crate) fn width(&self) -> f32 {
         self.view.width_px
     }
+
+    /// Calls `f` with the screen x of each pixel column that holds a time of `times` (sorted)
+    /// inside the view, once per column: the work is bounded by the columns, not the times.
+    pub(crate) fn for_each_column(&self, times: &[u64], mut f: impl FnMut(f32)) {
+        let (t0, t1) = (self.view.t0, self.view.t1);
+        let mut i = times.partition_point(|&s| (s as f64) < t0);
+        let mut last_x = f32::NEG_INFINITY;
+        while i < times.len() && (times[i] as f64) <= t1 {
+            let x = self.x(times[i] as f64).floor();
+            if x <= last_x {
+                i += 1;
+                continue;
+            }
+            f(x);
+            last_x = x;
+            // Skip the rest of this pixel column.
+            let next_t = self.t(x + 1.0);
+            i += times[i..].partition_point(|&s| (s as f64) < next_t).max(1);
+        }
+    }
 }
 
 /// One thread row on screen.

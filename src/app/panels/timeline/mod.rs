@@ -12,6 +12,7 @@ pub(crate) mod layout;
 pub(crate) mod overview;
 pub mod paint;
 pub(crate) mod query;
+pub mod sample_marks;
 pub(crate) mod search_marks;
 
 use std::collections::HashSet;
@@ -220,7 +221,7 @@ fn rows_ui(
     let height = layout::total_height(&rows).max(40.0);
     let (rect, resp) = ui.allocate_exact_size(vec2(ruler.width(), height), Sense::click_and_drag());
     layout::place(&mut rows, rect.top());
-    input::thread_labels(ui, st, &doc.trace, &rows, plot, rect.left());
+    input::thread_labels(ui, st, doc, &rows, plot, rect.left());
     let data = query::rows_data(doc, st, ctx.selected.is_some(), &rows, plot, ui.clip_rect());
     let pointer = resp.hover_pos();
     let near = paint::rows(ui, ctx, &rows, &data, plot, rect, pointer);

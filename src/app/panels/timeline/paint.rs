@@ -78,6 +78,8 @@ pub(crate) fn rows(
     let painter = ui.painter_at(rect);
     let trace = &ctx.doc.trace;
     let mut mesh = egui::Mesh::default();
+    // Drawn under the calls: a sampled thread's time off the CPU.
+    let mut under = egui::Mesh::default();
     let mut marks_mesh = egui::Mesh::default();
     let mut overlay: Vec<egui::Shape> = Vec::new();
     let mut texts: Vec<(Rect, String, Color32)> = Vec::new();
@@ -89,6 +91,10 @@ pub(crate) fn rows(
         let Some((data, row_marks)) = data else {
             continue;
         };
+        if let Some(marks) = &ctx.doc.sample_marks {
+            let (under, over) = (&mut under, &mut marks_mesh);
+            super::sample_marks::row(under, over, marks, row.thread, plot, row_rect);
+        }
         calls(ctx, &mut mesh, &mut texts, row, data, plot);
         if let Some(starts) = ctx
             .search
@@ -118,6 +124,7 @@ pub(crate) fn rows(
         crate::timing::milestone("first-paint");
         crate::timing::milestone("timeline");
     }
+    painter.add(egui::Shape::mesh(under));
     painter.add(egui::Shape::mesh(mesh));
     painter.add(egui::Shape::mesh(marks_mesh));
     painter.extend(overlay);

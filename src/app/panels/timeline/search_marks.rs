@@ -16,23 +16,10 @@ pub(crate) const MINIMAP_H: f32 = 14.0;
 /// Adds a tick (3 px wide and 6 px tall at the top of `row_rect`, seen at any zoom) for each
 /// call in `starts` (sorted) inside the plot's view.
 pub(crate) fn row_ticks(mesh: &mut egui::Mesh, starts: &[u64], plot: &Plot, row_rect: Rect) {
-    let (t0, t1) = (plot.view.t0, plot.view.t1);
-    let first = starts.partition_point(|&s| (s as f64) < t0);
-    let mut last_x = f32::NEG_INFINITY;
-    let mut i = first;
-    while i < starts.len() && (starts[i] as f64) <= t1 {
-        let x = plot.x(starts[i] as f64).floor();
-        if x > last_x {
-            let r = Rect::from_min_size(pos2(x - 1.0, row_rect.top()), vec2(3.0, 6.0));
-            mesh.add_colored_rect(r, TICK);
-            last_x = x;
-            // Skip the rest of this pixel column.
-            let next_t = plot.t(x + 1.0);
-            i += starts[i..].partition_point(|&s| (s as f64) < next_t).max(1);
-        } else {
-            i += 1;
-        }
-    }
+    plot.for_each_column(starts, |x| {
+        let r = Rect::from_min_size(pos2(x - 1.0, row_rect.top()), vec2(3.0, 6.0));
+        mesh.add_colored_rect(r, TICK);
+    });
 }
 
 /// The minimap strip: the whole trace across the plot's width, a tick per pixel column that
