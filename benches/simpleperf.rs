@@ -6,7 +6,13 @@
 //! cargo bench --bench simpleperf -- FILE.trace    # a recording of your own
 //! cargo bench --bench simpleperf -- --decode FILE.trace   # decoding alone, no whole load
 //! cargo bench --bench simpleperf -- --decode FILE.trace --runs 10   # least CPU time of 10
+//! cargo bench --bench simpleperf -- --decode FILE.trace --map [--populate | --sequential | --willneed]
 //! ```
+//!
+//! `--decode` reads the file into memory once and decodes it from there; with `--map` each run
+//! decodes a fresh memory map of it instead (as the viewer loads a file), its pages faulted in
+//! as they are first read, or all at once when mapped (`--populate`, `MAP_POPULATE`), or with
+//! `madvise(MADV_SEQUENTIAL)` or `madvise(MADV_WILLNEED)` on the whole map.
 //!
 //! Loads the file as the viewer does (memory-mapped, page cache warm: detection, decoding, the
 //! calls made from the samples, the lanes) once, and prints the process's peak resident memory
@@ -68,7 +74,7 @@ fn main() {
             .and_then(|i| args.get(i + 1)?.parse::<usize>().ok())
             .unwrap_or(3)
             .max(1);
-        decode_only(&path, size, runs);
+        decode_only(&path, size, runs, Input::from_args(&args));
         return;
     }
     let _ = std::fs::read(&path); // warm the page cache
@@ -123,21 +129,87 @@ fn main() {
     print("load", best);
 }
 
-/// Decoding alone, of the recording read into memory: the best wall time and the least CPU
-/// time of `runs` decodes.
-fn decode_only(path: &std::path::Path, size: u64, runs: usize) {
-    let bytes = std::fs::read(path).expect("read the recording");
+/// Where `--decode` reads the recording from.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    /// Read into memory once, before the runs.
+    Memory,
+    /// Mapped at each run, with what to ask of the kernel.
+    Map(MapAdvice),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum MapAdvice {
+    None,
+    Populate,
+    Sequential,
+    WillNeed,
+}
+
+impl Input {
+    fn from_args(args: &[String]) -> Self {
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        if !has("--map") {
+            return Input::Memory;
+        }
+        Input::Map(if has("--populate") {
+            MapAdvice::Populate
+        } else if has("--sequential") {
+            MapAdvice::Sequential
+        } else if has("--willneed") {
+            MapAdvice::WillNeed
+        } else {
+            MapAdvice::None
+        })
+    }
+}
+
+/// A read-only map of `path`, as advised.
+fn map(path: &std::path::Path, advice: MapAdvice) -> memmap2::Mmap {
+    let file = std::fs::File::open(path).expect("open the recording");
+    let mut options = memmap2::MmapOptions::new();
+    if let MapAdvice::Populate = advice {
+        options.populate();
+    }
+    // SAFETY: a read-only private map of a file that nothing writes while the bench runs.
+    #[allow(unsafe_code)]
+    let map = unsafe { options.map(&file) }.expect("map the recording");
+    let advice = match advice {
+        MapAdvice::Sequential => Some(memmap2::Advice::Sequential),
+        MapAdvice::WillNeed => Some(memmap2::Advice::WillNeed),
+        MapAdvice::None | MapAdvice::Populate => None,
+    };
+    if let Some(advice) = advice {
+        map.advise(advice).expect("madvise");
+    }
+    map
+}
+
+/// Decoding alone: the best wall time and the least CPU time of `runs` decodes (with `--map`,
+/// the mapping is part of each run).
+fn decode_only(path: &std::path::Path, size: u64, runs: usize, input: Input) {
+    let bytes = match input {
+        Input::Memory => std::fs::read(path).expect("read the recording"),
+        Input::Map(_) => {
+            let _ = std::fs::read(path); // the page cache warm, as for a file just written
+            Vec::new()
+        }
+    };
     let progress = Progress::default();
     let ctx = ReadContext::new(None, &progress);
     let (mut best, mut least_cpu, mut samples) = (f64::MAX, f64::MAX, 0);
     for _ in 0..runs {
         let (cpu0, t0) = (cpu_seconds(), Instant::now());
-        samples = simpleperf::decode_samples(&bytes, &ctx).expect("decode");
+        samples = match input {
+            Input::Memory => simpleperf::decode_samples(&bytes, &ctx),
+            Input::Map(advice) => simpleperf::decode_samples(&map(path, advice), &ctx),
+        }
+        .expect("decode");
         best = best.min(t0.elapsed().as_secs_f64());
         least_cpu = least_cpu.min(cpu_seconds() - cpu0);
     }
     println!(
-        "decode {}: {samples} samples, best of {runs} on {} worker threads: {:.0} ms, {:.2} M samples/s, {:.0} ns a sample, {:.0} MB/s",
+        "decode {} ({input:?}): {samples} samples, best of {runs} on {} worker threads: {:.0} ms, {:.2} M samples/s, {:.0} ns a sample, {:.0} MB/s",
         path.display(),
         rayon::current_num_threads(),
         best * 1e3,

@@ -244,6 +244,7 @@ pub struct Samples {
 impl Samples {
     const NO_STACK: u32 = u32::MAX;
 
+    #[inline]
     pub fn push(&mut self, s: Sample) {
         self.thread.push(s.thread);
         self.time.push(s.time);

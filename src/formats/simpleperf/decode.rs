@@ -46,8 +46,12 @@ use crate::trace::{
 /// of 32 MiB, for a stack table about 10 % longer than one interned over the whole file.
 const CHUNK_BYTES: usize = 2 << 20;
 
-/// How far ahead of the record it reads [`split`] brings the file into the caches.
+/// How far ahead of the record it reads [`Split`] brings the file into the caches.
 const TOUCH_AHEAD: usize = 8 << 10;
+
+/// How far ahead of the record it decodes a chunk's decoder brings the file into the caches
+/// again: a batch of chunks is more than the L2 cache holds.
+const DECODE_AHEAD: usize = 2 << 10;
 
 /// The bytes of samples per new stack, and per new frame, that a chunk's tables make room
 /// for at its start (generated recordings: a new stack per 200 to 300 bytes).
@@ -329,9 +333,7 @@ struct Split<'b> {
     records: usize,
     /// How the records end, once reached.
     end: Option<End>,
-    /// The cache lines up to here are loaded (see [`Split::next_chunk`]).
-    ahead: usize,
-    touched: u8,
+    ahead: TouchAhead,
 }
 
 impl<'b> Split<'b> {
@@ -343,8 +345,7 @@ impl<'b> Split<'b> {
             pos: HEADER_LEN,
             records: 0,
             end: None,
-            ahead: HEADER_LEN,
-            touched: 0,
+            ahead: TouchAhead::from(HEADER_LEN),
         }
     }
 
@@ -358,12 +359,9 @@ impl<'b> Split<'b> {
         // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
         // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside
         // the chain and have its next sizes in the caches when it gets there.
-        let (mut ahead, mut touched) = (self.ahead, self.touched);
+        let mut ahead = self.ahead;
         let end = loop {
-            while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
-                touched ^= bytes[ahead];
-                ahead += 64;
-            }
+            ahead.up_to(bytes, pos + TOUCH_AHEAD);
             let Some(size) = bytes.get(pos..pos + 4) else {
                 break Some(End::Unended { pos });
             };
@@ -380,14 +378,48 @@ impl<'b> Split<'b> {
                 break None;
             }
         };
-        (self.pos, self.end, self.ahead, self.touched) = (pos, end, ahead, touched);
+        (self.pos, self.end, self.ahead) = (pos, end, ahead);
         (pos > start).then_some(start..pos)
     }
 
     /// How the records end, once [`Split::next_chunk`] has said None.
     fn end(self) -> End {
-        std::hint::black_box(self.touched);
+        self.ahead.finish();
         self.end.unwrap_or(End::Unended { pos: self.pos })
+    }
+}
+
+/// Loads of a cache line at a time through the input, ahead of where it is read: loads that
+/// nothing waits for, so they run beside the work, whose own loads then find their bytes in
+/// the caches.
+#[derive(Clone, Copy)]
+struct TouchAhead {
+    /// The cache lines before here are loaded.
+    next: usize,
+    /// What was loaded, so the loads are not optimized away.
+    sum: u8,
+}
+
+impl From<usize> for TouchAhead {
+    fn from(start: usize) -> Self {
+        TouchAhead {
+            next: start,
+            sum: 0,
+        }
+    }
+}
+
+impl TouchAhead {
+    #[inline(always)]
+    fn up_to(&mut self, bytes: &[u8], end: usize) {
+        while self.next < end.min(bytes.len()) {
+            self.sum ^= bytes[self.next];
+            self.next += 64;
+        }
+    }
+
+    fn finish(self) {
+        std::hint::black_box(self.sum);
     }
 }
 
@@ -475,7 +507,9 @@ impl<'a> Decoder<'a> {
         let mut d = Decoder::default();
         d.ids.reserve_for(range.len());
         let (mut pos, mut released, mut reported) = (range.start, range.start, range.start);
+        let mut ahead = TouchAhead::from(range.start);
         while pos < range.end {
+            ahead.up_to(bytes, (pos + DECODE_AHEAD).min(range.end));
             let size = &bytes[pos..pos + 4];
             let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
             let body = pos + 4;
@@ -501,6 +535,7 @@ impl<'a> Decoder<'a> {
             ctx.done_up_to(bytes, pos, &mut released);
         }
         ctx.progress.add_bytes((pos - reported) as u64);
+        ahead.finish();
         // What only decoding needs goes before the chunk waits for those before it.
         d.ids = Interner::default();
         d.thread_ids = FxHashMap::default();

@@ -183,11 +183,12 @@ fn compress_7bit_groups(bits: u64) -> u64 {
 fn varint_bytewise(buf: &mut &[u8]) -> Result<u64, WireError> {
     let mut value = 0u64;
     for (i, &b) in buf.iter().take(10).enumerate() {
-        if i == 9 && b > 1 {
-            return Err(WireError::BadVarint);
-        }
         value |= u64::from(b & 0x7f) << (7 * i);
         if b < 0x80 {
+            // A tenth byte holds the 64th bit alone.
+            if i == 9 && b > 1 {
+                return Err(WireError::BadVarint);
+            }
             *buf = &buf[i + 1..];
             return Ok(value);
         }
