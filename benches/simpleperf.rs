@@ -7,6 +7,7 @@
 //! cargo bench --bench simpleperf -- --decode FILE.trace   # decoding alone, no whole load
 //! cargo bench --bench simpleperf -- --decode FILE.trace --runs 10   # least CPU time of 10
 //! cargo bench --bench simpleperf -- --decode FILE.trace --map [--populate | --sequential | --willneed]
+//! cargo bench --bench simpleperf -- --shared FILE.trace   # how alike a thread's samples are
 //! ```
 //!
 //! `--decode` reads the file into memory once and decodes it from there; with `--map` each run
@@ -67,6 +68,10 @@ fn main() {
         }
     };
     let size = std::fs::metadata(&path).expect("recording").len();
+    if args.iter().any(|a| a == "--shared") {
+        shared_roots(&std::fs::read(&path).expect("read the recording"));
+        return;
+    }
     if args.iter().any(|a| a == "--decode") {
         let runs = args
             .iter()
@@ -223,6 +228,64 @@ fn decode_only(path: &std::path::Path, size: u64, runs: usize, input: Input) {
         least_cpu * 1e3,
         least_cpu * 1e9 / samples as f64,
         samples as f64 / (least_cpu / 2.0) / 1e6,
+    );
+}
+
+/// How often a sample's callchain ends with the frames of its thread's previous sample,
+/// addresses included (the frames the reader does not read again), counted with prost.
+fn shared_roots(bytes: &[u8]) {
+    use prost::Message;
+    use simpleperf::proto::{CallChainEntry, Record, RecordData};
+    let mut last: std::collections::HashMap<Option<i32>, Vec<CallChainEntry>> = Default::default();
+    let (mut samples, mut with_last, mut any, mut but_leaf, mut all) = (0, 0, 0, 0, 0);
+    let (mut frames, mut shared) = (0, 0);
+    let mut pos = simpleperf::MAGIC.len() + 2;
+    while let Some(size) = bytes.get(pos..pos + 4) {
+        let size = u32::from_le_bytes(size.try_into().expect("4 bytes")) as usize;
+        let Some(record) = bytes.get(pos + 4..pos + 4 + size).filter(|_| size > 0) else {
+            break;
+        };
+        pos += 4 + size;
+        let Ok(Record {
+            record_data: Some(RecordData::Sample(s)),
+        }) = Record::decode(record)
+        else {
+            continue;
+        };
+        samples += 1;
+        let Some(before) = last.insert(s.thread_id, s.callchain.clone()) else {
+            continue;
+        };
+        let chain = &s.callchain;
+        let roots = chain
+            .iter()
+            .rev()
+            .zip(before.iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        with_last += 1;
+        frames += chain.len();
+        shared += roots;
+        any += usize::from(roots > 0);
+        but_leaf += usize::from(chain.len() == before.len() && roots + 1 >= chain.len());
+        all += usize::from(*chain == before);
+    }
+    let share = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
+    println!(
+        "{samples} samples, {with_last} after another of their thread; of those, their callchain"
+    );
+    println!(
+        "  ends with at least one frame of the previous: {:.1} %",
+        share(any, with_last)
+    );
+    println!(
+        "  is the previous one's but for its leaf, or all of it: {:.1} %",
+        share(but_leaf, with_last)
+    );
+    println!("  is the previous one's: {:.1} %", share(all, with_last));
+    println!(
+        "  frames that are the previous one's root frames: {:.1} % of {frames}",
+        share(shared, frames)
     );
 }
 
