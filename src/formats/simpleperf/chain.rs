@@ -22,6 +22,12 @@
 use super::frame::FrameKey;
 use super::wire::WireError;
 
+/// How far back in the input, at most, the frames of a thread's last sample are compared with
+/// a new sample's. The decoder gives back the input behind it as it goes
+/// ([`crate::formats::ReadContext::done_up_to`]), this far behind the record it reads:
+/// reading bytes already given back would fault their pages in again, to stay.
+pub(super) const MAX_REACH: usize = 256 << 10;
+
 /// The frames of the sample being read: those read, and how many root frames it takes from its
 /// thread's last sample. Offsets are from the start of the message.
 #[derive(Default)]
@@ -111,11 +117,17 @@ pub(super) struct LastSample<'a> {
 }
 
 impl<'a> LastSample<'a> {
-    /// Where the sample `message` can take its root frames from this one, when this one had
-    /// `frames` frames and kept where they are.
+    /// Where the sample `message`, further on in the same input, can take its root frames from
+    /// this one, when this one had `frames` frames and kept where they are, and is at most
+    /// [`MAX_REACH`] bytes back.
     #[inline]
     pub(super) fn resync(&self, frames: usize, message: &[u8]) -> Option<Resync<'_>> {
         if self.starts.is_empty() || self.starts.len() != frames {
+            return None;
+        }
+        // Both are slices of the input: the distance of their addresses is that of their offsets.
+        let back = (message.as_ptr() as usize).wrapping_sub(self.chain.as_ptr() as usize);
+        if back > MAX_REACH {
             return None;
         }
         let end = message.len().checked_sub(self.tail as usize)?;

@@ -28,7 +28,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::chain::{LastSample, ReadChain, Resync};
+use super::chain::{LastSample, MAX_REACH, ReadChain, Resync};
 use super::frame::FrameKey;
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
@@ -532,9 +532,16 @@ impl<'a> Decoder<'a> {
                 ctx.progress.add_records(CANCEL_CHECK);
                 reported = pos;
             }
-            ctx.done_up_to(bytes, pos, &mut released);
+            // The input a thread's last sample may still be compared from is kept.
+            ctx.done_up_to(
+                bytes,
+                pos.saturating_sub(MAX_REACH).max(released),
+                &mut released,
+            );
         }
         ctx.progress.add_bytes((pos - reported) as u64);
+        // The thread states that could read the input kept behind are dropped with the chunk.
+        ctx.done_with(&bytes[released..pos]);
         ahead.finish();
         // What only decoding needs goes before the chunk waits for those before it.
         d.ids = Interner::default();
