@@ -244,12 +244,36 @@ pub struct Samples {
 impl Samples {
     const NO_STACK: u32 = u32::MAX;
 
+    #[inline]
     pub fn push(&mut self, s: Sample) {
         self.thread.push(s.thread);
         self.time.push(s.time);
         self.stack.push(s.stack.map_or(Self::NO_STACK, |s| s.0));
         self.weight.push(s.weight);
         self.meta.push(s.meta);
+    }
+
+    /// Appends the samples of `other` (not its stacks, frames or event types), their threads
+    /// renamed by `thread` and their stacks `stack_offset` further on (where
+    /// [`StackTable::append`] put `other`'s stacks).
+    pub(crate) fn append_samples(
+        &mut self,
+        other: &Samples,
+        thread: impl Fn(ThreadId) -> ThreadId,
+        stack_offset: u32,
+    ) {
+        self.thread.extend(other.thread.iter().map(|&t| thread(t)));
+        self.time.extend_from_slice(&other.time);
+        let moved = |s: u32| {
+            if s == Self::NO_STACK {
+                s
+            } else {
+                s + stack_offset
+            }
+        };
+        self.stack.extend(other.stack.iter().map(|&s| moved(s)));
+        self.weight.extend_from_slice(&other.weight);
+        self.meta.extend_from_slice(&other.meta);
     }
 
     /// Makes room for `n` more samples.

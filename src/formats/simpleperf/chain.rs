@@ -22,6 +22,12 @@
 use super::frame::FrameKey;
 use super::wire::WireError;
 
+/// How far back in the input, at most, the frames of a thread's last sample are compared with
+/// a new sample's. The decoder gives back the input behind it as it goes
+/// ([`crate::formats::ReadContext::done_up_to`]), this far behind the record it reads:
+/// reading bytes already given back would fault their pages in again, to stay.
+pub(super) const MAX_REACH: usize = 256 << 10;
+
 /// The frames of the sample being read: those read, and how many root frames it takes from its
 /// thread's last sample. Offsets are from the start of the message.
 #[derive(Default)]
@@ -99,9 +105,10 @@ impl ReadChain {
 
 /// A thread's last sample as the file wrote it, when its frames were one run of fields.
 #[derive(Default)]
-pub(super) struct LastSample {
-    /// The bytes of its frames' fields.
-    chain: Vec<u8>,
+pub(super) struct LastSample<'a> {
+    /// The bytes of its frames' fields, in the input (not copied: the input outlives the
+    /// decoding).
+    chain: &'a [u8],
     /// Per frame, root first: the offset of its field back from the end of `chain`. Empty when
     /// its frames were not one run, or it had none.
     starts: Vec<u32>,
@@ -109,26 +116,32 @@ pub(super) struct LastSample {
     tail: u32,
 }
 
-impl LastSample {
-    /// Where the sample `message` can take its root frames from this one, when this one had
-    /// `frames` frames and kept where they are.
+impl<'a> LastSample<'a> {
+    /// Where the sample `message`, further on in the same input, can take its root frames from
+    /// this one, when this one had `frames` frames and kept where they are, and is at most
+    /// [`MAX_REACH`] bytes back.
     #[inline]
     pub(super) fn resync(&self, frames: usize, message: &[u8]) -> Option<Resync<'_>> {
         if self.starts.is_empty() || self.starts.len() != frames {
             return None;
         }
+        // Both are slices of the input: the distance of their addresses is that of their offsets.
+        let back = (message.as_ptr() as usize).wrapping_sub(self.chain.as_ptr() as usize);
+        if back > MAX_REACH {
+            return None;
+        }
         let end = message.len().checked_sub(self.tail as usize)?;
         Some(Resync {
-            last: self,
+            starts: &self.starts,
             end: end as u32,
-            common: common_suffix(&self.chain, &message[..end]),
+            common: common_suffix(self.chain, &message[..end]),
             cursor: frames,
         })
     }
 
     /// Keeps sample `message`, whose frames were read into `chain` (the shared ones from this
     /// sample), for the next sample to compare with.
-    pub(super) fn remember(&mut self, message: &[u8], chain: &ReadChain) {
+    pub(super) fn remember(&mut self, message: &'a [u8], chain: &ReadChain) {
         let Some(end) = chain.end.filter(|_| chain.contiguous) else {
             self.forget();
             return;
@@ -138,22 +151,21 @@ impl LastSample {
         self.starts
             .extend(chain.starts.iter().rev().map(|&start| end - start));
         self.tail = message.len() as u32 - end;
-        self.chain.clear();
-        self.chain
-            .extend_from_slice(&message[chain.first as usize..end as usize]);
+        self.chain = &message[chain.first as usize..end as usize];
     }
 
     /// Keeps nothing: the next sample is read whole.
     pub(super) fn forget(&mut self) {
         self.starts.clear();
-        self.chain.clear();
+        self.chain = &[];
     }
 }
 
 /// The search, along the walk of a sample's message, for where it continues as its thread's
 /// last sample.
 pub(super) struct Resync<'l> {
-    last: &'l LastSample,
+    /// The last sample's [`LastSample::starts`].
+    starts: &'l [u32],
     /// Where the message's frames end if they end as far from its end as the last sample's.
     end: u32,
     /// The number of bytes the message before `end` and the last sample's frames end with in
@@ -174,7 +186,7 @@ impl Resync<'_> {
         if before_end as usize > self.common {
             return None;
         }
-        let starts = &self.last.starts;
+        let starts = self.starts;
         while self.cursor > 0 && starts[self.cursor - 1] > before_end {
             self.cursor -= 1;
         }
@@ -247,7 +259,7 @@ mod tests {
     #[test]
     fn resync_stops_only_at_the_last_samples_frames_inside_the_common_bytes() {
         let last = LastSample {
-            chain: b"abcdefghij".to_vec(),
+            chain: b"abcdefghij",
             // Root first: fields 1, 4 and 8 bytes before the end of the frames.
             starts: vec![1, 4, 8],
             // Two bytes after them in the message.

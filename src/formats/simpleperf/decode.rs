@@ -28,7 +28,7 @@ use prost::Message;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::chain::{LastSample, ReadChain, Resync};
+use super::chain::{LastSample, MAX_REACH, ReadChain, Resync};
 use super::frame::FrameKey;
 use super::proto::{self, RecordData};
 use super::wire::{Fields, WireError, varint};
@@ -46,8 +46,17 @@ use crate::trace::{
 /// of 32 MiB, for a stack table about 10 % longer than one interned over the whole file.
 const CHUNK_BYTES: usize = 2 << 20;
 
-/// How far ahead of the record it reads [`split`] brings the file into the caches.
+/// How far ahead of the record it reads [`Split`] brings the file into the caches.
 const TOUCH_AHEAD: usize = 8 << 10;
+
+/// How far ahead of the record it decodes a chunk's decoder brings the file into the caches
+/// again: a batch of chunks is more than the L2 cache holds.
+const DECODE_AHEAD: usize = 2 << 10;
+
+/// The bytes of samples per new stack, and per new frame, that a chunk's tables make room
+/// for at its start (generated recordings: a new stack per 200 to 300 bytes).
+const BYTES_PER_NEW_STACK: usize = 256;
+const BYTES_PER_NEW_FRAME: usize = 1024;
 
 /// The chunks of a batch, per worker thread (see [`decode_in_chunks`]).
 const CHUNKS_PER_THREAD: usize = 4;
@@ -175,15 +184,15 @@ fn length_delimited<'a>(buf: &mut &'a [u8]) -> Result<&'a [u8], WireError> {
 /// sample of a thread mostly shares its caller frames, which are then not read or looked up
 /// again.
 #[derive(Default)]
-struct ThreadState {
+struct ThreadState<'a> {
     keys: Vec<FrameKey>,
     /// The stack of each frame of `keys` (that of frames `0..=i`).
     stacks: Vec<StackId>,
     /// The last sample as the file wrote it.
-    last: LastSample,
+    last: LastSample<'a>,
 }
 
-impl ThreadState {
+impl ThreadState<'_> {
     /// Where sample `message` of this thread may continue as its last sample.
     fn resync(&self, message: &[u8]) -> Option<Resync<'_>> {
         self.last.resync(self.keys.len(), message)
@@ -215,20 +224,68 @@ pub(super) struct Decoded {
     pub(super) diagnostics: Diagnostics,
 }
 
-/// The decoder of a run of records: what it returns, and its interning tables and the threads'
-/// last stacks. Readers of other layouts of the same samples (perf.data) fill one too, through
-/// [`Decoder::add_sample`] and `out`.
+/// The decoder of a run of records of input `'a`: what it returns, and its interning tables
+/// and the threads' last stacks. Readers of other layouts of the same samples (perf.data) fill
+/// one too, through [`Decoder::add_sample`] and `out`.
 #[derive(Default)]
-pub(super) struct Decoder {
+pub(super) struct Decoder<'a> {
     pub(super) out: Decoded,
-    frame_ids: FxHashMap<FrameKey, FrameId>,
-    /// Stack ids by (caller stack or [`u32::MAX`], frame).
-    stack_ids: FxHashMap<(u32, u32), StackId>,
+    ids: Interner,
     thread_ids: FxHashMap<i32, ThreadId>,
-    threads: Vec<ThreadState>,
+    threads: Vec<ThreadState<'a>>,
     thread_cap: ThreadCap,
     /// The frames of the sample being read.
     chain: ReadChain,
+}
+
+/// The ids of the frames and stacks of [`Decoded::frames`] and [`Decoded::samples`]' stacks.
+#[derive(Default)]
+struct Interner {
+    frame_ids: FxHashMap<FrameKey, FrameId>,
+    /// Stack ids by (caller stack or [`u32::MAX`], frame).
+    stack_ids: FxHashMap<(u32, u32), StackId>,
+}
+
+impl Interner {
+    /// Makes room for the frames and stacks of about `bytes` bytes of samples.
+    fn reserve_for(&mut self, bytes: usize) {
+        self.frame_ids.reserve(bytes / BYTES_PER_NEW_FRAME);
+        self.stack_ids.reserve(bytes / BYTES_PER_NEW_STACK);
+    }
+
+    fn frame(&mut self, out: &mut Decoded, key: FrameKey) -> FrameId {
+        let frames = &mut out.frames;
+        *self.frame_ids.entry(key).or_insert_with(|| {
+            frames.push(key);
+            FrameId(frames.len() as u32 - 1)
+        })
+    }
+
+    fn stack(&mut self, out: &mut Decoded, parent: Option<StackId>, frame: FrameId) -> StackId {
+        let table = &mut out.samples.stacks;
+        *self
+            .stack_ids
+            .entry((parent.map_or(u32::MAX, |p| p.0), frame.0))
+            .or_insert_with(|| table.push(parent, frame))
+    }
+
+    /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
+    fn extend_stack(
+        &mut self,
+        out: &mut Decoded,
+        state: &mut ThreadState,
+        same: usize,
+        rest: impl Iterator<Item = FrameKey>,
+    ) {
+        state.keys.truncate(same);
+        state.stacks.truncate(same);
+        for key in rest {
+            let frame = self.frame(out, key);
+            let stack = self.stack(out, state.stacks.last().copied(), frame);
+            state.keys.push(key);
+            state.stacks.push(stack);
+        }
+    }
 }
 
 /// Why a record was skipped.
@@ -276,9 +333,7 @@ struct Split<'b> {
     records: usize,
     /// How the records end, once reached.
     end: Option<End>,
-    /// The cache lines up to here are loaded (see [`Split::next_chunk`]).
-    ahead: usize,
-    touched: u8,
+    ahead: TouchAhead,
 }
 
 impl<'b> Split<'b> {
@@ -290,8 +345,7 @@ impl<'b> Split<'b> {
             pos: HEADER_LEN,
             records: 0,
             end: None,
-            ahead: HEADER_LEN,
-            touched: 0,
+            ahead: TouchAhead::from(HEADER_LEN),
         }
     }
 
@@ -305,12 +359,9 @@ impl<'b> Split<'b> {
         // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
         // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside
         // the chain and have its next sizes in the caches when it gets there.
-        let (mut ahead, mut touched) = (self.ahead, self.touched);
+        let mut ahead = self.ahead;
         let end = loop {
-            while ahead < (pos + TOUCH_AHEAD).min(bytes.len()) {
-                touched ^= bytes[ahead];
-                ahead += 64;
-            }
+            ahead.up_to(bytes, pos + TOUCH_AHEAD);
             let Some(size) = bytes.get(pos..pos + 4) else {
                 break Some(End::Unended { pos });
             };
@@ -327,14 +378,48 @@ impl<'b> Split<'b> {
                 break None;
             }
         };
-        (self.pos, self.end, self.ahead, self.touched) = (pos, end, ahead, touched);
+        (self.pos, self.end, self.ahead) = (pos, end, ahead);
         (pos > start).then_some(start..pos)
     }
 
     /// How the records end, once [`Split::next_chunk`] has said None.
     fn end(self) -> End {
-        std::hint::black_box(self.touched);
+        self.ahead.finish();
         self.end.unwrap_or(End::Unended { pos: self.pos })
+    }
+}
+
+/// Loads of a cache line at a time through the input, ahead of where it is read: loads that
+/// nothing waits for, so they run beside the work, whose own loads then find their bytes in
+/// the caches.
+#[derive(Clone, Copy)]
+struct TouchAhead {
+    /// The cache lines before here are loaded.
+    next: usize,
+    /// What was loaded, so the loads are not optimized away.
+    sum: u8,
+}
+
+impl From<usize> for TouchAhead {
+    fn from(start: usize) -> Self {
+        TouchAhead {
+            next: start,
+            sum: 0,
+        }
+    }
+}
+
+impl TouchAhead {
+    #[inline(always)]
+    fn up_to(&mut self, bytes: &[u8], end: usize) {
+        while self.next < end.min(bytes.len()) {
+            self.sum ^= bytes[self.next];
+            self.next += 64;
+        }
+    }
+
+    fn finish(self) {
+        std::hint::black_box(self.sum);
     }
 }
 
@@ -416,12 +501,15 @@ fn decode_in_chunks(
     Ok(d.finish())
 }
 
-impl Decoder {
+impl<'a> Decoder<'a> {
     /// Decodes the records of `bytes[range]`, whole records.
-    fn chunk(bytes: &[u8], range: Range<usize>, ctx: &ReadContext) -> Result<Self, FormatError> {
+    fn chunk(bytes: &'a [u8], range: Range<usize>, ctx: &ReadContext) -> Result<Self, FormatError> {
         let mut d = Decoder::default();
+        d.ids.reserve_for(range.len());
         let (mut pos, mut released, mut reported) = (range.start, range.start, range.start);
+        let mut ahead = TouchAhead::from(range.start);
         while pos < range.end {
+            ahead.up_to(bytes, (pos + DECODE_AHEAD).min(range.end));
             let size = &bytes[pos..pos + 4];
             let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
             let body = pos + 4;
@@ -444,19 +532,26 @@ impl Decoder {
                 ctx.progress.add_records(CANCEL_CHECK);
                 reported = pos;
             }
-            ctx.done_up_to(bytes, pos, &mut released);
+            // The input a thread's last sample may still be compared from is kept.
+            ctx.done_up_to(
+                bytes,
+                pos.saturating_sub(MAX_REACH).max(released),
+                &mut released,
+            );
         }
         ctx.progress.add_bytes((pos - reported) as u64);
+        // The thread states that could read the input kept behind are dropped with the chunk.
+        ctx.done_with(&bytes[released..pos]);
+        ahead.finish();
         // What only decoding needs goes before the chunk waits for those before it.
-        d.frame_ids = FxHashMap::default();
-        d.stack_ids = FxHashMap::default();
+        d.ids = Interner::default();
         d.thread_ids = FxHashMap::default();
         d.threads = Vec::new();
         Ok(d)
     }
 
     /// Decodes one record: a plain `Sample` in place, anything else through prost.
-    fn record(&mut self, record: &[u8]) -> Result<(), BadRecord> {
+    fn record(&mut self, record: &'a [u8]) -> Result<(), BadRecord> {
         // A record that is one `Sample` field, as simpleperf writes them.
         if let Some((&0x0a, mut rest)) = record.split_first()
             && let Ok(sample) = length_delimited(&mut rest)
@@ -491,7 +586,7 @@ impl Decoder {
             return Ok(());
         };
         match data {
-            RecordData::Sample(s) => self.sample(&s.encode_to_vec())?,
+            RecordData::Sample(s) => self.decoded_sample(&s),
             RecordData::Lost(l) => {
                 let (samples, lost) = self.out.lost.get_or_insert((0, 0));
                 *samples = samples.saturating_add(l.sample_count.unwrap_or(0));
@@ -517,6 +612,31 @@ impl Decoder {
         Ok(())
     }
 
+    /// Adds a sample that prost decoded.
+    fn decoded_sample(&mut self, s: &proto::Sample) {
+        let chain: Vec<FrameKey> = s
+            .callchain
+            .iter()
+            .map(|e| {
+                FrameKey::new(
+                    e.file_id.unwrap_or(0),
+                    e.symbol_id.unwrap_or(-1),
+                    e.vaddr_in_file.unwrap_or(0),
+                    e.execution_type.unwrap_or(0),
+                )
+            })
+            .collect();
+        let unwind_error = s.unwinding_result.and_then(|u| u.error_code).unwrap_or(0);
+        self.add_sample(
+            s.thread_id.unwrap_or(0),
+            s.time.unwrap_or(0),
+            &chain,
+            s.event_count.unwrap_or(0),
+            s.event_type_id.unwrap_or(0),
+            unwind_error != 0,
+        );
+    }
+
     /// The thread of a sample of thread `tid`, None past [`MAX_THREADS`] threads.
     fn thread(&mut self, tid: i32) -> Option<ThreadId> {
         if let Some(&t) = self.thread_ids.get(&tid) {
@@ -536,13 +656,13 @@ impl Decoder {
     /// Adds sample `message`: only the frames before those it shares with its thread's last
     /// sample, byte for byte, are read, and only those that are not that sample's by key are
     /// looked up ([`super::chain`]).
-    fn sample(&mut self, message: &[u8]) -> Result<(), WireError> {
+    fn sample(&mut self, message: &'a [u8]) -> Result<(), WireError> {
         let (s, known) = self.read_sample(message)?;
         let Some(thread) = known.or_else(|| self.thread(s.thread_id)) else {
             return Ok(());
         };
-        let mut state = std::mem::take(&mut self.threads[thread.index()]);
-        let chain = std::mem::take(&mut self.chain);
+        let state = &mut self.threads[thread.index()];
+        let chain = &self.chain;
         let shared = chain.shared();
         let read = chain.keys.iter().rev().copied();
         let same = shared
@@ -551,11 +671,10 @@ impl Decoder {
                 .zip(read.clone())
                 .take_while(|&(&a, b)| a == b)
                 .count();
-        self.extend_stack(&mut state, same, read.skip(same - shared));
-        state.last.remember(message, &chain);
-        self.chain = chain;
+        self.ids
+            .extend_stack(&mut self.out, state, same, read.skip(same - shared));
+        state.last.remember(message, chain);
         let stack = state.stacks.last().copied();
-        self.threads[thread.index()] = state;
         self.push_sample(
             thread,
             s.time,
@@ -648,26 +767,10 @@ impl Decoder {
         self.out.samples.push(sample);
     }
 
-    fn frame(&mut self, key: FrameKey) -> FrameId {
-        let frames = &mut self.out.frames;
-        *self.frame_ids.entry(key).or_insert_with(|| {
-            frames.push(key);
-            FrameId(frames.len() as u32 - 1)
-        })
-    }
-
-    fn intern_stack(&mut self, parent: Option<StackId>, frame: FrameId) -> StackId {
-        let table = &mut self.out.samples.stacks;
-        *self
-            .stack_ids
-            .entry((parent.map_or(u32::MAX, |p| p.0), frame.0))
-            .or_insert_with(|| table.push(parent, frame))
-    }
-
     /// The stack of `chain` (leaf first) on `thread`: the frames it shares at its root with the
     /// thread's previous sample are that sample's stacks; the rest are looked up or added.
     fn stack(&mut self, thread: ThreadId, chain: &[FrameKey]) -> Option<StackId> {
-        let mut state = std::mem::take(&mut self.threads[thread.index()]);
+        let state = &mut self.threads[thread.index()];
         let same = chain
             .iter()
             .rev()
@@ -675,28 +778,9 @@ impl Decoder {
             .take_while(|(a, b)| a == b)
             .count();
         let rest = chain[..chain.len() - same].iter().rev().copied();
-        self.extend_stack(&mut state, same, rest);
+        self.ids.extend_stack(&mut self.out, state, same, rest);
         state.last.forget();
-        let leaf = state.stacks.last().copied();
-        self.threads[thread.index()] = state;
-        leaf
-    }
-
-    /// Keeps the first `same` frames of `state` (root first) and adds `rest` after them.
-    fn extend_stack(
-        &mut self,
-        state: &mut ThreadState,
-        same: usize,
-        rest: impl Iterator<Item = FrameKey>,
-    ) {
-        state.keys.truncate(same);
-        state.stacks.truncate(same);
-        for key in rest {
-            let frame = self.frame(key);
-            let stack = self.intern_stack(state.stacks.last().copied(), frame);
-            state.keys.push(key);
-            state.stacks.push(stack);
-        }
+        state.stacks.last().copied()
     }
 
     /// Appends the records of `next`, the chunk that follows those read so far: its frames and
@@ -705,12 +789,37 @@ impl Decoder {
         let Decoder {
             out, thread_cap, ..
         } = next;
-        let frames: Vec<FrameId> = out.frames.iter().map(|&k| self.frame(k)).collect();
+        let frames: Vec<FrameId> = out
+            .frames
+            .iter()
+            .map(|&k| self.ids.frame(&mut self.out, k))
+            .collect();
         let base = self
             .out
             .samples
             .stacks
             .append(&out.samples.stacks, |f| frames[f.0 as usize]);
+        if self.out.tids.len() + out.tids.len() <= MAX_THREADS {
+            // No thread can be refused: the chunk's threads are asked for in the order of
+            // their first samples, as in one pass, and its samples' columns are appended whole.
+            let threads: Vec<ThreadId> = out
+                .tids
+                .iter()
+                .map(|&t| self.thread(t).expect("fewer threads than the cap"))
+                .collect();
+            self.out
+                .samples
+                .append_samples(&out.samples, |t| threads[t.index()], base);
+            self.out.truncated_stacks += out.truncated_stacks;
+        } else {
+            self.append_samples_capped(&out, base);
+        }
+        self.finish_append(out, &thread_cap);
+    }
+
+    /// Appends the samples of chunk `out`, whose stacks are `base` further here, when the
+    /// thread cap may refuse some of its threads.
+    fn append_samples_capped(&mut self, out: &Decoded, base: u32) {
         let stack = |s: StackId| StackId(s.0 + base);
         // A thread the cap refuses is asked for again at each of its samples, which each count
         // as left out, as in one pass.
@@ -732,9 +841,13 @@ impl Decoder {
             };
             self.push(sample, s.meta.event_type() as u32);
         }
+    }
+
+    /// Appends what chunk `out` says besides its samples, frames and stacks.
+    fn finish_append(&mut self, out: Decoded, thread_cap: &ThreadCap) {
         // Event types past the clamp keep the largest id the chunk saw.
         self.out.max_event_type = self.out.max_event_type.max(out.max_event_type);
-        self.thread_cap.add(&thread_cap);
+        self.thread_cap.add(thread_cap);
         let o = &mut self.out;
         for (id, file) in out.files {
             o.files.entry(id).or_insert(file);

@@ -121,7 +121,7 @@ struct FileInfo {
 
 /// The reader's state between records.
 struct Reader {
-    d: Decoder,
+    d: Decoder<'static>,
     /// Per process id, its mappings, latest last.
     maps: FxHashMap<i32, Vec<Mapping>>,
     files: Vec<FileInfo>,

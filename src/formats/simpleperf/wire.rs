@@ -153,13 +153,42 @@ pub(super) fn varint(buf: &mut &[u8]) -> Result<u64, WireError> {
         *buf = rest;
         return Ok(u64::from(b));
     }
+    if let Some(word) = buf.first_chunk::<8>() {
+        let word = u64::from_le_bytes(*word);
+        // The high bit of each byte that ends a varint, at most 8 bytes long.
+        let stops = !word & 0x8080_8080_8080_8080;
+        if stops != 0 {
+            // The bits of the varint's bytes, their continuation bits cleared.
+            let bits = word & (stops ^ (stops - 1)) & 0x7f7f_7f7f_7f7f_7f7f;
+            *buf = &buf[(stops.trailing_zeros() / 8 + 1) as usize..];
+            return Ok(compress_7bit_groups(bits));
+        }
+    }
+    varint_bytewise(buf)
+}
+
+/// The value of up to eight 7-bit groups, one in each byte of `bits` (least significant
+/// first, the high bit of each byte clear), packed side by side.
+#[inline(always)]
+fn compress_7bit_groups(bits: u64) -> u64 {
+    // Pairs of groups into 14 bits per 16, then 28 per 32, then 56.
+    let x = (bits & 0x007f_007f_007f_007f) | ((bits & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// [`varint`] a byte at a time: within 8 bytes of the end of `buf`, and for varints of 9 or
+/// 10 bytes.
+#[inline]
+fn varint_bytewise(buf: &mut &[u8]) -> Result<u64, WireError> {
     let mut value = 0u64;
     for (i, &b) in buf.iter().take(10).enumerate() {
-        if i == 9 && b > 1 {
-            return Err(WireError::BadVarint);
-        }
         value |= u64::from(b & 0x7f) << (7 * i);
         if b < 0x80 {
+            // A tenth byte holds the 64th bit alone.
+            if i == 9 && b > 1 {
+                return Err(WireError::BadVarint);
+            }
             *buf = &buf[i + 1..];
             return Ok(value);
         }
@@ -196,6 +225,40 @@ mod tests {
         }
         assert_eq!(varint(&mut &[0xff; 11][..]), Err(WireError::BadVarint));
         assert_eq!(varint(&mut &[0x80][..]), Err(WireError::Truncated));
+    }
+
+    #[test]
+    fn varints_of_every_length_read_the_same_with_any_bytes_after_them() {
+        // Values of 1 to 10 bytes, each followed by 0 to 9 bytes that are not part of it (with
+        // their high bit set or clear): read eight bytes at once, or a byte at a time near the end.
+        let mut values: Vec<u64> = (0..64).map(|bits| (1u64 << bits) - 1).collect();
+        values.extend((0..64).map(|bits| 1u64 << bits));
+        values.extend([
+            0x1234_5678_9abc_def0,
+            0x8080_8080_8080_8080,
+            300,
+            16_383,
+            16_384,
+        ]);
+        for v in values {
+            for after in 0..10 {
+                for filler in [0x00u8, 0x7f, 0x80, 0xff] {
+                    let mut buf = Vec::new();
+                    prost::encoding::encode_varint(v, &mut buf);
+                    let len = buf.len();
+                    buf.extend(std::iter::repeat_n(filler, after));
+                    let mut s = &buf[..];
+                    assert_eq!(varint(&mut s), Ok(v), "{v:#x} then {after} x {filler:#x}");
+                    assert_eq!(s.len(), after);
+                    let mut cut = &buf[..len - 1];
+                    assert!(varint(&mut cut).is_err());
+                }
+            }
+        }
+        // Nine bytes of continuation then a tenth over 1: more than 64 bits.
+        let mut long = vec![0xff; 9];
+        long.extend([0x02, 0x00, 0x00]);
+        assert_eq!(varint(&mut &long[..]), Err(WireError::BadVarint));
     }
 
     #[test]
