@@ -303,7 +303,7 @@ fn the_profile_table_counts_each_methods_samples_and_their_share() {
 
 /// A recording with context switches: the timeline shades each thread's time off the CPU
 /// under its calls and ticks its samples under its row (their colours are in the frame's
-/// meshes once the trace has loaded, and not before).
+/// meshes once the trace has loaded).
 #[test]
 fn the_timeline_marks_samples_and_shades_time_off_the_cpu() {
     use tracelens::app::TraceLensApp;

@@ -102,27 +102,7 @@ fn decode_by_keys(bytes: &[u8]) -> Decoded {
             assert!(d.other_record(record).is_ok());
             continue;
         };
-        let chain: Vec<FrameKey> = s
-            .callchain
-            .iter()
-            .map(|e| {
-                FrameKey::new(
-                    e.file_id.unwrap_or(0),
-                    e.symbol_id.unwrap_or(-1),
-                    e.vaddr_in_file.unwrap_or(0),
-                    e.execution_type.unwrap_or(0),
-                )
-            })
-            .collect();
-        let error = s.unwinding_result.and_then(|u| u.error_code).unwrap_or(0);
-        d.add_sample(
-            s.thread_id.unwrap_or(0),
-            s.time.unwrap_or(0),
-            &chain,
-            s.event_count.unwrap_or(0),
-            s.event_type_id.unwrap_or(0),
-            error != 0,
-        );
+        d.decoded_sample(&s);
     }
     d.finish()
 }
