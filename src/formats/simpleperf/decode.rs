@@ -31,6 +31,7 @@ use rustc_hash::FxHashMap;
 use super::chain::{LastSample, MAX_REACH, ReadChain, Resync};
 use super::frame::FrameKey;
 use super::proto::{self, RecordData};
+use super::split::{End, Split, TouchAhead};
 use super::wire::{Fields, WireError, varint};
 use super::{FORMAT, HEADER_LEN};
 use crate::formats::{FormatError, ReadContext, cancelled};
@@ -45,9 +46,6 @@ use crate::trace::{
 /// measured on a 1 GB recording, chunks of 1 to 2 MiB take 30 to 40 % less CPU time than chunks
 /// of 32 MiB, for a stack table about 10 % longer than one interned over the whole file.
 const CHUNK_BYTES: usize = 2 << 20;
-
-/// How far ahead of the record it reads [`Split`] brings the file into the caches.
-const TOUCH_AHEAD: usize = 8 << 10;
 
 /// How far ahead of the record it decodes a chunk's decoder brings the file into the caches
 /// again: a batch of chunks is more than the L2 cache holds.
@@ -311,117 +309,6 @@ impl std::fmt::Display for BadRecord {
 
 /// Records between two looks at the cancel flag.
 const CANCEL_CHECK: u64 = 1 << 14;
-
-/// How the stream of records ends.
-enum End {
-    /// With its end record (a size of 0); `pos` is past it.
-    Ended { pos: usize },
-    /// Inside the record of `size` bytes whose size is at `pos`.
-    Cut { pos: usize, size: usize },
-    /// Without an end record, after the record that ends at `pos`.
-    Unended { pos: usize },
-}
-
-/// The records of a file cut into chunks of whole records, as they are reached: a batch of
-/// chunks is cut just before it is decoded, so that its bytes are still in the caches then.
-struct Split<'b> {
-    bytes: &'b [u8],
-    chunk_bytes: usize,
-    /// The offset of the next record's size.
-    pos: usize,
-    /// The records cut into chunks so far.
-    records: usize,
-    /// How the records end, once reached.
-    end: Option<End>,
-    ahead: TouchAhead,
-}
-
-impl<'b> Split<'b> {
-    /// The records of `bytes` from the header on, cut once a chunk holds `chunk_bytes`.
-    fn new(bytes: &'b [u8], chunk_bytes: usize) -> Self {
-        Split {
-            bytes,
-            chunk_bytes,
-            pos: HEADER_LEN,
-            records: 0,
-            end: None,
-            ahead: TouchAhead::from(HEADER_LEN),
-        }
-    }
-
-    /// The next chunk, None once the records have ended.
-    fn next_chunk(&mut self) -> Option<Range<usize>> {
-        if self.end.is_some() {
-            return None;
-        }
-        let (bytes, start) = (self.bytes, self.pos);
-        let mut pos = start;
-        // Each size says where the next is: a chain of loads, each a cache miss. Loads of every
-        // cache line up to TOUCH_AHEAD bytes further on, which nothing waits for, run beside
-        // the chain and have its next sizes in the caches when it gets there.
-        let mut ahead = self.ahead;
-        let end = loop {
-            ahead.up_to(bytes, pos + TOUCH_AHEAD);
-            let Some(size) = bytes.get(pos..pos + 4) else {
-                break Some(End::Unended { pos });
-            };
-            let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
-            if size == 0 {
-                break Some(End::Ended { pos: pos + 4 });
-            }
-            if bytes.len() - (pos + 4) < size {
-                break Some(End::Cut { pos, size });
-            }
-            pos += 4 + size;
-            self.records += 1;
-            if pos - start >= self.chunk_bytes {
-                break None;
-            }
-        };
-        (self.pos, self.end, self.ahead) = (pos, end, ahead);
-        (pos > start).then_some(start..pos)
-    }
-
-    /// How the records end, once [`Split::next_chunk`] has said None.
-    fn end(self) -> End {
-        self.ahead.finish();
-        self.end.unwrap_or(End::Unended { pos: self.pos })
-    }
-}
-
-/// Loads of a cache line at a time through the input, ahead of where it is read: loads that
-/// nothing waits for, so they run beside the work, whose own loads then find their bytes in
-/// the caches.
-#[derive(Clone, Copy)]
-struct TouchAhead {
-    /// The cache lines before here are loaded.
-    next: usize,
-    /// What was loaded, so the loads are not optimized away.
-    sum: u8,
-}
-
-impl From<usize> for TouchAhead {
-    fn from(start: usize) -> Self {
-        TouchAhead {
-            next: start,
-            sum: 0,
-        }
-    }
-}
-
-impl TouchAhead {
-    #[inline(always)]
-    fn up_to(&mut self, bytes: &[u8], end: usize) {
-        while self.next < end.min(bytes.len()) {
-            self.sum ^= bytes[self.next];
-            self.next += 64;
-        }
-    }
-
-    fn finish(self) {
-        std::hint::black_box(self.sum);
-    }
-}
 
 /// Decodes every record of `bytes` (header checked by the caller).
 pub(super) fn decode(bytes: &[u8], ctx: &ReadContext) -> Result<Decoded, FormatError> {

@@ -33,6 +33,7 @@ mod decode;
 mod frame;
 pub mod perf_data;
 pub mod proto;
+mod split;
 pub mod synth;
 mod wire;
 pub mod writer;
