@@ -728,12 +728,7 @@ fn a_frame_fills_the_window_at_most_once() {
             |ui, (app, filled): &mut (TraceLensApp, f32)| {
                 app.ui(ui);
                 let ctx = ui.ctx().clone();
-                let layers: Vec<_> = ctx.memory(|m| m.layer_ids().collect());
-                let shapes: Vec<_> = ctx.graphics(|g| {
-                    (layers.iter().filter_map(|&id| g.get(id)))
-                        .flat_map(|l| l.all_entries().cloned())
-                        .collect()
-                });
+                let shapes = crate::gui_util::frame_shapes(&ctx);
                 *filled = 0.0;
                 for p in ctx.tessellate(shapes, ctx.pixels_per_point()) {
                     let Primitive::Mesh(mesh) = &p.primitive else {

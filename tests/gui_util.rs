@@ -124,3 +124,13 @@ pub fn generated_trace(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     );
     big
 }
+
+/// The shapes the frame just drawn in `ctx` painted, every layer's.
+pub fn frame_shapes(ctx: &egui::Context) -> Vec<egui::epaint::ClippedShape> {
+    let layers: Vec<_> = ctx.memory(|m| m.layer_ids().collect());
+    ctx.graphics(|g| {
+        (layers.iter().filter_map(|&id| g.get(id)))
+            .flat_map(|l| l.all_entries().cloned())
+            .collect()
+    })
+}

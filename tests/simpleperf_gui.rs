@@ -326,18 +326,12 @@ fn the_timeline_marks_samples_and_shades_time_off_the_cpu() {
         .build_ui_state(
             |ui, (app, colours): &mut (TraceLensApp, Vec<egui::Color32>)| {
                 app.ui(ui);
-                let ctx = ui.ctx().clone();
-                let layers: Vec<_> = ctx.memory(|m| m.layer_ids().collect());
                 colours.clear();
-                ctx.graphics(|g| {
-                    for shape in
-                        (layers.iter().filter_map(|&id| g.get(id))).flat_map(|l| l.all_entries())
-                    {
-                        if let egui::Shape::Mesh(mesh) = &shape.shape {
-                            colours.extend(mesh.vertices.iter().map(|v| v.color));
-                        }
+                for shape in crate::gui_util::frame_shapes(ui.ctx()) {
+                    if let egui::Shape::Mesh(mesh) = &shape.shape {
+                        colours.extend(mesh.vertices.iter().map(|v| v.color));
                     }
-                });
+                }
             },
             (app, Vec::new()),
         );

@@ -178,18 +178,22 @@ mod tests {
     use crate::formats::simpleperf::synth::{SampledOptions, generate};
     use crate::formats::{Progress, ReadContext, read_bytes};
 
+    /// A recording generated with `opts`, read.
+    fn recorded(opts: SampledOptions) -> Trace {
+        let mut bytes = Vec::new();
+        generate(&opts, &mut bytes).unwrap();
+        let progress = Progress::default();
+        read_bytes(&bytes, &ReadContext::new(None, &progress)).unwrap()
+    }
+
     #[test]
     fn counts_add_up() {
-        let mut bytes = Vec::new();
-        let opts = SampledOptions {
+        let trace = recorded(SampledOptions {
             samples: 3000,
             threads: 3,
             methods: 50,
             ..SampledOptions::default()
-        };
-        generate(&opts, &mut bytes).unwrap();
-        let progress = Progress::default();
-        let trace = read_bytes(&bytes, &ReadContext::new(None, &progress)).unwrap();
+        });
         let c = SampleCounts::of(&trace).unwrap();
         assert_eq!(c.samples, 3000);
         assert_eq!(c.thread_samples.iter().sum::<u64>(), 3000);
@@ -204,17 +208,13 @@ mod tests {
 
     #[test]
     fn marks_hold_every_sample_and_pair_each_switch_off_with_the_next_on() {
-        let mut bytes = Vec::new();
-        let opts = SampledOptions {
+        let trace = recorded(SampledOptions {
             samples: 20_000,
             threads: 4,
             methods: 50,
             off_cpu: true,
             ..SampledOptions::default()
-        };
-        generate(&opts, &mut bytes).unwrap();
-        let progress = Progress::default();
-        let trace = read_bytes(&bytes, &ReadContext::new(None, &progress)).unwrap();
+        });
         let counts = SampleCounts::of(&trace).unwrap();
         let marks = SampleMarks::of(&trace).unwrap();
         for t in 0..trace.threads.len() {
