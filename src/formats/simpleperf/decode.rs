@@ -10,10 +10,10 @@
 //! through prost.
 //!
 //! **In parallel.** A pass over the 4-byte record sizes cuts the records into chunks of about
-//! [`CHUNK_BYTES`], a batch of chunks just before they are decoded (their bytes are then in the
-//! caches). The chunks are decoded on rayon's threads, a batch at a time, each into tables
+//! [`CHUNK_BYTES`], a batch of chunks while the batch before it is decoded (their bytes are then
+//! in the caches). The chunks are decoded on rayon's threads, a batch at a time, each into tables
 //! of its own (frames, stacks, threads, numbered in order of first appearance in the chunk), then
-//! appended in file order: each chunk's frames and threads are looked up in, or added to, the
+//! appended in file order while the next batch is decoded: each chunk's frames and threads are looked up in, or added to, the
 //! tables of the chunks before it, so frame and thread ids are the ones a single pass over the file
 //! gives, whatever the number of chunks. A chunk's stack table is appended whole, its ids moved
 //! past those before it: a stack is interned **within its chunk** (no two stacks of one chunk are
@@ -322,31 +322,44 @@ fn decode_in_chunks(
 ) -> Result<Decoded, FormatError> {
     let mut split = Split::new(bytes, chunk_bytes);
     let mut d = Decoder::default();
-    // A batch of chunks at a time, appended before the next is cut and decoded: the chunks' own
-    // tables wait beside the file's for one batch only.
+    // A batch of chunks at a time. While one batch is decoded, the one before it is appended and
+    // the one after it cut, on the same threads: those are the parts that can only go in file
+    // order, and they take a third as long as the decoding. The chunks' own tables wait beside
+    // the file's for two batches at most.
     let batch = CHUNKS_PER_THREAD * rayon::current_num_threads();
-    loop {
-        let chunks: Vec<Range<usize>> = std::iter::from_fn(|| split.next_chunk())
+    let cut = |split: &mut Split| -> Vec<Range<usize>> {
+        std::iter::from_fn(|| split.next_chunk())
             .take(batch)
-            .collect();
-        if chunks.is_empty() {
-            break;
-        }
-        if d.out.samples.is_empty() {
-            // Room for the samples of the file's records if they are as long as these: only
-            // what is filled becomes resident.
-            let per_record = (split.pos - HEADER_LEN) / split.records.max(1);
-            d.out
-                .samples
-                .reserve(bytes.len() / per_record.max(1) + split.records);
-        }
-        let decoded: Vec<Decoder> = chunks
-            .par_iter()
-            .map(|range| Decoder::chunk(bytes, range.clone(), ctx))
-            .collect::<Result<_, _>>()?;
-        for next in decoded {
-            d.append(next);
-        }
+            .collect()
+    };
+    let mut chunks = cut(&mut split);
+    // Room for the samples of the file's records if they are as long as the first batch's: only
+    // what is filled becomes resident.
+    let per_record = (split.pos - HEADER_LEN) / split.records.max(1);
+    d.out
+        .samples
+        .reserve(bytes.len() / per_record.max(1) + split.records);
+    let mut decoded: Vec<Decoder> = Vec::new();
+    while !chunks.is_empty() {
+        let (next, cut_next) = rayon::join(
+            || {
+                chunks
+                    .par_iter()
+                    .map(|range| Decoder::chunk(bytes, range.clone(), ctx))
+                    .collect::<Result<Vec<_>, _>>()
+            },
+            || {
+                for done in decoded.drain(..) {
+                    d.append(done);
+                }
+                cut(&mut split)
+            },
+        );
+        decoded = next?;
+        chunks = cut_next;
+    }
+    for done in decoded {
+        d.append(done);
     }
     // The chunks reported their records' bytes; the end record or the cut tail remain.
     let tail = match split.end() {
