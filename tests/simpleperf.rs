@@ -205,7 +205,8 @@ fn sample_counts_equal_the_reference_decoders_on_many_shapes() {
     let mut shapes = 0;
     for seed in 1..=6u64 {
         let shapes_of_seed = [(0, 1, 8), (1, 1, 8), (40, 3, 20), (2500, 8, 300)];
-        // Random walks, and threads in loops (most samples the previous stack but the leaf).
+        // Random walks, and threads in loops (most samples the previous stack but the leaf);
+        // callers' addresses as recorded, or new at every sample.
         for ((samples, threads, methods), same_stack_percent) in
             shapes_of_seed.into_iter().flat_map(|s| [(s, 0), (s, 90)])
         {
@@ -216,6 +217,7 @@ fn sample_counts_equal_the_reference_decoders_on_many_shapes() {
                 seed,
                 off_cpu: seed % 2 == 0,
                 same_stack_percent,
+                fresh_caller_addresses: seed % 3 == 0,
                 ..SampledOptions::default()
             };
             let bytes = recording(&opts);

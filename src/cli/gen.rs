@@ -61,6 +61,11 @@ pub struct GenArgs {
     /// step of a random walk).
     #[arg(long, value_name = "PERCENT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub same_stack: u8,
+    /// With `--layout simpleperf`: give every Java frame a new address at every sample, callers
+    /// too (no recording looks like that; the worst case for the reader). The samples decode
+    /// the same.
+    #[arg(long)]
+    pub fresh_caller_addresses: bool,
     /// Re-encode this V1 trace (a combined `.trace` or an ART streaming file) in `--layout`
     /// (an `art-v2…` one) instead of generating records.
     #[arg(long, value_name = "FILE")]
@@ -293,6 +298,7 @@ fn run_sampled(args: &GenArgs) -> Result<(), CliError> {
         program_seed: args.program_seed,
         heavier: None,
         same_stack_percent: args.same_stack,
+        fresh_caller_addresses: args.fresh_caller_addresses,
     };
     let path = &args.output;
     let write_error = |source| CliError::Write {

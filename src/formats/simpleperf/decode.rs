@@ -56,8 +56,11 @@ const DECODE_AHEAD: usize = 2 << 10;
 const BYTES_PER_NEW_STACK: usize = 256;
 const BYTES_PER_NEW_FRAME: usize = 1024;
 
-/// The chunks of a batch, per worker thread (see [`decode_in_chunks`]).
-const CHUNKS_PER_THREAD: usize = 4;
+/// The chunks of a batch, per worker thread (see [`decode_in_chunks`]). A batch ends when its
+/// last chunk is decoded, the other threads idle meanwhile: with 16 chunks a thread that wait is
+/// a few per cent of the decoding (measured on a 1 GB recording, 2 threads: 10 % less wall time
+/// than with 4).
+const CHUNKS_PER_THREAD: usize = 16;
 
 /// A `Sample` message's fields besides its callchain.
 #[derive(Default)]
@@ -324,7 +327,7 @@ fn decode_in_chunks(
     let mut d = Decoder::default();
     // A batch of chunks at a time. While one batch is decoded, the one before it is appended and
     // the one after it cut, on the same threads: those are the parts that can only go in file
-    // order, and they take a third as long as the decoding. The chunks' own tables wait beside
+    // order, and they would leave the other threads idle. The chunks' own tables wait beside
     // the file's for two batches at most.
     let batch = CHUNKS_PER_THREAD * rayon::current_num_threads();
     let cut = |split: &mut Split| -> Vec<Range<usize>> {

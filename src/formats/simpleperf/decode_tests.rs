@@ -109,13 +109,18 @@ fn decode_by_keys(bytes: &[u8]) -> Decoded {
 
 #[test]
 fn frames_shared_by_bytes_are_those_read_whole() {
-    for (same_stack_percent, off_cpu) in [(0, false), (90, false), (50, true), (100, false)] {
+    let shapes = [(0, false), (90, false), (50, true), (100, false)];
+    // Callers' addresses fixed while a call lasts (as recorded), and drawn at every sample.
+    for ((same_stack_percent, off_cpu), fresh_caller_addresses) in
+        shapes.into_iter().flat_map(|s| [(s, false), (s, true)])
+    {
         let opts = SampledOptions {
             samples: 4000,
             threads: 4,
             methods: 200,
             off_cpu,
             same_stack_percent,
+            fresh_caller_addresses,
             ..SampledOptions::default()
         };
         let bytes = recording(&opts);
@@ -292,5 +297,29 @@ fn frames_shared_by_bytes_are_those_read_whole_in_any_encoding() {
         assert_eq!(read.samples.len(), 5000);
         assert_eq!(flat(&read), flat(&by_keys), "seed {seed}");
         assert_eq!(stack_pairs(&read), stack_pairs(&by_keys), "seed {seed}");
+    }
+}
+
+#[test]
+fn callers_addresses_change_the_bytes_not_the_samples() {
+    for same_stack_percent in [0, 90] {
+        let recorded = SampledOptions {
+            samples: 3000,
+            threads: 4,
+            methods: 200,
+            same_stack_percent,
+            ..SampledOptions::default()
+        };
+        let fresh = SampledOptions {
+            fresh_caller_addresses: true,
+            ..recorded.clone()
+        };
+        let (a, b) = (recording(&recorded), recording(&fresh));
+        assert_ne!(a, b, "{recorded:?}");
+        let (a, b) = (
+            decode_chunked(&a, usize::MAX),
+            decode_chunked(&b, usize::MAX),
+        );
+        assert_eq!(flat(&a), flat(&b), "{recorded:?}");
     }
 }

@@ -5,7 +5,9 @@
 //! app: threads that start in libc and ART, Java frames below them (interpreted in the app's
 //! dex, or JIT-compiled in `[JIT app cache]`), framework frames from the boot image, native
 //! leaves in libc, the kernel or a stripped library whose addresses have no symbol. Each
-//! thread walks a sparse call graph (stacks reach depth 20–40), and sleeps now and then. Then,
+//! thread walks a sparse call graph (stacks reach depth 20–40), and sleeps now and then; a
+//! caller frame's address is where it makes its call, the same while the call lasts, and the
+//! innermost Java frame's moves from sample to sample. Then,
 //! as simpleperf writes them, after every sample: the lost-sample count, the files with their
 //! symbol tables, the threads and the meta info. Some samples belong to a second event type,
 //! some have stacks the unwinder cut short. Deterministic for a seed; written as generated.
@@ -39,6 +41,11 @@ pub struct SampledOptions {
     /// only within its leaf, as a thread in a loop does: the callers' frames (addresses
     /// included) are the previous sample's, the leaf's address is drawn again.
     pub same_stack_percent: u8,
+    /// Give every Java frame a new address at every sample, callers too. No recording looks
+    /// like that (a caller's address is where it made its call, the same while the call lasts):
+    /// it is the worst case for a reader that skips the frames a sample shares, byte for byte,
+    /// with its thread's previous one. The walk and the decoded samples are the same either way.
+    pub fresh_caller_addresses: bool,
 }
 
 impl Default for SampledOptions {
@@ -52,6 +59,7 @@ impl Default for SampledOptions {
             program_seed: None,
             heavier: None,
             same_stack_percent: 0,
+            fresh_caller_addresses: false,
         }
     }
 }
@@ -223,6 +231,13 @@ fn java_entry(m: &JavaMethod, rng: &mut Rng) -> CallChainEntry {
     }
 }
 
+/// The address in `caller` of its call to method `callee`: one per pair, inside `caller`'s
+/// symbol as [`java_entry`] places it.
+fn call_site(caller: &JavaMethod, callee: u32) -> u64 {
+    let spread = u64::from(callee).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56;
+    0x20_0000 + 0x100 * caller.symbol as u64 + spread % 0xff
+}
+
 fn threads(rng: &mut Rng, count: u16) -> Vec<ThreadWalk> {
     const NAMES: &[&str] = &[
         "RenderThread",
@@ -283,7 +298,7 @@ impl ThreadWalk {
     }
 
     /// The callchain of a sample now, leaf first.
-    fn callchain(&self, rng: &mut Rng, program: &[JavaMethod]) -> Vec<CallChainEntry> {
+    fn callchain(&self, rng: &mut Rng, program: &[JavaMethod], fresh: bool) -> Vec<CallChainEntry> {
         let mut chain = Vec::with_capacity(self.roots.len() + self.java.len() + 4);
         match rng.below(10) {
             0 => {
@@ -301,8 +316,17 @@ impl ThreadWalk {
             3 => chain.push(native(LIBART, 5, rng)),
             _ => {}
         }
+        // A caller's address is where it calls its callee; only the innermost Java frame's
+        // moves from sample to sample. Every frame draws one, so the walk is that of any
+        // `fresh` for a seed.
+        let mut callee = None;
         for &m in self.java.iter().rev() {
-            chain.push(java_entry(&program[m as usize], rng));
+            let mut entry = java_entry(&program[m as usize], rng);
+            if let Some(callee) = callee.filter(|_| !fresh) {
+                entry.vaddr_in_file = Some(call_site(&program[m as usize], callee));
+            }
+            chain.push(entry);
+            callee = Some(m);
         }
         chain.extend(self.roots.iter().rev().copied());
         chain
@@ -329,7 +353,7 @@ impl ThreadWalk {
             chain
         } else {
             self.step(rng, program);
-            self.callchain(rng, program)
+            self.callchain(rng, program, opts.fresh_caller_addresses)
         };
         if opts.same_stack_percent > 0 {
             self.last.clone_from(&chain);
