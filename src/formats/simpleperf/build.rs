@@ -158,8 +158,9 @@ fn frames(
             file_id,
             symbol_id,
             vaddr,
-            kind,
+            ..
         } = *f;
+        let kind = f.kind();
         let file = files.get(&file_id);
         missing_files += u64::from(file.is_none());
         let path = file.map(|(p, _)| p.as_str());

@@ -7,12 +7,16 @@ use crate::trace::ExecKind;
 /// it; an address without a symbol is a frame of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct FrameKey {
+    /// The address in the file when the symbol is not known; 0 otherwise.
+    pub(super) vaddr: u64,
     pub(super) file_id: u32,
     /// -1 (or any negative value) when the function is not known.
     pub(super) symbol_id: i32,
-    /// The address in the file when the symbol is not known; 0 otherwise.
-    pub(super) vaddr: u64,
-    pub(super) kind: ExecKind,
+    /// The [`ExecKind`], in a whole word: a key is three words and no padding. A copy of a key
+    /// with padding moved the padding in overlapping pieces, and the loads of the copy that
+    /// followed waited for them (`perf annotate`: the decoder's hottest instruction on a random
+    /// walk).
+    kind: u64,
 }
 
 impl FrameKey {
@@ -61,18 +65,33 @@ impl FrameKey {
         Ok(Self::new(file_id, symbol_id, vaddr, kind))
     }
 
+    /// The frame of a `CallChainEntry`'s fields (`kind` its `execution_type`).
     #[inline(always)]
     pub(super) fn new(file_id: u32, symbol_id: i32, vaddr: u64, kind: i32) -> Self {
+        let kind = match kind {
+            1 => ExecKind::Interpreted,
+            2 => ExecKind::Jit,
+            3 => ExecKind::Art,
+            _ => ExecKind::Native,
+        };
+        Self::of(file_id, symbol_id, vaddr, kind)
+    }
+
+    /// The frame at `vaddr` in symbol `symbol_id` (negative: not known) of file `file_id`.
+    #[inline(always)]
+    pub(super) fn of(file_id: u32, symbol_id: i32, vaddr: u64, kind: ExecKind) -> Self {
         FrameKey {
+            vaddr: if symbol_id < 0 { vaddr } else { 0 },
             file_id,
             symbol_id,
-            vaddr: if symbol_id < 0 { vaddr } else { 0 },
-            kind: match kind {
-                1 => ExecKind::Interpreted,
-                2 => ExecKind::Jit,
-                3 => ExecKind::Art,
-                _ => ExecKind::Native,
-            },
+            kind: kind as u64,
         }
+    }
+
+    pub(super) fn kind(&self) -> ExecKind {
+        [ExecKind::Interpreted, ExecKind::Jit, ExecKind::Art]
+            .into_iter()
+            .find(|&k| k as u64 == self.kind)
+            .unwrap_or(ExecKind::Native)
     }
 }

@@ -274,19 +274,9 @@ impl Reader {
                     offset.wrapping_add(file.bias)
                 };
                 let symbol = symbol_at(&file.symbols, vaddr);
-                FrameKey {
-                    file_id: m.file,
-                    symbol_id: symbol.map_or(-1, |i| i as i32),
-                    vaddr: if symbol.is_some() { 0 } else { vaddr },
-                    kind: file.kind,
-                }
+                FrameKey::of(m.file, symbol.map_or(-1, |i| i as i32), vaddr, file.kind)
             }
-            None => FrameKey {
-                file_id: self.file("[unknown]"),
-                symbol_id: -1,
-                vaddr: addr,
-                kind: ExecKind::Native,
-            },
+            None => FrameKey::of(self.file("[unknown]"), -1, addr, ExecKind::Native),
         };
         self.frames.insert((pid, addr), key);
         key
