@@ -10,12 +10,12 @@
 //! through prost.
 //!
 //! **In parallel.** A pass over the 4-byte record sizes cuts the records into chunks of about
-//! [`CHUNK_BYTES`], a batch of chunks while the batch before it is decoded (their bytes are then
-//! in the caches). The chunks are decoded on rayon's threads, a batch at a time, each into tables
-//! of its own (frames, stacks, threads, numbered in order of first appearance in the chunk), then
-//! appended in file order while the next batch is decoded: each chunk's frames and threads are looked up in, or added to, the
-//! tables of the chunks before it, so frame and thread ids are the ones a single pass over the file
-//! gives, whatever the number of chunks. A chunk's stack table is appended whole, its ids moved
+//! [`CHUNK_BYTES`], a batch of chunks while the batch before it is decoded. The chunks are
+//! decoded on rayon's threads, a batch at a time, each into tables of its own (frames, stacks,
+//! threads, numbered in order of first appearance in the chunk), then appended in file order
+//! while the next batch is decoded: each chunk's frames and threads are looked up in, or added
+//! to, the tables of the chunks before it, so frame and thread ids are the ones a single pass
+//! over the file gives, whatever the number of chunks. A chunk's stack table is appended whole, its ids moved
 //! past those before it: a stack is interned **within its chunk** (no two stacks of one chunk are
 //! the same frames), and a stack sampled in two chunks has an id in each. Interning across the
 //! whole file would look every stack up once more in one table of millions of entries, on one core,

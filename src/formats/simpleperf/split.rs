@@ -19,7 +19,7 @@ pub(super) enum End {
 }
 
 /// The records of a file cut into chunks of whole records, as they are reached: a batch of
-/// chunks is cut just before it is decoded, so that its bytes are still in the caches then.
+/// chunks is cut while the batch before it is decoded.
 pub(super) struct Split<'b> {
     bytes: &'b [u8],
     chunk_bytes: usize,
