@@ -77,7 +77,9 @@ seeds["mapping"].append(b"# compiler: R8\n# {\"id\":\"com.android.tools.r8.mappi
                         b"    java.lang.String name -> a\n    1:3:void run(int,a.b.C[]):10:12 -> a\n"
                         b"    4:4:void com.example.Util.log():5:5 -> b\n    4:4:void run(long):20 -> b\n"
                         b"    # {\"id\":\"com.android.tools.r8.residualsignature\",\"signature\":\"(J)V\"}\n")
-seeds["perf_data"] = [p.read_bytes() for p in files((root / "tests/data/perf", "*.data"))]
+seeds["perf_data"] = [p.read_bytes() for p in files((root / "tests/data/perf", "*.data"),
+                                                      (root / "tests/data/simpleperf", "*.perf.data"))]
+seeds["simpleperf"] = [p.read_bytes() for p in files((root / "tests/data/simpleperf", "*.trace"))]
 for t in seeds:
     reg = here / "regressions" / t
     if reg.is_dir():

@@ -75,7 +75,7 @@ pub fn read(bytes: &[u8], ctx: &ReadContext) -> Result<Builder, FormatError> {
             return Err(cancelled(FORMAT));
         }
         if let PerfFileRecord::EventRecord { attr_index, record } = record {
-            match callchain_fits(&record).then(|| record.parse()) {
+            match (callchain_fits(&record) && build_id_fits(&record)).then(|| record.parse()) {
                 Some(Ok(parsed)) => r.event(attr_index, parsed),
                 _ => r.bad_records += 1,
             }
@@ -335,6 +335,21 @@ impl Reader {
         }
         Ok(out)
     }
+}
+
+/// Whether a record's build id, if it is an `MMAP2` record with one, is at most 20 bytes long: the
+/// crate asserts it (a panic), where a longer one is a damaged record.
+fn build_id_fits(record: &RawEventRecord<'_>) -> bool {
+    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`: the record has a build id where the inode would be.
+    const MISC_BUILD_ID: u16 = 1 << 14;
+    /// The build id's length follows pid, tid, address, length and page offset.
+    const LEN_AT: usize = 4 + 4 + 8 + 8 + 8;
+    if record.record_type != RecordType::MMAP2 || record.misc & MISC_BUILD_ID == 0 {
+        return true;
+    }
+    // A record too short for the length is refused by the crate's parse, with an error.
+    let data = record.data.as_slice();
+    data.get(LEN_AT).is_none_or(|&len| len <= 20)
 }
 
 /// Whether a record's callchain, if it is a sample with one, holds no more entries than its
