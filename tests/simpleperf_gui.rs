@@ -14,15 +14,14 @@ use tracelens::trace::MethodId;
 use crate::gui_util::{drop_file, generated_trace, harness, ready, step_until, wait_loaded};
 
 fn recording(dir: &std::path::Path) -> std::path::PathBuf {
-    let args = [
-        "--layout",
-        "simpleperf",
-        "--records",
-        "4000",
-        "--threads",
-        "3",
-    ];
-    generated_trace(dir, "sampled.trace", &args)
+    recording_of(dir, "sampled.trace", &["--threads", "3"])
+}
+
+/// A generated recording of 4 000 samples, with `more` of `tracelens gen`'s options.
+fn recording_of(dir: &std::path::Path, name: &str, more: &[&str]) -> std::path::PathBuf {
+    let mut args = vec!["--layout", "simpleperf", "--records", "4000"];
+    args.extend_from_slice(more);
+    generated_trace(dir, name, &args)
 }
 
 #[test]
@@ -309,16 +308,7 @@ fn the_timeline_marks_samples_and_shades_time_off_the_cpu() {
     use tracelens::app::TraceLensApp;
     use tracelens::app::panels::timeline::sample_marks::{OFF_CPU_SHADE, ON_CPU};
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--layout",
-        "simpleperf",
-        "--records",
-        "4000",
-        "--threads",
-        "2",
-        "--off-cpu",
-    ];
-    let file = generated_trace(dir.path(), "offcpu.trace", &args);
+    let file = recording_of(dir.path(), "offcpu.trace", &["--threads", "2", "--off-cpu"]);
     let app = TraceLensApp::new(&[file], Default::default(), &egui::Context::default());
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
