@@ -340,11 +340,11 @@ impl Reader {
 /// Whether a record's build id, if it is an `MMAP2` record with one, is at most 20 bytes long: the
 /// crate asserts it (a panic), where a longer one is a damaged record.
 fn build_id_fits(record: &RawEventRecord<'_>) -> bool {
-    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`: the record has a build id where the inode would be.
-    const MISC_BUILD_ID: u16 = 1 << 14;
+    use linux_perf_data::linux_perf_event_reader::constants::PERF_RECORD_MISC_MMAP_BUILD_ID;
     /// The build id's length follows pid, tid, address, length and page offset.
     const LEN_AT: usize = 4 + 4 + 8 + 8 + 8;
-    if record.record_type != RecordType::MMAP2 || record.misc & MISC_BUILD_ID == 0 {
+    if record.record_type != RecordType::MMAP2 || record.misc & PERF_RECORD_MISC_MMAP_BUILD_ID == 0
+    {
         return true;
     }
     // A record too short for the length is refused by the crate's parse, with an error.
